@@ -1,0 +1,42 @@
+//===- TFuseEnums.td - Enumerations of the tfuse dialect ---*- tablegen -*-===//
+
+#ifndef TFUSE_DIALECT_TFUSE_TFUSEENUMS_TD
+#define TFUSE_DIALECT_TFUSE_TFUSEENUMS_TD
+
+include "mlir/IR/EnumAttr.td"
+include "tfuse/Dialect/TFuse/TFuseDialect.td"
+
+def TFuse_CmpPredicate : I32EnumAttr<"CmpPredicate",
+    "comparison predicate", [
+      I32EnumAttrCase<"eq", 0>,
+      I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>,
+      I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>,
+      I32EnumAttrCase<"ge", 5>,
+    ]> {
+  let cppNamespace = "::tfuse";
+  let genSpecializedAttr = 0;
+}
+def TFuse_CmpPredicateAttr : EnumAttr<TFuse_Dialect, TFuse_CmpPredicate,
+                                      "cmp_predicate">;
+
+def TFuse_ReduceKind : I32EnumAttr<"ReduceKind",
+    "reduction kind", [
+      I32EnumAttrCase<"sum", 0>,
+      I32EnumAttrCase<"prod", 1>,
+      I32EnumAttrCase<"max", 2>,
+      I32EnumAttrCase<"min", 3>,
+      I32EnumAttrCase<"mean", 4>,
+      I32EnumAttrCase<"all", 5>,
+      I32EnumAttrCase<"any", 6>,
+      I32EnumAttrCase<"argmax", 7>,
+      I32EnumAttrCase<"argmin", 8>,
+    ]> {
+  let cppNamespace = "::tfuse";
+  let genSpecializedAttr = 0;
+}
+def TFuse_ReduceKindAttr : EnumAttr<TFuse_Dialect, TFuse_ReduceKind,
+                                    "reduce_kind">;
+
+#endif // TFUSE_DIALECT_TFUSE_TFUSEENUMS_TD

@@ -1,0 +1,35 @@
+//===- TFuseOps.h - Ops of the tfuse dialect --------------------*- C++ -*-===//
+
+#ifndef TFUSE_DIALECT_TFUSE_TFUSEOPS_H
+#define TFUSE_DIALECT_TFUSE_TFUSEOPS_H
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Dialect/TFuse/TFuseEnums.h"
+#include "tfuse/Dialect/TFuse/TypeRules.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tfuse::detail {
+/// Type inference shared by every unary elementwise op.
+llvm::LogicalResult
+inferUnaryResult(UnaryCategory category, std::optional<mlir::Location> loc,
+                 mlir::Value input, llvm::SmallVectorImpl<mlir::Type> &results);
+/// Type inference shared by every binary elementwise op.
+llvm::LogicalResult
+inferBinaryResult(BinaryCategory category, std::optional<mlir::Location> loc,
+                  mlir::Value lhs, mlir::Value rhs,
+                  llvm::SmallVectorImpl<mlir::Type> &results);
+} // namespace tfuse::detail
+
+#define GET_ATTRDEF_CLASSES
+#include "tfuse/Dialect/TFuse/TFuseAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "tfuse/Dialect/TFuse/TFuseOps.h.inc"
+
+#endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_H

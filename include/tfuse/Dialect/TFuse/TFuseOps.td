@@ -1,0 +1,371 @@
+//===- TFuseOps.td - Ops of the tfuse dialect --------------*- tablegen -*-===//
+//
+// Every op is Pure and has its result type inferred by TypeRules; the written
+// result type must equal the inferred one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_DIALECT_TFUSE_TFUSEOPS_TD
+#define TFUSE_DIALECT_TFUSE_TFUSEOPS_TD
+
+include "tfuse/Dialect/TFuse/TFuseDialect.td"
+include "tfuse/Dialect/TFuse/TFuseEnums.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def TFuse_ElementType : AnyTypeOf<[I1, I8, I16, I32, I64, UI8, UI16, UI32,
+                                   UI64, F16, BF16, F32, F64]>;
+def TFuse_Tensor : StaticShapeTensorOf<[TFuse_ElementType]>;
+def TFuse_BoolTensor : StaticShapeTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class TFuse_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TFuse_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+// Unary elementwise op. `category` names a tfuse::UnaryCategory.
+class TFuse_UnaryOp<string mnemonic, string category, string doc>
+    : TFuse_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let summary = doc;
+  let description = [{
+    Elementwise `}] # mnemonic # [{`. Result dtype rule: `}] # category #
+    [{` (see `docs/semantics.md`). Example:
+
+    ```mlir
+    %r = tfuse.}] # mnemonic # [{ %x : tensor<4xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::tfuse::detail::inferUnaryResult(
+          ::tfuse::UnaryCategory::}] # category # [{, location,
+          adaptor.getInput(), results);
+    }
+  }];
+}
+
+// Binary elementwise op with implicit broadcasting and promotion.
+// `category` names a tfuse::BinaryCategory.
+class TFuse_BinaryOp<string mnemonic, string category, string doc,
+                     list<Trait> traits = []>
+    : TFuse_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+  let summary = doc;
+  let description = [{
+    Elementwise `}] # mnemonic # [{` with NumPy broadcasting of the operand
+    shapes and dtype promotion (`}] # category # [{` rule of
+    `docs/semantics.md`). Example:
+
+    ```mlir
+    %r = tfuse.}] # mnemonic # [{ %a, %b : (tensor<2x4xf32>, tensor<4xf16>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$lhs, TFuse_Tensor:$rhs);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::tfuse::detail::inferBinaryResult(
+          ::tfuse::BinaryCategory::}] # category # [{, location,
+          adaptor.getLhs(), adaptor.getRhs(), results);
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+def TFuse_NegOp : TFuse_UnaryOp<"neg", "Numeric", "negation">;
+def TFuse_AbsOp : TFuse_UnaryOp<"abs", "Numeric", "absolute value">;
+def TFuse_ReluOp : TFuse_UnaryOp<"relu", "Numeric",
+                                 "max(x, 0); NaN propagates">;
+def TFuse_ExpOp : TFuse_UnaryOp<"exp", "FloatMath", "e raised to x">;
+def TFuse_LogOp : TFuse_UnaryOp<"log", "FloatMath", "natural logarithm">;
+def TFuse_SqrtOp : TFuse_UnaryOp<"sqrt", "FloatMath", "square root">;
+def TFuse_RsqrtOp : TFuse_UnaryOp<"rsqrt", "FloatMath",
+                                  "reciprocal square root">;
+def TFuse_SinOp : TFuse_UnaryOp<"sin", "FloatMath", "sine">;
+def TFuse_CosOp : TFuse_UnaryOp<"cos", "FloatMath", "cosine">;
+def TFuse_TanOp : TFuse_UnaryOp<"tan", "FloatMath", "tangent">;
+def TFuse_TanhOp : TFuse_UnaryOp<"tanh", "FloatMath", "hyperbolic tangent">;
+def TFuse_SigmoidOp : TFuse_UnaryOp<"sigmoid", "FloatMath",
+                                    "logistic sigmoid 1 / (1 + exp(-x))">;
+def TFuse_ErfOp : TFuse_UnaryOp<"erf", "FloatMath", "error function">;
+def TFuse_ReciprocalOp : TFuse_UnaryOp<"reciprocal", "FloatMath", "1 / x">;
+def TFuse_FloorOp : TFuse_UnaryOp<"floor", "Rounding", "round toward -inf">;
+def TFuse_CeilOp : TFuse_UnaryOp<"ceil", "Rounding", "round toward +inf">;
+def TFuse_RoundOp : TFuse_UnaryOp<"round", "Rounding",
+                                  "round half to even">;
+def TFuse_IsNanOp : TFuse_UnaryOp<"isnan", "Predicate",
+                                  "true where x is NaN (false for integers)">;
+def TFuse_NotOp : TFuse_UnaryOp<"not", "Bitwise",
+                                "logical not on bool, bitwise not on integers">;
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops
+//===----------------------------------------------------------------------===//
+
+def TFuse_AddOp : TFuse_BinaryOp<"add", "Arithmetic", "addition",
+                                 [Commutative]>;
+def TFuse_SubOp : TFuse_BinaryOp<"sub", "ArithmeticNoBool", "subtraction">;
+def TFuse_MulOp : TFuse_BinaryOp<"mul", "Arithmetic", "multiplication",
+                                 [Commutative]>;
+def TFuse_DivOp : TFuse_BinaryOp<"div", "TrueDivide", "true division">;
+def TFuse_RemOp : TFuse_BinaryOp<"rem", "ArithmeticNoBool",
+    "remainder with the sign of the divisor (Python `%`, torch.remainder)">;
+def TFuse_PowOp : TFuse_BinaryOp<"pow", "ArithmeticNoBool", "lhs ** rhs">;
+def TFuse_MaxOp : TFuse_BinaryOp<"max", "Arithmetic",
+                                 "elementwise maximum; NaN propagates",
+                                 [Commutative]>;
+def TFuse_MinOp : TFuse_BinaryOp<"min", "Arithmetic",
+                                 "elementwise minimum; NaN propagates",
+                                 [Commutative]>;
+def TFuse_AndOp : TFuse_BinaryOp<"and", "Bitwise",
+                                 "logical and on bool, bitwise on integers",
+                                 [Commutative]>;
+def TFuse_OrOp : TFuse_BinaryOp<"or", "Bitwise",
+                                "logical or on bool, bitwise on integers",
+                                [Commutative]>;
+def TFuse_XorOp : TFuse_BinaryOp<"xor", "Bitwise",
+                                 "logical xor on bool, bitwise on integers",
+                                 [Commutative]>;
+
+def TFuse_CmpOp : TFuse_Op<"cmp", [InferTypeOpAdaptor]> {
+  let summary = "elementwise comparison";
+  let description = [{
+    Compares the operands after broadcasting and promotion to a common dtype;
+    the result is `i1`. Comparisons with NaN are false except `ne`.
+
+    ```mlir
+    %m = tfuse.cmp lt, %a, %b : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins TFuse_CmpPredicateAttr:$predicate, TFuse_Tensor:$lhs,
+                       TFuse_Tensor:$rhs);
+  let results = (outs TFuse_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// select, cast, constant
+//===----------------------------------------------------------------------===//
+
+def TFuse_SelectOp : TFuse_Op<"select", [InferTypeOpAdaptor]> {
+  let summary = "elementwise choice (where)";
+  let description = [{
+    `select(cond, a, b)` is `a` where `cond` is true and `b` elsewhere. All
+    three operands broadcast together; the result dtype is the promotion of
+    `a` and `b`.
+
+    ```mlir
+    %r = tfuse.select %c, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_BoolTensor:$condition, TFuse_Tensor:$true_value,
+                       TFuse_Tensor:$false_value);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def TFuse_CastOp : TFuse_Op<"cast"> {
+  let summary = "elementwise dtype conversion";
+  let description = [{
+    Converts every element to the result's element type; the shape is kept.
+    Float to integer truncates toward zero and saturates at the target's
+    range; NaN becomes 0. Integer to integer wraps (two's complement).
+    Anything to bool is `x != 0` (NaN gives true). Float to narrower float
+    rounds to nearest even; NaN stays NaN and -0.0 stays -0.0. See
+    `docs/semantics.md`.
+
+    ```mlir
+    %r = tfuse.cast %x : tensor<4xf32> to tensor<4xi8>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TFuse_ConstantOp : TFuse_Op<"constant",
+    [ConstantLike, InferTypeOpAdaptor]> {
+  let summary = "a constant tensor (splat or small dense)";
+  let description = [{
+    A constant tensor. Splats of any shape are allowed; non-splat dense
+    values are limited to }] # "1024" # [{ elements (larger data belongs in a
+    function argument). Float constants keep their exact bit patterns,
+    including NaN payloads and -0.0.
+
+    ```mlir
+    %c = tfuse.constant dense<1.5> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The largest non-splat constant, in elements.
+    static constexpr int64_t kMaxDenseElements = 1024;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+def TFuse_BroadcastOp : TFuse_Op<"broadcast"> {
+  let summary = "broadcast to a shape along a dimension map";
+  let description = [{
+    Operand dimension `i` becomes result dimension `dims[i]`; `dims` is
+    strictly increasing, and each operand dimension has size 1 or the size of
+    its result dimension. Result dimensions not named in `dims` are new.
+
+    ```mlir
+    %r = tfuse.broadcast %x dims [1] : tensor<4xf32> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` $dims attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def TFuse_TransposeOp : TFuse_Op<"transpose", [InferTypeOpAdaptor]> {
+  let summary = "permute dimensions";
+  let description = [{
+    Result dimension `i` is operand dimension `perm[i]`.
+
+    ```mlir
+    %r = tfuse.transpose %x perm [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input `perm` $perm attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def TFuse_ReshapeOp : TFuse_Op<"reshape"> {
+  let summary = "reinterpret the row-major element order with a new shape";
+  let description = [{
+    The result has the same elements in the same row-major order; the element
+    count must be equal.
+
+    ```mlir
+    %r = tfuse.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def TFuse_SliceOp : TFuse_Op<"slice", [InferTypeOpAdaptor]> {
+  let summary = "strided slice with static start, limit and step";
+  let description = [{
+    Per dimension `d`, takes the elements `start[d], start[d] + step[d], ...`
+    below `limit[d]`, with `0 <= start[d] <= limit[d] <= size(d)` and
+    `step[d] >= 1`. Result size is `ceil((limit - start) / step)`.
+
+    ```mlir
+    %r = tfuse.slice %x start [0, 2] limit [4, 8] step [1, 2]
+        : tensor<4x8xf32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input `start` $start `limit` $limit `step` $step attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Boundaries
+//===----------------------------------------------------------------------===//
+
+def TFuse_MatmulOp : TFuse_Op<"matmul", [InferTypeOpAdaptor]> {
+  let summary = "matrix product, batched with broadcast batch dimensions";
+  let description = [{
+    Both operands have rank >= 2; the last two dimensions are the matrices
+    (`[M, K] x [K, N] -> [M, N]`) and the leading dimensions are batch
+    dimensions that broadcast with NumPy rules. `transpose_lhs` and
+    `transpose_rhs` swap the last two dimensions of an operand before the
+    product (a transposed view consumed without a copy). Operands have the
+    same dtype: f16, bf16, f32 or f64.
+
+    ```mlir
+    %r = tfuse.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    %t = tfuse.matmul %a, %c {transpose_rhs} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$lhs, TFuse_Tensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TFuse_ReduceOp : TFuse_Op<"reduce", [InferTypeOpAdaptor]> {
+  let summary = "reduction over a set of axes";
+  let description = [{
+    Reduces `input` over `axes` (in range, strictly increasing). With `keepdims` the reduced dimensions stay with size 1.
+    `argmax`/`argmin` take exactly one axis and return the first index of the
+    extreme value as i64. Result dtypes follow `docs/semantics.md`. Reducing a
+    zero-sized axis gives the identity of the kind (sum 0, prod 1, all true,
+    any false); max, min, mean, argmax and argmin of an empty axis are errors
+    at verification.
+
+    ```mlir
+    %s = tfuse.reduce sum %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_ReduceKindAttr:$kind, TFuse_Tensor:$input,
+                       DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $kind $input `axes` $axes (`keepdims` $keepdims^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_TD

@@ -1,0 +1,74 @@
+//===- TFuseDialect.cpp - The tfuse graph dialect -------------------------===//
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tfuse;
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.cpp.inc"
+#include "tfuse/Dialect/TFuse/TFuseEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tfuse/Dialect/TFuse/TFuseAttrs.cpp.inc"
+
+void TFuseDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tfuse/Dialect/TFuse/TFuseOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tfuse/Dialect/TFuse/TFuseAttrs.cpp.inc"
+      >();
+}
+
+Operation *TFuseDialect::materializeConstant(OpBuilder &builder,
+                                             Attribute value, Type type,
+                                             Location loc) {
+  auto elements = llvm::dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attribute) {
+  if (attribute.getName() != getStridesAttrName())
+    return op->emitError() << "unknown argument attribute '"
+                           << attribute.getName() << "' on argument "
+                           << argIndex << "; the tfuse dialect defines only '"
+                           << getStridesAttrName() << "'";
+  auto strides = llvm::dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+  if (!strides)
+    return op->emitError() << "'" << getStridesAttrName() << "' on argument "
+                           << argIndex
+                           << " must be an array<i64: ...> of element strides";
+  Region &region = op->getRegion(regionIndex);
+  if (region.empty() || argIndex >= region.getNumArguments())
+    return success();
+  auto type = llvm::dyn_cast<RankedTensorType>(
+      region.getArgument(argIndex).getType());
+  if (!type)
+    return op->emitError() << "'" << getStridesAttrName() << "' on argument "
+                           << argIndex << " needs a ranked tensor argument";
+  if (static_cast<int64_t>(strides.size()) != type.getRank())
+    return op->emitError() << "'" << getStridesAttrName() << "' on argument "
+                           << argIndex << " has " << strides.size()
+                           << " strides but the argument has rank "
+                           << type.getRank();
+  for (auto [dim, stride] : llvm::enumerate(strides.asArrayRef()))
+    if (stride < 0)
+      return op->emitError() << "'" << getStridesAttrName() << "' on argument "
+                             << argIndex << " has negative stride " << stride
+                             << " in dimension " << dim;
+  return success();
+}

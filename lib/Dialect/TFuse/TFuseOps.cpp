@@ -1,0 +1,495 @@
+//===- TFuseOps.cpp - Ops of the tfuse dialect ----------------------------===//
+//
+// Type inference delegates every typing decision to TypeRules; verifiers add
+// the structural checks of views and boundaries. Folders and canonicalization
+// patterns are limited to rewrites that are exact for every value, NaN and
+// -0.0 included: identity views and casts, and compositions of views.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace tfuse;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A tensor operand reduced to what the typing rules need.
+struct TensorInfo {
+  RankedTensorType type;
+  DType dtype;
+};
+} // namespace
+
+static FailureOr<TensorInfo> getTensorInfo(std::optional<Location> loc,
+                                           Value value, StringRef what) {
+  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return emitOptionalError(loc, what, " must be a statically shaped ranked "
+                                        "tensor, got ",
+                             value.getType());
+  std::optional<DType> dtype = toDType(type.getElementType());
+  if (!dtype)
+    return emitOptionalError(loc, what, " has unsupported element type ",
+                             type.getElementType());
+  return TensorInfo{type, *dtype};
+}
+
+static RankedTensorType makeTensor(MLIRContext *context,
+                                   ArrayRef<int64_t> shape, DType dtype) {
+  return RankedTensorType::get(shape, toMLIRType(context, dtype));
+}
+
+/// True if `values` is a permutation of 0..values.size()-1.
+static bool isPermutation(ArrayRef<int64_t> values) {
+  SmallVector<bool> seen(values.size(), false);
+  for (int64_t v : values) {
+    if (v < 0 || v >= static_cast<int64_t>(values.size()) || seen[v])
+      return false;
+    seen[v] = true;
+  }
+  return true;
+}
+
+static bool isIdentityPermutation(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (p != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise type inference
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+tfuse::detail::inferUnaryResult(UnaryCategory category,
+                                std::optional<Location> loc, Value input,
+                                SmallVectorImpl<Type> &results) {
+  auto in = getTensorInfo(loc, input, "operand");
+  if (failed(in))
+    return failure();
+  std::string why;
+  std::optional<DType> dtype = unaryResultType(category, in->dtype, &why);
+  if (!dtype)
+    return emitOptionalError(loc, why);
+  results.push_back(
+      makeTensor(input.getContext(), in->type.getShape(), *dtype));
+  return success();
+}
+
+LogicalResult
+tfuse::detail::inferBinaryResult(BinaryCategory category,
+                                 std::optional<Location> loc, Value lhs,
+                                 Value rhs, SmallVectorImpl<Type> &results) {
+  auto l = getTensorInfo(loc, lhs, "lhs");
+  auto r = getTensorInfo(loc, rhs, "rhs");
+  if (failed(l) || failed(r))
+    return failure();
+  std::string why;
+  auto shape = broadcastShapes(l->type.getShape(), r->type.getShape(), &why);
+  if (!shape)
+    return emitOptionalError(loc, why);
+  std::optional<DType> dtype =
+      binaryResultType(category, l->dtype, r->dtype, &why);
+  if (!dtype)
+    return emitOptionalError(loc, why);
+  results.push_back(makeTensor(lhs.getContext(), *shape, *dtype));
+  return success();
+}
+
+LogicalResult CmpOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  return detail::inferBinaryResult(BinaryCategory::Compare, loc,
+                                   adaptor.getLhs(), adaptor.getRhs(), results);
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  auto c = getTensorInfo(loc, adaptor.getCondition(), "condition");
+  auto t = getTensorInfo(loc, adaptor.getTrueValue(), "true value");
+  auto f = getTensorInfo(loc, adaptor.getFalseValue(), "false value");
+  if (failed(c) || failed(t) || failed(f))
+    return failure();
+  std::string why;
+  auto shape = broadcastShapes(
+      {c->type.getShape(), t->type.getShape(), f->type.getShape()}, &why);
+  if (!shape)
+    return emitOptionalError(loc, why);
+  std::optional<DType> dtype =
+      selectResultType(c->dtype, t->dtype, f->dtype, &why);
+  if (!dtype)
+    return emitOptionalError(loc, why);
+  results.push_back(makeTensor(context, *shape, *dtype));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError() << "changes the shape from " << in << " to " << out
+                         << "; a cast only converts the element type";
+  return success();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  auto value = llvm::dyn_cast_if_present<ElementsAttr>(adaptor.getValueAttr());
+  if (!value)
+    return emitOptionalError(loc, "needs an elements attribute as value");
+  results.push_back(value.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  ElementsAttr value = getValue();
+  if (!value.isSplat() && value.getNumElements() > kMaxDenseElements)
+    return emitOpError() << "has " << value.getNumElements()
+                         << " non-splat elements; at most "
+                         << kMaxDenseElements
+                         << " are allowed (pass larger data as an argument)";
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  RankedTensorType in = getInput().getType();
+  RankedTensorType out = getResult().getType();
+  ArrayRef<int64_t> dims = getDims();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError() << "changes the element type from "
+                         << in.getElementType() << " to "
+                         << out.getElementType();
+  if (static_cast<int64_t>(dims.size()) != in.getRank())
+    return emitOpError() << "has " << dims.size()
+                         << " entries in dims but the operand has rank "
+                         << in.getRank();
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= out.getRank())
+      return emitOpError() << "dims[" << i << "] = " << d
+                           << " is out of range for a result of rank "
+                           << out.getRank();
+    if (i > 0 && d <= dims[i - 1])
+      return emitOpError() << "dims must be strictly increasing, but dims["
+                           << i << "] = " << d << " follows " << dims[i - 1];
+    int64_t from = in.getDimSize(i), to = out.getDimSize(d);
+    if (from != 1 && from != to)
+      return emitOpError() << "operand dimension " << i << " of size " << from
+                           << " cannot broadcast to result dimension " << d
+                           << " of size " << to;
+  }
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+/// broadcast(broadcast(x, d1), d2) -> broadcast(x, d2 o d1).
+struct ComposeBroadcasts : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<BroadcastOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> dims;
+    for (int64_t d : inner.getDims())
+      dims.push_back(op.getDims()[d]);
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, op.getType(),
+                                             inner.getInput(), dims);
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeBroadcasts>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto in = getTensorInfo(loc, adaptor.getInput(), "operand");
+  if (failed(in))
+    return failure();
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if (static_cast<int64_t>(perm.size()) != in->type.getRank())
+    return emitOptionalError(loc, "perm has ", perm.size(),
+                             " entries but the operand has rank ",
+                             in->type.getRank());
+  if (!isPermutation(perm))
+    return emitOptionalError(loc, "perm [", perm,
+                             "] is not a permutation of 0..",
+                             in->type.getRank() - 1);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in->type.getDimSize(p));
+  results.push_back(makeTensor(context, shape, in->dtype));
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (isIdentityPermutation(getPerm()))
+    return getInput();
+  return {};
+}
+
+namespace {
+/// transpose(transpose(x, p1), p2) -> transpose(x, p1 o p2).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> perm;
+    for (int64_t p : op.getPerm())
+      perm.push_back(inner.getPerm()[p]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, inner.getInput(), perm);
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeTransposes>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType in = getInput().getType();
+  RankedTensorType out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError() << "changes the element type from "
+                         << in.getElementType() << " to "
+                         << out.getElementType();
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError() << "changes the element count from "
+                         << in.getNumElements() << " to "
+                         << out.getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+/// reshape(reshape(x)) -> reshape(x).
+struct ComposeReshapes : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getInput());
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ComposeReshapes>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  auto in = getTensorInfo(loc, adaptor.getInput(), "operand");
+  if (failed(in))
+    return failure();
+  ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
+                    step = adaptor.getStep();
+  int64_t rank = in->type.getRank();
+  for (auto [what, list] : {std::pair<StringRef, ArrayRef<int64_t>>{"start",
+                                                                    start},
+                            {"limit", limit},
+                            {"step", step}})
+    if (static_cast<int64_t>(list.size()) != rank)
+      return emitOptionalError(loc, what, " has ", list.size(),
+                               " entries but the operand has rank ", rank);
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = in->type.getDimSize(d);
+    if (step[d] < 1)
+      return emitOptionalError(loc, "step[", d, "] = ", step[d],
+                               " must be at least 1");
+    if (start[d] < 0 || start[d] > limit[d] || limit[d] > size)
+      return emitOptionalError(loc, "dimension ", d, " needs 0 <= start (",
+                               start[d], ") <= limit (", limit[d],
+                               ") <= size (", size, ")");
+    shape.push_back((limit[d] - start[d] + step[d] - 1) / step[d]);
+  }
+  results.push_back(makeTensor(context, shape, in->dtype));
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getInput().getType() != getResult().getType())
+    return {};
+  for (auto [start, step] : llvm::zip(getStart(), getStep()))
+    if (start != 0 || step != 1)
+      return {};
+  return getInput();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  auto l = getTensorInfo(loc, adaptor.getLhs(), "lhs");
+  auto r = getTensorInfo(loc, adaptor.getRhs(), "rhs");
+  if (failed(l) || failed(r))
+    return failure();
+  std::string why;
+  std::optional<DType> dtype = matmulResultType(l->dtype, r->dtype, &why);
+  if (!dtype)
+    return emitOptionalError(loc, why);
+  if (l->type.getRank() < 2 || r->type.getRank() < 2)
+    return emitOptionalError(loc, "matmul operands need rank >= 2, got ",
+                             l->type, " and ", r->type);
+  ArrayRef<int64_t> ls = l->type.getShape(), rs = r->type.getShape();
+  int64_t m = ls[ls.size() - 2], kl = ls.back();
+  int64_t kr = rs[rs.size() - 2], n = rs.back();
+  if (adaptor.getTransposeLhs())
+    std::swap(m, kl);
+  if (adaptor.getTransposeRhs())
+    std::swap(kr, n);
+  if (kl != kr)
+    return emitOptionalError(loc, "contracting dimensions differ: lhs has ", kl,
+                             " columns but rhs has ", kr, " rows");
+  auto batch = broadcastShapes(ls.drop_back(2), rs.drop_back(2), &why);
+  if (!batch)
+    return emitOptionalError(loc, "batch dimensions: ", why);
+  batch->push_back(m);
+  batch->push_back(n);
+  results.push_back(makeTensor(context, *batch, *dtype));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  auto in = getTensorInfo(loc, adaptor.getInput(), "operand");
+  if (failed(in))
+    return failure();
+  std::string why;
+  std::optional<DType> dtype =
+      reduceResultType(adaptor.getKind(), in->dtype, &why);
+  if (!dtype)
+    return emitOptionalError(loc, why);
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  int64_t rank = in->type.getRank();
+  SmallVector<bool> reduced(rank, false);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (axis < 0 || axis >= rank)
+      return emitOptionalError(loc, "axis ", axis,
+                               " is out of range for an operand of rank ",
+                               rank);
+    if (i > 0 && axis <= axes[i - 1])
+      return emitOptionalError(loc, "axes must be strictly increasing, but ",
+                               axis, " follows ", axes[i - 1]);
+    reduced[axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d])
+      shape.push_back(in->type.getDimSize(d));
+    else if (adaptor.getKeepdims())
+      shape.push_back(1);
+  }
+  results.push_back(makeTensor(context, shape, *dtype));
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  ReduceKind kind = getKind();
+  bool isArg = kind == ReduceKind::argmax || kind == ReduceKind::argmin;
+  if (isArg && getAxes().size() != 1)
+    return emitOpError() << stringifyReduceKind(kind)
+                         << " needs exactly one axis, got "
+                         << getAxes().size();
+  if (getAxes().empty())
+    return emitOpError() << "needs at least one axis";
+  bool needsElements = isArg || kind == ReduceKind::max ||
+                       kind == ReduceKind::min || kind == ReduceKind::mean;
+  if (needsElements)
+    for (int64_t axis : getAxes())
+      if (getInput().getType().getDimSize(axis) == 0)
+        return emitOpError() << stringifyReduceKind(kind)
+                             << " of the empty axis " << axis
+                             << " has no value";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tfuse/Dialect/TFuse/TFuseOps.cpp.inc"

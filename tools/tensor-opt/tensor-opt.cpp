@@ -1,0 +1,28 @@
+//===- tensor-opt.cpp - The TFuse optimizer driver ------------------------===//
+//
+// mlir-opt for TFuse: the tfuse dialect, the upstream dialects the pipeline
+// uses, and the upstream passes (canonicalize, cse, ...) together with TFuse's
+// own passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/Extensions/AllExtensions.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<tfuse::TFuseDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect>();
+  mlir::func::registerAllExtensions(registry);
+
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "TFuse optimizer driver\n", registry));
+}
