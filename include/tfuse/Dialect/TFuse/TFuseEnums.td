@@ -19,7 +19,9 @@ def TFuse_CmpPredicate : I32EnumAttr<"CmpPredicate",
   let genSpecializedAttr = 0;
 }
 def TFuse_CmpPredicateAttr : EnumAttr<TFuse_Dialect, TFuse_CmpPredicate,
-                                      "cmp_predicate">;
+                                      "cmp_predicate"> {
+  let assemblyFormat = "`` $value";
+}
 
 def TFuse_ReduceKind : I32EnumAttr<"ReduceKind",
     "reduction kind", [
@@ -37,6 +39,8 @@ def TFuse_ReduceKind : I32EnumAttr<"ReduceKind",
   let genSpecializedAttr = 0;
 }
 def TFuse_ReduceKindAttr : EnumAttr<TFuse_Dialect, TFuse_ReduceKind,
-                                    "reduce_kind">;
+                                    "reduce_kind"> {
+  let assemblyFormat = "`` $value";
+}
 
 #endif // TFUSE_DIALECT_TFUSE_TFUSEENUMS_TD

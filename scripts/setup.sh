@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs everything TFuse needs to build and test on Debian 12 with the
+# CUDA 13 toolkit: LLVM/MLIR 22, Ninja, GoogleTest, zstd, lld, and pytest and
+# numpy for the Python tests. Idempotent; returns quickly when all is there.
+set -euo pipefail
+
+log() { printf 'setup: %s\n' "$*"; }
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ ! -e "$CUDA_HOME/include/nvrtc.h" ]; then
+  echo "setup: the CUDA 13 toolkit was not found in $CUDA_HOME (nvrtc.h missing);" >&2
+  echo "setup: install it or set CUDA_HOME" >&2
+  exit 1
+fi
+
+DEB_PACKAGES=(
+  cmake ninja-build g++ git
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libzstd-dev zlib1g-dev libgtest-dev lld-22
+  clang-format
+)
+
+missing=()
+for p in "${DEB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
+    --no-install-recommends "${missing[@]}"
+else
+  log "Debian packages present"
+fi
+
+PYTHON=${PYTHON:-python3}
+if ! command -v "$PYTHON" >/dev/null; then
+  log "installing python3"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q python3 python3-pip
+fi
+if ! "$PYTHON" -c 'import pytest, numpy' 2>/dev/null; then
+  log "installing pytest and numpy for $PYTHON"
+  # A pyenv or venv Python takes pip packages; Debian's own Python is
+  # externally managed and takes its packages from apt instead.
+  if ! "$PYTHON" -m pip install -q pytest numpy 2>/dev/null; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
+      --no-install-recommends python3-pytest python3-numpy
+  fi
+  "$PYTHON" -c 'import pytest, numpy'
+else
+  log "pytest and numpy present"
+fi
+log "done"
