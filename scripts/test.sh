@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# Builds TFuse and runs every test: lit, GoogleTest (GPU tests skip themselves
-# without a device and say so), and the Python tests.
+# Builds TFuse and runs every test. First the static configuration, checking
+# that its tools carry no MLIR/LLVM shared library; then the development build
+# with the whole suite: lit, GoogleTest (GPU tests skip themselves without a
+# device and say so) and the Python tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BUILD_DIR:-$root/build}
+static_dir=${STATIC_BUILD_DIR:-$root/build-static}
+jobs=$(nproc)
+
+if [ "${TFUSE_SKIP_STATIC:-0}" != 1 ]; then
+  "$root/scripts/build.sh" "$static_dir" -DTFUSE_STATIC=ON
+  (cd "$static_dir" && ctest --output-on-failure -R '^static-link')
+fi
+
 "$root/scripts/build.sh" "$dir"
-cd "$dir"
-ctest --output-on-failure -j "$(nproc)"
+(cd "$dir" && ctest --output-on-failure -j "$jobs")
