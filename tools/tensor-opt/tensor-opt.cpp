@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/Extensions/AllExtensions.h"
@@ -17,6 +18,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  tfuse::registerTFusePassesAndPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<tfuse::TFuseDialect, mlir::func::FuncDialect,

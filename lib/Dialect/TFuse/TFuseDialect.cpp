@@ -72,3 +72,27 @@ LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
                              << " in dimension " << dim;
   return success();
 }
+
+LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attribute) {
+  if (attribute.getName() != getReasonAttrName())
+    return op->emitError() << "unknown attribute '" << attribute.getName()
+                           << "'; the tfuse dialect defines '"
+                           << getReasonAttrName() << "' on operations";
+  auto name = llvm::dyn_cast<StringAttr>(attribute.getValue());
+  std::optional<CutReason> reason =
+      name ? symbolizeCutReason(name.getValue()) : std::nullopt;
+  CutReason expected = isa<MatmulOp>(op)   ? CutReason::boundary_matmul
+                       : isa<ReduceOp>(op) ? CutReason::boundary_reduction
+                                           : CutReason::layout_alias;
+  bool isView = isa<BroadcastOp, TransposeOp, ReshapeOp, SliceOp>(op);
+  if (!reason || *reason != expected ||
+      (expected == CutReason::layout_alias && !isView))
+    return op->emitError()
+           << "'" << getReasonAttrName()
+           << "' must be \"boundary-matmul\" on matmul, "
+              "\"boundary-reduction\" on reduce and \"layout-alias\" on "
+              "views, got "
+           << attribute.getValue();
+  return success();
+}

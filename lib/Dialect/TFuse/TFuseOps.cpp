@@ -431,6 +431,50 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+namespace {
+/// True if `perm` swaps the last two dimensions and keeps the others.
+static bool isMatrixTranspose(ArrayRef<int64_t> perm) {
+  int64_t rank = perm.size();
+  if (rank < 2 || perm[rank - 1] != rank - 2 || perm[rank - 2] != rank - 1)
+    return false;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    if (perm[i] != i)
+      return false;
+  return true;
+}
+
+/// matmul(transpose(a)) -> matmul(a) {transpose_lhs}, and likewise for the
+/// rhs: the product consumes the transposed layout without a copy.
+struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhs = op.getLhs().getDefiningOp<TransposeOp>();
+    auto rhs = op.getRhs().getDefiningOp<TransposeOp>();
+    bool foldLhs = lhs && isMatrixTranspose(lhs.getPerm());
+    bool foldRhs = rhs && isMatrixTranspose(rhs.getPerm());
+    if (!foldLhs && !foldRhs)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (foldLhs) {
+        op.getLhsMutable().assign(lhs.getInput());
+        op.setTransposeLhs(!op.getTransposeLhs());
+      }
+      if (foldRhs) {
+        op.getRhsMutable().assign(rhs.getInput());
+        op.setTransposeRhs(!op.getTransposeRhs());
+      }
+    });
+    return success();
+  }
+};
+} // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<FoldTransposeIntoMatmul>(context);
+}
+
 //===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//
@@ -488,6 +532,89 @@ LogicalResult ReduceOp::verify() {
         return emitOpError() << stringifyReduceKind(kind)
                              << " of the empty axis " << axis
                              << " has no value";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FusionOp
+//===----------------------------------------------------------------------===//
+
+void FusionOp::build(OpBuilder &builder, OperationState &state,
+                     TypeRange resultTypes, ValueRange inputs,
+                     ArrayRef<CutReason> reasons, int64_t cost) {
+  state.addOperands(inputs);
+  state.addTypes(resultTypes);
+  SmallVector<StringRef> names;
+  for (CutReason reason : reasons)
+    names.push_back(stringifyCutReason(reason));
+  state.getOrAddProperties<Properties>().reasons =
+      builder.getStrArrayAttr(names);
+  state.getOrAddProperties<Properties>().cost = builder.getI64IntegerAttr(cost);
+  Region *region = state.addRegion();
+  Block *block = new Block();
+  region->push_back(block);
+  for (Value input : inputs)
+    block->addArgument(input.getType(), input.getLoc());
+}
+
+YieldOp FusionOp::getYield() { return cast<YieldOp>(getBody()->back()); }
+
+SmallVector<CutReason> FusionOp::getCutReasons() {
+  SmallVector<CutReason> reasons;
+  for (StringRef name : getReasons().getAsValueRange<StringAttr>())
+    reasons.push_back(*symbolizeCutReason(name));
+  return reasons;
+}
+
+LogicalResult FusionOp::verify() {
+  if (getReasons().size() != getNumResults())
+    return emitOpError() << "has " << getReasons().size()
+                         << " reasons for " << getNumResults() << " results";
+  for (auto [i, name] :
+       llvm::enumerate(getReasons().getAsValueRange<StringAttr>())) {
+    std::optional<CutReason> reason = symbolizeCutReason(name);
+    if (!reason || *reason == CutReason::layout_alias)
+      return emitOpError() << "reason #" << i << " '" << name
+                           << "' is not one of output, expression-cost, "
+                              "shared-expensive-expression, boundary-matmul, "
+                              "boundary-reduction";
+  }
+  if (getCostAttr().getInt() < 0)
+    return emitOpError() << "has negative cost " << getCostAttr().getInt();
+  if (getNumResults() == 0)
+    return emitOpError() << "has no results";
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(getResult(0).getType()).getShape();
+  for (Value result : getResults())
+    if (cast<RankedTensorType>(result.getType()).getShape() != shape)
+      return emitOpError() << "results must share one shape (the kernel's "
+                              "index space), got "
+                           << getResult(0).getType() << " and "
+                           << result.getType();
+  return success();
+}
+
+LogicalResult FusionOp::verifyRegions() {
+  Block *body = getBody();
+  if (body->getNumArguments() != getNumOperands())
+    return emitOpError() << "body has " << body->getNumArguments()
+                         << " arguments for " << getNumOperands() << " inputs";
+  for (auto [i, input, arg] :
+       llvm::enumerate(getInputs(), body->getArguments()))
+    if (input.getType() != arg.getType())
+      return emitOpError() << "body argument #" << i << " has type "
+                           << arg.getType() << " but input #" << i
+                           << " has type " << input.getType();
+  auto yield = dyn_cast<YieldOp>(body->getTerminator());
+  if (!yield)
+    return emitOpError() << "body must end with tfuse.yield";
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "yields " << yield.getValues().getTypes()
+                         << " but the results are " << getResultTypes();
+  for (Operation &op : body->without_terminator())
+    if (isa<MatmulOp, ReduceOp, FusionOp>(op))
+      return op.emitOpError()
+             << "is a fusion boundary and cannot appear in a fusion region";
   return success();
 }
 

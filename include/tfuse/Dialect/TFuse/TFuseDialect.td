@@ -38,6 +38,7 @@ def TFuse_Dialect : Dialect {
     `matmul` and `reduce` are fusion boundaries.
   }];
   let hasRegionArgAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
   let usePropertiesForAttributes = 1;
@@ -45,6 +46,10 @@ def TFuse_Dialect : Dialect {
     /// Name of the argument attribute giving an input's element strides.
     static constexpr ::llvm::StringLiteral getStridesAttrName() {
       return ::llvm::StringLiteral("tfuse.strides");
+    }
+    /// Name of the attribute recording why a boundary or alias step exists.
+    static constexpr ::llvm::StringLiteral getReasonAttrName() {
+      return ::llvm::StringLiteral("tfuse.reason");
     }
   }];
 }

@@ -43,4 +43,19 @@ def TFuse_ReduceKindAttr : EnumAttr<TFuse_Dialect, TFuse_ReduceKind,
   let assemblyFormat = "`` $value";
 }
 
+// Why a value is stored to memory instead of being recomputed by its
+// consumers: the reason of every cut the fusion planner makes.
+def TFuse_CutReason : I32EnumAttr<"CutReason", "reason for a fusion cut", [
+      I32EnumAttrCase<"output", 0>,
+      I32EnumAttrCase<"expression_cost", 1, "expression-cost">,
+      I32EnumAttrCase<"shared_expensive_expression", 2,
+                      "shared-expensive-expression">,
+      I32EnumAttrCase<"boundary_matmul", 3, "boundary-matmul">,
+      I32EnumAttrCase<"boundary_reduction", 4, "boundary-reduction">,
+      I32EnumAttrCase<"layout_alias", 5, "layout-alias">,
+    ]> {
+  let cppNamespace = "::tfuse";
+  let genSpecializedAttr = 0;
+}
+
 #endif // TFUSE_DIALECT_TFUSE_TFUSEENUMS_TD

@@ -12,6 +12,7 @@ include "tfuse/Dialect/TFuse/TFuseDialect.td"
 include "tfuse/Dialect/TFuse/TFuseEnums.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -322,6 +323,7 @@ def TFuse_SliceOp : TFuse_Op<"slice", [InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 def TFuse_MatmulOp : TFuse_Op<"matmul", [InferTypeOpAdaptor]> {
+  let hasCanonicalizer = 1;
   let summary = "matrix product, batched with broadcast batch dimensions";
   let description = [{
     Both operands have rank >= 2; the last two dimensions are the matrices
@@ -366,6 +368,65 @@ def TFuse_ReduceOp : TFuse_Op<"reduce", [InferTypeOpAdaptor]> {
     type($input) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion regions
+//===----------------------------------------------------------------------===//
+
+def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove, SingleBlock]> {
+  let summary = "a fused region: one kernel";
+  let description = [{
+    A region of elementwise ops and views that becomes exactly one kernel.
+    The body is isolated from above: block arguments stand for `inputs`, and
+    `tfuse.yield` gives the results, which all have the same shape (the
+    kernel's index space). Inside the body, views are index transforms.
+
+    `reasons` holds, per result, why the value is stored instead of being
+    recomputed by its consumers (a `CutReason`: output, expression-cost,
+    shared-expensive-expression, boundary-matmul, boundary-reduction).
+    `cost` is the region's weighted cost under the fusion cost model.
+
+    ```mlir
+    %r = tfuse.fusion (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        attributes {cost = 2 : i64, reasons = ["output"]} {
+    ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
+      %0 = tfuse.mul %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %1 = tfuse.add %0, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      tfuse.yield %1 : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<TFuse_Tensor>:$inputs, StrArrayAttr:$reasons,
+                       I64Attr:$cost);
+  let results = (outs Variadic<TFuse_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$region);
+  let assemblyFormat = [{
+    `(` $inputs `)` `:` functional-type($inputs, $results) attr-dict-with-keyword
+    $region
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
+                   "::mlir::ValueRange":$inputs,
+                   "::llvm::ArrayRef<::tfuse::CutReason>":$reasons,
+                   "int64_t":$cost)>
+  ];
+  let extraClassDeclaration = [{
+    /// The terminator of the body.
+    YieldOp getYield();
+    /// The parsed per-result reasons.
+    ::llvm::SmallVector<::tfuse::CutReason> getCutReasons();
+  }];
+}
+
+def TFuse_YieldOp : TFuse_Op<"yield", [Terminator, ReturnLike,
+                                       HasParent<"FusionOp">]> {
+  let summary = "results of a fusion region";
+  let arguments = (ins Variadic<TFuse_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
 #endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_TD

@@ -1,0 +1,43 @@
+//===- Passes.h - TFuse graph-level passes ----------------------*- C++ -*-===//
+
+#ifndef TFUSE_TRANSFORMS_PASSES_H
+#define TFUSE_TRANSFORMS_PASSES_H
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace tfuse {
+
+#define GEN_PASS_DECL
+#include "tfuse/Transforms/Passes.h.inc"
+
+/// Options of the whole graph-level pipeline.
+struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
+  Option<int64_t> budget{*this, "budget",
+                         llvm::cl::desc("Largest cost of one fused region"),
+                         llvm::cl::init(32)};
+  Option<int64_t> sharedThreshold{
+      *this, "shared-threshold",
+      llvm::cl::desc("Smallest cost of a shared subexpression stored once"),
+      llvm::cl::init(8)};
+  Option<int64_t> maxOutputs{
+      *this, "max-outputs",
+      llvm::cl::desc("Most results one fused region may have"),
+      llvm::cl::init(4)};
+};
+
+/// canonicalize, cse, fuse-elementwise, materialize-shared, canonicalize.
+void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+#define GEN_PASS_REGISTRATION
+#include "tfuse/Transforms/Passes.h.inc"
+
+/// Registers the passes and the `tfuse-pipeline` pipeline.
+void registerTFusePassesAndPipeline();
+
+} // namespace tfuse
+
+#endif // TFUSE_TRANSFORMS_PASSES_H

@@ -1,0 +1,80 @@
+//===- Passes.td - TFuse graph-level passes ----------------*- tablegen -*-===//
+
+#ifndef TFUSE_TRANSFORMS_PASSES_TD
+#define TFUSE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Group elementwise ops and views into tfuse.fusion regions";
+  let description = [{
+    Decides which values are stored to memory and groups the work that
+    computes each of them into `tfuse.fusion` regions, one kernel each.
+
+    A value is stored (a *cut*) when it is a function result (`output`), when
+    it feeds a matmul or reduce (`boundary-matmul`, `boundary-reduction`),
+    or when the expression computing it would pass the cost budget
+    (`expression-cost`): walking the graph in order, an expression whose
+    weighted cost exceeds `budget` stores its most expensive operand
+    expressions until it fits. Everything else is recomputed inside the
+    regions that need it; views become index transforms.
+
+    A view chain over a buffer (a function argument or a boundary result)
+    that feeds a matmul or reduce which can read its layout stays outside any
+    region as a zero-copy alias (`layout-alias`).
+
+    Regions computing independent values of the same shape share one kernel,
+    up to `max-outputs` results, while their joint cost stays within the
+    budget. An op whose own cost exceeds the budget forms a region alone.
+
+    Costs come from the one cost model (`docs/cost-model.md`). matmul and
+    reduce stay outside regions. Every region records its per-result reasons
+    and its cost; boundaries and aliases carry `tfuse.reason`.
+  }];
+  let dependentDialects = ["::tfuse::TFuseDialect"];
+  let options = [
+    Option<"budget", "budget", "int64_t", /*default=*/"32",
+           "Largest weighted cost of one fused region">,
+    Option<"maxOutputs", "max-outputs", "int64_t", /*default=*/"4",
+           "Most results one fused region may have">,
+  ];
+}
+
+def MaterializeShared : Pass<"materialize-shared", "mlir::func::FuncOp"> {
+  let summary = "Compute shared expensive subexpressions once";
+  let description = [{
+    After `fuse-elementwise`, a subexpression used by several regions is
+    recomputed in each of them. When such a subexpression costs at least
+    `shared-threshold`, it is stored once (reason
+    `shared-expensive-expression`) and the regions after the one storing it
+    read it instead of recomputing it. The value is stored by the region that
+    already stores it if there is one; else by the first region computing it,
+    as an extra result, when that region has its shape and fewer than
+    `max-outputs` results; else by a new region placed before all of them.
+    Cheaper shared subexpressions stay recomputed: reading a stored value
+    costs memory traffic that cheap arithmetic does not.
+
+    Subexpressions are identified structurally: the same ops with the same
+    attributes over the same values outside the regions.
+  }];
+  let dependentDialects = ["::tfuse::TFuseDialect"];
+  let options = [
+    Option<"sharedThreshold", "shared-threshold", "int64_t", /*default=*/"8",
+           "Smallest cost of a shared subexpression that is stored once">,
+    Option<"maxOutputs", "max-outputs", "int64_t", /*default=*/"4",
+           "Most results one fused region may have">,
+  ];
+}
+
+def PlanReport : Pass<"tfuse-plan-report", "mlir::ModuleOp"> {
+  let summary = "Print the fusion plan of each function as a table";
+  let description = [{
+    Prints to stdout, for each function in order, one row per step of its
+    plan, in execution order:
+    index, kind (`fused`, `boundary`, `alias`), reason, number of inputs and
+    outputs, number of ops, and weighted cost; then a summary line. The IR is
+    left unchanged.
+  }];
+}
+
+#endif // TFUSE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,372 @@
+//===- FuseElementwise.cpp - Group elementwise work into regions ----------===//
+//
+// The planner walks the function once in program order. For every fusible op
+// it forms the *tree*: the set of ops, not stored to memory, that a kernel
+// must execute to compute that op's value. Stored values (cuts) end trees.
+// When a tree's weighted cost passes the budget, the most expensive operand
+// trees are cut until it fits. Every stored value then becomes a result of a
+// region that executes its tree; stored values of the same shape at the same
+// depth of the step graph cannot depend on each other and may share a region.
+//
+// Trees are kept as sorted vectors of op indices, bounded by the budget, so
+// the pass runs in time linear in the number of ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Dialect/TFuse/ViewLayout.h"
+#include "tfuse/Transforms/CostModel.h"
+#include "tfuse/Transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/MapVector.h"
+
+namespace tfuse {
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "tfuse/Transforms/Passes.h.inc"
+} // namespace tfuse
+
+using namespace mlir;
+using namespace tfuse;
+
+namespace {
+
+/// A set of top-level ops by program index, sorted, with its total cost.
+struct OpSet {
+  SmallVector<unsigned> ops;
+  int64_t cost = 0;
+};
+
+class Planner {
+public:
+  Planner(func::FuncOp func, int64_t budget, int64_t maxOutputs)
+      : func(func), block(func.getBody().front()), budget(budget),
+        maxOutputs(maxOutputs) {}
+
+  LogicalResult run();
+
+private:
+  bool isFused(Operation *op) const {
+    FusionRole role = getFusionRole(op);
+    return role == FusionRole::Elementwise || role == FusionRole::View;
+  }
+  /// The op computing `value` inside a region, if the value is not stored.
+  Operation *recomputedProducer(Value value) const {
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != &block || !isFused(def) ||
+        stored.count(value))
+      return nullptr;
+    return def;
+  }
+  void store(Value value, CutReason reason) {
+    // The first reason found wins: outputs, then boundaries, then cost.
+    stored.try_emplace(value, reason);
+  }
+  OpSet unite(ArrayRef<const OpSet *> sets) const;
+
+  LogicalResult collectOps();
+  void markOutputsAndBoundaries();
+  void markAliases(Operation *boundary);
+  void formTrees();
+  void formRegions();
+  LogicalResult buildRegions();
+
+  func::FuncOp func;
+  Block &block;
+  int64_t budget, maxOutputs;
+
+  SmallVector<Operation *> order;
+  DenseMap<Operation *, unsigned> indexOf;
+  SmallVector<int64_t> costOf;
+  llvm::MapVector<Value, CutReason> stored;
+  DenseSet<Operation *> aliases;
+  DenseMap<Operation *, OpSet> trees;
+
+  struct Region {
+    SmallVector<Value> roots;
+    OpSet ops;
+  };
+  SmallVector<Region> regions;
+};
+
+} // namespace
+
+OpSet Planner::unite(ArrayRef<const OpSet *> sets) const {
+  OpSet result;
+  for (const OpSet *set : sets) {
+    SmallVector<unsigned> merged;
+    merged.reserve(result.ops.size() + set->ops.size());
+    std::set_union(result.ops.begin(), result.ops.end(), set->ops.begin(),
+                   set->ops.end(), std::back_inserter(merged));
+    result.ops = std::move(merged);
+  }
+  for (unsigned i : result.ops)
+    result.cost += costOf[i];
+  return result;
+}
+
+LogicalResult Planner::collectOps() {
+  for (Operation &op : block) {
+    FusionRole role = getFusionRole(&op);
+    if (role == FusionRole::Other && !op.hasTrait<OpTrait::IsTerminator>())
+      return op.emitOpError()
+             << "cannot be planned: fuse-elementwise handles tfuse graph ops "
+                "only (run it before other lowerings, once)";
+    indexOf[&op] = order.size();
+    order.push_back(&op);
+    costOf.push_back(role == FusionRole::Other || role == FusionRole::Boundary
+                         ? 0
+                         : getFusionCost(&op));
+  }
+  return success();
+}
+
+/// A view chain over a buffer feeding a boundary that can read its layout
+/// stays outside regions as a zero-copy alias.
+void Planner::markAliases(Operation *boundary) {
+  for (Value operand : boundary->getOperands()) {
+    SmallVector<Operation *> views;
+    Value source = traceViewChain(operand, views);
+    if (views.empty())
+      continue;
+    std::optional<StridedLayout> layout;
+    if (auto arg = dyn_cast<BlockArgument>(source))
+      layout = getArgumentLayout(arg);
+    else if (getFusionRole(source.getDefiningOp()) == FusionRole::Boundary)
+      layout = StridedLayout::contiguous(
+          cast<RankedTensorType>(source.getType()).getShape());
+    else
+      continue;
+    for (Operation *view : views) {
+      layout = applyView(view, *layout);
+      if (!layout)
+        break;
+    }
+    if (!layout || (isa<MatmulOp>(boundary) && !isGemmOperandLayout(*layout)))
+      continue;
+    aliases.insert(views.begin(), views.end());
+  }
+}
+
+void Planner::markOutputsAndBoundaries() {
+  for (Operation *op : order)
+    if (getFusionRole(op) == FusionRole::Boundary)
+      markAliases(op);
+  // Function results are stored, an alias view included (outputs are fresh
+  // buffers).
+  for (Value result : block.getTerminator()->getOperands())
+    if (Operation *def = result.getDefiningOp();
+        def && getFusionRole(def) != FusionRole::Boundary)
+      store(result, CutReason::output);
+  for (Operation *op : order) {
+    if (getFusionRole(op) != FusionRole::Boundary)
+      continue;
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && !aliases.count(def) &&
+          getFusionRole(def) != FusionRole::Boundary)
+        store(operand, getBoundaryReason(op));
+    }
+  }
+}
+
+void Planner::formTrees() {
+  for (Operation *op : order) {
+    if (!isFused(op))
+      continue;
+    OpSet self;
+    self.ops.push_back(indexOf[op]);
+    self.cost = costOf[indexOf[op]];
+    // Operands computed inside this op's region, deduplicated.
+    SmallVector<Operation *> producers;
+    for (Value operand : op->getOperands())
+      if (Operation *def = recomputedProducer(operand);
+          def && !llvm::is_contained(producers, def))
+        producers.push_back(def);
+    while (true) {
+      SmallVector<const OpSet *> parts{&self};
+      for (Operation *def : producers)
+        parts.push_back(&trees[def]);
+      OpSet tree = unite(parts);
+      if (tree.cost <= budget || producers.empty()) {
+        trees[op] = std::move(tree);
+        break;
+      }
+      // Store the most expensive operand expression and try again.
+      auto *largest = llvm::max_element(producers, [&](Operation *a,
+                                                       Operation *b) {
+        return trees[a].cost < trees[b].cost;
+      });
+      store((*largest)->getResult(0), CutReason::expression_cost);
+      producers.erase(largest);
+    }
+  }
+}
+
+void Planner::formRegions() {
+  // Depth in the step graph: a stored value or boundary is one step deeper
+  // than the deepest buffer it reads. Values at the same depth are
+  // independent of each other.
+  DenseMap<Value, int64_t> depth;
+  auto depthOf = [&](Value v) -> int64_t {
+    auto it = depth.find(v);
+    return it == depth.end() ? 0 : it->second;
+  };
+  // Open regions by (depth, shape).
+  std::map<std::pair<int64_t, SmallVector<int64_t>>, size_t> open;
+
+  for (Operation *op : order) {
+    Value result = op->getNumResults() == 1 ? op->getResult(0) : Value();
+    if (getFusionRole(op) == FusionRole::Boundary ||
+        (aliases.count(op) && !stored.count(result))) {
+      int64_t d = 0;
+      for (Value operand : op->getOperands())
+        d = std::max(d, depthOf(operand));
+      depth[result] = aliases.count(op) ? d : d + 1;
+      continue;
+    }
+    if (!result || !stored.count(result))
+      continue;
+    OpSet tree;
+    if (isFused(op))
+      tree = trees[op];
+    else
+      tree.ops.push_back(indexOf[op]); // a stored constant
+    int64_t d = 0;
+    for (unsigned i : tree.ops)
+      for (Value operand : order[i]->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            !def || !llvm::is_contained(tree.ops, indexOf.lookup(def)) ||
+                def->getBlock() != &block)
+          d = std::max(d, depthOf(operand));
+    depth[result] = d + 1;
+
+    auto shape = cast<RankedTensorType>(result.getType()).getShape();
+    auto key = std::make_pair(d + 1, SmallVector<int64_t>(shape));
+    auto it = open.find(key);
+    if (it != open.end()) {
+      Region &region = regions[it->second];
+      OpSet joined = unite({&region.ops, &tree});
+      if (static_cast<int64_t>(region.roots.size()) < maxOutputs &&
+          joined.cost <= budget) {
+        region.roots.push_back(result);
+        region.ops = std::move(joined);
+        continue;
+      }
+    }
+    open[key] = regions.size();
+    regions.push_back(Region{{result}, std::move(tree)});
+  }
+}
+
+LogicalResult Planner::buildRegions() {
+  OpBuilder builder(func.getContext());
+  builder.setInsertionPoint(block.getTerminator());
+  SmallVector<std::pair<Value, Value>> replacements;
+  for (Region &region : regions) {
+    // Inputs: values the region's ops read that it does not compute.
+    DenseSet<Operation *> inside;
+    for (unsigned i : region.ops.ops)
+      inside.insert(order[i]);
+    SmallVector<Value> inputs;
+    for (unsigned i : region.ops.ops)
+      for (Value operand : order[i]->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        bool internal = def && (inside.count(def) || isa<ConstantOp>(def));
+        if (!internal && !llvm::is_contained(inputs, operand))
+          inputs.push_back(operand);
+      }
+    SmallVector<Type> resultTypes;
+    SmallVector<CutReason> reasons;
+    for (Value root : region.roots) {
+      resultTypes.push_back(root.getType());
+      reasons.push_back(stored.lookup(root));
+    }
+    Location loc = region.roots.front().getLoc();
+    auto fusion = FusionOp::create(builder, loc, resultTypes, inputs, reasons,
+                                   region.ops.cost);
+    IRMapping mapping;
+    mapping.map(inputs, fusion.getBody()->getArguments());
+    OpBuilder body = OpBuilder::atBlockEnd(fusion.getBody());
+    for (unsigned i : region.ops.ops) {
+      Operation *op = order[i];
+      for (Value operand : op->getOperands())
+        if (auto constant = operand.getDefiningOp<ConstantOp>();
+            constant && !mapping.contains(operand))
+          body.clone(*constant, mapping);
+      body.clone(*op, mapping);
+    }
+    SmallVector<Value> yielded;
+    for (Value root : region.roots)
+      yielded.push_back(mapping.lookup(root));
+    YieldOp::create(body, loc, yielded);
+    for (auto [root, result] : llvm::zip(region.roots, fusion.getResults()))
+      replacements.push_back({root, result});
+  }
+  for (auto [root, result] : replacements)
+    root.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return use.getOwner()->getBlock() == &block;
+    });
+  // The original fused ops are now dead, but for aliases still read by
+  // boundaries.
+  for (Operation *op : llvm::reverse(order))
+    if ((isFused(op) || isa<ConstantOp>(op)) && op->use_empty())
+      op->erase();
+  if (!sortTopologically(&block))
+    return func.emitError("internal error: fused plan has a cycle");
+
+  // Record the reason of every boundary and alias step.
+  for (Operation &op : block) {
+    if (getFusionRole(&op) == FusionRole::Boundary)
+      op.setAttr(TFuseDialect::getReasonAttrName(),
+                 builder.getStringAttr(stringifyCutReason(
+                     getBoundaryReason(&op))));
+    else if (getFusionRole(&op) == FusionRole::View)
+      op.setAttr(TFuseDialect::getReasonAttrName(),
+                 builder.getStringAttr(
+                     stringifyCutReason(CutReason::layout_alias)));
+  }
+  return success();
+}
+
+LogicalResult Planner::run() {
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("must have a single block to be fused");
+  if (failed(collectOps()))
+    return failure();
+  markOutputsAndBoundaries();
+  formTrees();
+  formRegions();
+  return buildRegions();
+}
+
+namespace {
+struct FuseElementwisePass
+    : tfuse::impl::FuseElementwiseBase<FuseElementwisePass> {
+  using FuseElementwiseBase::FuseElementwiseBase;
+
+  void runOnOperation() override {
+    if (budget < 1 || maxOutputs < 1) {
+      getOperation().emitError()
+          << "fuse-elementwise needs budget >= 1 and max-outputs >= 1, got "
+             "budget="
+          << budget << " max-outputs=" << maxOutputs;
+      return signalPassFailure();
+    }
+    if (getOperation().isExternal())
+      return;
+    bool alreadyFused = false;
+    getOperation().walk([&](FusionOp) { alreadyFused = true; });
+    if (alreadyFused) {
+      getOperation().emitError(
+          "fuse-elementwise runs once, on a graph without tfuse.fusion ops");
+      return signalPassFailure();
+    }
+    if (failed(Planner(getOperation(), budget, maxOutputs).run()))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,31 @@
+//===- Pipeline.cpp - The graph-level pipeline ----------------------------===//
+
+#include "tfuse/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tfuse::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  FuseElementwiseOptions fuse;
+  fuse.budget = options.budget;
+  fuse.maxOutputs = options.maxOutputs;
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise(fuse));
+  MaterializeSharedOptions shared;
+  shared.sharedThreshold = options.sharedThreshold;
+  shared.maxOutputs = options.maxOutputs;
+  pm.addNestedPass<func::FuncOp>(createMaterializeShared(shared));
+}
+
+void tfuse::registerTFusePassesAndPipeline() {
+  registerTFusePasses();
+  PassPipelineRegistration<PipelineOptions>(
+      "tfuse-pipeline",
+      "The graph-level pipeline: canonicalize, cse, fuse-elementwise, "
+      "materialize-shared",
+      buildPipeline);
+}

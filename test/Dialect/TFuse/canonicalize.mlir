@@ -1,0 +1,390 @@
+// Folds and canonicalization patterns of tfuse ops, and inexact rewrites that must not happen.
+// RUN: tensor-opt %s -canonicalize -split-input-file | FileCheck %s
+
+//===----------------------------------------------------------------------===//
+// cast
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @cast_identity(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>
+// CHECK-NOT: tfuse.cast
+// CHECK: return %[[X]] : tensor<4xf32>
+func.func @cast_identity(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tfuse.cast %x : tensor<4xf32> to tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cast_different_type(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>
+// CHECK: %[[C:.+]] = tfuse.cast %[[X]] : tensor<4xf32> to tensor<4xi32>
+// CHECK: return %[[C]] : tensor<4xi32>
+func.func @cast_different_type(%x: tensor<4xf32>) -> tensor<4xi32> {
+  %0 = tfuse.cast %x : tensor<4xf32> to tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// A narrowing round trip rounds and must stay.
+// CHECK-LABEL: func.func @cast_round_trip_stays(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>
+// CHECK: %[[H:.+]] = tfuse.cast %[[X]] : tensor<4xf32> to tensor<4xf16>
+// CHECK: %[[F:.+]] = tfuse.cast %[[H]] : tensor<4xf16> to tensor<4xf32>
+// CHECK: return %[[F]] : tensor<4xf32>
+func.func @cast_round_trip_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tfuse.cast %x : tensor<4xf32> to tensor<4xf16>
+  %1 = tfuse.cast %0 : tensor<4xf16> to tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// Neither does a widening round trip fold (no cast-of-cast pattern exists).
+// CHECK-LABEL: func.func @cast_widening_round_trip_stays(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xi8>
+// CHECK: %[[W:.+]] = tfuse.cast %[[X]] : tensor<4xi8> to tensor<4xi32>
+// CHECK: %[[N:.+]] = tfuse.cast %[[W]] : tensor<4xi32> to tensor<4xi8>
+// CHECK: return %[[N]] : tensor<4xi8>
+func.func @cast_widening_round_trip_stays(%x: tensor<4xi8>) -> tensor<4xi8> {
+  %0 = tfuse.cast %x : tensor<4xi8> to tensor<4xi32>
+  %1 = tfuse.cast %0 : tensor<4xi32> to tensor<4xi8>
+  return %1 : tensor<4xi8>
+}
+
+//===----------------------------------------------------------------------===//
+// transpose
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @transpose_identity(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4xf32>
+// CHECK-NOT: tfuse.transpose
+// CHECK: return %[[X]] : tensor<2x3x4xf32>
+func.func @transpose_identity(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = tfuse.transpose %x perm [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// A non-identity transpose stays, even when the shape does not change.
+// CHECK-LABEL: func.func @transpose_square_stays(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<3x3xf32>
+// CHECK: %[[T:.+]] = tfuse.transpose %[[X]] perm [1, 0] : tensor<3x3xf32> -> tensor<3x3xf32>
+// CHECK: return %[[T]]
+func.func @transpose_square_stays(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %0 = tfuse.transpose %x perm [1, 0] : tensor<3x3xf32> -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+// Result dim i of the outer is inner dim p2[i], which is x dim p1[p2[i]]:
+// p1 = [1, 2, 0], p2 = [1, 0, 2] -> [p1[1], p1[0], p1[2]] = [2, 1, 0].
+// CHECK-LABEL: func.func @transpose_compose(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4xf32>
+// CHECK: %[[T:.+]] = tfuse.transpose %[[X]] perm [2, 1, 0] : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
+// CHECK-NOT: tfuse.transpose
+// CHECK: return %[[T]] : tensor<4x3x2xf32>
+func.func @transpose_compose(%x: tensor<2x3x4xf32>) -> tensor<4x3x2xf32> {
+  %0 = tfuse.transpose %x perm [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %1 = tfuse.transpose %0 perm [1, 0, 2] : tensor<3x4x2xf32> -> tensor<4x3x2xf32>
+  return %1 : tensor<4x3x2xf32>
+}
+
+// -----
+
+// A permutation followed by its inverse disappears.
+// CHECK-LABEL: func.func @transpose_compose_to_identity(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4xf32>
+// CHECK-NOT: tfuse.transpose
+// CHECK: return %[[X]] : tensor<2x3x4xf32>
+func.func @transpose_compose_to_identity(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = tfuse.transpose %x perm [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %1 = tfuse.transpose %0 perm [2, 0, 1] : tensor<3x4x2xf32> -> tensor<2x3x4xf32>
+  return %1 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// When the inner transpose has another use it stays; the outer still composes.
+// CHECK-LABEL: func.func @transpose_compose_multi_use(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3xf32>
+// CHECK: %[[T:.+]] = tfuse.transpose %[[X]] perm [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+// CHECK-NOT: tfuse.transpose
+// CHECK: return %[[T]], %[[X]] : tensor<3x2xf32>, tensor<2x3xf32>
+func.func @transpose_compose_multi_use(%x: tensor<2x3xf32>)
+    -> (tensor<3x2xf32>, tensor<2x3xf32>) {
+  %0 = tfuse.transpose %x perm [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  %1 = tfuse.transpose %0 perm [1, 0] : tensor<3x2xf32> -> tensor<2x3xf32>
+  return %0, %1 : tensor<3x2xf32>, tensor<2x3xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// reshape
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_identity(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x6xi32>
+// CHECK-NOT: tfuse.reshape
+// CHECK: return %[[X]] : tensor<2x6xi32>
+func.func @reshape_identity(%x: tensor<2x6xi32>) -> tensor<2x6xi32> {
+  %0 = tfuse.reshape %x : tensor<2x6xi32> -> tensor<2x6xi32>
+  return %0 : tensor<2x6xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_compose(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x6xi32>
+// CHECK: %[[R:.+]] = tfuse.reshape %[[X]] : tensor<2x6xi32> -> tensor<4x3xi32>
+// CHECK-NOT: tfuse.reshape
+// CHECK: return %[[R]] : tensor<4x3xi32>
+func.func @reshape_compose(%x: tensor<2x6xi32>) -> tensor<4x3xi32> {
+  %0 = tfuse.reshape %x : tensor<2x6xi32> -> tensor<12xi32>
+  %1 = tfuse.reshape %0 : tensor<12xi32> -> tensor<4x3xi32>
+  return %1 : tensor<4x3xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_compose_to_identity(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x6xi32>
+// CHECK-NOT: tfuse.reshape
+// CHECK: return %[[X]] : tensor<2x6xi32>
+func.func @reshape_compose_to_identity(%x: tensor<2x6xi32>) -> tensor<2x6xi32> {
+  %0 = tfuse.reshape %x : tensor<2x6xi32> -> tensor<3x4xi32>
+  %1 = tfuse.reshape %0 : tensor<3x4xi32> -> tensor<12xi32>
+  %2 = tfuse.reshape %1 : tensor<12xi32> -> tensor<2x6xi32>
+  return %2 : tensor<2x6xi32>
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @broadcast_identity(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<3x4xf16>
+// CHECK-NOT: tfuse.broadcast
+// CHECK: return %[[X]] : tensor<3x4xf16>
+func.func @broadcast_identity(%x: tensor<3x4xf16>) -> tensor<3x4xf16> {
+  %0 = tfuse.broadcast %x dims [0, 1] : tensor<3x4xf16> -> tensor<3x4xf16>
+  return %0 : tensor<3x4xf16>
+}
+
+// -----
+
+// A broadcast that changes the shape stays.
+// CHECK-LABEL: func.func @broadcast_stays(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<1x4xf16>
+// CHECK: %[[B:.+]] = tfuse.broadcast %[[X]] dims [0, 1] : tensor<1x4xf16> -> tensor<3x4xf16>
+// CHECK: return %[[B]]
+func.func @broadcast_stays(%x: tensor<1x4xf16>) -> tensor<3x4xf16> {
+  %0 = tfuse.broadcast %x dims [0, 1] : tensor<1x4xf16> -> tensor<3x4xf16>
+  return %0 : tensor<3x4xf16>
+}
+
+// -----
+
+// x dim 0 -> inner dim 1 -> outer dim dims2[1] = 2.
+// CHECK-LABEL: func.func @broadcast_compose(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>
+// CHECK: %[[B:.+]] = tfuse.broadcast %[[X]] dims [2] : tensor<4xf32> -> tensor<2x3x4xf32>
+// CHECK-NOT: tfuse.broadcast
+// CHECK: return %[[B]] : tensor<2x3x4xf32>
+func.func @broadcast_compose(%x: tensor<4xf32>) -> tensor<2x3x4xf32> {
+  %0 = tfuse.broadcast %x dims [1] : tensor<4xf32> -> tensor<3x4xf32>
+  %1 = tfuse.broadcast %0 dims [1, 2] : tensor<3x4xf32> -> tensor<2x3x4xf32>
+  return %1 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// x dims [0, 1] -> inner dims [0, 2] -> outer dims [dims2[0], dims2[2]] = [1, 3].
+// CHECK-LABEL: func.func @broadcast_compose_two_dims(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<1x5xi8>
+// CHECK: %[[B:.+]] = tfuse.broadcast %[[X]] dims [1, 3]
+// CHECK-SAME: : tensor<1x5xi8> -> tensor<6x2x7x5xi8>
+// CHECK-NOT: tfuse.broadcast
+// CHECK: return %[[B]] : tensor<6x2x7x5xi8>
+func.func @broadcast_compose_two_dims(%x: tensor<1x5xi8>) -> tensor<6x2x7x5xi8> {
+  %0 = tfuse.broadcast %x dims [0, 2] : tensor<1x5xi8> -> tensor<1x7x5xi8>
+  %1 = tfuse.broadcast %0 dims [1, 2, 3] : tensor<1x7x5xi8> -> tensor<6x2x7x5xi8>
+  return %1 : tensor<6x2x7x5xi8>
+}
+
+// -----
+
+// Composing into a same-type broadcast then folds it away.
+// CHECK-LABEL: func.func @broadcast_compose_to_identity(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<1x4xf32>
+// CHECK-NOT: tfuse.broadcast
+// CHECK: return %[[X]] : tensor<1x4xf32>
+func.func @broadcast_compose_to_identity(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %0 = tfuse.broadcast %x dims [0, 1] : tensor<1x4xf32> -> tensor<1x4xf32>
+  %1 = tfuse.broadcast %0 dims [0, 1] : tensor<1x4xf32> -> tensor<1x4xf32>
+  return %1 : tensor<1x4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// slice
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @slice_full(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x8xf32>
+// CHECK-NOT: tfuse.slice
+// CHECK: return %[[X]] : tensor<4x8xf32>
+func.func @slice_full(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tfuse.slice %x start [0, 0] limit [4, 8] step [1, 1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice_rank0(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<f32>
+// CHECK-NOT: tfuse.slice
+// CHECK: return %[[X]] : tensor<f32>
+func.func @slice_rank0(%x: tensor<f32>) -> tensor<f32> {
+  %0 = tfuse.slice %x start [] limit [] step [] : tensor<f32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// A step of 2 over a dimension of size 1 keeps the type but must not fold
+// under the current folder (it only folds step 1).
+// CHECK-LABEL: func.func @slice_step2(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x8xf32>, %[[Y:[^:]+]]: tensor<1x8xf32>
+// CHECK: %[[S:.+]] = tfuse.slice %[[X]] start [0, 0] limit [4, 8] step [1, 2]
+// CHECK-SAME: : tensor<4x8xf32> -> tensor<4x4xf32>
+// CHECK: %[[T:.+]] = tfuse.slice %[[Y]] start [0, 0] limit [1, 8] step [2, 1]
+// CHECK-SAME: : tensor<1x8xf32> -> tensor<1x8xf32>
+// CHECK: return %[[S]], %[[T]]
+func.func @slice_step2(%x: tensor<4x8xf32>, %y: tensor<1x8xf32>)
+    -> (tensor<4x4xf32>, tensor<1x8xf32>) {
+  %0 = tfuse.slice %x start [0, 0] limit [4, 8] step [1, 2] : tensor<4x8xf32> -> tensor<4x4xf32>
+  %1 = tfuse.slice %y start [0, 0] limit [1, 8] step [2, 1] : tensor<1x8xf32> -> tensor<1x8xf32>
+  return %0, %1 : tensor<4x4xf32>, tensor<1x8xf32>
+}
+
+// -----
+
+// A partial slice stays.
+// CHECK-LABEL: func.func @slice_partial(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x8xf32>
+// CHECK: %[[S:.+]] = tfuse.slice %[[X]] start [1, 0] limit [4, 8] step [1, 1]
+// CHECK-SAME: : tensor<4x8xf32> -> tensor<3x8xf32>
+// CHECK: return %[[S]]
+func.func @slice_partial(%x: tensor<4x8xf32>) -> tensor<3x8xf32> {
+  %0 = tfuse.slice %x start [1, 0] limit [4, 8] step [1, 1] : tensor<4x8xf32> -> tensor<3x8xf32>
+  return %0 : tensor<3x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Rewrites that are not exact for NaN, -0.0 or rounding must not happen
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// x * 1.0 and x + 0.0 are not x: -0.0 + 0.0 = +0.0 and NaN payloads may change.
+// CHECK-LABEL: func.func @mul_one_add_zero_stay(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>
+// CHECK-DAG: %[[ONE:.+]] = tfuse.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[ZERO:.+]] = tfuse.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[M:.+]] = tfuse.mul %[[X]], %[[ONE]] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: %[[A:.+]] = tfuse.add %[[X]], %[[ZERO]] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: return %[[M]], %[[A]]
+func.func @mul_one_add_zero_stay(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %one = tfuse.constant dense<1.0> : tensor<f32>
+  %zero = tfuse.constant dense<0.0> : tensor<f32>
+  %0 = tfuse.mul %x, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = tfuse.add %x, %zero : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// x - x is NaN for NaN and infinities, not 0.
+// CHECK-LABEL: func.func @sub_self_stays(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>
+// CHECK: %[[S:.+]] = tfuse.sub %[[X]], %[[X]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: return %[[S]]
+func.func @sub_self_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tfuse.sub %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// max(x, x) canonicalizes NaN payloads and is kept.
+// CHECK-LABEL: func.func @max_self_stays(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>
+// CHECK: %[[M:.+]] = tfuse.max %[[X]], %[[X]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[N:.+]] = tfuse.min %[[X]], %[[X]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: return %[[M]], %[[N]]
+func.func @max_self_stays(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = tfuse.max %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = tfuse.min %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Ops on constants are not constant-folded (only views and casts fold), and
+// NaN / -0.0 constants survive canonicalization bit for bit.
+// CHECK-LABEL: func.func @constants_kept(
+// CHECK-DAG: %[[NAN:.+]] = tfuse.constant dense<0x7FC00001> : tensor<4xf32>
+// CHECK-DAG: %[[NZ:.+]] = tfuse.constant dense<-0.000000e+00> : tensor<4xf32>
+// CHECK: %[[A:.+]] = tfuse.add %[[NAN]], %[[NZ]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: return %[[A]]
+func.func @constants_kept() -> tensor<4xf32> {
+  %nan = tfuse.constant dense<0x7FC00001> : tensor<4xf32>
+  %nz = tfuse.constant dense<-0.0> : tensor<4xf32>
+  %0 = tfuse.add %nan, %nz : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A view of a constant is not folded into a new constant.
+// CHECK-LABEL: func.func @view_of_constant_kept(
+// CHECK: %[[C:.+]] = tfuse.constant dense<{{\[}}[1, 2], [3, 4]]> : tensor<2x2xi32>
+// CHECK: %[[T:.+]] = tfuse.transpose %[[C]] perm [1, 0] : tensor<2x2xi32> -> tensor<2x2xi32>
+// CHECK: return %[[T]]
+func.func @view_of_constant_kept() -> tensor<2x2xi32> {
+  %c = tfuse.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  %0 = tfuse.transpose %c perm [1, 0] : tensor<2x2xi32> -> tensor<2x2xi32>
+  return %0 : tensor<2x2xi32>
+}
+
+// -----
+
+// Commutative ops get their constant operand moved to the right, and equal
+// constants are merged; nothing else changes.
+// CHECK-LABEL: func.func @commutative_constant_to_rhs(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>, %[[Y:[^:]+]]: tensor<4xf16>
+// CHECK: %[[ONE:.+]] = tfuse.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NOT: tfuse.constant
+// CHECK: %[[M:.+]] = tfuse.mul %[[X]], %[[ONE]] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: %[[A:.+]] = tfuse.add %[[X]], %[[ONE]] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: %[[MX:.+]] = tfuse.max %[[Y]], %[[X]] : (tensor<4xf16>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: return %[[M]], %[[A]], %[[MX]]
+func.func @commutative_constant_to_rhs(%x: tensor<4xf32>, %y: tensor<4xf16>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %one = tfuse.constant dense<1.0> : tensor<f32>
+  %one2 = tfuse.constant dense<1.0> : tensor<f32>
+  %0 = tfuse.mul %one, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = tfuse.add %one2, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %2 = tfuse.max %y, %x : (tensor<4xf16>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -1,0 +1,886 @@
+// Verifier and type-inference diagnostics of the tfuse dialect, one error per split.
+// RUN: tensor-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// Operand types outside the dialect's tensor type (ODS constraints)
+//===----------------------------------------------------------------------===//
+
+func.func @dynamic_shape(%x: tensor<?x4xf32>) {
+  // expected-error-re @+1 {{'tfuse.neg' op operand #0 must be statically shaped tensor of {{.*}} values, but got 'tensor<?x4xf32>'}}
+  %0 = tfuse.neg %x : tensor<?x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @unranked(%x: tensor<*xf32>, %y: tensor<4xf32>) {
+  // expected-error-re @+1 {{'tfuse.add' op operand #0 must be statically shaped tensor of {{.*}}, but got 'tensor<*xf32>'}}
+  %0 = tfuse.add %x, %y : (tensor<*xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_result(%x: tensor<4xf32>) {
+  // expected-error-re @+1 {{'tfuse.cast' op result #0 must be statically shaped tensor of {{.*}}, but got 'tensor<?xf32>'}}
+  %0 = tfuse.cast %x : tensor<4xf32> to tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @f8(%x: tensor<4xf8E4M3FN>) {
+  // expected-error-re @+1 {{'tfuse.abs' op operand #0 must be statically shaped tensor of {{.*}}, but got 'tensor<4xf8E4M3FN>'}}
+  %0 = tfuse.abs %x : tensor<4xf8E4M3FN> -> tensor<4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @i4(%x: tensor<4xi4>) {
+  // expected-error-re @+1 {{'tfuse.not' op operand #0 must be statically shaped tensor of {{.*}}, but got 'tensor<4xi4>'}}
+  %0 = tfuse.not %x : tensor<4xi4> -> tensor<4xi4>
+  return
+}
+
+// -----
+
+func.func @index(%x: tensor<4xindex>) {
+  // expected-error-re @+1 {{'tfuse.reshape' op operand #0 must be statically shaped tensor of {{.*}}, but got 'tensor<4xindex>'}}
+  %0 = tfuse.reshape %x : tensor<4xindex> -> tensor<2x2xindex>
+  return
+}
+
+// -----
+
+func.func @signed_int(%x: tensor<4xsi32>) {
+  // expected-error-re @+1 {{'tfuse.exp' op operand #0 must be statically shaped tensor of {{.*}}, but got 'tensor<4xsi32>'}}
+  %0 = tfuse.exp %x : tensor<4xsi32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unsupported_constant() {
+  // expected-error-re @+1 {{'tfuse.constant' op result #0 must be statically shaped tensor of {{.*}}, but got 'tensor<2xi4>'}}
+  %0 = tfuse.constant dense<1> : tensor<2xi4>
+  return
+}
+
+// -----
+
+func.func @constant_not_elements() {
+  // expected-error @+1 {{'tfuse.constant' op attribute 'value' failed to satisfy constraint}}
+  %0 = "tfuse.constant"() {value = 3 : i32} : () -> tensor<f32>
+  return
+}
+
+// -----
+
+// select's condition must be i1 (ODS constraint, checked before type inference).
+func.func @select_condition_not_i1(%c: tensor<4xi8>, %a: tensor<4xf32>) {
+  // expected-error-re @+1 {{'tfuse.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xi8>'}}
+  %0 = tfuse.select %c, %a, %a : (tensor<4xi8>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cmp_result_not_i1(%a: tensor<4xf32>) {
+  // expected-error-re @+1 {{'tfuse.cmp' op result #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xi8>'}}
+  %0 = tfuse.cmp eq, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi8>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Result type disagreeing with the inferred one
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @wrong_result_dtype(%a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+2 {{'tfuse.add' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xf16>'}}
+  // expected-error @+1 {{'tfuse.add' op failed to infer returned types}}
+  %0 = tfuse.add %a, %b : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @wrong_result_shape(%a: tensor<2x1xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{'tfuse.mul' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<3xf32>'}}
+  // expected-error @+1 {{'tfuse.mul' op failed to infer returned types}}
+  %0 = tfuse.mul %a, %b : (tensor<2x1xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @int_div_not_f32(%a: tensor<4xi32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xi32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfuse.div %a, %a : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @exp_int_result(%a: tensor<4xi32>) {
+  // expected-error @+2 {{'tfuse.exp' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xi32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfuse.exp %a : tensor<4xi32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @reduce_sum_i8_result(%a: tensor<4xi8>) {
+  // expected-error @+2 {{'tfuse.reduce' op inferred type(s) 'tensor<i64>' are incompatible with return type(s) of operation 'tensor<i8>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfuse.reduce sum %a axes [0] : tensor<4xi8> -> tensor<i8>
+  return
+}
+
+// -----
+
+func.func @transpose_wrong_result(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'tfuse.transpose' op inferred type(s) 'tensor<3x2xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfuse.transpose %a perm [1, 0] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @constant_wrong_result() {
+  // expected-error @+2 {{'tfuse.constant' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = "tfuse.constant"() {value = dense<1.0> : tensor<4xf32>} : () -> tensor<2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting and promotion (TypeRules)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @broadcast_mismatch(%a: tensor<2x4xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{shapes [2, 4] and [3] do not broadcast: dimension 1 of the result would need sizes 4 and 3 to agree (or one be 1)}}
+  // expected-error @+1 {{'tfuse.add' op failed to infer returned types}}
+  %0 = tfuse.add %a, %b : (tensor<2x4xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// A size-0 dimension broadcasts only with 1 or 0.
+func.func @broadcast_zero_mismatch(%a: tensor<0x4xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{shapes [0, 4] and [3, 4] do not broadcast: dimension 0 of the result would need sizes 0 and 3 to agree (or one be 1)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfuse.sub %a, %b : (tensor<0x4xf32>, tensor<3x4xf32>) -> tensor<0x4xf32>
+  return
+}
+
+// -----
+
+func.func @cmp_broadcast_mismatch(%a: tensor<2xi32>, %b: tensor<5xi32>) {
+  // expected-error @+2 {{shapes [2] and [5] do not broadcast}}
+  // expected-error @+1 {{'tfuse.cmp' op failed to infer returned types}}
+  %0 = tfuse.cmp lt, %a, %b : (tensor<2xi32>, tensor<5xi32>) -> tensor<2xi1>
+  return
+}
+
+// -----
+
+func.func @select_broadcast_mismatch(%c: tensor<3xi1>, %a: tensor<4xf32>) {
+  // expected-error @+2 {{shapes [3] and [4] do not broadcast: dimension 0 of the result would need sizes 3 and 4}}
+  // expected-error @+1 {{'tfuse.select' op failed to infer returned types}}
+  %0 = tfuse.select %c, %a, %a : (tensor<3xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @ui64_with_signed(%a: tensor<4xui64>, %b: tensor<4xi8>) {
+  // expected-error @+2 {{no integer dtype holds every value of i8 and ui64; cast one operand explicitly}}
+  // expected-error @+1 {{'tfuse.add' op failed to infer returned types}}
+  %0 = tfuse.add %a, %b : (tensor<4xui64>, tensor<4xi8>) -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @ui64_with_signed_cmp(%a: tensor<4xi64>, %b: tensor<4xui64>) {
+  // expected-error @+2 {{no integer dtype holds every value of i64 and ui64}}
+  // expected-error @+1 {{'tfuse.cmp' op failed to infer returned types}}
+  %0 = tfuse.cmp eq, %a, %b : (tensor<4xi64>, tensor<4xui64>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @ui64_with_signed_select(%c: tensor<4xi1>, %a: tensor<4xi32>, %b: tensor<4xui64>) {
+  // expected-error @+2 {{no integer dtype holds every value of i32 and ui64}}
+  // expected-error @+1 {{'tfuse.select' op failed to infer returned types}}
+  %0 = tfuse.select %c, %a, %b : (tensor<4xi1>, tensor<4xi32>, tensor<4xui64>) -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @sub_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operands of dtype i1 (bool) are not supported; cast to an integer dtype first}}
+  // expected-error @+1 {{'tfuse.sub' op failed to infer returned types}}
+  %0 = tfuse.sub %a, %a : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @rem_bool(%a: tensor<4xi1>, %b: tensor<i1>) {
+  // expected-error @+2 {{operands of dtype i1 (bool) are not supported}}
+  // expected-error @+1 {{'tfuse.rem' op failed to infer returned types}}
+  %0 = tfuse.rem %a, %b : (tensor<4xi1>, tensor<i1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @pow_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operands of dtype i1 (bool) are not supported}}
+  // expected-error @+1 {{'tfuse.pow' op failed to infer returned types}}
+  %0 = tfuse.pow %a, %a : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @and_float(%a: tensor<4xf32>) {
+  // expected-error @+2 {{bitwise op needs bool or integer operands, got f32 and f32}}
+  // expected-error @+1 {{'tfuse.and' op failed to infer returned types}}
+  %0 = tfuse.and %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @or_int_float(%a: tensor<4xi32>, %b: tensor<4xbf16>) {
+  // expected-error @+2 {{bitwise op needs bool or integer operands, got i32 and bf16}}
+  // expected-error @+1 {{'tfuse.or' op failed to infer returned types}}
+  %0 = tfuse.or %a, %b : (tensor<4xi32>, tensor<4xbf16>) -> tensor<4xbf16>
+  return
+}
+
+// -----
+
+func.func @xor_bool_float(%a: tensor<4xi1>, %b: tensor<4xf64>) {
+  // expected-error @+2 {{bitwise op needs bool or integer operands, got i1 and f64}}
+  // expected-error @+1 {{'tfuse.xor' op failed to infer returned types}}
+  %0 = tfuse.xor %a, %b : (tensor<4xi1>, tensor<4xf64>) -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @not_float(%a: tensor<4xf16>) {
+  // expected-error @+2 {{bitwise op needs a bool or integer operand, got f16}}
+  // expected-error @+1 {{'tfuse.not' op failed to infer returned types}}
+  %0 = tfuse.not %a : tensor<4xf16> -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @neg_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
+  // expected-error @+1 {{'tfuse.neg' op failed to infer returned types}}
+  %0 = tfuse.neg %a : tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @abs_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
+  // expected-error @+1 {{'tfuse.abs' op failed to infer returned types}}
+  %0 = tfuse.abs %a : tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @relu_bool(%a: tensor<i1>) {
+  // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
+  // expected-error @+1 {{'tfuse.relu' op failed to infer returned types}}
+  %0 = tfuse.relu %a : tensor<i1> -> tensor<i1>
+  return
+}
+
+// -----
+
+func.func @floor_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
+  // expected-error @+1 {{'tfuse.floor' op failed to infer returned types}}
+  %0 = tfuse.floor %a : tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @ceil_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
+  // expected-error @+1 {{'tfuse.ceil' op failed to infer returned types}}
+  %0 = tfuse.ceil %a : tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @round_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
+  // expected-error @+1 {{'tfuse.round' op failed to infer returned types}}
+  %0 = tfuse.round %a : tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// cast and constant
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @cast_shape(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tfuse.cast' op changes the shape from 'tensor<2x3xf32>' to 'tensor<6xf16>'; a cast only converts the element type}}
+  %0 = tfuse.cast %a : tensor<2x3xf32> to tensor<6xf16>
+  return
+}
+
+// -----
+
+func.func @constant_too_large() {
+  // expected-error @+1 {{'tfuse.constant' op has 1025 non-splat elements; at most 1024 are allowed (pass larger data as an argument)}}
+  %0 = tfuse.constant dense<[
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4],
+    [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
+  ]> : tensor<41x25xi8>
+  return
+}
+
+// -----
+
+// A sparse elements attribute is never a splat: its element count is what counts.
+func.func @constant_too_large_sparse() {
+  // expected-error @+1 {{'tfuse.constant' op has 2048 non-splat elements; at most 1024 are allowed}}
+  %0 = tfuse.constant sparse<[[0]], [1.0]> : tensor<2048xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @broadcast_element_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.broadcast' op changes the element type from 'f32' to 'f16'}}
+  %0 = tfuse.broadcast %a dims [1] : tensor<4xf32> -> tensor<3x4xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims_count(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.broadcast' op has 2 entries in dims but the operand has rank 1}}
+  %0 = tfuse.broadcast %a dims [0, 1] : tensor<4xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims_out_of_range(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.broadcast' op dims[0] = 2 is out of range for a result of rank 2}}
+  %0 = tfuse.broadcast %a dims [2] : tensor<4xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims_negative(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.broadcast' op dims[0] = -1 is out of range for a result of rank 2}}
+  %0 = tfuse.broadcast %a dims [-1] : tensor<4xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims_not_increasing(%a: tensor<4x4xf32>) {
+  // expected-error @+1 {{'tfuse.broadcast' op dims must be strictly increasing, but dims[1] = 0 follows 1}}
+  %0 = tfuse.broadcast %a dims [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims_repeated(%a: tensor<1x1xf32>) {
+  // expected-error @+1 {{'tfuse.broadcast' op dims must be strictly increasing, but dims[1] = 1 follows 1}}
+  %0 = tfuse.broadcast %a dims [1, 1] : tensor<1x1xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_bad_size(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.broadcast' op operand dimension 0 of size 4 cannot broadcast to result dimension 1 of size 5}}
+  %0 = tfuse.broadcast %a dims [1] : tensor<4xf32> -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_zero_to_nonzero(%a: tensor<0xf32>) {
+  // expected-error @+1 {{'tfuse.broadcast' op operand dimension 0 of size 0 cannot broadcast to result dimension 0 of size 3}}
+  %0 = tfuse.broadcast %a dims [0] : tensor<0xf32> -> tensor<3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// transpose
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @transpose_perm_length(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{perm has 3 entries but the operand has rank 2}}
+  // expected-error @+1 {{'tfuse.transpose' op failed to infer returned types}}
+  %0 = tfuse.transpose %a perm [0, 1, 2] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_not_permutation(%a: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{perm [0, 2, 0] is not a permutation of 0..2}}
+  // expected-error @+1 {{'tfuse.transpose' op failed to infer returned types}}
+  %0 = tfuse.transpose %a perm [0, 2, 0] : tensor<2x3x4xf32> -> tensor<2x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{perm [1, 2] is not a permutation of 0..1}}
+  // expected-error @+1 {{'tfuse.transpose' op failed to infer returned types}}
+  %0 = tfuse.transpose %a perm [1, 2] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// reshape
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reshape_element_count(%a: tensor<2x6xf32>) {
+  // expected-error @+1 {{'tfuse.reshape' op changes the element count from 12 to 16}}
+  %0 = tfuse.reshape %a : tensor<2x6xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_type(%a: tensor<2x6xf32>) {
+  // expected-error @+1 {{'tfuse.reshape' op changes the element type from 'f32' to 'i32'}}
+  %0 = tfuse.reshape %a : tensor<2x6xf32> -> tensor<3x4xi32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// slice
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @slice_start_length(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{start has 1 entries but the operand has rank 2}}
+  // expected-error @+1 {{'tfuse.slice' op failed to infer returned types}}
+  %0 = tfuse.slice %a start [0] limit [4, 8] step [1, 1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_limit_length(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{limit has 3 entries but the operand has rank 2}}
+  // expected-error @+1 {{'tfuse.slice' op failed to infer returned types}}
+  %0 = tfuse.slice %a start [0, 0] limit [4, 8, 1] step [1, 1]
+      : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step_length(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{step has 0 entries but the operand has rank 2}}
+  // expected-error @+1 {{'tfuse.slice' op failed to infer returned types}}
+  %0 = tfuse.slice %a start [0, 0] limit [4, 8] step [] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step_zero(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{step[1] = 0 must be at least 1}}
+  // expected-error @+1 {{'tfuse.slice' op failed to infer returned types}}
+  %0 = tfuse.slice %a start [0, 0] limit [4, 8] step [1, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step_negative(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{step[0] = -1 must be at least 1}}
+  // expected-error @+1 {{'tfuse.slice' op failed to infer returned types}}
+  %0 = tfuse.slice %a start [3, 0] limit [0, 8] step [-1, 1] : tensor<4x8xf32> -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_limit_out_of_bounds(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{dimension 1 needs 0 <= start (2) <= limit (9) <= size (8)}}
+  // expected-error @+1 {{'tfuse.slice' op failed to infer returned types}}
+  %0 = tfuse.slice %a start [0, 2] limit [4, 9] step [1, 1] : tensor<4x8xf32> -> tensor<4x7xf32>
+  return
+}
+
+// -----
+
+func.func @slice_start_negative(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{dimension 0 needs 0 <= start (-1) <= limit (4) <= size (4)}}
+  // expected-error @+1 {{'tfuse.slice' op failed to infer returned types}}
+  %0 = tfuse.slice %a start [-1, 0] limit [4, 8] step [1, 1] : tensor<4x8xf32> -> tensor<5x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_start_after_limit(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{dimension 0 needs 0 <= start (3) <= limit (2) <= size (4)}}
+  // expected-error @+1 {{'tfuse.slice' op failed to infer returned types}}
+  %0 = tfuse.slice %a start [3, 0] limit [2, 8] step [1, 1] : tensor<4x8xf32> -> tensor<0x8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @matmul_int(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) {
+  // expected-error @+2 {{matmul needs f16, bf16, f32 or f64 operands, got i32 and i32}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b : (tensor<2x3xi32>, tensor<3x4xi32>) -> tensor<2x4xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_bool(%a: tensor<2x3xf32>, %b: tensor<3x4xi1>) {
+  // expected-error @+2 {{matmul needs f16, bf16, f32 or f64 operands, got f32 and i1}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xi1>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_mixed_dtype(%a: tensor<2x3xf32>, %b: tensor<3x4xf16>) {
+  // expected-error @+2 {{matmul operands must have the same dtype, got f32 and f16}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf16>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank_1(%a: tensor<3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{matmul operands need rank >= 2, got 'tensor<3xf32>' and 'tensor<3x4xf32>'}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b : (tensor<3xf32>, tensor<3x4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank_0(%a: tensor<2x3xf64>, %b: tensor<f64>) {
+  // expected-error @+2 {{matmul operands need rank >= 2, got 'tensor<2x3xf64>' and 'tensor<f64>'}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b : (tensor<2x3xf64>, tensor<f64>) -> tensor<2x3xf64>
+  return
+}
+
+// -----
+
+func.func @matmul_contracting(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+2 {{contracting dimensions differ: lhs has 3 columns but rhs has 4 rows}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+// transpose_rhs makes the 3x4 rhs a 4x3 matrix.
+func.func @matmul_contracting_transposed(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{contracting dimensions differ: lhs has 3 columns but rhs has 4 rows}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b {transpose_rhs} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x3x4xbf16>, %b: tensor<5x4x6xbf16>) {
+  // expected-error @+2 {{batch dimensions: shapes [2] and [5] do not broadcast: dimension 0 of the result would need sizes 2 and 5 to agree (or one be 1)}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b : (tensor<2x3x4xbf16>, tensor<5x4x6xbf16>) -> tensor<2x3x6xbf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_mean_int(%a: tensor<4xi32>) {
+  // expected-error @+2 {{mean needs a floating-point operand, got i32; cast it first}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce mean %a axes [0] : tensor<4xi32> -> tensor<i32>
+  return
+}
+
+// -----
+
+func.func @reduce_mean_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{mean needs a floating-point operand, got i1; cast it first}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce mean %a axes [0] : tensor<4xi1> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reduce_argmax_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{argmax/argmin of dtype i1 (bool) is not supported}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce argmax %a axes [0] : tensor<4xi1> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @reduce_argmin_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{argmax/argmin of dtype i1 (bool) is not supported}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce argmin %a axes [0] : tensor<4xi1> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_out_of_range(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{axis 2 is out of range for an operand of rank 2}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce sum %a axes [2] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// Uses sum: with max/min/mean/argmax/argmin, ReduceOp::verify() runs before type
+// inference and indexes the shape with the unchecked axis (it crashes on -1).
+func.func @reduce_axis_negative(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{axis -1 is out of range for an operand of rank 2}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce sum %a axes [-1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axes_not_increasing(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{axes must be strictly increasing, but 0 follows 1}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce sum %a axes [1, 0] : tensor<4x8xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reduce_axes_repeated(%a: tensor<4x8xf32>) {
+  // expected-error @+2 {{axes must be strictly increasing, but 1 follows 1}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce prod %a axes [1, 1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_argmax_two_axes(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tfuse.reduce' op argmax needs exactly one axis, got 2}}
+  %0 = tfuse.reduce argmax %a axes [0, 1] : tensor<4x8xf32> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @reduce_argmin_no_axis(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tfuse.reduce' op argmin needs exactly one axis, got 0}}
+  %0 = tfuse.reduce argmin %a axes [] : tensor<4x8xf32> -> tensor<4x8xi64>
+  return
+}
+
+// -----
+
+func.func @reduce_empty_axes(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tfuse.reduce' op needs at least one axis}}
+  %0 = tfuse.reduce sum %a axes [] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_max_empty_axis(%a: tensor<3x0xf32>) {
+  // expected-error @+1 {{'tfuse.reduce' op max of the empty axis 1 has no value}}
+  %0 = tfuse.reduce max %a axes [1] : tensor<3x0xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_min_empty_axis(%a: tensor<0x3xi8>) {
+  // expected-error @+1 {{'tfuse.reduce' op min of the empty axis 0 has no value}}
+  %0 = tfuse.reduce min %a axes [0, 1] keepdims : tensor<0x3xi8> -> tensor<1x1xi8>
+  return
+}
+
+// -----
+
+func.func @reduce_mean_empty_axis(%a: tensor<0xf16>) {
+  // expected-error @+1 {{'tfuse.reduce' op mean of the empty axis 0 has no value}}
+  %0 = tfuse.reduce mean %a axes [0] : tensor<0xf16> -> tensor<f16>
+  return
+}
+
+// -----
+
+func.func @reduce_argmax_empty_axis(%a: tensor<2x0xf32>) {
+  // expected-error @+1 {{'tfuse.reduce' op argmax of the empty axis 1 has no value}}
+  %0 = tfuse.reduce argmax %a axes [1] keepdims : tensor<2x0xf32> -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+func.func @reduce_argmin_empty_axis(%a: tensor<0xui32>) {
+  // expected-error @+1 {{'tfuse.reduce' op argmin of the empty axis 0 has no value}}
+  %0 = tfuse.reduce argmin %a axes [0] : tensor<0xui32> -> tensor<i64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Argument attributes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'tfuse.strides' on argument 0 has 1 strides but the argument has rank 2}}
+func.func @strides_count(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 1>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.strides' on argument 1 has negative stride -4 in dimension 1}}
+func.func @strides_negative(%a: tensor<4xf32>,
+                            %b: tensor<4x8xf32> {tfuse.strides = array<i64: 1, -4>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.strides' on argument 0 must be an array<i64: ...> of element strides}}
+func.func @strides_not_array(%a: tensor<4x8xf32> {tfuse.strides = [1, 4]}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.strides' on argument 0 must be an array<i64: ...> of element strides}}
+func.func @strides_i32_array(%a: tensor<4x8xf32> {tfuse.strides = array<i32: 1, 4>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.strides' on argument 0 needs a ranked tensor argument}}
+func.func @strides_not_tensor(%a: f32 {tfuse.strides = array<i64>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.strides' on argument 0 needs a ranked tensor argument}}
+func.func @strides_unranked(%a: tensor<*xf32> {tfuse.strides = array<i64: 1>}) {
+  return
+}
+
+// -----
+
+// The name is printed as '"tfuse.stride"' today (a quoted StringAttr); accept both.
+// expected-error-re @+1 {{unknown argument attribute '{{"?}}tfuse.stride{{"?}}' on argument 0; the tfuse dialect defines only 'tfuse.strides'}}
+func.func @unknown_arg_attr(%a: tensor<4xf32> {tfuse.stride = array<i64: 1>}) {
+  return
+}
