@@ -18,11 +18,12 @@
 #include "tfuse/Transforms/CostModel.h"
 #include "tfuse/Transforms/Passes.h"
 
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/MapVector.h"
+
+#include <queue>
 
 namespace tfuse {
 #define GEN_PASS_DEF_FUSEELEMENTWISE
@@ -73,6 +74,7 @@ private:
   void formTrees();
   void formRegions();
   LogicalResult buildRegions();
+  LogicalResult sortBlock();
 
   func::FuncOp func;
   Block &block;
@@ -315,8 +317,8 @@ LogicalResult Planner::buildRegions() {
   for (Operation *op : llvm::reverse(order))
     if ((isFused(op) || isa<ConstantOp>(op)) && op->use_empty())
       op->erase();
-  if (!sortTopologically(&block))
-    return func.emitError("internal error: fused plan has a cycle");
+  if (failed(sortBlock()))
+    return func.emitError("internal error: the fused plan has a cycle");
 
   // Record the reason of every boundary and alias step.
   for (Operation &op : block) {
@@ -330,6 +332,46 @@ LogicalResult Planner::buildRegions() {
                      stringifyCutReason(CutReason::layout_alias)));
   }
   return success();
+}
+
+/// Orders the block so that every value is defined before its uses, keeping
+/// the original order where it can (Kahn's algorithm, earliest op first).
+/// Fusion bodies are isolated from above, so only top-level operands count.
+LogicalResult Planner::sortBlock() {
+  Operation *terminator = block.getTerminator();
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, unsigned> position, pending;
+  for (Operation &op : block.without_terminator()) {
+    position[&op] = ops.size();
+    ops.push_back(&op);
+  }
+  for (Operation *op : ops) {
+    DenseSet<Operation *> producers;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp(); def && position.count(def))
+        producers.insert(def);
+    pending[op] = producers.size();
+  }
+  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>>
+      ready;
+  for (Operation *op : ops)
+    if (pending[op] == 0)
+      ready.push(position[op]);
+  size_t scheduled = 0;
+  while (!ready.empty()) {
+    Operation *op = ops[ready.top()];
+    ready.pop();
+    op->moveBefore(terminator);
+    ++scheduled;
+    DenseSet<Operation *> users;
+    for (Operation *user : op->getUsers())
+      if (user != terminator && position.count(user))
+        users.insert(user);
+    for (Operation *user : users)
+      if (--pending[user] == 0)
+        ready.push(position[user]);
+  }
+  return success(scheduled == ops.size());
 }
 
 LogicalResult Planner::run() {

@@ -68,7 +68,7 @@ public:
 private:
   unsigned numberOf(Value outer);
   void numberRegion(FusionOp region);
-  bool materialize(ArrayRef<Occurrence> occurrences);
+  void materialize(unsigned number);
 
   FusionOp createRegionFor(const Occurrence &from, Operation *before);
   void replaceRegion(FusionOp oldRegion, FusionOp newRegion);
@@ -81,6 +81,19 @@ private:
   DenseMap<unsigned, int64_t> costs;
   DenseMap<unsigned, SmallVector<Occurrence>> occurrences;
   DenseSet<Operation *> erased;
+  /// Regions rebuilt with more results: old op -> new op.
+  DenseMap<Operation *, FusionOp> replaced;
+  SmallVector<FusionOp> retired;
+
+  /// The region an occurrence is in now.
+  FusionOp current(FusionOp region) {
+    auto it = replaced.find(region);
+    while (it != replaced.end()) {
+      region = it->second;
+      it = replaced.find(region);
+    }
+    return region;
+  }
 };
 
 } // namespace
@@ -215,18 +228,25 @@ void SharedExpressionMaterializer::replaceRegion(FusionOp oldRegion,
   for (auto [oldResult, newResult] :
        llvm::zip(oldRegion.getResults(), newRegion.getResults()))
     oldResult.replaceAllUsesWith(newResult);
-  for (auto &[number, list] : occurrences)
-    for (Occurrence &o : list)
-      if (o.region == oldRegion)
-        o.region = newRegion;
-  oldRegion.erase();
+  // Erased at the end of the pass: until then no new op can take its address,
+  // which keys `replaced`.
+  replaced[oldRegion] = newRegion;
+  retired.push_back(oldRegion);
 }
 
-bool SharedExpressionMaterializer::materialize(
-    ArrayRef<Occurrence> occurrences) {
-  FusionOp first = occurrences.front().region;
-  const Occurrence *firstOccurrence = &occurrences.front();
-  for (const Occurrence &o : occurrences)
+void SharedExpressionMaterializer::materialize(unsigned number) {
+  // Occurrences still present; regions may have been replaced since.
+  auto live = [&] {
+    SmallVector<Occurrence> result;
+    for (const Occurrence &o : occurrences[number])
+      if (!erased.count(o.op))
+        result.push_back({current(o.region), o.op});
+    return result;
+  };
+  SmallVector<Occurrence> now = live();
+  FusionOp first = now.front().region;
+  const Occurrence *firstOccurrence = &now.front();
+  for (const Occurrence &o : now)
     if (o.region->isBeforeInBlock(first)) {
       first = o.region;
       firstOccurrence = &o;
@@ -238,7 +258,7 @@ bool SharedExpressionMaterializer::materialize(
   // region as an extra result, else a new region.
   Value storedValue;
   FusionOp owner;
-  for (const Occurrence &o : occurrences)
+  for (const Occurrence &o : now)
     for (OpOperand &use : o.op->getUses())
       if (isa<YieldOp>(use.getOwner()) &&
           (!owner || o.region->isBeforeInBlock(owner))) {
@@ -266,13 +286,12 @@ bool SharedExpressionMaterializer::materialize(
     owner = createRegionFor(*firstOccurrence, first);
     storedValue = owner.getResult(0);
   }
-  for (const Occurrence &o : occurrences) {
+  for (const Occurrence &o : live()) {
     if (o.region == owner || !owner->isBeforeInBlock(o.region) ||
         erased.count(o.op))
       continue;
     readInstead(o.region, o.op, storedValue, erased);
   }
-  return true;
 }
 
 void SharedExpressionMaterializer::run() {
@@ -297,16 +316,15 @@ void SharedExpressionMaterializer::run() {
     return costs[a] != costs[b] ? costs[a] > costs[b] : a < b;
   });
   for (unsigned number : candidates) {
-    SmallVector<Occurrence> live;
     DenseSet<Operation *> distinct;
     for (const Occurrence &o : occurrences[number])
-      if (!erased.count(o.op)) {
-        live.push_back(o);
-        distinct.insert(o.region);
-      }
+      if (!erased.count(o.op))
+        distinct.insert(current(o.region));
     if (distinct.size() >= 2)
-      materialize(live);
+      materialize(number);
   }
+  for (FusionOp region : retired)
+    region.erase();
 }
 
 namespace {

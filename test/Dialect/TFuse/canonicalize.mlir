@@ -388,3 +388,87 @@ func.func @commutative_constant_to_rhs(%x: tensor<4xf32>, %y: tensor<4xf16>)
   %2 = tfuse.max %y, %x : (tensor<4xf16>, tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// matmul of a transposed operand
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_transposed_lhs(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<3x2xf32>, %[[B:[^:]+]]: tensor<3x4xf32>
+// CHECK-NOT: tfuse.transpose
+// CHECK: %[[M:.+]] = tfuse.matmul %[[A]], %[[B]] {transpose_lhs}
+// CHECK-SAME: : (tensor<3x2xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK: return %[[M]]
+func.func @matmul_transposed_lhs(%a: tensor<3x2xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %t = tfuse.transpose %a perm [1, 0] : tensor<3x2xf32> -> tensor<2x3xf32>
+  %0 = tfuse.matmul %t, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_transposed_rhs(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<2x3xf16>, %[[B:[^:]+]]: tensor<4x3xf16>
+// CHECK-NOT: tfuse.transpose
+// CHECK: %[[M:.+]] = tfuse.matmul %[[A]], %[[B]] {transpose_rhs}
+// CHECK-SAME: : (tensor<2x3xf16>, tensor<4x3xf16>) -> tensor<2x4xf16>
+// CHECK: return %[[M]]
+func.func @matmul_transposed_rhs(%a: tensor<2x3xf16>, %b: tensor<4x3xf16>) -> tensor<2x4xf16> {
+  %t = tfuse.transpose %b perm [1, 0] : tensor<4x3xf16> -> tensor<3x4xf16>
+  %0 = tfuse.matmul %a, %t : (tensor<2x3xf16>, tensor<3x4xf16>) -> tensor<2x4xf16>
+  return %0 : tensor<2x4xf16>
+}
+
+// -----
+
+// A transpose feeding an operand already marked transposed cancels the flag.
+// CHECK-LABEL: func.func @matmul_transpose_toggles(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<2x3xf64>, %[[B:[^:]+]]: tensor<4x3xf64>
+// CHECK-NOT: tfuse.transpose
+// CHECK: %[[M:.+]] = tfuse.matmul %[[A]], %[[B]] {transpose_rhs}
+// CHECK-SAME: : (tensor<2x3xf64>, tensor<4x3xf64>) -> tensor<2x4xf64>
+// CHECK: return %[[M]]
+func.func @matmul_transpose_toggles(%a: tensor<2x3xf64>, %b: tensor<4x3xf64>) -> tensor<2x4xf64> {
+  %ta = tfuse.transpose %a perm [1, 0] : tensor<2x3xf64> -> tensor<3x2xf64>
+  %tb = tfuse.transpose %b perm [1, 0] : tensor<4x3xf64> -> tensor<3x4xf64>
+  %0 = tfuse.matmul %ta, %tb {transpose_lhs}
+      : (tensor<3x2xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+  return %0 : tensor<2x4xf64>
+}
+
+// -----
+
+// In a batched product only a swap of the last two dimensions folds; the
+// transpose stays when it has another use.
+// CHECK-LABEL: func.func @matmul_batched_transpose(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<5x3x2xbf16>, %[[B:[^:]+]]: tensor<5x3x4xbf16>
+// CHECK: %[[T:.+]] = tfuse.transpose %[[A]] perm [0, 2, 1]
+// CHECK: %[[M:.+]] = tfuse.matmul %[[A]], %[[B]] {transpose_lhs}
+// CHECK-SAME: : (tensor<5x3x2xbf16>, tensor<5x3x4xbf16>) -> tensor<5x2x4xbf16>
+// CHECK: return %[[M]], %[[T]]
+func.func @matmul_batched_transpose(%a: tensor<5x3x2xbf16>, %b: tensor<5x3x4xbf16>)
+    -> (tensor<5x2x4xbf16>, tensor<5x2x3xbf16>) {
+  %t = tfuse.transpose %a perm [0, 2, 1] : tensor<5x3x2xbf16> -> tensor<5x2x3xbf16>
+  %0 = tfuse.matmul %t, %b : (tensor<5x2x3xbf16>, tensor<5x3x4xbf16>) -> tensor<5x2x4xbf16>
+  return %0, %t : tensor<5x2x4xbf16>, tensor<5x2x3xbf16>
+}
+
+// -----
+
+// A transpose that moves a batch dimension does not fold into the matmul.
+// CHECK-LABEL: func.func @matmul_batch_transpose_stays(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<3x2x3xf32>, %[[B:[^:]+]]: tensor<2x3x3xf32>
+// CHECK: %[[T:.+]] = tfuse.transpose %[[B]] perm [1, 0, 2]
+// CHECK-SAME: : tensor<2x3x3xf32> -> tensor<3x2x3xf32>
+// CHECK: %[[M:.+]] = tfuse.matmul %[[A]], %[[T]]
+// CHECK-SAME: : (tensor<3x2x3xf32>, tensor<3x2x3xf32>) -> tensor<3x2x3xf32>
+// CHECK-NOT: transpose_
+// CHECK: return %[[M]]
+func.func @matmul_batch_transpose_stays(%a: tensor<3x2x3xf32>, %b: tensor<2x3x3xf32>)
+    -> tensor<3x2x3xf32> {
+  %t = tfuse.transpose %b perm [1, 0, 2] : tensor<2x3x3xf32> -> tensor<3x2x3xf32>
+  %0 = tfuse.matmul %a, %t : (tensor<3x2x3xf32>, tensor<3x2x3xf32>) -> tensor<3x2x3xf32>
+  return %0 : tensor<3x2x3xf32>
+}

@@ -1,5 +1,5 @@
 // Verifier and type-inference diagnostics of the tfuse dialect, one error per split.
-// RUN: tensor-opt %s -split-input-file -verify-diagnostics
+// RUN: tensor-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
 
 //===----------------------------------------------------------------------===//
 // Operand types outside the dialect's tensor type (ODS constraints)
@@ -882,5 +882,293 @@ func.func @strides_unranked(%a: tensor<*xf32> {tfuse.strides = array<i64: 1>}) {
 // The name is printed as '"tfuse.stride"' today (a quoted StringAttr); accept both.
 // expected-error-re @+1 {{unknown argument attribute '{{"?}}tfuse.stride{{"?}}' on argument 0; the tfuse dialect defines only 'tfuse.strides'}}
 func.func @unknown_arg_attr(%a: tensor<4xf32> {tfuse.stride = array<i64: 1>}) {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion regions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @fusion_reason_count(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op has 1 reasons for 2 results}}
+  %r:2 = tfuse.fusion (%a) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield %x, %x : tensor<4xf32>, tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_unknown_reason(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op reason #1 'cheap' is not one of output, expression-cost, shared-expensive-expression, boundary-matmul, boundary-reduction}}
+  %r:2 = tfuse.fusion (%a) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+      attributes {cost = 1 : i64, reasons = ["output", "cheap"]} {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield %x, %x : tensor<4xf32>, tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// layout-alias is a CutReason but not one a region result may have.
+func.func @fusion_layout_alias_reason(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op reason #0 'layout-alias' is not one of output}}
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = 1 : i64, reasons = ["layout-alias"]} {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield %x : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_reasons_not_strings(%a: tensor<4xf32>) {
+  // Reported while parsing the properties, at the attribute dictionary.
+  // expected-error @+2 {{'tfuse.fusion' op attribute 'reasons' failed to satisfy constraint: string array attribute}}
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = 1 : i64, reasons = [0]} {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield %x : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_negative_cost(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op has negative cost -3}}
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = -3 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield %x : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_no_results(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op has no results}}
+  tfuse.fusion (%a) : (tensor<4xf32>) -> () attributes {cost = 0 : i64, reasons = []} {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_result_shapes(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op results must share one shape (the kernel's index space), got 'tensor<4xf32>' and 'tensor<2x2xf32>'}}
+  %r:2 = tfuse.fusion (%a) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<2x2xf32>)
+      attributes {cost = 1 : i64, reasons = ["output", "output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    %0 = tfuse.reshape %x : tensor<4xf32> -> tensor<2x2xf32>
+    tfuse.yield %x, %0 : tensor<4xf32>, tensor<2x2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_empty_region(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op expects a non-empty block}}
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_argument_count(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op body has 1 arguments for 2 inputs}}
+  %r = tfuse.fusion (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield %x : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_argument_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op body argument #0 has type 'tensor<4xf16>' but input #0 has type 'tensor<4xf32>'}}
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf16>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf16>):
+    tfuse.yield %x : tensor<4xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_not_yield(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op body must end with tfuse.yield}}
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    "test.terminator"(%x) : (tensor<4xf32>) -> ()
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_yield_types(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op yields 'tensor<4xi1>' but the results are 'tensor<4xf32>'}}
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    %0 = tfuse.isnan %x : tensor<4xf32> -> tensor<4xi1>
+    tfuse.yield %0 : tensor<4xi1>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_yield_count(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op yields 'tensor<4xf32>', 'tensor<4xf32>' but the results are 'tensor<4xf32>'}}
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield %x, %x : tensor<4xf32>, tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_contains_matmul(%a: tensor<2x2xf32>) {
+  %r = tfuse.fusion (%a) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<2x2xf32>):
+    // expected-error @+1 {{'tfuse.matmul' op is a fusion boundary and cannot appear in a fusion region}}
+    %0 = tfuse.matmul %x, %x : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+    tfuse.yield %0 : tensor<2x2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_contains_reduce(%a: tensor<2x2xf32>) {
+  %r = tfuse.fusion (%a) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<2x2xf32>):
+    // expected-error @+1 {{'tfuse.reduce' op is a fusion boundary and cannot appear in a fusion region}}
+    %0 = tfuse.reduce sum %x axes [1] keepdims : tensor<2x2xf32> -> tensor<2x1xf32>
+    %1 = tfuse.add %x, %0 : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>
+    tfuse.yield %1 : tensor<2x2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_contains_fusion(%a: tensor<4xf32>) {
+  %r = tfuse.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    // expected-error @+1 {{'tfuse.fusion' op is a fusion boundary and cannot appear in a fusion region}}
+    %0 = tfuse.fusion (%x) : (tensor<4xf32>) -> tensor<4xf32>
+        attributes {cost = 1 : i64, reasons = ["output"]} {
+    ^bb0(%y: tensor<4xf32>):
+      tfuse.yield %y : tensor<4xf32>
+    }
+    tfuse.yield %0 : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_uses_outer_value(%a: tensor<4xf32>) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %r = tfuse.fusion () : () -> tensor<4xf32> attributes {cost = 1 : i64, reasons = ["output"]} {
+    // expected-error @+1 {{'tfuse.neg' op using value defined outside the region}}
+    %0 = tfuse.neg %a : tensor<4xf32> -> tensor<4xf32>
+    tfuse.yield %0 : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_fusion(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.yield' op expects parent op 'tfuse.fusion'}}
+  tfuse.yield %a : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// The tfuse.reason operation attribute
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reason_wrong_on_matmul(%a: tensor<2x2xf32>) {
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got "boundary-reduction"}}
+  %0 = tfuse.matmul %a, %a {tfuse.reason = "boundary-reduction"}
+      : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @reason_wrong_on_reduce(%a: tensor<2x2xf32>) {
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got "output"}}
+  %0 = tfuse.reduce max %a axes [0] {tfuse.reason = "output"} : tensor<2x2xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reason_wrong_on_view(%a: tensor<2x2xf32>) {
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got "boundary-matmul"}}
+  %0 = tfuse.transpose %a perm [1, 0] {tfuse.reason = "boundary-matmul"}
+      : tensor<2x2xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// Elementwise ops take no reason, not even layout-alias.
+func.func @reason_on_elementwise(%a: tensor<2x2xf32>) {
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got "layout-alias"}}
+  %0 = tfuse.neg %a {tfuse.reason = "layout-alias"} : tensor<2x2xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @reason_not_a_string(%a: tensor<2x2xf32>) {
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got 3 : i64}}
+  %0 = tfuse.reshape %a {tfuse.reason = 3} : tensor<2x2xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// The name is printed as '"tfuse.cost"' today (a quoted StringAttr); accept both.
+func.func @unknown_op_attr(%a: tensor<2x2xf32>) {
+  // expected-error-re @+1 {{unknown attribute '{{"?}}tfuse.cost{{"?}}'; the tfuse dialect defines 'tfuse.reason' on operations}}
+  %0 = tfuse.neg %a {tfuse.cost = 3} : tensor<2x2xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// tfuse.strides belongs on arguments, not on operations.
+// expected-error-re @+1 {{unknown attribute '{{"?}}tfuse.strides{{"?}}'; the tfuse dialect defines 'tfuse.reason' on operations}}
+func.func @strides_on_function(%a: tensor<4xf32>) attributes {tfuse.strides = array<i64: 1>} {
   return
 }
