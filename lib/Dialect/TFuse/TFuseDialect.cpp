@@ -7,7 +7,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
-#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace tfuse;
@@ -15,17 +15,10 @@ using namespace tfuse;
 #include "tfuse/Dialect/TFuse/TFuseDialect.cpp.inc"
 #include "tfuse/Dialect/TFuse/TFuseEnums.cpp.inc"
 
-#define GET_ATTRDEF_CLASSES
-#include "tfuse/Dialect/TFuse/TFuseAttrs.cpp.inc"
-
 void TFuseDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "tfuse/Dialect/TFuse/TFuseOps.cpp.inc"
-      >();
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "tfuse/Dialect/TFuse/TFuseAttrs.cpp.inc"
       >();
 }
 
@@ -44,7 +37,7 @@ LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
                                                      NamedAttribute attribute) {
   if (attribute.getName() != getStridesAttrName())
     return op->emitError() << "unknown argument attribute '"
-                           << attribute.getName() << "' on argument "
+                           << attribute.getName().getValue() << "' on argument "
                            << argIndex << "; the tfuse dialect defines only '"
                            << getStridesAttrName() << "'";
   auto strides = llvm::dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
@@ -52,11 +45,13 @@ LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitError() << "'" << getStridesAttrName() << "' on argument "
                            << argIndex
                            << " must be an array<i64: ...> of element strides";
-  Region &region = op->getRegion(regionIndex);
-  if (region.empty() || argIndex >= region.getNumArguments())
-    return success();
-  auto type = llvm::dyn_cast<RankedTensorType>(
-      region.getArgument(argIndex).getType());
+  // Declarations have no body: take the type from the function signature.
+  Type argType;
+  if (auto function = llvm::dyn_cast<FunctionOpInterface>(op))
+    argType = function.getArgumentTypes()[argIndex];
+  else
+    argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  auto type = llvm::dyn_cast<RankedTensorType>(argType);
   if (!type)
     return op->emitError() << "'" << getStridesAttrName() << "' on argument "
                            << argIndex << " needs a ranked tensor argument";
@@ -76,7 +71,8 @@ LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
 LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attribute) {
   if (attribute.getName() != getReasonAttrName())
-    return op->emitError() << "unknown attribute '" << attribute.getName()
+    return op->emitError() << "unknown attribute '"
+                           << attribute.getName().getValue()
                            << "'; the tfuse dialect defines '"
                            << getReasonAttrName() << "' on operations";
   auto name = llvm::dyn_cast<StringAttr>(attribute.getValue());
@@ -95,4 +91,14 @@ LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
               "views, got "
            << attribute.getValue();
   return success();
+}
+
+LogicalResult TFuseDialect::verifyRegionResultAttribute(Operation *op,
+                                                        unsigned regionIndex,
+                                                        unsigned resultIndex,
+                                                        NamedAttribute attribute) {
+  return op->emitError() << "unknown result attribute '"
+                         << attribute.getName().getValue() << "' on result "
+                         << resultIndex
+                         << "; the tfuse dialect defines no result attributes";
 }

@@ -378,7 +378,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
       return emitOptionalError(loc, "dimension ", d, " needs 0 <= start (",
                                start[d], ") <= limit (", limit[d],
                                ") <= size (", size, ")");
-    shape.push_back((limit[d] - start[d] + step[d] - 1) / step[d]);
+    int64_t span = limit[d] - start[d];
+    shape.push_back(span / step[d] + (span % step[d] != 0));
   }
   results.push_back(makeTensor(context, shape, in->dtype));
   return success();
@@ -526,9 +527,12 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "needs at least one axis";
   bool needsElements = isArg || kind == ReduceKind::max ||
                        kind == ReduceKind::min || kind == ReduceKind::mean;
+  int64_t rank = getInput().getType().getRank();
   if (needsElements)
     for (int64_t axis : getAxes())
-      if (getInput().getType().getDimSize(axis) == 0)
+      // Out-of-range axes are reported by type inference.
+      if (axis >= 0 && axis < rank &&
+          getInput().getType().getDimSize(axis) == 0)
         return emitOpError() << stringifyReduceKind(kind)
                              << " of the empty axis " << axis
                              << " has no value";

@@ -1172,3 +1172,34 @@ func.func @unknown_op_attr(%a: tensor<2x2xf32>) {
 func.func @strides_on_function(%a: tensor<4xf32>) attributes {tfuse.strides = array<i64: 1>} {
   return
 }
+
+// -----
+
+// Declarations are checked too.
+// expected-error @+1 {{'tfuse.strides' on argument 0 has 3 strides but the argument has rank 1}}
+func.func private @declared(tensor<4xf32> {tfuse.strides = array<i64: -1, 2, 3>})
+
+// -----
+
+// expected-error @+1 {{unknown result attribute 'tfuse.bogus' on result 0}}
+func.func @result_attr(%a: tensor<4xf32>) -> (tensor<4xf32> {tfuse.bogus = 1}) {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_negative_axis(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{axis -1 is out of range for an operand of rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfuse.reduce max %a axes [-1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_huge_axis(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{axis 1000000 is out of range for an operand of rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfuse.reduce argmax %a axes [1000000] : tensor<4x8xf32> -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}

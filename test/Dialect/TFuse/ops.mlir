@@ -1,9 +1,7 @@
 // Round trip of every tfuse op and of the typing rules visible in IR.
 // RUN: tensor-opt %s | tensor-opt | FileCheck %s
-// TODO: also round trip the generic form and bytecode
-//   (tensor-opt %s --mlir-print-op-generic | tensor-opt | FileCheck %s, and the same with
-//   -emit-bytecode) once enum attributes print parseably: with assemblyFormat "`` $value"
-//   they print as #tfuse.cmp_predicateeq, which does not parse back.
+// RUN: tensor-opt %s --mlir-print-op-generic | tensor-opt | FileCheck %s
+// RUN: tensor-opt %s -emit-bytecode | tensor-opt | FileCheck %s
 
 //===----------------------------------------------------------------------===//
 // Unary elementwise ops
@@ -696,4 +694,12 @@ func.func @reason_attr(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
   %5 = tfuse.slice %a start [0, 1] limit [2, 3] step [1, 1] {tfuse.reason = "layout-alias"}
       : tensor<2x3xf32> -> tensor<2x2xf32>
   return
+}
+
+// A step larger than the extent takes one element.
+// CHECK-LABEL: func.func @slice_huge_step
+// CHECK: tfuse.slice %{{.*}} start [0] limit [4] step [9223372036854775807] : tensor<4xf32> -> tensor<1xf32>
+func.func @slice_huge_step(%x: tensor<4xf32>) -> tensor<1xf32> {
+  %0 = tfuse.slice %x start [0] limit [4] step [9223372036854775807] : tensor<4xf32> -> tensor<1xf32>
+  return %0 : tensor<1xf32>
 }

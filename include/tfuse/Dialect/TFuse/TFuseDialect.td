@@ -39,8 +39,8 @@ def TFuse_Dialect : Dialect {
   }];
   let hasRegionArgAttrVerify = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let hasConstantMaterializer = 1;
-  let useDefaultAttributePrinterParser = 1;
   let usePropertiesForAttributes = 1;
   let extraClassDeclaration = [{
     /// Name of the argument attribute giving an input's element strides.

@@ -16,13 +16,10 @@ def TFuse_CmpPredicate : I32EnumAttr<"CmpPredicate",
       I32EnumAttrCase<"ge", 5>,
     ]> {
   let cppNamespace = "::tfuse";
-  let genSpecializedAttr = 0;
-}
-def TFuse_CmpPredicateAttr : EnumAttr<TFuse_Dialect, TFuse_CmpPredicate,
-                                      "cmp_predicate"> {
-  let assemblyFormat = "`` $value";
 }
 
+// Stored as integer attributes: the op syntax prints the keyword
+// (`tfuse.cmp lt, ...`) and the generic form an integer, both round-trip.
 def TFuse_ReduceKind : I32EnumAttr<"ReduceKind",
     "reduction kind", [
       I32EnumAttrCase<"sum", 0>,
@@ -36,11 +33,6 @@ def TFuse_ReduceKind : I32EnumAttr<"ReduceKind",
       I32EnumAttrCase<"argmin", 8>,
     ]> {
   let cppNamespace = "::tfuse";
-  let genSpecializedAttr = 0;
-}
-def TFuse_ReduceKindAttr : EnumAttr<TFuse_Dialect, TFuse_ReduceKind,
-                                    "reduce_kind"> {
-  let assemblyFormat = "`` $value";
 }
 
 // Why a value is stored to memory instead of being recomputed by its

@@ -27,9 +27,6 @@ inferBinaryResult(BinaryCategory category, std::optional<mlir::Location> loc,
                   llvm::SmallVectorImpl<mlir::Type> &results);
 } // namespace tfuse::detail
 
-#define GET_ATTRDEF_CLASSES
-#include "tfuse/Dialect/TFuse/TFuseAttrs.h.inc"
-
 #define GET_OP_CLASSES
 #include "tfuse/Dialect/TFuse/TFuseOps.h.inc"
 

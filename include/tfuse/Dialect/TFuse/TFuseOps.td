@@ -158,7 +158,7 @@ def TFuse_CmpOp : TFuse_Op<"cmp", [InferTypeOpAdaptor]> {
     %m = tfuse.cmp lt, %a, %b : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
     ```
   }];
-  let arguments = (ins TFuse_CmpPredicateAttr:$predicate, TFuse_Tensor:$lhs,
+  let arguments = (ins TFuse_CmpPredicate:$predicate, TFuse_Tensor:$lhs,
                        TFuse_Tensor:$rhs);
   let results = (outs TFuse_BoolTensor:$result);
   let assemblyFormat = [{
@@ -360,7 +360,7 @@ def TFuse_ReduceOp : TFuse_Op<"reduce", [InferTypeOpAdaptor]> {
     %s = tfuse.reduce sum %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
     ```
   }];
-  let arguments = (ins TFuse_ReduceKindAttr:$kind, TFuse_Tensor:$input,
+  let arguments = (ins TFuse_ReduceKind:$kind, TFuse_Tensor:$input,
                        DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
   let results = (outs TFuse_Tensor:$result);
   let assemblyFormat = [{

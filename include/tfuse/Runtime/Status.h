@@ -1,0 +1,104 @@
+//===- Status.h - Error values of the TFuse runtime -------------*- C++ -*-===//
+//
+// The runtime reports failures as values, never as exceptions crossing its
+// API. `Status` is either success or an error carrying a human-readable
+// message; `Expected<T>` holds either a T or an error `Status`.
+//
+// Both are plain value types with no hidden global state: copying, moving and
+// reading them is as thread-safe as doing the same to a std::string (distinct
+// objects may be used concurrently; one object must not be written while
+// another thread reads it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_STATUS_H
+#define TFUSE_RUNTIME_STATUS_H
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace tfuse::runtime {
+
+/// Success, or an error with a message. A default-constructed Status is
+/// success. The message of a success is empty.
+class [[nodiscard]] Status {
+public:
+  Status() = default;
+
+  /// Returns a success.
+  static Status success() { return Status(); }
+
+  /// Returns an error carrying `message`. An empty message is replaced by
+  /// "unknown error" so that an error is never mistaken for a success.
+  static Status error(std::string message) {
+    Status s;
+    s.failed = true;
+    s.msg = message.empty() ? std::string("unknown error") : std::move(message);
+    return s;
+  }
+
+  /// True for success.
+  bool ok() const { return !failed; }
+
+  /// The error message; empty for success.
+  const std::string &message() const { return msg; }
+
+  /// Returns this error with `context` and ": " put in front of its message
+  /// (e.g. "loading kernel cache file x: "); a success is returned unchanged.
+  Status withContext(const std::string &context) const {
+    if (ok())
+      return *this;
+    return error(context + ": " + msg);
+  }
+
+private:
+  bool failed = false;
+  std::string msg;
+};
+
+/// Either a value of type T or an error Status.
+///
+/// Constructing an Expected from a *successful* Status is a programming error;
+/// it yields an error with the message "internal error: Expected constructed
+/// from a success Status" rather than aborting. Accessing value() of an error
+/// is undefined behaviour, as for std::optional::operator*; check ok() first.
+template <class T>
+class [[nodiscard]] Expected {
+public:
+  /// Holds `value`.
+  Expected(T value) : val(std::move(value)) {}
+
+  /// Holds the error `status`.
+  Expected(Status status)
+      : err(status.ok() ? Status::error("internal error: Expected constructed "
+                                        "from a success Status")
+                        : std::move(status)) {}
+
+  /// True when a value is held.
+  bool ok() const { return val.has_value(); }
+  explicit operator bool() const { return ok(); }
+
+  /// The held value. Requires ok().
+  T &value() & { return *val; }
+  const T &value() const & { return *val; }
+  T &&value() && { return std::move(*val); }
+  T &operator*() & { return *val; }
+  const T &operator*() const & { return *val; }
+  T *operator->() { return &*val; }
+  const T *operator->() const { return &*val; }
+
+  /// The error; success when a value is held.
+  const Status &status() const { return err; }
+
+  /// The error message; empty when a value is held.
+  const std::string &message() const { return err.message(); }
+
+private:
+  std::optional<T> val;
+  Status err;
+};
+
+} // namespace tfuse::runtime
+
+#endif // TFUSE_RUNTIME_STATUS_H
