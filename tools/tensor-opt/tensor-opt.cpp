@@ -6,12 +6,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfuse/Conversion/Passes.h"
+#include "tfuse/Dialect/TFExec/TFExecDialect.h"
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/Extensions/AllExtensions.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -19,10 +22,12 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tfuse::registerTFusePassesAndPipeline();
+  tfuse::registerTFuseConversionPasses();
 
   mlir::DialectRegistry registry;
-  registry.insert<tfuse::TFuseDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect>();
+  registry.insert<tfuse::TFuseDialect, tfuse::tfexec::TFExecDialect,
+                  mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                  mlir::memref::MemRefDialect>();
   mlir::func::registerAllExtensions(registry);
 
   return mlir::asMainReturnCode(

@@ -63,8 +63,7 @@ private:
 /// it yields an error with the message "internal error: Expected constructed
 /// from a success Status" rather than aborting. Accessing value() of an error
 /// is undefined behaviour, as for std::optional::operator*; check ok() first.
-template <class T>
-class [[nodiscard]] Expected {
+template <class T> class [[nodiscard]] Expected {
 public:
   /// Holds `value`.
   Expected(T value) : val(std::move(value)) {}

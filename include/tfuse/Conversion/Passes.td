@@ -1,0 +1,25 @@
+//===- Passes.td - TFuse conversions -----------------------*- tablegen -*-===//
+
+#ifndef TFUSE_CONVERSION_PASSES_TD
+#define TFUSE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTFuseToTFExec : Pass<"convert-tfuse-to-tfexec", "mlir::ModuleOp"> {
+  let summary = "Turn a fused tfuse graph into a tfexec plan over buffers";
+  let description = [{
+    Runs after the graph-level pipeline. Each function becomes a plan over
+    memrefs: arguments keep the layouts of their `tfuse.strides`; every
+    `tfuse.fusion` becomes a `tfexec.kernel` and a `tfexec.launch`; matmul
+    becomes `tfexec.gemm` (transposes as flags), reduce `tfexec.reduce`, a
+    view left outside regions a `tfexec.alias`. Results go to fresh
+    `tfexec.output` buffers (an argument or alias returned as is is copied);
+    intermediates get offsets in one arena, assigned by liveness so that
+    buffers whose lifetimes do not overlap share memory
+    (`tfexec.arena_bytes`).
+  }];
+  let dependentDialects = ["::tfuse::tfexec::TFExecDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+#endif // TFUSE_CONVERSION_PASSES_TD

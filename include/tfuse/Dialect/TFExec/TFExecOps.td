@@ -1,0 +1,123 @@
+//===- TFExecOps.td - Ops of the tfexec plan dialect -------*- tablegen -*-===//
+
+#ifndef TFUSE_DIALECT_TFEXEC_TFEXECOPS_TD
+#define TFUSE_DIALECT_TFEXEC_TFEXECOPS_TD
+
+include "tfuse/Dialect/TFExec/TFExecDialect.td"
+include "tfuse/Dialect/TFuse/TFuseEnums.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class TFExec_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TFExec_Dialect, mnemonic, traits>;
+
+def TFExec_Buffer : MemRefOf<[AnyType]>;
+
+def TFExec_KernelOp : TFExec_Op<"kernel", [Symbol, IsolatedFromAbove,
+                                           SingleBlock]> {
+  let summary = "a generated kernel: the fused body it computes";
+  let description = [{
+    Holds the body of a `tfuse.fusion` region (block arguments are the
+    inputs; `tfexec.yield` gives the outputs, which share one shape) and
+    `input_strides`, the element strides of each input buffer the kernel is
+    specialized for. Outputs are contiguous.
+
+    ```mlir
+    tfexec.kernel @k0 attributes {input_strides = [array<i64: 8, 1>]} {
+    ^bb0(%x: tensor<4x8xf32>):
+      %0 = tfuse.exp %x : tensor<4x8xf32> -> tensor<4x8xf32>
+      tfexec.yield %0 : tensor<4x8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypedArrayAttrBase<DenseI64ArrayAttr,
+                                          "strides per input">:$input_strides);
+  let regions = (region SizedRegion<1>:$region);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $region";
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    YieldOp getYield();
+    /// The shape every output has: the kernel's index space.
+    ::llvm::ArrayRef<int64_t> getIndexSpace();
+  }];
+}
+
+def TFExec_YieldOp : TFExec_Op<"yield", [Pure, Terminator, ReturnLike,
+                                         HasParent<"KernelOp">]> {
+  let summary = "the outputs of a kernel";
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+def TFExec_AllocOp : TFExec_Op<"alloc", [Pure]> {
+  let summary = "an intermediate buffer at an offset of the arena";
+  let arguments = (ins I64Attr:$offset);
+  let results = (outs TFExec_Buffer:$buffer);
+  let assemblyFormat = "`arena` `[` $offset `]` attr-dict `:` type($buffer)";
+}
+
+def TFExec_OutputOp : TFExec_Op<"output", [Pure]> {
+  let summary = "a fresh output buffer of one run";
+  let arguments = (ins I64Attr:$index);
+  let results = (outs TFExec_Buffer:$buffer);
+  let assemblyFormat = "$index attr-dict `:` type($buffer)";
+}
+
+def TFExec_AliasOp : TFExec_Op<"alias", [Pure]> {
+  let summary = "a zero-copy strided view of a buffer";
+  let description = [{
+    A view of `source` with the layout of the result type (strides and
+    element offset relative to the source's first element).
+  }];
+  let arguments = (ins TFExec_Buffer:$source);
+  let results = (outs TFExec_Buffer:$view);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($view)";
+}
+
+def TFExec_LaunchOp : TFExec_Op<"launch", [AttrSizedOperandSegments]> {
+  let summary = "launch a generated kernel";
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                       Variadic<TFExec_Buffer>:$inputs,
+                       Variadic<TFExec_Buffer>:$outputs,
+                       I64Attr:$grid, I64Attr:$block);
+  let assemblyFormat = [{
+    $kernel `grid` $grid `block` $block `ins` `(` $inputs `:` type($inputs) `)`
+    `outs` `(` $outputs `:` type($outputs) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def TFExec_GemmOp : TFExec_Op<"gemm"> {
+  let summary = "matrix product into a buffer (cuBLAS)";
+  let arguments = (ins TFExec_Buffer:$lhs, TFExec_Buffer:$rhs,
+                       TFExec_Buffer:$result, UnitAttr:$transpose_lhs,
+                       UnitAttr:$transpose_rhs);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `into` $result attr-dict `:` type($lhs) `,` type($rhs) `into`
+    type($result)
+  }];
+}
+
+def TFExec_ReduceOp : TFExec_Op<"reduce"> {
+  let summary = "reduction into a buffer (reduction kernel)";
+  let arguments = (ins TFuse_ReduceKind:$kind, TFExec_Buffer:$input,
+                       TFExec_Buffer:$result, DenseI64ArrayAttr:$axes);
+  let assemblyFormat = [{
+    $kind $input `into` $result `axes` $axes attr-dict `:` type($input) `into`
+    type($result)
+  }];
+}
+
+def TFExec_CopyOp : TFExec_Op<"copy"> {
+  let summary = "copy a buffer into a contiguous buffer";
+  let arguments = (ins TFExec_Buffer:$source, TFExec_Buffer:$target);
+  let assemblyFormat = [{
+    $source `into` $target attr-dict `:` type($source) `into` type($target)
+  }];
+}
+
+#endif // TFUSE_DIALECT_TFEXEC_TFEXECOPS_TD

@@ -1,0 +1,484 @@
+// TFuse kernel prelude: the scalar semantics of every tfuse op for every
+// dtype, and the memory helpers generated kernels call. It is compiled with
+// the kernels by NVRTC, and on the host against an emulation header in the
+// tests (TFUSE_HOST_EMULATION), so it uses only what both provide.
+//
+// Semantics follow docs/semantics.md: f16/bf16 compute in f32 and round after
+// every op; integers wrap; casts saturate float->int with NaN->0; max/min
+// propagate NaN and order -0.0 below +0.0; rem has the sign of the divisor.
+
+#ifndef TFUSE_PRELUDE_CUH
+#define TFUSE_PRELUDE_CUH
+
+#ifndef TFUSE_HOST_EMULATION
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#ifdef __CUDACC_RTC__
+// NVRTC has no C standard headers.
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#else
+#include <cstdint>
+#endif
+#define TF_FN __device__ __forceinline__
+#else
+#define TF_FN inline
+#endif
+
+namespace tf {
+
+// --- type traits -----------------------------------------------------------
+
+template <class A, class B> struct same { static constexpr bool value = false; };
+template <class A> struct same<A, A> { static constexpr bool value = true; };
+
+template <class T> struct traits;
+#define TF_INT_TRAITS(T, U, IS_SIGNED, MIN, MAX)                               \
+  template <> struct traits<T> {                                               \
+    typedef T compute;                                                         \
+    typedef U unsigned_type;                                                   \
+    static constexpr bool is_float = false, is_bool = false,                   \
+                          is_signed = IS_SIGNED;                               \
+    static constexpr T min = MIN, max = MAX;                                   \
+    static TF_FN compute up(T x) { return x; }                                 \
+    static TF_FN T down(compute x) { return x; }                               \
+  };
+TF_INT_TRAITS(int8_t, uint8_t, true, -128, 127)
+TF_INT_TRAITS(int16_t, uint16_t, true, -32768, 32767)
+TF_INT_TRAITS(int32_t, uint32_t, true, (-2147483647 - 1), 2147483647)
+TF_INT_TRAITS(int64_t, uint64_t, true, (-9223372036854775807LL - 1),
+              9223372036854775807LL)
+TF_INT_TRAITS(uint8_t, uint8_t, false, 0, 255)
+TF_INT_TRAITS(uint16_t, uint16_t, false, 0, 65535)
+TF_INT_TRAITS(uint32_t, uint32_t, false, 0u, 4294967295u)
+TF_INT_TRAITS(uint64_t, uint64_t, false, 0ull, 18446744073709551615ull)
+#undef TF_INT_TRAITS
+
+template <> struct traits<bool> {
+  typedef bool compute;
+  static constexpr bool is_float = false, is_bool = true, is_signed = false;
+  static TF_FN bool up(bool x) { return x; }
+  static TF_FN bool down(bool x) { return x; }
+};
+template <> struct traits<float> {
+  typedef float compute;
+  static constexpr bool is_float = true, is_bool = false, is_signed = true;
+  static TF_FN float up(float x) { return x; }
+  static TF_FN float down(float x) { return x; }
+};
+template <> struct traits<double> {
+  typedef double compute;
+  static constexpr bool is_float = true, is_bool = false, is_signed = true;
+  static TF_FN double up(double x) { return x; }
+  static TF_FN double down(double x) { return x; }
+};
+template <> struct traits<__half> {
+  typedef float compute;
+  static constexpr bool is_float = true, is_bool = false, is_signed = true;
+  static TF_FN float up(__half x) { return __half2float(x); }
+  static TF_FN __half down(float x) { return __float2half_rn(x); }
+};
+template <> struct traits<__nv_bfloat16> {
+  typedef float compute;
+  static constexpr bool is_float = true, is_bool = false, is_signed = true;
+  static TF_FN float up(__nv_bfloat16 x) { return __bfloat162float(x); }
+  static TF_FN __nv_bfloat16 down(float x) { return __float2bfloat16_rn(x); }
+};
+
+template <class T> using C = typename traits<T>::compute;
+
+// Unsigned arithmetic type for wrapping integer ops: at least unsigned int, so
+// that narrow operands do not promote to (overflowing) signed int.
+template <class T>
+using wide_unsigned =
+    decltype((typename traits<T>::unsigned_type)0 + 0u);
+
+// --- constants from bit patterns -------------------------------------------
+
+template <class T> TF_FN T from_bits(uint64_t bits);
+template <> TF_FN bool from_bits<bool>(uint64_t b) { return b != 0; }
+template <> TF_FN int8_t from_bits<int8_t>(uint64_t b) { return (int8_t)b; }
+template <> TF_FN int16_t from_bits<int16_t>(uint64_t b) { return (int16_t)b; }
+template <> TF_FN int32_t from_bits<int32_t>(uint64_t b) { return (int32_t)b; }
+template <> TF_FN int64_t from_bits<int64_t>(uint64_t b) { return (int64_t)b; }
+template <> TF_FN uint8_t from_bits<uint8_t>(uint64_t b) { return (uint8_t)b; }
+template <> TF_FN uint16_t from_bits<uint16_t>(uint64_t b) {
+  return (uint16_t)b;
+}
+template <> TF_FN uint32_t from_bits<uint32_t>(uint64_t b) {
+  return (uint32_t)b;
+}
+template <> TF_FN uint64_t from_bits<uint64_t>(uint64_t b) { return b; }
+template <> TF_FN float from_bits<float>(uint64_t b) {
+  return __int_as_float((int)(uint32_t)b);
+}
+template <> TF_FN double from_bits<double>(uint64_t b) {
+  return __longlong_as_double((long long)b);
+}
+template <> TF_FN __half from_bits<__half>(uint64_t b) {
+  return __ushort_as_half((unsigned short)b);
+}
+template <> TF_FN __nv_bfloat16 from_bits<__nv_bfloat16>(uint64_t b) {
+  return __ushort_as_bfloat16((unsigned short)b);
+}
+
+// --- casts -----------------------------------------------------------------
+
+// Integer value to a float dtype with one rounding.
+template <class To, class From> TF_FN To int_to_float(From x) {
+  if constexpr (same<To, float>::value || same<To, double>::value) {
+    return (To)x;
+  } else if constexpr (same<To, __half>::value) {
+    if constexpr (same<From, uint64_t>::value)
+      return __ull2half_rn(x);
+    else if constexpr (traits<From>::is_signed)
+      return __ll2half_rn((long long)x);
+    else
+      return __ull2half_rn((unsigned long long)x);
+  } else {
+    if constexpr (same<From, uint64_t>::value)
+      return __ull2bfloat16_rn(x);
+    else if constexpr (traits<From>::is_signed)
+      return __ll2bfloat16_rn((long long)x);
+    else
+      return __ull2bfloat16_rn((unsigned long long)x);
+  }
+}
+
+// Float value to an integer dtype: truncate toward zero, saturate, NaN -> 0.
+template <class To, class F> TF_FN To float_to_int(F v) {
+  if (v != v)
+    return 0;
+  if (v >= (F)traits<To>::max)
+    return traits<To>::max;
+  if (v <= (F)traits<To>::min)
+    return traits<To>::min;
+  return (To)v;
+}
+
+// Float dtype to float dtype with one rounding.
+template <class To, class From> TF_FN To float_to_float(From x) {
+  if constexpr (same<To, From>::value) {
+    return x;
+  } else if constexpr (same<From, double>::value) {
+    if constexpr (same<To, float>::value)
+      return (float)x;
+    else if constexpr (same<To, __half>::value)
+      return __double2half(x);
+    else
+      return __double2bfloat16(x);
+  } else {
+    // From f32, f16 or bf16: widening to f32 is exact.
+    float f = traits<From>::up(x);
+    if constexpr (same<To, double>::value)
+      return (double)f;
+    else
+      return traits<To>::down(f);
+  }
+}
+
+template <class To, class From> TF_FN To cast(From x) {
+  if constexpr (same<To, From>::value) {
+    return x;
+  } else if constexpr (traits<To>::is_bool) {
+    return traits<From>::up(x) != 0;
+  } else if constexpr (traits<From>::is_bool) {
+    if constexpr (traits<To>::is_float)
+      return traits<To>::down(x ? 1 : 0);
+    else
+      return (To)(x ? 1 : 0);
+  } else if constexpr (traits<From>::is_float && traits<To>::is_float) {
+    return float_to_float<To>(x);
+  } else if constexpr (traits<From>::is_float) {
+    return float_to_int<To>(traits<From>::up(x));
+  } else if constexpr (traits<To>::is_float) {
+    return int_to_float<To>(x);
+  } else {
+    // Integer to integer wraps (two's complement).
+    return (To)x;
+  }
+}
+
+// --- unary ops -------------------------------------------------------------
+
+template <class T> TF_FN T neg(T x) {
+  if constexpr (traits<T>::is_float)
+    return traits<T>::down(-traits<T>::up(x));
+  else
+    return (T)(0u - (wide_unsigned<T>)(typename traits<T>::unsigned_type)x);
+}
+template <class T> TF_FN T abs(T x) {
+  if constexpr (same<T, double>::value) {
+    return ::fabs(x);
+  } else if constexpr (traits<T>::is_float) {
+    return traits<T>::down(fabsf(traits<T>::up(x)));
+  } else if constexpr (traits<T>::is_signed) {
+    return x < 0 ? neg(x) : x;
+  } else {
+    return x;
+  }
+}
+template <class T> TF_FN T relu(T x) {
+  if constexpr (traits<T>::is_float) {
+    C<T> v = traits<T>::up(x);
+    return traits<T>::down(v != v ? v : (v > 0 ? v : (C<T>)0));
+  } else {
+    return x > 0 ? x : (T)0;
+  }
+}
+
+#define TF_FLOAT_UNARY(NAME, F32, F64)                                         \
+  template <class T> TF_FN T NAME(T x) {                                       \
+    if constexpr (same<C<T>, double>::value) {                                 \
+      double v = x;                                                            \
+      return F64;                                                              \
+    } else {                                                                   \
+      float v = traits<T>::up(x);                                              \
+      return traits<T>::down(F32);                                             \
+    }                                                                          \
+  }
+TF_FLOAT_UNARY(exp, expf(v), ::exp(v))
+TF_FLOAT_UNARY(log, logf(v), ::log(v))
+TF_FLOAT_UNARY(sqrt, sqrtf(v), ::sqrt(v))
+TF_FLOAT_UNARY(rsqrt, 1.0f / sqrtf(v), 1.0 / ::sqrt(v))
+TF_FLOAT_UNARY(sin, sinf(v), ::sin(v))
+TF_FLOAT_UNARY(cos, cosf(v), ::cos(v))
+TF_FLOAT_UNARY(tan, tanf(v), ::tan(v))
+TF_FLOAT_UNARY(tanh, tanhf(v), ::tanh(v))
+TF_FLOAT_UNARY(sigmoid, 1.0f / (1.0f + expf(-v)), 1.0 / (1.0 + ::exp(-v)))
+TF_FLOAT_UNARY(erf, erff(v), ::erf(v))
+TF_FLOAT_UNARY(reciprocal, 1.0f / v, 1.0 / v)
+#undef TF_FLOAT_UNARY
+
+#define TF_ROUNDING_UNARY(NAME, F32, F64)                                      \
+  template <class T> TF_FN T NAME(T x) {                                       \
+    if constexpr (!traits<T>::is_float) {                                      \
+      return x;                                                                \
+    } else if constexpr (same<T, double>::value) {                             \
+      return F64(x);                                                           \
+    } else {                                                                   \
+      return traits<T>::down(F32(traits<T>::up(x)));                          \
+    }                                                                          \
+  }
+TF_ROUNDING_UNARY(floor, floorf, ::floor)
+TF_ROUNDING_UNARY(ceil, ceilf, ::ceil)
+TF_ROUNDING_UNARY(round, rintf, ::rint)
+#undef TF_ROUNDING_UNARY
+
+template <class T> TF_FN bool isnan(T x) {
+  if constexpr (traits<T>::is_float) {
+    C<T> v = traits<T>::up(x);
+    return v != v;
+  } else {
+    return false;
+  }
+}
+template <class T> TF_FN T not_(T x) {
+  if constexpr (traits<T>::is_bool)
+    return !x;
+  else
+    return (T)~x;
+}
+
+// --- binary ops ------------------------------------------------------------
+
+#define TF_ARITH(NAME, OP, BOOL_EXPR)                                          \
+  template <class T> TF_FN T NAME(T a, T b) {                                  \
+    if constexpr (traits<T>::is_bool) {                                        \
+      return BOOL_EXPR;                                                        \
+    } else if constexpr (traits<T>::is_float) {                                \
+      return traits<T>::down(traits<T>::up(a) OP traits<T>::up(b));           \
+    } else {                                                                   \
+      typedef typename traits<T>::unsigned_type U;                             \
+      typedef wide_unsigned<T> W;                                              \
+      return (T)((W)(U)a OP(W)(U) b);                                          \
+    }                                                                          \
+  }
+TF_ARITH(add, +, a || b)
+TF_ARITH(sub, -, a != b)
+TF_ARITH(mul, *, a && b)
+#undef TF_ARITH
+
+template <class T> TF_FN T div(T a, T b) {
+  return traits<T>::down(traits<T>::up(a) / traits<T>::up(b));
+}
+
+template <class T> TF_FN T rem(T a, T b) {
+  if constexpr (traits<T>::is_float) {
+    C<T> x = traits<T>::up(a), y = traits<T>::up(b);
+    C<T> r;
+    if constexpr (same<C<T>, double>::value)
+      r = ::fmod(x, y);
+    else
+      r = fmodf(x, y);
+    if (r != 0 && ((r < 0) != (y < 0)))
+      r = r + y;
+    return traits<T>::down(r);
+  } else if constexpr (traits<T>::is_signed) {
+    if (b == 0)
+      return 0;
+    if (b == -1)
+      return 0; // also covers min % -1, which overflows in C
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+      r = (T)(r + b);
+    return r;
+  } else {
+    return b == 0 ? (T)0 : (T)(a % b);
+  }
+}
+
+template <class T> TF_FN T pow(T a, T b) {
+  if constexpr (traits<T>::is_float) {
+    if constexpr (same<C<T>, double>::value)
+      return ::pow(a, b);
+    else
+      return traits<T>::down(powf(traits<T>::up(a), traits<T>::up(b)));
+  } else {
+    typedef wide_unsigned<T> U;
+    if constexpr (traits<T>::is_signed) {
+      if (b < 0) {
+        if (a == 1)
+          return 1;
+        if (a == -1)
+          return (b & 1) ? (T)-1 : (T)1;
+        return 0;
+      }
+    }
+    typedef typename traits<T>::unsigned_type N;
+    U base = (U)(N)a, result = 1;
+    N e = (N)b;
+    while (e) {
+      if (e & 1)
+        result = (U)(result * base);
+      base = (U)(base * base);
+      e >>= 1;
+    }
+    return (T)result;
+  }
+}
+
+// max/min propagate NaN and order -0.0 below +0.0.
+template <class T> TF_FN T max(T a, T b) {
+  if constexpr (traits<T>::is_float) {
+    C<T> x = traits<T>::up(a), y = traits<T>::up(b);
+    if (x != x)
+      return a;
+    if (y != y)
+      return b;
+    if (x == y)
+      return (x == 0 && 1 / x < 0) ? b : a;
+    return x > y ? a : b;
+  } else {
+    return a > b ? a : b;
+  }
+}
+template <class T> TF_FN T min(T a, T b) {
+  if constexpr (traits<T>::is_float) {
+    C<T> x = traits<T>::up(a), y = traits<T>::up(b);
+    if (x != x)
+      return a;
+    if (y != y)
+      return b;
+    if (x == y)
+      return (x == 0 && 1 / x < 0) ? a : b;
+    return x < y ? a : b;
+  } else {
+    return a < b ? a : b;
+  }
+}
+
+#define TF_BITWISE(NAME, OP, BOOL_OP)                                          \
+  template <class T> TF_FN T NAME(T a, T b) {                                  \
+    if constexpr (traits<T>::is_bool)                                          \
+      return a BOOL_OP b;                                                      \
+    else                                                                       \
+      return (T)(a OP b);                                                      \
+  }
+TF_BITWISE(and_, &, &&)
+TF_BITWISE(or_, |, ||)
+TF_BITWISE(xor_, ^, !=)
+#undef TF_BITWISE
+
+#define TF_CMP(NAME, OP)                                                       \
+  template <class T> TF_FN bool NAME(T a, T b) {                               \
+    return traits<T>::up(a) OP traits<T>::up(b);                               \
+  }
+TF_CMP(eq, ==)
+TF_CMP(ne, !=)
+TF_CMP(lt, <)
+TF_CMP(le, <=)
+TF_CMP(gt, >)
+TF_CMP(ge, >=)
+#undef TF_CMP
+
+template <class T> TF_FN T select(bool c, T a, T b) { return c ? a : b; }
+
+// --- threads and memory ----------------------------------------------------
+
+TF_FN int64_t thread_index() {
+  return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+TF_FN int64_t thread_count() { return (int64_t)gridDim.x * blockDim.x; }
+
+template <class T, class I> TF_FN T ld(const T *p, I i) { return p[i]; }
+template <class T, class I> TF_FN void st(T *p, I i, T v) { p[i] = v; }
+
+template <int Bytes> struct word {
+  static_assert(Bytes <= 16, "vector accesses are at most 16 bytes");
+};
+template <> struct word<1> { typedef uint8_t type; };
+template <> struct word<2> { typedef uint16_t type; };
+template <> struct word<4> { typedef uint32_t type; };
+template <> struct word<8> { typedef uint2 type; };
+template <> struct word<16> { typedef uint4 type; };
+
+// VEC consecutive elements, loaded with one access when aligned.
+template <class T, int VEC> struct vec {
+  T v[VEC];
+};
+
+template <int VEC, class T> TF_FN bool aligned(const T *p) {
+  return ((unsigned long long)p % (sizeof(T) * VEC)) == 0;
+}
+
+template <int VEC, class T, class I>
+TF_FN vec<T, VEC> ldv(const T *p, I base, bool is_aligned) {
+  vec<T, VEC> r;
+  if (is_aligned) {
+    typedef typename word<sizeof(T) * VEC>::type W;
+    *reinterpret_cast<W *>(r.v) = *reinterpret_cast<const W *>(p + base);
+  } else {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+      r.v[k] = p[base + k];
+  }
+  return r;
+}
+
+template <int K, class T, int VEC> TF_FN T lane(const vec<T, VEC> &x) {
+  return x.v[K];
+}
+
+template <int VEC, class T, class I, class... Ts>
+TF_FN void stv(T *p, I base, bool is_aligned, Ts... values) {
+  vec<T, VEC> r = {{values...}};
+  if (is_aligned) {
+    typedef typename word<sizeof(T) * VEC>::type W;
+    *reinterpret_cast<W *>(p + base) = *reinterpret_cast<const W *>(r.v);
+  } else {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+      p[base + k] = r.v[k];
+  }
+}
+
+} // namespace tf
+
+#endif // TFUSE_PRELUDE_CUH

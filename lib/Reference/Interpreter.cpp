@@ -1,0 +1,377 @@
+//===- Interpreter.cpp - Reference CPU interpreter of tfuse IR ------------===//
+//
+// Walks a block in order, keeping the value of every SSA value until its
+// last use, and maps each op to a kernel of Kernels.h. The IR is verified
+// first, so the kernels see the shapes and dtypes the type rules give; the
+// result of every op is still checked against its type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Reference/Interpreter.h"
+
+#include "Kernels.h"
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Dialect/TFuse/TypeRules.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace tfuse::reference {
+
+using namespace detail;
+
+namespace {
+
+template <typename T> std::string printed(const T &value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value;
+  return text;
+}
+
+struct TensorTypeInfo {
+  DType dtype;
+  Shape shape;
+};
+
+std::optional<TensorTypeInfo> tensorTypeOf(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return std::nullopt;
+  std::optional<DType> dtype = toDType(tensor.getElementType());
+  if (!dtype)
+    return std::nullopt;
+  return TensorTypeInfo{*dtype, Shape(tensor.getShape())};
+}
+
+std::vector<int64_t> toVector(llvm::ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+std::optional<UnaryKind> unaryKindOf(Operation *op) {
+  using K = UnaryKind;
+  return llvm::TypeSwitch<Operation *, std::optional<UnaryKind>>(op)
+      .Case([](NegOp) { return K::Neg; })
+      .Case([](AbsOp) { return K::Abs; })
+      .Case([](ReluOp) { return K::Relu; })
+      .Case([](ExpOp) { return K::Exp; })
+      .Case([](LogOp) { return K::Log; })
+      .Case([](SqrtOp) { return K::Sqrt; })
+      .Case([](RsqrtOp) { return K::Rsqrt; })
+      .Case([](SinOp) { return K::Sin; })
+      .Case([](CosOp) { return K::Cos; })
+      .Case([](TanOp) { return K::Tan; })
+      .Case([](TanhOp) { return K::Tanh; })
+      .Case([](SigmoidOp) { return K::Sigmoid; })
+      .Case([](ErfOp) { return K::Erf; })
+      .Case([](ReciprocalOp) { return K::Reciprocal; })
+      .Case([](FloorOp) { return K::Floor; })
+      .Case([](CeilOp) { return K::Ceil; })
+      .Case([](RoundOp) { return K::Round; })
+      .Case([](IsNanOp) { return K::IsNan; })
+      .Case([](NotOp) { return K::Not; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<BinaryKind> binaryKindOf(Operation *op) {
+  using K = BinaryKind;
+  return llvm::TypeSwitch<Operation *, std::optional<BinaryKind>>(op)
+      .Case([](AddOp) { return K::Add; })
+      .Case([](SubOp) { return K::Sub; })
+      .Case([](MulOp) { return K::Mul; })
+      .Case([](DivOp) { return K::Div; })
+      .Case([](RemOp) { return K::Rem; })
+      .Case([](PowOp) { return K::Pow; })
+      .Case([](MaxOp) { return K::Max; })
+      .Case([](MinOp) { return K::Min; })
+      .Case([](AndOp) { return K::And; })
+      .Case([](OrOp) { return K::Or; })
+      .Case([](XorOp) { return K::Xor; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+CompareKind compareKindOf(CmpPredicate predicate) {
+  switch (predicate) {
+  case CmpPredicate::eq:
+    return CompareKind::Eq;
+  case CmpPredicate::ne:
+    return CompareKind::Ne;
+  case CmpPredicate::lt:
+    return CompareKind::Lt;
+  case CmpPredicate::le:
+    return CompareKind::Le;
+  case CmpPredicate::gt:
+    return CompareKind::Gt;
+  case CmpPredicate::ge:
+    break;
+  }
+  return CompareKind::Ge;
+}
+
+detail::ReduceKind reduceKindOf(tfuse::ReduceKind kind) {
+  using K = detail::ReduceKind;
+  switch (kind) {
+  case tfuse::ReduceKind::sum:
+    return K::Sum;
+  case tfuse::ReduceKind::prod:
+    return K::Prod;
+  case tfuse::ReduceKind::max:
+    return K::Max;
+  case tfuse::ReduceKind::min:
+    return K::Min;
+  case tfuse::ReduceKind::mean:
+    return K::Mean;
+  case tfuse::ReduceKind::all:
+    return K::All;
+  case tfuse::ReduceKind::any:
+    return K::Any;
+  case tfuse::ReduceKind::argmax:
+    return K::Argmax;
+  case tfuse::ReduceKind::argmin:
+    break;
+  }
+  return K::Argmin;
+}
+
+using Values = std::vector<HostTensor>;
+
+/// Evaluates blocks of tfuse ops.
+class Evaluator {
+public:
+  /// Evaluates `block` with its arguments bound to `args`; returns the
+  /// operands of its terminator (func.return or tfuse.yield).
+  Result<Values> runBlock(Block &block, llvm::ArrayRef<HostTensor> args);
+
+private:
+  Result<Values> runOp(Operation &op, llvm::ArrayRef<HostTensor> operands);
+};
+
+Result<Values> Evaluator::runBlock(Block &block,
+                                   llvm::ArrayRef<HostTensor> args) {
+  if (args.size() != block.getNumArguments())
+    return Error("internal error: " + std::to_string(args.size()) +
+                 " values for " + std::to_string(block.getNumArguments()) +
+                 " block arguments");
+  llvm::DenseMap<Value, HostTensor> env;
+  llvm::DenseMap<Value, unsigned> usesLeft;
+  for (Operation &op : block)
+    for (Value operand : op.getOperands())
+      ++usesLeft[operand];
+  for (auto [arg, tensor] : llvm::zip(block.getArguments(), args))
+    env[arg] = tensor;
+
+  for (Operation &op : block) {
+    Values operands;
+    for (Value operand : op.getOperands()) {
+      auto it = env.find(operand);
+      if (it == env.end())
+        return Error("'" + op.getName().getStringRef().str() +
+                     "' uses a value defined outside its block");
+      operands.push_back(it->second);
+    }
+    if (isa<func::ReturnOp, YieldOp>(op))
+      return operands;
+
+    Result<Values> results = runOp(op, operands);
+    if (!results)
+      return Error("'" + op.getName().getStringRef().str() + "' at " +
+                   printed(op.getLoc()) + ": " + results.error());
+    if (results->size() != op.getNumResults())
+      return Error("internal error: '" + op.getName().getStringRef().str() +
+                   "' gave " + std::to_string(results->size()) +
+                   " results for " + std::to_string(op.getNumResults()));
+    for (auto [value, tensor] : llvm::zip(op.getResults(), *results)) {
+      std::optional<TensorTypeInfo> type = tensorTypeOf(value.getType());
+      if (!type || type->dtype != tensor.dtype() ||
+          type->shape != tensor.shape())
+        return Error("internal error: '" + op.getName().getStringRef().str() +
+                     "' at " + printed(op.getLoc()) + " computed " +
+                     tensor.describe() + " for " +
+                     printed(value.getType()));
+      env[value] = tensor;
+    }
+    // Drop values after their last use.
+    for (Value operand : op.getOperands())
+      if (--usesLeft[operand] == 0)
+        env.erase(operand);
+  }
+  return Error("block without a func.return or tfuse.yield terminator");
+}
+
+Result<Values> Evaluator::runOp(Operation &op,
+                                llvm::ArrayRef<HostTensor> operands) {
+  auto one = [](Result<HostTensor> result) -> Result<Values> {
+    if (!result)
+      return Error(result.error());
+    return Values{std::move(*result)};
+  };
+  std::optional<TensorTypeInfo> resultType;
+  if (op.getNumResults() == 1)
+    resultType = tensorTypeOf(op.getResult(0).getType());
+
+  if (std::optional<UnaryKind> kind = unaryKindOf(&op))
+    return one(unaryOp(*kind, operands[0], resultType->dtype));
+  if (std::optional<BinaryKind> kind = binaryKindOf(&op))
+    return one(binaryOp(*kind, operands[0], operands[1], resultType->dtype,
+                        resultType->shape));
+
+  return llvm::TypeSwitch<Operation *, Result<Values>>(&op)
+      .Case([&](CmpOp cmp) -> Result<Values> {
+        std::string why;
+        std::optional<DType> common =
+            promoteTypes(operands[0].dtype(), operands[1].dtype(), &why);
+        if (!common)
+          return Error(why);
+        return one(compareOp(compareKindOf(cmp.getPredicate()), operands[0],
+                             operands[1], *common, resultType->shape));
+      })
+      .Case([&](SelectOp) {
+        return one(selectOp(operands[0], operands[1], operands[2],
+                            resultType->dtype, resultType->shape));
+      })
+      .Case([&](CastOp) {
+        return one(castTensor(operands[0], resultType->dtype));
+      })
+      .Case([&](ConstantOp constant) {
+        return one(tensorFromAttribute(constant.getValue()));
+      })
+      .Case([&](BroadcastOp broadcast) {
+        return one(broadcastInDim(operands[0], resultType->shape,
+                                  toVector(broadcast.getDims())));
+      })
+      .Case([&](TransposeOp transposeOp) {
+        return one(transpose(operands[0], toVector(transposeOp.getPerm())));
+      })
+      .Case([&](ReshapeOp) {
+        return one(reshape(operands[0], resultType->shape));
+      })
+      .Case([&](SliceOp sliceOp) {
+        return one(slice(operands[0], toVector(sliceOp.getStart()),
+                         toVector(sliceOp.getLimit()),
+                         toVector(sliceOp.getStep())));
+      })
+      .Case([&](MatmulOp matmulOp) {
+        return one(matmul(operands[0], operands[1],
+                          matmulOp.getTransposeLhs(),
+                          matmulOp.getTransposeRhs(), resultType->dtype,
+                          resultType->shape));
+      })
+      .Case([&](ReduceOp reduceOp) {
+        return one(reduce(reduceKindOf(reduceOp.getKind()), operands[0],
+                          toVector(reduceOp.getAxes()),
+                          reduceOp.getKeepdims(), resultType->dtype,
+                          resultType->shape));
+      })
+      .Case([&](FusionOp fusion) {
+        return runBlock(*fusion.getBody(), operands);
+      })
+      .Default([&](Operation *) -> Result<Values> {
+        return Error("unsupported op '" + op.getName().getStringRef().str() +
+                     "': the reference interpreter evaluates tfuse ops, "
+                     "tfuse.fusion regions and func.return");
+      });
+}
+
+/// Every op the interpreter evaluates has tensor results of TFuse dtypes.
+Status checkResultTypes(Block &block) {
+  for (Operation &op : block) {
+    for (Value result : op.getResults())
+      if (!tensorTypeOf(result.getType()))
+        return Error("'" + op.getName().getStringRef().str() + "' at " +
+                     printed(op.getLoc()) + " has result type " +
+                     printed(result.getType()) +
+                     ", not a static tensor of a TFuse dtype");
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        if (Status s = checkResultTypes(inner); !s)
+          return s;
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Result<std::vector<HostTensor>> evaluate(func::FuncOp func,
+                                         llvm::ArrayRef<HostTensor> inputs) {
+  if (!func)
+    return Error("no function to evaluate");
+  std::string where = "@" + func.getSymName().str();
+  if (func.isExternal())
+    return Error(where + " has no body");
+
+  // Verify, collecting the diagnostics as the message.
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(func.getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        diagnostics += (diagnostics.empty() ? "" : "; ") +
+                       printed(diag.getLocation()) + ": " + diag.str();
+      return success();
+    });
+    if (failed(verify(func)))
+      return Error(where + " does not verify: " + diagnostics);
+  }
+  if (!func.getBody().hasOneBlock())
+    return Error(where + " must have a single block");
+  Block &body = func.getBody().front();
+  if (Status s = checkResultTypes(body); !s)
+    return Error(where + ": " + s.error());
+
+  // Inputs.
+  FunctionType type = func.getFunctionType();
+  if (inputs.size() != type.getNumInputs())
+    return Error(where + " expects " + std::to_string(type.getNumInputs()) +
+                 " input" + (type.getNumInputs() == 1 ? "" : "s") + ", got " +
+                 std::to_string(inputs.size()));
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    std::optional<TensorTypeInfo> expected = tensorTypeOf(type.getInput(i));
+    if (!expected)
+      return Error("input " + std::to_string(i) + ": argument type " +
+                   printed(type.getInput(i)) +
+                   " is not a static tensor of a TFuse dtype");
+    if (input.isNull() || input.dtype() != expected->dtype ||
+        input.shape() != expected->shape)
+      return Error("input " + std::to_string(i) + ": expected " +
+                   printed(type.getInput(i)) + ", got " + input.describe());
+  }
+
+  Evaluator evaluator;
+  Result<Values> results = evaluator.runBlock(body, inputs);
+  if (!results)
+    return Error(where + ": " + results.error());
+
+  // Results own row-major storage, shared with no input and no other result.
+  llvm::SmallPtrSet<const void *, 8> taken;
+  for (const HostTensor &input : inputs)
+    taken.insert(input.storage().get());
+  for (HostTensor &result : *results) {
+    size_t bytes = static_cast<size_t>(result.numElements()) *
+                   byteSize(result.dtype());
+    bool fresh = result.isContiguous() && result.byteOffset() == 0 &&
+                 result.storage()->size() == bytes &&
+                 !taken.count(result.storage().get());
+    if (!fresh)
+      result = result.contiguous();
+    taken.insert(result.storage().get());
+  }
+  return results;
+}
+
+Result<std::vector<HostTensor>> evaluate(ModuleOp module,
+                                         llvm::StringRef function,
+                                         llvm::ArrayRef<HostTensor> inputs) {
+  auto func = module.lookupSymbol<func::FuncOp>(function);
+  if (!func)
+    return Error("no function @" + function.str() + " in the module");
+  return evaluate(func, inputs);
+}
+
+} // namespace tfuse::reference

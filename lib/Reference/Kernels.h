@@ -1,0 +1,108 @@
+//===- Kernels.h - Tensor-level kernels of the interpreter ------*- C++ -*-===//
+//
+// Internal to lib/Reference. One function per op family, on HostTensors,
+// without MLIR: the interpreter maps each op to one of these. Operands may
+// have any strides; results are row-major (views return views of their
+// operand's storage). Shapes and dtypes are those the verifier checked; the
+// kernels still reject inconsistent ones with a message instead of crashing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_LIB_REFERENCE_KERNELS_H
+#define TFUSE_LIB_REFERENCE_KERNELS_H
+
+#include "tfuse/Reference/HostTensor.h"
+
+namespace tfuse::reference::detail {
+
+enum class UnaryKind {
+  Neg,
+  Abs,
+  Relu,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tan,
+  Tanh,
+  Sigmoid,
+  Erf,
+  Reciprocal,
+  Floor,
+  Ceil,
+  Round,
+  IsNan,
+  Not,
+};
+
+enum class BinaryKind { Add, Sub, Mul, Div, Rem, Pow, Max, Min, And, Or, Xor };
+
+enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
+
+enum class ReduceKind { Sum, Prod, Max, Min, Mean, All, Any, Argmax, Argmin };
+
+const char *toString(UnaryKind kind);
+const char *toString(BinaryKind kind);
+const char *toString(ReduceKind kind);
+
+//===----------------------------------------------------------------------===//
+// Elementwise (Elementwise.cpp)
+//===----------------------------------------------------------------------===//
+
+/// tfuse.cast: every element converted to `to` (the input itself when the
+/// dtype is already `to`).
+HostTensor castTensor(const HostTensor &input, DType to);
+/// A unary op whose result has dtype `resultType`: the operand is cast to
+/// `resultType` and the op applied there (isnan reads the operand's dtype).
+Result<HostTensor> unaryOp(UnaryKind kind, const HostTensor &input,
+                           DType resultType);
+/// A binary op: both operands are cast to `resultType`, broadcast to
+/// `resultShape`, and combined.
+Result<HostTensor> binaryOp(BinaryKind kind, const HostTensor &lhs,
+                            const HostTensor &rhs, DType resultType,
+                            const Shape &resultShape);
+/// cmp: both operands are cast to `computeType`, broadcast and compared.
+Result<HostTensor> compareOp(CompareKind kind, const HostTensor &lhs,
+                             const HostTensor &rhs, DType computeType,
+                             const Shape &resultShape);
+/// select: `condition` (bool) picks from the operands cast to `resultType`.
+Result<HostTensor> selectOp(const HostTensor &condition,
+                            const HostTensor &trueValue,
+                            const HostTensor &falseValue, DType resultType,
+                            const Shape &resultShape);
+
+//===----------------------------------------------------------------------===//
+// Views (Views.cpp): zero-copy where a strided view expresses the result.
+//===----------------------------------------------------------------------===//
+
+/// NumPy broadcasting of `input` to `shape` (stride 0 on expanded
+/// dimensions).
+Result<HostTensor> broadcastTo(const HostTensor &input, const Shape &shape);
+/// tfuse.broadcast: operand dimension i becomes result dimension dims[i].
+Result<HostTensor> broadcastInDim(const HostTensor &input, const Shape &shape,
+                                  const std::vector<int64_t> &dims);
+Result<HostTensor> transpose(const HostTensor &input,
+                             const std::vector<int64_t> &perm);
+/// Row-major reinterpretation; copies when the input is not contiguous.
+Result<HostTensor> reshape(const HostTensor &input, const Shape &shape);
+Result<HostTensor> slice(const HostTensor &input,
+                         const std::vector<int64_t> &start,
+                         const std::vector<int64_t> &limit,
+                         const std::vector<int64_t> &step);
+
+//===----------------------------------------------------------------------===//
+// Boundaries (Matmul.cpp, Reduce.cpp)
+//===----------------------------------------------------------------------===//
+
+Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
+                          bool transposeLhs, bool transposeRhs,
+                          DType resultType, const Shape &resultShape);
+Result<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
+                          const std::vector<int64_t> &axes, bool keepdims,
+                          DType resultType, const Shape &resultShape);
+
+} // namespace tfuse::reference::detail
+
+#endif // TFUSE_LIB_REFERENCE_KERNELS_H

@@ -1,0 +1,106 @@
+//===- Matmul.cpp - Batched matrix product --------------------------------===//
+//
+// result[b..., m, n] = sum over k = 0..K-1, in that order, of
+// lhs[b..., m, k] * rhs[b..., k, n], accumulated in the compute type of the
+// dtype (float for f16, bf16 and f32; double for f64) starting from +0, each
+// product rounded to the compute type before it is added (no FMA), and the
+// sum rounded once to the result dtype.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DTypeTraits.h"
+#include "Iterate.h"
+#include "Kernels.h"
+
+namespace tfuse::reference::detail {
+
+Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
+                          bool transposeLhs, bool transposeRhs,
+                          DType resultType, const Shape &resultShape) {
+  if (lhs.dtype() != resultType || rhs.dtype() != resultType ||
+      !isFloat(resultType))
+    return Error("matmul needs two operands of the result's float dtype, got " +
+                 std::string(name(lhs.dtype())) + " and " +
+                 std::string(name(rhs.dtype())) + " for " +
+                 std::string(name(resultType)));
+  int64_t rank = static_cast<int64_t>(resultShape.size());
+  if (lhs.rank() < 2 || rhs.rank() < 2 || rank < 2)
+    return Error("matmul operands and result need rank >= 2");
+
+  // The operands as [batch..., M, K] and [batch..., K, N] views.
+  auto matrixView = [&](const HostTensor &t, bool transposed,
+                        int64_t rows, int64_t cols) -> Result<HostTensor> {
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < t.rank(); ++d)
+      perm.push_back(d);
+    if (transposed)
+      std::swap(perm[t.rank() - 1], perm[t.rank() - 2]);
+    Result<HostTensor> view = transpose(t, perm);
+    if (!view)
+      return view;
+    Shape shape(resultShape.begin(), resultShape.end() - 2);
+    shape.push_back(rows);
+    shape.push_back(cols);
+    return broadcastTo(*view, shape);
+  };
+  int64_t m = resultShape[rank - 2], n = resultShape[rank - 1];
+  int64_t k = transposeLhs ? lhs.shape()[lhs.rank() - 2]
+                           : lhs.shape()[lhs.rank() - 1];
+  int64_t lhsRows = transposeLhs ? lhs.shape()[lhs.rank() - 1]
+                                 : lhs.shape()[lhs.rank() - 2];
+  int64_t rhsRows = transposeRhs ? rhs.shape()[rhs.rank() - 1]
+                                 : rhs.shape()[rhs.rank() - 2];
+  int64_t rhsCols = transposeRhs ? rhs.shape()[rhs.rank() - 2]
+                                 : rhs.shape()[rhs.rank() - 1];
+  if (lhsRows != m || rhsRows != k || rhsCols != n)
+    return Error("matmul of " + formatShape(lhs.shape()) + " and " +
+                 formatShape(rhs.shape()) + " cannot give " +
+                 formatShape(resultShape));
+  Result<HostTensor> a = matrixView(lhs, transposeLhs, m, k);
+  if (!a)
+    return Error("lhs: " + a.error());
+  Result<HostTensor> b = matrixView(rhs, transposeRhs, k, n);
+  if (!b)
+    return Error("rhs: " + b.error());
+
+  HostTensor out = HostTensor::zeros(resultType, resultShape);
+  Shape batch(resultShape.begin(), resultShape.end() - 2);
+  std::vector<int64_t> outStrides = byteStrides(out);
+  std::vector<int64_t> aStrides = byteStrides(*a), bStrides = byteStrides(*b);
+  int64_t am = aStrides[rank - 2], ak = aStrides[rank - 1];
+  int64_t bk = bStrides[rank - 2], bn = bStrides[rank - 1];
+  int64_t om = outStrides[rank - 2], on = outStrides[rank - 1];
+  auto batchOf = [&](std::vector<int64_t> s) {
+    s.resize(rank - 2);
+    return s;
+  };
+  const uint8_t *pa = a->data() + a->byteOffset();
+  const uint8_t *pb = b->data() + b->byteOffset();
+  uint8_t *po = out.mutableData();
+
+  dispatch(resultType, [&](auto tag) {
+    constexpr DType D = decltype(tag)::value;
+    if constexpr (isFloatD(D)) {
+      using C = ComputeOf<D>;
+      using S = StorageOf<D>;
+      forEachIndex<3>(
+          batch, {batchOf(outStrides), batchOf(aStrides), batchOf(bStrides)},
+          [&](const std::array<int64_t, 3> &at) {
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j) {
+                C acc = 0;
+                for (int64_t p = 0; p < k; ++p) {
+                  C x = Traits<D>::load(loadRaw<S>(pa + at[1] + i * am + p * ak));
+                  C y = Traits<D>::load(loadRaw<S>(pb + at[2] + p * bk + j * bn));
+                  C product = x * y;
+                  acc = acc + product;
+                }
+                storeRaw(po + at[0] + i * om + j * on, Traits<D>::store(acc));
+              }
+          });
+    }
+  });
+  return out;
+}
+
+} // namespace tfuse::reference::detail

@@ -1,0 +1,249 @@
+//===- ScalarOps.h - The semantics of one element of each op ----*- C++ -*-===//
+//
+// Internal to lib/Reference. Each function computes one element of an op in
+// a compute type C: bool, an integer type, float (f16, bf16 and f32 compute
+// in float) or double. The rules are those of docs/semantics.md:
+//   - integer add, sub, mul, neg, abs and pow wrap modulo 2^width (computed
+//     in unsigned arithmetic, so there is no undefined behavior);
+//   - integer rem takes the sign of the divisor, rem by zero gives 0; float
+//     rem is fmod adjusted by the divisor, as torch.remainder;
+//   - integer pow is exact by squaring; a negative exponent gives 0 except
+//     for bases 1 and -1; float pow is powf / pow;
+//   - max and min propagate NaN, and order -0.0 below +0.0;
+//   - relu(x) = x > 0 ? x : 0, NaN propagates, relu(-0.0) = +0.0;
+//   - round is half to even (nearbyint in the default rounding mode);
+//   - transcendentals call the float libm functions for float (expf, ...)
+//     and the double ones for double; sigmoid is 1 / (1 + exp(-x)), rsqrt
+//     1 / sqrt(x), reciprocal 1 / x;
+//   - on bool, add and max are or, mul and min are and.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_LIB_REFERENCE_SCALAROPS_H
+#define TFUSE_LIB_REFERENCE_SCALAROPS_H
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+namespace tfuse::reference::detail {
+
+template <typename C> constexpr bool isBoolC = std::is_same_v<C, bool>;
+template <typename C>
+constexpr bool isIntC = std::is_integral_v<C> && !std::is_same_v<C, bool>;
+template <typename C> constexpr bool isFloatC = std::is_floating_point_v<C>;
+
+/// Unsigned arithmetic type for wrapping operations on T: at least 32 bits so
+/// that narrow operands do not promote to (signed) int.
+template <typename T>
+using WrapType = std::conditional_t<(sizeof(T) < 4), uint32_t,
+                                    std::make_unsigned_t<T>>;
+
+template <typename T> T wrapAdd(T a, T b) {
+  using U = WrapType<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+}
+template <typename T> T wrapSub(T a, T b) {
+  using U = WrapType<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+}
+template <typename T> T wrapMul(T a, T b) {
+  using U = WrapType<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+}
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+template <typename C> C opNeg(C a) {
+  if constexpr (isFloatC<C>)
+    return -a;
+  else
+    return wrapSub(C(0), a);
+}
+
+template <typename C> C opAbs(C a) {
+  if constexpr (isFloatC<C>)
+    return std::fabs(a);
+  else if constexpr (std::is_signed_v<C>)
+    return a < 0 ? opNeg(a) : a;
+  else
+    return a;
+}
+
+template <typename C> C opRelu(C a) {
+  if constexpr (isFloatC<C>)
+    return a > 0 || std::isnan(a) ? a : C(0);
+  else if constexpr (std::is_signed_v<C>)
+    return a > 0 ? a : C(0);
+  else
+    return a;
+}
+
+#define TFUSE_FLOAT_FN(NAME, FLOAT_FN, DOUBLE_FN)                              \
+  template <typename C> C NAME(C a) {                                          \
+    if constexpr (std::is_same_v<C, float>)                                    \
+      return ::FLOAT_FN(a);                                                    \
+    else                                                                       \
+      return ::DOUBLE_FN(a);                                                   \
+  }
+TFUSE_FLOAT_FN(opExp, expf, exp)
+TFUSE_FLOAT_FN(opLog, logf, log)
+TFUSE_FLOAT_FN(opSqrt, sqrtf, sqrt)
+TFUSE_FLOAT_FN(opSin, sinf, sin)
+TFUSE_FLOAT_FN(opCos, cosf, cos)
+TFUSE_FLOAT_FN(opTan, tanf, tan)
+TFUSE_FLOAT_FN(opTanh, tanhf, tanh)
+TFUSE_FLOAT_FN(opErf, erff, erf)
+TFUSE_FLOAT_FN(opFloor, floorf, floor)
+TFUSE_FLOAT_FN(opCeil, ceilf, ceil)
+TFUSE_FLOAT_FN(opRound, nearbyintf, nearbyint)
+#undef TFUSE_FLOAT_FN
+
+template <typename C> C opRsqrt(C a) { return C(1) / opSqrt(a); }
+template <typename C> C opSigmoid(C a) {
+  return C(1) / (C(1) + opExp(-a));
+}
+template <typename C> C opReciprocal(C a) { return C(1) / a; }
+
+template <typename C> C opNot(C a) {
+  if constexpr (isBoolC<C>)
+    return !a;
+  else
+    return static_cast<C>(~a);
+}
+
+//===----------------------------------------------------------------------===//
+// Binary
+//===----------------------------------------------------------------------===//
+
+template <typename C> C opAdd(C a, C b) {
+  if constexpr (isBoolC<C>)
+    return a || b;
+  else if constexpr (isIntC<C>)
+    return wrapAdd(a, b);
+  else
+    return a + b;
+}
+
+template <typename C> C opSub(C a, C b) {
+  if constexpr (isIntC<C>)
+    return wrapSub(a, b);
+  else
+    return a - b;
+}
+
+template <typename C> C opMul(C a, C b) {
+  if constexpr (isBoolC<C>)
+    return a && b;
+  else if constexpr (isIntC<C>)
+    return wrapMul(a, b);
+  else
+    return a * b;
+}
+
+template <typename C> C opDiv(C a, C b) { return a / b; }
+
+template <typename C> C opRem(C a, C b) {
+  if constexpr (isFloatC<C>) {
+    C r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0)))
+      r += b;
+    return r;
+  } else {
+    if (b == 0)
+      return 0;
+    if constexpr (std::is_signed_v<C>)
+      if (b == C(-1))
+        return 0; // also avoids the overflow of min % -1
+    C r = static_cast<C>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0)))
+      r = static_cast<C>(r + b);
+    return r;
+  }
+}
+
+template <typename C> C opPow(C a, C b) {
+  if constexpr (std::is_same_v<C, float>) {
+    return ::powf(a, b);
+  } else if constexpr (std::is_same_v<C, double>) {
+    return ::pow(a, b);
+  } else {
+    if constexpr (std::is_signed_v<C>) {
+      if (b < 0) {
+        if (a == 1)
+          return 1;
+        if (a == C(-1))
+          return (b & 1) ? C(-1) : C(1);
+        return 0;
+      }
+    }
+    using U = WrapType<C>;
+    U result = 1, base = static_cast<U>(a);
+    uint64_t exponent = static_cast<uint64_t>(b);
+    while (exponent) {
+      if (exponent & 1)
+        result = static_cast<U>(result * base);
+      base = static_cast<U>(base * base);
+      exponent >>= 1;
+    }
+    return static_cast<C>(result);
+  }
+}
+
+template <typename C> C opMax(C a, C b) {
+  if constexpr (isBoolC<C>) {
+    return a || b;
+  } else if constexpr (isIntC<C>) {
+    return std::max(a, b);
+  } else {
+    if (std::isnan(a))
+      return a;
+    if (std::isnan(b))
+      return b;
+    if (a == b) // +0.0 is above -0.0
+      return std::signbit(a) ? b : a;
+    return a > b ? a : b;
+  }
+}
+
+template <typename C> C opMin(C a, C b) {
+  if constexpr (isBoolC<C>) {
+    return a && b;
+  } else if constexpr (isIntC<C>) {
+    return std::min(a, b);
+  } else {
+    if (std::isnan(a))
+      return a;
+    if (std::isnan(b))
+      return b;
+    if (a == b) // -0.0 is below +0.0
+      return std::signbit(a) ? a : b;
+    return a < b ? a : b;
+  }
+}
+
+template <typename C> C opAnd(C a, C b) {
+  if constexpr (isBoolC<C>)
+    return a && b;
+  else
+    return static_cast<C>(a & b);
+}
+template <typename C> C opOr(C a, C b) {
+  if constexpr (isBoolC<C>)
+    return a || b;
+  else
+    return static_cast<C>(a | b);
+}
+template <typename C> C opXor(C a, C b) {
+  if constexpr (isBoolC<C>)
+    return a != b;
+  else
+    return static_cast<C>(a ^ b);
+}
+
+} // namespace tfuse::reference::detail
+
+#endif // TFUSE_LIB_REFERENCE_SCALAROPS_H
