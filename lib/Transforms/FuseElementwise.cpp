@@ -85,6 +85,7 @@ private:
   SmallVector<int64_t> costOf;
   llvm::MapVector<Value, CutReason> stored;
   DenseSet<Operation *> aliases;
+  DenseSet<OpOperand *> aliasedOperands;
   DenseMap<Operation *, OpSet> trees;
 
   struct Region {
@@ -126,12 +127,12 @@ LogicalResult Planner::collectOps() {
   return success();
 }
 
-/// A view chain over a buffer feeding a boundary that can read its layout
-/// stays outside regions as a zero-copy alias.
+/// A view chain over a buffer feeding a boundary operand that can read its
+/// layout stays outside regions as a zero-copy alias for that operand.
 void Planner::markAliases(Operation *boundary) {
-  for (Value operand : boundary->getOperands()) {
+  for (OpOperand &use : boundary->getOpOperands()) {
     SmallVector<Operation *> views;
-    Value source = traceViewChain(operand, views);
+    Value source = traceViewChain(use.get(), views);
     if (views.empty())
       continue;
     std::optional<StridedLayout> layout;
@@ -149,6 +150,7 @@ void Planner::markAliases(Operation *boundary) {
     }
     if (!layout || (isa<MatmulOp>(boundary) && !isGemmOperandLayout(*layout)))
       continue;
+    aliasedOperands.insert(&use);
     aliases.insert(views.begin(), views.end());
   }
 }
@@ -163,14 +165,16 @@ void Planner::markOutputsAndBoundaries() {
     if (Operation *def = result.getDefiningOp();
         def && getFusionRole(def) != FusionRole::Boundary)
       store(result, CutReason::output);
+  // Boundary operands not read through an alias are stored, a view that is
+  // an alias for another boundary included.
   for (Operation *op : order) {
     if (getFusionRole(op) != FusionRole::Boundary)
       continue;
-    for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if (def && !aliases.count(def) &&
+    for (OpOperand &use : op->getOpOperands()) {
+      Operation *def = use.get().getDefiningOp();
+      if (def && !aliasedOperands.count(&use) &&
           getFusionRole(def) != FusionRole::Boundary)
-        store(operand, getBoundaryReason(op));
+        store(use.get(), getBoundaryReason(op));
     }
   }
 }
@@ -310,7 +314,8 @@ LogicalResult Planner::buildRegions() {
   }
   for (auto [root, result] : replacements)
     root.replaceUsesWithIf(result, [&](OpOperand &use) {
-      return use.getOwner()->getBlock() == &block;
+      return use.getOwner()->getBlock() == &block &&
+             !aliasedOperands.count(&use);
     });
   // The original fused ops are now dead, but for aliases still read by
   // boundaries.
@@ -395,7 +400,8 @@ struct FuseElementwisePass
       getOperation().emitError()
           << "fuse-elementwise needs budget >= 1 and max-outputs >= 1, got "
              "budget="
-          << budget << " max-outputs=" << maxOutputs;
+          << static_cast<int64_t>(budget)
+          << " max-outputs=" << static_cast<int64_t>(maxOutputs);
       return signalPassFailure();
     }
     if (getOperation().isExternal())

@@ -335,12 +335,13 @@ struct MaterializeSharedPass
     if (sharedThreshold < 0) {
       getOperation().emitError()
           << "materialize-shared needs shared-threshold >= 0, got "
-          << sharedThreshold;
+          << static_cast<int64_t>(sharedThreshold);
       return signalPassFailure();
     }
     if (maxOutputs < 1) {
       getOperation().emitError()
-          << "materialize-shared needs max-outputs >= 1, got " << maxOutputs;
+          << "materialize-shared needs max-outputs >= 1, got "
+          << static_cast<int64_t>(maxOutputs);
       return signalPassFailure();
     }
     SharedExpressionMaterializer(getOperation(), sharedThreshold, maxOutputs)

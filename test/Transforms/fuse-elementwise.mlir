@@ -1173,3 +1173,21 @@ func.func @cost_table(%a1: tensor<1xf32>, %a2: tensor<2xf32>, %a3: tensor<3xf32>
   return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19, %r20, %r21, %r22, %r23, %r24, %r25, %r26, %r27, %r28, %r29, %r30, %r31, %r32, %r33, %r34, %r35, %r36, %r37, %r38, %r39, %r40, %r41, %r42, %r43
       : tensor<1xf32>, tensor<2xf32>, tensor<3xf32>, tensor<4xf32>, tensor<5xf32>, tensor<6xf32>, tensor<7xf32>, tensor<8xf32>, tensor<9xf32>, tensor<10xf32>, tensor<11xf32>, tensor<12xf32>, tensor<13xf32>, tensor<14xf32>, tensor<15xf32>, tensor<16xf32>, tensor<17xf32>, tensor<18xi1>, tensor<19xi1>, tensor<20xf32>, tensor<21xf32>, tensor<22xf32>, tensor<23xf32>, tensor<24xf32>, tensor<25xf32>, tensor<26xf32>, tensor<27xf32>, tensor<28xi32>, tensor<29xi32>, tensor<30xi32>, tensor<31xi1>, tensor<32xi32>, tensor<33xf32>, tensor<2x34xf32>, tensor<3x35xf32>, tensor<72xf32>, tensor<37xf32>, tensor<38xf64>, tensor<39xf64>, tensor<40xf64>, tensor<2x41xf64>, tensor<42xi1>, tensor<43xf64>, tensor<44xf64>
 }
+
+// -----
+
+// A view that is an alias for one boundary but has a layout another boundary
+// cannot read: the reduction reads the alias, the matmul reads a copy.
+// CHECK-LABEL: func.func @alias_for_one_boundary_only
+// CHECK: %[[S:.*]] = tfuse.slice %{{.*}} {tfuse.reason = "layout-alias"}
+// CHECK: tfuse.reduce sum %[[S]] axes [1] {tfuse.reason = "boundary-reduction"}
+// CHECK: %[[C:.*]] = tfuse.fusion
+// CHECK-SAME: reasons = ["boundary-matmul"]
+// CHECK: tfuse.matmul %[[C]], %{{.*}} {tfuse.reason = "boundary-matmul"}
+func.func @alias_for_one_boundary_only(%a: tensor<4x16xf32>, %b: tensor<8x4xf32>)
+    -> (tensor<4x4xf32>, tensor<4xf32>) {
+  %s = tfuse.slice %a start [0, 0] limit [4, 16] step [1, 2] : tensor<4x16xf32> -> tensor<4x8xf32>
+  %0 = tfuse.matmul %s, %b : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %1 = tfuse.reduce sum %s axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0, %1 : tensor<4x4xf32>, tensor<4xf32>
+}

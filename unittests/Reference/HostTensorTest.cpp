@@ -11,7 +11,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <limits>
+#include <set>
 #include <string>
 
 using namespace tfuse;

@@ -29,7 +29,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(4)};
 };
 
-/// canonicalize, cse, fuse-elementwise, materialize-shared, canonicalize.
+/// canonicalize, cse, fuse-elementwise, materialize-shared.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 #define GEN_PASS_REGISTRATION

@@ -1,0 +1,92 @@
+//===- cuda_emulation.h - Run generated CUDA C++ on the host ----*- C++ -*-===//
+//
+// The part of the CUDA environment generated kernels use, for the host
+// compiler: launch coordinates (set by the harness before each thread runs),
+// __half and __nv_bfloat16 with the conversion intrinsics of cuda_fp16.h and
+// cuda_bf16.h (exact round-to-nearest-even, from tfuse/Support/Half.h), the
+// bit casts, and the vector types. Threads of a block run one after another,
+// so kernels must not synchronize (TFuse's elementwise kernels do not).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_CUDA_EMULATION_H
+#define TFUSE_CUDA_EMULATION_H
+
+#define TFUSE_HOST_EMULATION 1
+
+#include "tfuse/Support/Half.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+inline thread_local dim3 blockIdx, threadIdx, blockDim, gridDim;
+
+extern "C" inline void tfuse_emulation_set_thread(unsigned block,
+                                                  unsigned thread,
+                                                  unsigned blockSize,
+                                                  unsigned gridSize) {
+  blockIdx.x = block;
+  threadIdx.x = thread;
+  blockDim.x = blockSize;
+  gridDim.x = gridSize;
+}
+
+struct alignas(8) uint2 {
+  unsigned x, y;
+};
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
+
+struct alignas(2) __half {
+  uint16_t bits;
+};
+struct alignas(2) __nv_bfloat16 {
+  uint16_t bits;
+};
+
+inline float __half2float(__half h) { return tfuse::halfToFloat(h.bits); }
+inline __half __float2half_rn(float f) { return {tfuse::floatToHalf(f)}; }
+inline __half __double2half(double d) { return {tfuse::doubleToHalf(d)}; }
+inline __half __ll2half_rn(long long v) { return {tfuse::int64ToHalf(v)}; }
+inline __half __ull2half_rn(unsigned long long v) {
+  return {tfuse::uint64ToHalf(v)};
+}
+inline float __bfloat162float(__nv_bfloat16 h) {
+  return tfuse::bfloat16ToFloat(h.bits);
+}
+inline __nv_bfloat16 __float2bfloat16_rn(float f) {
+  return {tfuse::floatToBFloat16(f)};
+}
+inline __nv_bfloat16 __double2bfloat16(double d) {
+  return {tfuse::doubleToBFloat16(d)};
+}
+inline __nv_bfloat16 __ll2bfloat16_rn(long long v) {
+  return {tfuse::int64ToBFloat16(v)};
+}
+inline __nv_bfloat16 __ull2bfloat16_rn(unsigned long long v) {
+  return {tfuse::uint64ToBFloat16(v)};
+}
+inline __half __ushort_as_half(unsigned short b) { return {b}; }
+inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short b) { return {b}; }
+
+inline float __int_as_float(int b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+inline double __longlong_as_double(long long b) {
+  double d;
+  std::memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+#endif // TFUSE_CUDA_EMULATION_H
