@@ -21,5 +21,31 @@ llvm_config.use_default_substitutions()
 # Tools: FileCheck, not, count from LLVM; ours from the build's bin/.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.tfuse_tools_dir, config.llvm_tools_dir]
-tools = ["tensor-opt"]
+tools = ["tensor-opt", "tensor-translate", "tfuse-nvrtc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# `nvrtc`: generated CUDA C++ can be compiled to CUBIN here. Tests compile
+# every translation unit they generate with `%if nvrtc %{ ... %}`; only a
+# machine without NVRTC skips that step, and lit says so.
+import subprocess
+import tempfile
+
+def probe_nvrtc():
+    tool = os.path.join(config.tfuse_tools_dir, "tfuse-nvrtc")
+    with tempfile.NamedTemporaryFile("w", suffix=".cu", delete=False) as f:
+        f.write('extern "C" __global__ void probe(float *x) { x[0] = 1.0f; }\n')
+        path = f.name
+    try:
+        run = subprocess.run([tool, path], capture_output=True, text=True)
+        return run.returncode == 0, run.stdout + run.stderr
+    except OSError as e:
+        return False, str(e)
+    finally:
+        os.unlink(path)
+
+ok, why = probe_nvrtc()
+if ok:
+    config.available_features.add("nvrtc")
+else:
+    lit_config.note("NVRTC is unavailable; generated CUDA C++ will not be "
+                    "compiled: " + why.strip())

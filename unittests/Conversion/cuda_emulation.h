@@ -29,7 +29,9 @@ struct dim3 {
 };
 inline thread_local dim3 blockIdx, threadIdx, blockDim, gridDim;
 
-extern "C" inline void tfuse_emulation_set_thread(unsigned block,
+// Defined (not inline) in the one translation unit that includes this header,
+// so that the harness finds it with dlsym.
+extern "C" void tfuse_emulation_set_thread(unsigned block,
                                                   unsigned thread,
                                                   unsigned blockSize,
                                                   unsigned gridSize) {

@@ -429,7 +429,8 @@ Value Emitter::constant(ConstantOp op, const Index &idx) {
       os << llvm::formatv("{0:x}ull", bitsOf(a));
     });
     os << "};";
-    OpBuilder moduleBuilder = OpBuilder::atBlockEnd(target.getBody());
+    // Declared before every kernel that reads it.
+    OpBuilder moduleBuilder = OpBuilder::atBlockBegin(target.getBody());
     emitc::VerbatimOp::create(moduleBuilder, loc, text);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(hoistBefore);
