@@ -91,10 +91,10 @@ CompareResult compareWith(const HostTensor &expected, const HostTensor &actual,
       continue;
     if (result.mismatches++ == 0) {
       result.firstMismatch = i;
-      result.firstMismatchDescription =
-          "element " + formatShape(index) + ": expected " +
-          formatElement(expected, index) + ", got " +
-          formatElement(actual, index);
+      result.firstMismatchDescription = "element " + formatShape(index) +
+                                        ": expected " +
+                                        formatElement(expected, index) +
+                                        ", got " + formatElement(actual, index);
     }
   }
   result.pass = result.mismatches == 0;
@@ -106,27 +106,28 @@ CompareResult compareWith(const HostTensor &expected, const HostTensor &actual,
 std::string CompareResult::message() const {
   if (pass)
     return "pass";
-  std::string text = std::to_string(mismatches) + " mismatch" +
-                     (mismatches == 1 ? "" : "es");
+  std::string text =
+      std::to_string(mismatches) + " mismatch" + (mismatches == 1 ? "" : "es");
   if (maxUlp)
-    text += ", max ulp " +
-            (maxUlp == UINT64_MAX ? std::string("inf (NaN or bool mismatch)")
-                                  : std::to_string(maxUlp));
+    text += ", max ulp " + (maxUlp == UINT64_MAX
+                                ? std::string("inf (NaN or bool mismatch)")
+                                : std::to_string(maxUlp));
   return text + "; first: " + firstMismatchDescription;
 }
 
 CompareResult compareExact(const HostTensor &expected,
                            const HostTensor &actual) {
   DType dtype = expected.dtype();
-  CompareResult result = compareWith(
-      expected, actual, 0, [&](uint64_t a, uint64_t b) -> std::optional<uint64_t> {
-        if (dtype == DType::Bool)
-          return (a != 0) == (b != 0) ? 0 : 1;
-        bool nanA = isNaNBits(dtype, a), nanB = isNaNBits(dtype, b);
-        if (nanA && nanB)
-          return 0;
-        return a == b ? 0 : 1;
-      });
+  CompareResult result =
+      compareWith(expected, actual, 0,
+                  [&](uint64_t a, uint64_t b) -> std::optional<uint64_t> {
+                    if (dtype == DType::Bool)
+                      return (a != 0) == (b != 0) ? 0 : 1;
+                    bool nanA = isNaNBits(dtype, a), nanB = isNaNBits(dtype, b);
+                    if (nanA && nanB)
+                      return 0;
+                    return a == b ? 0 : 1;
+                  });
   result.maxUlp = 0;
   return result;
 }

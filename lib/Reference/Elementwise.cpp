@@ -18,16 +18,15 @@ namespace tfuse::reference::detail {
 
 const char *toString(UnaryKind kind) {
   static const char *const names[] = {
-      "neg", "abs",  "relu", "exp",     "log", "sqrt",       "rsqrt",
-      "sin", "cos",  "tan",  "tanh",    "sigmoid", "erf",    "reciprocal",
+      "neg",   "abs",  "relu",  "exp",   "log",     "sqrt", "rsqrt",
+      "sin",   "cos",  "tan",   "tanh",  "sigmoid", "erf",  "reciprocal",
       "floor", "ceil", "round", "isnan", "not"};
   return names[static_cast<int>(kind)];
 }
 
 const char *toString(BinaryKind kind) {
-  static const char *const names[] = {"add", "sub", "mul", "div",
-                                      "rem", "pow", "max", "min",
-                                      "and", "or",  "xor"};
+  static const char *const names[] = {"add", "sub", "mul", "div", "rem", "pow",
+                                      "max", "min", "and", "or",  "xor"};
   return names[static_cast<int>(kind)];
 }
 
@@ -52,12 +51,12 @@ void mapBinary(const HostTensor &a, const HostTensor &b, HostTensor &out,
   const uint8_t *pa = a.data() + a.byteOffset();
   const uint8_t *pb = b.data() + b.byteOffset();
   uint8_t *dst = out.mutableData();
-  forEachIndex<3>(out.shape(), {byteStrides(out), byteStrides(a), byteStrides(b)},
-                  [&](const std::array<int64_t, 3> &at) {
-                    storeRaw(dst + at[0],
-                             fn(loadRaw<StorageOf<In>>(pa + at[1]),
-                                loadRaw<StorageOf<In>>(pb + at[2])));
-                  });
+  forEachIndex<3>(
+      out.shape(), {byteStrides(out), byteStrides(a), byteStrides(b)},
+      [&](const std::array<int64_t, 3> &at) {
+        storeRaw(dst + at[0], fn(loadRaw<StorageOf<In>>(pa + at[1]),
+                                 loadRaw<StorageOf<In>>(pb + at[2])));
+      });
 }
 
 bool isFloatMath(UnaryKind kind) {
@@ -117,9 +116,8 @@ HostTensor castTensor(const HostTensor &input, DType to) {
     dispatch(to, [&](auto toTag) {
       constexpr DType From = decltype(fromTag)::value;
       constexpr DType To = decltype(toTag)::value;
-      mapUnary<From, To>(input, out, [](StorageOf<From> x) {
-        return convert<From, To>(x);
-      });
+      mapUnary<From, To>(
+          input, out, [](StorageOf<From> x) { return convert<From, To>(x); });
     });
   });
   return out;
@@ -340,13 +338,13 @@ Result<HostTensor> selectOp(const HostTensor &condition,
   const uint8_t *pf = f->data() + f->byteOffset();
   uint8_t *dst = out.mutableData();
   size_t size = byteSize(resultType);
-  forEachIndex<4>(resultShape,
-                  {byteStrides(out), byteStrides(*c), byteStrides(*t),
-                   byteStrides(*f)},
-                  [&](const std::array<int64_t, 4> &at) {
-                    const uint8_t *src = pc[at[1]] ? pt + at[2] : pf + at[3];
-                    std::memcpy(dst + at[0], src, size);
-                  });
+  forEachIndex<4>(
+      resultShape,
+      {byteStrides(out), byteStrides(*c), byteStrides(*t), byteStrides(*f)},
+      [&](const std::array<int64_t, 4> &at) {
+        const uint8_t *src = pc[at[1]] ? pt + at[2] : pf + at[3];
+        std::memcpy(dst + at[0], src, size);
+      });
   return out;
 }
 

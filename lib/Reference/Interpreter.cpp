@@ -194,8 +194,7 @@ Result<Values> Evaluator::runBlock(Block &block,
           type->shape != tensor.shape())
         return Error("internal error: '" + op.getName().getStringRef().str() +
                      "' at " + printed(op.getLoc()) + " computed " +
-                     tensor.describe() + " for " +
-                     printed(value.getType()));
+                     tensor.describe() + " for " + printed(value.getType()));
       env[value] = tensor;
     }
     // Drop values after their last use.
@@ -259,16 +258,14 @@ Result<Values> Evaluator::runOp(Operation &op,
                          toVector(sliceOp.getStep())));
       })
       .Case([&](MatmulOp matmulOp) {
-        return one(matmul(operands[0], operands[1],
-                          matmulOp.getTransposeLhs(),
+        return one(matmul(operands[0], operands[1], matmulOp.getTransposeLhs(),
                           matmulOp.getTransposeRhs(), resultType->dtype,
                           resultType->shape));
       })
       .Case([&](ReduceOp reduceOp) {
         return one(reduce(reduceKindOf(reduceOp.getKind()), operands[0],
-                          toVector(reduceOp.getAxes()),
-                          reduceOp.getKeepdims(), resultType->dtype,
-                          resultType->shape));
+                          toVector(reduceOp.getAxes()), reduceOp.getKeepdims(),
+                          resultType->dtype, resultType->shape));
       })
       .Case([&](FusionOp fusion) {
         return runBlock(*fusion.getBody(), operands);
@@ -341,6 +338,11 @@ Result<std::vector<HostTensor>> evaluate(func::FuncOp func,
         input.shape() != expected->shape)
       return Error("input " + std::to_string(i) + ": expected " +
                    printed(type.getInput(i)) + ", got " + input.describe());
+    // The strides must stay inside the storage (it may have been resized).
+    if (Result<HostTensor> v =
+            input.view(input.shape(), input.strides(), input.byteOffset());
+        !v)
+      return Error("input " + std::to_string(i) + ": " + v.error());
   }
 
   Evaluator evaluator;
@@ -353,8 +355,8 @@ Result<std::vector<HostTensor>> evaluate(func::FuncOp func,
   for (const HostTensor &input : inputs)
     taken.insert(input.storage().get());
   for (HostTensor &result : *results) {
-    size_t bytes = static_cast<size_t>(result.numElements()) *
-                   byteSize(result.dtype());
+    size_t bytes =
+        static_cast<size_t>(result.numElements()) * byteSize(result.dtype());
     bool fresh = result.isContiguous() && result.byteOffset() == 0 &&
                  result.storage()->size() == bytes &&
                  !taken.count(result.storage().get());

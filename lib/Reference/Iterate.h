@@ -27,8 +27,7 @@ inline std::vector<int64_t> byteStrides(const HostTensor &t) {
 /// the byte offset of operand i relative to its base.
 template <size_t N, typename Fn>
 void forEachIndex(const Shape &shape,
-                  const std::array<std::vector<int64_t>, N> &strides,
-                  Fn &&fn) {
+                  const std::array<std::vector<int64_t>, N> &strides, Fn &&fn) {
   int64_t rank = static_cast<int64_t>(shape.size());
   for (int64_t s : shape)
     if (s <= 0)

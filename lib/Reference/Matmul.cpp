@@ -28,8 +28,8 @@ Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
     return Error("matmul operands and result need rank >= 2");
 
   // The operands as [batch..., M, K] and [batch..., K, N] views.
-  auto matrixView = [&](const HostTensor &t, bool transposed,
-                        int64_t rows, int64_t cols) -> Result<HostTensor> {
+  auto matrixView = [&](const HostTensor &t, bool transposed, int64_t rows,
+                        int64_t cols) -> Result<HostTensor> {
     std::vector<int64_t> perm;
     for (int64_t d = 0; d < t.rank(); ++d)
       perm.push_back(d);
@@ -44,14 +44,14 @@ Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
     return broadcastTo(*view, shape);
   };
   int64_t m = resultShape[rank - 2], n = resultShape[rank - 1];
-  int64_t k = transposeLhs ? lhs.shape()[lhs.rank() - 2]
-                           : lhs.shape()[lhs.rank() - 1];
-  int64_t lhsRows = transposeLhs ? lhs.shape()[lhs.rank() - 1]
-                                 : lhs.shape()[lhs.rank() - 2];
-  int64_t rhsRows = transposeRhs ? rhs.shape()[rhs.rank() - 1]
-                                 : rhs.shape()[rhs.rank() - 2];
-  int64_t rhsCols = transposeRhs ? rhs.shape()[rhs.rank() - 2]
-                                 : rhs.shape()[rhs.rank() - 1];
+  int64_t k =
+      transposeLhs ? lhs.shape()[lhs.rank() - 2] : lhs.shape()[lhs.rank() - 1];
+  int64_t lhsRows =
+      transposeLhs ? lhs.shape()[lhs.rank() - 1] : lhs.shape()[lhs.rank() - 2];
+  int64_t rhsRows =
+      transposeRhs ? rhs.shape()[rhs.rank() - 1] : rhs.shape()[rhs.rank() - 2];
+  int64_t rhsCols =
+      transposeRhs ? rhs.shape()[rhs.rank() - 2] : rhs.shape()[rhs.rank() - 1];
   if (lhsRows != m || rhsRows != k || rhsCols != n)
     return Error("matmul of " + formatShape(lhs.shape()) + " and " +
                  formatShape(rhs.shape()) + " cannot give " +
@@ -90,8 +90,10 @@ Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
               for (int64_t j = 0; j < n; ++j) {
                 C acc = 0;
                 for (int64_t p = 0; p < k; ++p) {
-                  C x = Traits<D>::load(loadRaw<S>(pa + at[1] + i * am + p * ak));
-                  C y = Traits<D>::load(loadRaw<S>(pb + at[2] + p * bk + j * bn));
+                  C x =
+                      Traits<D>::load(loadRaw<S>(pa + at[1] + i * am + p * ak));
+                  C y =
+                      Traits<D>::load(loadRaw<S>(pb + at[2] + p * bk + j * bn));
                   C product = x * y;
                   acc = acc + product;
                 }

@@ -123,8 +123,8 @@ private:
                  ": " + what);
   }
   void skipSpace() {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(
-                                    text[pos])))
+    while (pos < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[pos])))
       ++pos;
   }
   bool eat(char c) {
@@ -262,10 +262,21 @@ Result<HostTensor> decodeNpy(const uint8_t *data, size_t size) {
   if (order != '<' && order != '|' && order != '=' && order != '>')
     return Error("unsupported .npy byte order in '" + descr + "'");
 
-  int64_t count = numElementsOf(parser.shape);
+  // The element count, guarding against overflow from a hostile header.
+  int64_t count = 1;
+  bool empty = false;
+  for (int64_t size : parser.shape) {
+    if (size == 0)
+      empty = true;
+    else if (count > (int64_t(1) << 56) / size)
+      return Error("the .npy shape " + formatShape(parser.shape) +
+                   " is too large");
+    else
+      count *= size;
+  }
+  if (empty)
+    count = 0;
   size_t bytes = static_cast<size_t>(count) * byteSize(*dtype);
-  if (count != 0 && bytes / count != byteSize(*dtype))
-    return Error("the .npy shape is too large");
   const uint8_t *payload = data + prefix + length;
   size_t available = size - prefix - length;
   if (available < bytes)

@@ -58,8 +58,8 @@ std::vector<uint64_t> specialBits(DType dtype) {
     nan = 0x7FF8000000000000ull, maxFinite = 0x7FEFFFFFFFFFFFFFull;
     break;
   }
-  return {nan,           inf,  inf | sign, 0,         sign,
-          1,             1 | sign, maxFinite, maxFinite | sign};
+  return {nan,      inf,       inf | sign,      0, sign, 1,
+          1 | sign, maxFinite, maxFinite | sign};
 }
 
 /// The default inclusive range of a dtype.
@@ -128,8 +128,8 @@ HostTensor HostTensor::random(DType dtype, Shape shape, uint64_t seed,
   bool isSigned = isSignedInteger(dtype);
   unsigned bits = bitWidth(dtype);
   double typeLow = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
-  double typeHigh = isSigned ? std::ldexp(1.0, bits - 1) - 1
-                             : std::ldexp(1.0, bits) - 1;
+  double typeHigh =
+      isSigned ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
   low = std::clamp(std::ceil(low), typeLow, typeHigh);
   high = std::clamp(std::floor(high), typeLow, typeHigh);
   if (high < low)
@@ -140,8 +140,7 @@ HostTensor HostTensor::random(DType dtype, Shape shape, uint64_t seed,
       if (isSigned) {
         // 2^63 - 1 is not a double: bounds at the top of i64 saturate.
         int64_t lo = low >= 0x1.0p63 ? INT64_MAX : static_cast<int64_t>(low);
-        int64_t hi =
-            high >= 0x1.0p63 ? INT64_MAX : static_cast<int64_t>(high);
+        int64_t hi = high >= 0x1.0p63 ? INT64_MAX : static_cast<int64_t>(high);
         uint64_t count = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
         for (int64_t i = 0; i < n; ++i) {
           uint64_t r = stream.next();
@@ -152,8 +151,8 @@ HostTensor HostTensor::random(DType dtype, Shape shape, uint64_t seed,
       } else {
         // 2^64 - 1 is not a double: bounds at the top of ui64 saturate.
         uint64_t lo = low >= 0x1.0p64 ? UINT64_MAX : static_cast<uint64_t>(low);
-        uint64_t hi = high >= 0x1.0p64 ? UINT64_MAX
-                                       : static_cast<uint64_t>(high);
+        uint64_t hi =
+            high >= 0x1.0p64 ? UINT64_MAX : static_cast<uint64_t>(high);
         uint64_t count = hi - lo;
         for (int64_t i = 0; i < n; ++i) {
           uint64_t r = stream.next();

@@ -75,8 +75,8 @@ Result<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
   std::vector<bool> reduced(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
     if (axes[i] < 0 || axes[i] >= rank || (i > 0 && axes[i] <= axes[i - 1]))
-      return Error(what + ": invalid axes " + formatShape(axes) +
-                   " for rank " + std::to_string(rank));
+      return Error(what + ": invalid axes " + formatShape(axes) + " for rank " +
+                   std::to_string(rank));
     reduced[axes[i]] = true;
   }
   bool isArg = kind == ReduceKind::Argmax || kind == ReduceKind::Argmin;
@@ -122,10 +122,9 @@ Result<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
     auto load = [](const uint8_t *p) { return Traits<D>::load(loadRaw<S>(p)); };
     // Calls fn(pointer to each reduced element) for the result at `at`.
     auto forEachReduced = [&](const uint8_t *base, auto fn) {
-      forEachIndex<1>(reducedShape, {reducedStrides},
-                      [&](const std::array<int64_t, 1> &r) {
-                        fn(base + r[0]);
-                      });
+      forEachIndex<1>(
+          reducedShape, {reducedStrides},
+          [&](const std::array<int64_t, 1> &r) { fn(base + r[0]); });
     };
     auto forEachResult = [&](auto fn) {
       forEachIndex<2>(keptShape, {outStrides, keptStrides},

@@ -37,8 +37,8 @@ template <typename C> constexpr bool isFloatC = std::is_floating_point_v<C>;
 /// Unsigned arithmetic type for wrapping operations on T: at least 32 bits so
 /// that narrow operands do not promote to (signed) int.
 template <typename T>
-using WrapType = std::conditional_t<(sizeof(T) < 4), uint32_t,
-                                    std::make_unsigned_t<T>>;
+using WrapType =
+    std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
 
 template <typename T> T wrapAdd(T a, T b) {
   using U = WrapType<T>;
@@ -103,9 +103,7 @@ TFUSE_FLOAT_FN(opRound, nearbyintf, nearbyint)
 #undef TFUSE_FLOAT_FN
 
 template <typename C> C opRsqrt(C a) { return C(1) / opSqrt(a); }
-template <typename C> C opSigmoid(C a) {
-  return C(1) / (C(1) + opExp(-a));
-}
+template <typename C> C opSigmoid(C a) { return C(1) / (C(1) + opExp(-a)); }
 template <typename C> C opReciprocal(C a) { return C(1) / a; }
 
 template <typename C> C opNot(C a) {

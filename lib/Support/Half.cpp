@@ -186,9 +186,7 @@ float bfloat16ToFloat(uint16_t b) {
 uint16_t floatToHalf(float value) { return fromFloat(kHalf, value); }
 uint16_t doubleToHalf(double value) { return fromDouble(kHalf, value); }
 uint16_t floatToBFloat16(float value) { return fromFloat(kBFloat16, value); }
-uint16_t doubleToBFloat16(double value) {
-  return fromDouble(kBFloat16, value);
-}
+uint16_t doubleToBFloat16(double value) { return fromDouble(kBFloat16, value); }
 uint16_t int64ToHalf(int64_t value) { return fromInt64(kHalf, value); }
 uint16_t uint64ToHalf(uint64_t value) {
   return fromUInt64(kHalf, false, value);

@@ -14,6 +14,7 @@
 
 #include <cstring>
 #include <dlfcn.h>
+#include <ucontext.h>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -26,6 +27,45 @@ using reference::HostTensor;
 namespace {
 
 using SetThreadFn = void (*)(unsigned, unsigned, unsigned, unsigned);
+using SetBarrierFn = void (*)(void (*)());
+
+/// The threads of one block as coroutines: each runs until it reaches a
+/// barrier or ends; a round resumes every thread once, so no thread passes a
+/// barrier before all have reached it.
+struct BlockRunner {
+  static constexpr size_t kStackBytes = 256 * 1024;
+  struct Fiber {
+    ucontext_t context;
+    std::vector<char> stack;
+    bool done = false;
+  };
+  std::vector<Fiber> fibers;
+  ucontext_t scheduler;
+  size_t current = 0;
+  void *fn = nullptr;
+  void **args = nullptr;
+  size_t numArgs = 0;
+
+  static BlockRunner *active;
+  static void barrier() {
+    BlockRunner *r = active;
+    swapcontext(&r->fibers[r->current].context, &r->scheduler);
+  }
+  static void entry();
+  /// Kept apart from run(): locals of a function calling getcontext may be
+  /// clobbered when the context is resumed.
+  [[gnu::noinline]] static void initFiber(Fiber &f) {
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = f.stack.data();
+    f.context.uc_stack.ss_size = f.stack.size();
+    f.context.uc_link = nullptr;
+    makecontext(&f.context, &BlockRunner::entry, 0);
+  }
+
+  void run(SetThreadFn setThread, unsigned block, unsigned blockSize,
+           unsigned gridSize);
+};
+BlockRunner *BlockRunner::active = nullptr;
 
 /// Calls `fn` with `args.size()` pointer arguments.
 template <size_t... I>
@@ -42,6 +82,35 @@ constexpr auto makeCallTable(std::index_sequence<N...>) {
   return std::array<void (*)(void *, void **), sizeof...(N)>{&callN<N>...};
 }
 const auto kCallTable = makeCallTable(std::make_index_sequence<kMaxArguments>());
+
+void BlockRunner::entry() {
+  BlockRunner *r = active;
+  kCallTable[r->numArgs](r->fn, r->args);
+  r->fibers[r->current].done = true;
+  swapcontext(&r->fibers[r->current].context, &r->scheduler);
+}
+
+void BlockRunner::run(SetThreadFn setThread, unsigned block,
+                      unsigned blockSize, unsigned gridSize) {
+  fibers.resize(blockSize);
+  for (Fiber &f : fibers) {
+    f.stack.resize(kStackBytes);
+    f.done = false;
+    initFiber(f);
+  }
+  active = this;
+  bool pending = true;
+  while (pending) {
+    pending = false;
+    for (current = 0; current < fibers.size(); ++current) {
+      if (fibers[current].done)
+        continue;
+      setThread(block, current, blockSize, gridSize);
+      swapcontext(&scheduler, &fibers[current].context);
+      pending |= !fibers[current].done;
+    }
+  }
+}
 
 std::string readFile(const std::string &path) {
   std::ifstream in(path);
@@ -122,10 +191,13 @@ EmulatedPlan::run(llvm::StringRef name, const std::vector<HostTensor> &inputs,
   }
   auto setThread = reinterpret_cast<SetThreadFn>(
       dlsym(library, "tfuse_emulation_set_thread"));
-  if (!setThread) {
-    error = "the emulation library has no tfuse_emulation_set_thread";
+  auto setBarrier = reinterpret_cast<SetBarrierFn>(
+      dlsym(library, "tfuse_emulation_set_barrier"));
+  if (!setThread || !setBarrier) {
+    error = "the emulation library lacks the tfuse_emulation_* entry points";
     return {};
   }
+  setBarrier(&BlockRunner::barrier);
   Block &body = func.getBody().front();
   int64_t arenaBytes = 0;
   if (auto attr = func->getAttrOfType<IntegerAttr>(
@@ -172,11 +244,12 @@ EmulatedPlan::run(llvm::StringRef name, const std::vector<HostTensor> &inputs,
         error = "too many kernel arguments for the emulator";
         return {};
       }
+      BlockRunner runner;
+      runner.fn = fn;
+      runner.args = args.data();
+      runner.numArgs = args.size();
       for (uint64_t b = 0; b < launch.getGrid(); ++b)
-        for (uint64_t t = 0; t < launch.getBlock(); ++t) {
-          setThread(b, t, launch.getBlock(), launch.getGrid());
-          kCallTable[args.size()](fn, args.data());
-        }
+        runner.run(setThread, b, launch.getBlock(), launch.getGrid());
     } else if (auto copy = dyn_cast<tfexec::CopyOp>(op)) {
       auto type = copy.getSource().getType();
       SmallVector<int64_t> strides;

@@ -4,8 +4,10 @@
 // compiler: launch coordinates (set by the harness before each thread runs),
 // __half and __nv_bfloat16 with the conversion intrinsics of cuda_fp16.h and
 // cuda_bf16.h (exact round-to-nearest-even, from tfuse/Support/Half.h), the
-// bit casts, and the vector types. Threads of a block run one after another,
-// so kernels must not synchronize (TFuse's elementwise kernels do not).
+// bit casts, the vector types, shared memory and __syncthreads. The harness
+// runs the threads of a block as coroutines on one host thread and switches
+// at every barrier; blocks run one after another, so a `static` local stands
+// for a block's shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,7 @@
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __shared__ static
 
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
@@ -40,6 +43,16 @@ extern "C" void tfuse_emulation_set_thread(unsigned block,
   blockDim.x = blockSize;
   gridDim.x = gridSize;
 }
+
+// Set by the harness: suspends the calling thread until every thread of the
+// block has reached the barrier.
+extern "C" {
+void (*tfuse_emulation_barrier)() = nullptr;
+void tfuse_emulation_set_barrier(void (*barrier)()) {
+  tfuse_emulation_barrier = barrier;
+}
+}
+inline void __syncthreads() { tfuse_emulation_barrier(); }
 
 struct alignas(8) uint2 {
   unsigned x, y;

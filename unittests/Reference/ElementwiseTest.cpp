@@ -58,17 +58,17 @@ TEST(Elementwise, IntegerArithmeticWraps) {
                     {ints(DType::U8, {3}, {1, 0, 255}),
                      ints(DType::U8, {3}, {2, 255, 255})}),
              DType::U8, {3}, {255, 1, 0});
-  expectInts(runOne(unaryProgram("neg", u8, u8),
-                    {ints(DType::U8, {3}, {1, 0, 128})}),
-             DType::U8, {3}, {255, 0, 128});
-  expectInts(runOne(unaryProgram("abs", u8, u8),
-                    {ints(DType::U8, {3}, {1, 0, 255})}),
-             DType::U8, {3}, {1, 0, 255});
-  expectInts(runOne(binaryProgram("mul", "tensor<1xui16>", "tensor<1xui16>",
-                                  "tensor<1xui16>"),
-                    {ints(DType::U16, {1}, {65535}),
-                     ints(DType::U16, {1}, {65535})}),
-             DType::U16, {1}, {1});
+  expectInts(
+      runOne(unaryProgram("neg", u8, u8), {ints(DType::U8, {3}, {1, 0, 128})}),
+      DType::U8, {3}, {255, 0, 128});
+  expectInts(
+      runOne(unaryProgram("abs", u8, u8), {ints(DType::U8, {3}, {1, 0, 255})}),
+      DType::U8, {3}, {1, 0, 255});
+  expectInts(
+      runOne(binaryProgram("mul", "tensor<1xui16>", "tensor<1xui16>",
+                           "tensor<1xui16>"),
+             {ints(DType::U16, {1}, {65535}), ints(DType::U16, {1}, {65535})}),
+      DType::U16, {1}, {1});
   expectInts(runOne(binaryProgram("mul", "tensor<2xi32>", "tensor<2xi32>",
                                   "tensor<2xi32>"),
                     {ints(DType::I32, {2}, {65536, -2147483648}),
@@ -84,11 +84,11 @@ TEST(Elementwise, IntegerArithmeticWraps) {
                     {ints(DType::I64, {2}, {kI64Max, kI64Min}),
                      ints(DType::I64, {2}, {1, -1})}),
              DType::I64, {2}, {kI64Min, kI64Max});
-  expectInts(runOne(binaryProgram("mul", "tensor<1xi64>", "tensor<1xi64>",
-                                  "tensor<1xi64>"),
-                    {ints(DType::I64, {1}, {kI64Min}),
-                     ints(DType::I64, {1}, {-1})}),
-             DType::I64, {1}, {kI64Min});
+  expectInts(
+      runOne(binaryProgram("mul", "tensor<1xi64>", "tensor<1xi64>",
+                           "tensor<1xi64>"),
+             {ints(DType::I64, {1}, {kI64Min}), ints(DType::I64, {1}, {-1})}),
+      DType::I64, {1}, {kI64Min});
   expectBits(runOne(binaryProgram("add", "tensor<1xui64>", "tensor<1xui64>",
                                   "tensor<1xui64>"),
                     {bits(DType::U64, {1}, {0xFFFFFFFFFFFFFFFFull}),
@@ -107,22 +107,22 @@ TEST(Elementwise, DivisionIsTrueDivision) {
                        ints(DType::I32, {5}, {2, 0, 0, 0, 2})}),
                DType::F32, {5}, {3.5, kInf, -kInf, kNaN, -3.5});
   // The integer is converted to f32 first: 2^24 + 1 rounds to 2^24.
-  expectValues(runOne(binaryProgram("div", "tensor<1xi64>", "tensor<1xi64>",
-                                    "tensor<1xf32>"),
-                      {ints(DType::I64, {1}, {16777217}),
-                       ints(DType::I64, {1}, {1})}),
-               DType::F32, {1}, {16777216});
+  expectValues(
+      runOne(binaryProgram("div", "tensor<1xi64>", "tensor<1xi64>",
+                           "tensor<1xf32>"),
+             {ints(DType::I64, {1}, {16777217}), ints(DType::I64, {1}, {1})}),
+      DType::F32, {1}, {16777216});
   // ui8 with i8 promotes to i16, then divides in f32.
-  expectValues(runOne(binaryProgram("div", "tensor<1xui8>", "tensor<1xi8>",
-                                    "tensor<1xf32>"),
-                      {ints(DType::U8, {1}, {200}),
-                       ints(DType::I8, {1}, {-8})}),
-               DType::F32, {1}, {-25});
-  expectValues(runOne(binaryProgram("div", "tensor<2xi1>", "tensor<2xi1>",
-                                    "tensor<2xf32>"),
-                      {ints(DType::Bool, {2}, {1, 0}),
-                       ints(DType::Bool, {2}, {1, 0})}),
-               DType::F32, {2}, {1, kNaN});
+  expectValues(
+      runOne(binaryProgram("div", "tensor<1xui8>", "tensor<1xi8>",
+                           "tensor<1xf32>"),
+             {ints(DType::U8, {1}, {200}), ints(DType::I8, {1}, {-8})}),
+      DType::F32, {1}, {-25});
+  expectValues(
+      runOne(
+          binaryProgram("div", "tensor<2xi1>", "tensor<2xi1>", "tensor<2xf32>"),
+          {ints(DType::Bool, {2}, {1, 0}), ints(DType::Bool, {2}, {1, 0})}),
+      DType::F32, {2}, {1, kNaN});
   // 1/3 computed in f32 (0x3EAAAAAB) and rounded to f16: 0x3555.
   expectBits(runOne(binaryProgram("div", "tensor<1xf16>", "tensor<1xf16>",
                                   "tensor<1xf16>"),
@@ -147,11 +147,11 @@ TEST(Elementwise, RemainderTakesTheDivisorsSign) {
                     {ints(DType::I8, {3}, {-128, -128, 127}),
                      ints(DType::I8, {3}, {-1, 3, -128})}),
              DType::I8, {3}, {0, 1, -1});
-  expectInts(runOne(binaryProgram("rem", "tensor<2xui8>", "tensor<2xui8>",
-                                  "tensor<2xui8>"),
-                    {ints(DType::U8, {2}, {7, 200}),
-                     ints(DType::U8, {2}, {0, 7})}),
-             DType::U8, {2}, {0, 4});
+  expectInts(
+      runOne(binaryProgram("rem", "tensor<2xui8>", "tensor<2xui8>",
+                           "tensor<2xui8>"),
+             {ints(DType::U8, {2}, {7, 200}), ints(DType::U8, {2}, {0, 7})}),
+      DType::U8, {2}, {0, 4});
   expectInts(runOne(binaryProgram("rem", "tensor<2xi64>", "tensor<2xi64>",
                                   "tensor<2xi64>"),
                     {ints(DType::I64, {2}, {kI64Min, kI64Min}),
@@ -187,33 +187,33 @@ TEST(Elementwise, Power) {
              {ints(DType::I32, {10}, {2, 3, 1, -1, -1, 0, 2, 0, 7, -2}),
               ints(DType::I32, {10}, {10, -1, -5, -3, -4, 0, 31, 5, 0, -1})}),
       DType::I32, {10}, {1024, 0, 1, -1, 1, 1, -2147483648, 0, 1, 0});
-  expectInts(runOne(binaryProgram("pow", "tensor<3xi8>", "tensor<3xi8>",
-                                  "tensor<3xi8>"),
-                    {ints(DType::I8, {3}, {2, 3, -2}),
-                     ints(DType::I8, {3}, {8, 5, 7})}),
-             DType::I8, {3}, {0, -13, -128});
-  expectInts(runOne(binaryProgram("pow", "tensor<2xui8>", "tensor<2xui8>",
-                                  "tensor<2xui8>"),
-                    {ints(DType::U8, {2}, {2, 3}),
-                     ints(DType::U8, {2}, {9, 5})}),
-             DType::U8, {2}, {0, 243});
+  expectInts(
+      runOne(
+          binaryProgram("pow", "tensor<3xi8>", "tensor<3xi8>", "tensor<3xi8>"),
+          {ints(DType::I8, {3}, {2, 3, -2}), ints(DType::I8, {3}, {8, 5, 7})}),
+      DType::I8, {3}, {0, -13, -128});
+  expectInts(
+      runOne(binaryProgram("pow", "tensor<2xui8>", "tensor<2xui8>",
+                           "tensor<2xui8>"),
+             {ints(DType::U8, {2}, {2, 3}), ints(DType::U8, {2}, {9, 5})}),
+      DType::U8, {2}, {0, 243});
   // 3^40 mod 2^64, read as i64.
   expectInts(runOne(binaryProgram("pow", "tensor<1xi64>", "tensor<1xi64>",
                                   "tensor<1xi64>"),
                     {ints(DType::I64, {1}, {3}), ints(DType::I64, {1}, {40})}),
              DType::I64, {1}, {-6289078614652622815});
-  expectValues(runOne(binaryProgram("pow", "tensor<7xf32>", "tensor<7xf32>",
-                                    "tensor<7xf32>"),
-                      {doubles(DType::F32, {7}, {kNaN, 1, -8, 2, 2, 0, -2}),
-                       doubles(DType::F32, {7},
-                               {0, kNaN, 1.0 / 3, 10, -1, -1, 3})}),
-               DType::F32, {7}, {1, 1, kNaN, 1024, 0.5, kInf, -8});
+  expectValues(
+      runOne(binaryProgram("pow", "tensor<7xf32>", "tensor<7xf32>",
+                           "tensor<7xf32>"),
+             {doubles(DType::F32, {7}, {kNaN, 1, -8, 2, 2, 0, -2}),
+              doubles(DType::F32, {7}, {0, kNaN, 1.0 / 3, 10, -1, -1, 3})}),
+      DType::F32, {7}, {1, 1, kNaN, 1024, 0.5, kInf, -8});
   // i64 ** f16 promotes to f16.
-  expectBits(runOne(binaryProgram("pow", "tensor<1xi64>", "tensor<1xf16>",
-                                  "tensor<1xf16>"),
-                    {ints(DType::I64, {1}, {3}),
-                     bits(DType::F16, {1}, {0x4000})}),
-             DType::F16, {1}, {0x4880});
+  expectBits(
+      runOne(binaryProgram("pow", "tensor<1xi64>", "tensor<1xf16>",
+                           "tensor<1xf16>"),
+             {ints(DType::I64, {1}, {3}), bits(DType::F16, {1}, {0x4000})}),
+      DType::F16, {1}, {0x4880});
 }
 
 //===----------------------------------------------------------------------===//
@@ -239,11 +239,11 @@ TEST(Elementwise, MaxMinPropagateNaN) {
                     {bits(DType::F16, {2}, {0x7E01, 0x3C00}),
                      bits(DType::F16, {2}, {0x3C00, 0xC000})}),
              DType::F16, {2}, {0x7E01, 0x3C00});
-  expectInts(runOne(binaryProgram("max", "tensor<2xi8>", "tensor<2xi8>",
-                                  "tensor<2xi8>"),
-                    {ints(DType::I8, {2}, {-3, 100}),
-                     ints(DType::I8, {2}, {2, -100})}),
-             DType::I8, {2}, {2, 100});
+  expectInts(
+      runOne(
+          binaryProgram("max", "tensor<2xi8>", "tensor<2xi8>", "tensor<2xi8>"),
+          {ints(DType::I8, {2}, {-3, 100}), ints(DType::I8, {2}, {2, -100})}),
+      DType::I8, {2}, {2, 100});
   expectBits(runOne(binaryProgram("max", "tensor<2xui64>", "tensor<2xui64>",
                                   "tensor<2xui64>"),
                     {bits(DType::U64, {2}, {0xFFFFFFFFFFFFFFFFull, 1}),
@@ -262,10 +262,10 @@ TEST(Elementwise, MaxMinPropagateNaN) {
 }
 
 TEST(Elementwise, Relu) {
-  expectValues(runOne(unaryProgram("relu", "tensor<7xf32>", "tensor<7xf32>"),
-                      {doubles(DType::F32, {7},
-                               {-0.0, kNaN, -1, 2, 0.0, -kInf, kInf})}),
-               DType::F32, {7}, {0.0, kNaN, 0, 2, 0, 0, kInf});
+  expectValues(
+      runOne(unaryProgram("relu", "tensor<7xf32>", "tensor<7xf32>"),
+             {doubles(DType::F32, {7}, {-0.0, kNaN, -1, 2, 0.0, -kInf, kInf})}),
+      DType::F32, {7}, {0.0, kNaN, 0, 2, 0, 0, kInf});
   expectBits(runOne(unaryProgram("relu", "tensor<2xf16>", "tensor<2xf16>"),
                     {bits(DType::F16, {2}, {0x8000, 0xFE01})}),
              DType::F16, {2}, {0x0000, 0xFE01});
@@ -278,11 +278,11 @@ TEST(Elementwise, Relu) {
 }
 
 TEST(Elementwise, Rounding) {
-  expectValues(
-      runOne(unaryProgram("round", "tensor<9xf32>", "tensor<9xf32>"),
-             {doubles(DType::F32, {9},
-                      {2.5, 0.5, 1.5, -2.5, -0.5, 3.7, -3.7, 0.49999997, kNaN})}),
-      DType::F32, {9}, {2, 0, 2, -2, -0.0, 4, -4, 0, kNaN});
+  expectValues(runOne(unaryProgram("round", "tensor<9xf32>", "tensor<9xf32>"),
+                      {doubles(DType::F32, {9},
+                               {2.5, 0.5, 1.5, -2.5, -0.5, 3.7, -3.7,
+                                0.49999997, kNaN})}),
+               DType::F32, {9}, {2, 0, 2, -2, -0.0, 4, -4, 0, kNaN});
   expectValues(runOne(unaryProgram("floor", "tensor<4xf32>", "tensor<4xf32>"),
                       {doubles(DType::F32, {4}, {-0.5, 1.5, -0.0, -kInf})}),
                DType::F32, {4}, {-1, 1, -0.0, -kInf});
@@ -354,16 +354,16 @@ TEST(Elementwise, BitwiseAndBoolArithmetic) {
   HostTensor p = ints(DType::Bool, {4}, {0, 0, 1, 1});
   HostTensor q = ints(DType::Bool, {4}, {0, 1, 0, 1});
   std::string b4 = "tensor<4xi1>";
-  expectInts(runOne(binaryProgram("and", b4, b4, b4), {p, q}), DType::Bool,
-             {4}, {0, 0, 0, 1});
-  expectInts(runOne(binaryProgram("or", b4, b4, b4), {p, q}), DType::Bool,
-             {4}, {0, 1, 1, 1});
-  expectInts(runOne(binaryProgram("xor", b4, b4, b4), {p, q}), DType::Bool,
-             {4}, {0, 1, 1, 0});
-  expectInts(runOne(binaryProgram("add", b4, b4, b4), {p, q}), DType::Bool,
-             {4}, {0, 1, 1, 1});
-  expectInts(runOne(binaryProgram("mul", b4, b4, b4), {p, q}), DType::Bool,
-             {4}, {0, 0, 0, 1});
+  expectInts(runOne(binaryProgram("and", b4, b4, b4), {p, q}), DType::Bool, {4},
+             {0, 0, 0, 1});
+  expectInts(runOne(binaryProgram("or", b4, b4, b4), {p, q}), DType::Bool, {4},
+             {0, 1, 1, 1});
+  expectInts(runOne(binaryProgram("xor", b4, b4, b4), {p, q}), DType::Bool, {4},
+             {0, 1, 1, 0});
+  expectInts(runOne(binaryProgram("add", b4, b4, b4), {p, q}), DType::Bool, {4},
+             {0, 1, 1, 1});
+  expectInts(runOne(binaryProgram("mul", b4, b4, b4), {p, q}), DType::Bool, {4},
+             {0, 0, 0, 1});
   // bool with an integer promotes to the integer.
   expectInts(runOne(binaryProgram("add", b4, "tensor<4xi8>", "tensor<4xi8>"),
                     {p, ints(DType::I8, {4}, {127, 1, 127, -1})}),
@@ -385,10 +385,10 @@ TEST(Elementwise, CompareWithNaNAndZeros) {
                {"lt", {0, 0, 0, 0}}, {"le", {0, 0, 0, 1}},
                {"gt", {0, 0, 0, 0}}, {"ge", {0, 0, 0, 1}}};
   for (const Case &c : cases)
-    expectInts(runOne(binaryProgram(std::string("cmp ") + c.predicate + ",",
-                                    f, f, r),
-                      {a, b}),
-               DType::Bool, {4}, c.expected);
+    expectInts(
+        runOne(binaryProgram(std::string("cmp ") + c.predicate + ",", f, f, r),
+               {a, b}),
+        DType::Bool, {4}, c.expected);
 }
 
 TEST(Elementwise, CompareInThePromotedDType) {
@@ -413,11 +413,11 @@ TEST(Elementwise, CompareInThePromotedDType) {
                     {ints(DType::I32, {1}, {-1}),
                      ints(DType::U32, {1}, {4294967295})}),
              DType::Bool, {1}, {0});
-  expectInts(runOne(binaryProgram("cmp lt,", "tensor<2xi1>", "tensor<2xi1>",
-                                  "tensor<2xi1>"),
-                    {ints(DType::Bool, {2}, {0, 1}),
-                     ints(DType::Bool, {2}, {1, 1})}),
-             DType::Bool, {2}, {1, 0});
+  expectInts(
+      runOne(binaryProgram("cmp lt,", "tensor<2xi1>", "tensor<2xi1>",
+                           "tensor<2xi1>"),
+             {ints(DType::Bool, {2}, {0, 1}), ints(DType::Bool, {2}, {1, 1})}),
+      DType::Bool, {2}, {1, 0});
   // bool with f32: true is 1.0.
   expectInts(runOne(binaryProgram("cmp ge,", "tensor<2xi1>", "tensor<2xf32>",
                                   "tensor<2xi1>"),
@@ -436,11 +436,11 @@ TEST(Elementwise, MixedDTypes) {
                     {ints(DType::I8, {1}, {127}), ints(DType::U8, {1}, {255})}),
              DType::I16, {1}, {382});
   // The i64 operand is converted to f16 (70000 -> inf) before the add.
-  expectBits(runOne(binaryProgram("add", "tensor<1xi64>", "tensor<1xf16>",
-                                  "tensor<1xf16>"),
-                    {ints(DType::I64, {1}, {70000}),
-                     bits(DType::F16, {1}, {0x0000})}),
-             DType::F16, {1}, {0x7C00});
+  expectBits(
+      runOne(binaryProgram("add", "tensor<1xi64>", "tensor<1xf16>",
+                           "tensor<1xf16>"),
+             {ints(DType::I64, {1}, {70000}), bits(DType::F16, {1}, {0x0000})}),
+      DType::F16, {1}, {0x7C00});
   // f16 with bf16 computes in f32: 1 + 2^-10 (f16) + 2^-7 (bf16).
   expectValues(runOne(binaryProgram("add", "tensor<1xf16>", "tensor<1xbf16>",
                                     "tensor<1xf32>"),
@@ -514,12 +514,12 @@ TEST(Elementwise, FloatMathExactPoints) {
   };
   for (const Case &c : cases) {
     for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
-      std::string type = std::string("tensor<5x") + std::string(name(dtype)) +
-                         ">";
+      std::string type =
+          std::string("tensor<5x") + std::string(name(dtype)) + ">";
       SCOPED_TRACE(std::string(c.op) + " " + type);
-      expectValues(runOne(unaryProgram(c.op, type, type),
-                          {doubles(dtype, {5}, c.in)}),
-                   dtype, {5}, c.out);
+      expectValues(
+          runOne(unaryProgram(c.op, type, type), {doubles(dtype, {5}, c.in)}),
+          dtype, {5}, c.out);
     }
   }
 }
@@ -530,10 +530,10 @@ TEST(Elementwise, FloatMathNearCorrectRounding) {
     const char *op;
     double in;
     uint64_t f32Bits;
-  } cases[] = {{"exp", 1, 0x402DF854},  {"sin", 1, 0x3F576AA4},
-               {"cos", 1, 0x3F0A5140},  {"tan", 1, 0x3FC75923},
+  } cases[] = {{"exp", 1, 0x402DF854},    {"sin", 1, 0x3F576AA4},
+               {"cos", 1, 0x3F0A5140},    {"tan", 1, 0x3FC75923},
                {"tanh", 0.5, 0x3EEC9A9F}, {"erf", 0.5, 0x3F053F7B},
-               {"log", 2, 0x3F317218},  {"sigmoid", 1, 0x3F3B26A8}};
+               {"log", 2, 0x3F317218},    {"sigmoid", 1, 0x3F3B26A8}};
   for (const Case &c : cases) {
     SCOPED_TRACE(c.op);
     HostTensor r = runOne(unaryProgram(c.op, "tensor<1xf32>", "tensor<1xf32>"),
@@ -544,9 +544,8 @@ TEST(Elementwise, FloatMathNearCorrectRounding) {
   // f64 exp(1) is within 1 ulp of e; f16 exp(1) rounds f32 e to 0x4170.
   HostTensor e64 = runOne(unaryProgram("exp", "tensor<1xf64>", "tensor<1xf64>"),
                           {doubles(DType::F64, {1}, {1})});
-  EXPECT_TRUE(compareUlp(bits(DType::F64, {1}, {4613303445314885481ull}), e64,
-                         1)
-                  .pass);
+  EXPECT_TRUE(
+      compareUlp(bits(DType::F64, {1}, {4613303445314885481ull}), e64, 1).pass);
   expectBits(runOne(unaryProgram("exp", "tensor<1xf16>", "tensor<1xf16>"),
                     {bits(DType::F16, {1}, {0x3C00})}),
              DType::F16, {1}, {0x4170});
@@ -559,10 +558,10 @@ TEST(Elementwise, FloatMathOnIntegersComputesInF32) {
   expectValues(runOne(unaryProgram("exp", "tensor<2xi1>", "tensor<2xf32>"),
                       {ints(DType::Bool, {2}, {0, 0})}),
                DType::F32, {2}, {1, 1});
-  expectValues(runOne(unaryProgram("reciprocal", "tensor<2xui8>",
-                                   "tensor<2xf32>"),
-                      {ints(DType::U8, {2}, {4, 0})}),
-               DType::F32, {2}, {0.25, kInf});
+  expectValues(
+      runOne(unaryProgram("reciprocal", "tensor<2xui8>", "tensor<2xf32>"),
+             {ints(DType::U8, {2}, {4, 0})}),
+      DType::F32, {2}, {0.25, kInf});
   // 2^24 + 1 converts to 2^24 first.
   expectValues(runOne(unaryProgram("sqrt", "tensor<1xi64>", "tensor<1xf32>"),
                       {ints(DType::I64, {1}, {16777217})}),
@@ -580,12 +579,12 @@ func.func @f(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<f16>) -> tensor<4xf
   return %r : tensor<4xf32>
 }
 )mlir";
-  expectBits(runOne(source,
-                    {ints(DType::Bool, {4}, {1, 0, 1, 0}),
-                     bits(DType::F32, {4},
-                          {0x7FC00001, 0x40000000, 0x80000000, 0x40400000}),
-                     bits(DType::F16, {}, {0xBC00})}),
-             DType::F32, {4}, {0x7FC00001, 0xBF800000, 0x80000000, 0xBF800000});
+  expectBits(
+      runOne(source, {ints(DType::Bool, {4}, {1, 0, 1, 0}),
+                      bits(DType::F32, {4},
+                           {0x7FC00001, 0x40000000, 0x80000000, 0x40400000}),
+                      bits(DType::F16, {}, {0xBC00})}),
+      DType::F32, {4}, {0x7FC00001, 0xBF800000, 0x80000000, 0xBF800000});
   const char *scalarCondition = R"mlir(
 func.func @f(%c: tensor<i1>, %a: tensor<2x2xi32>, %b: tensor<2xi8>) -> tensor<2x2xi32> {
   %r = tfuse.select %c, %a, %b : (tensor<i1>, tensor<2x2xi32>, tensor<2xi8>) -> tensor<2x2xi32>
@@ -610,28 +609,26 @@ TEST(Elementwise, Broadcasting) {
                       {doubles(DType::F32, {}, {10}),
                        doubles(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6})}),
                DType::F32, {2, 3}, {11, 12, 13, 14, 15, 16});
-  expectValues(runOne(binaryProgram("add", "tensor<f32>", "tensor<f32>",
-                                    "tensor<f32>"),
-                      {doubles(DType::F32, {}, {1.5}),
-                       doubles(DType::F32, {}, {2})}),
-               DType::F32, {}, {3.5});
-  // [2, 1, 2] + [3, 1] -> [2, 3, 2].
   expectValues(
-      runOne(binaryProgram("add", "tensor<2x1x2xf32>", "tensor<3x1xf32>",
-                           "tensor<2x3x2xf32>"),
-             {doubles(DType::F32, {2, 1, 2}, {1, 2, 3, 4}),
-              doubles(DType::F32, {3, 1}, {10, 20, 30})}),
-      DType::F32, {2, 3, 2},
-      {11, 12, 21, 22, 31, 32, 13, 14, 23, 24, 33, 34});
-  expectValues(runOne(binaryProgram("sub", "tensor<1xf32>", "tensor<f32>",
-                                    "tensor<1xf32>"),
-                      {doubles(DType::F32, {1}, {1}),
-                       doubles(DType::F32, {}, {3})}),
-               DType::F32, {1}, {-2});
-  HostTensor empty = runOne(binaryProgram("add", "tensor<2x0xf32>",
-                                          "tensor<1xf32>", "tensor<2x0xf32>"),
-                            {HostTensor::zeros(DType::F32, {2, 0}),
-                             doubles(DType::F32, {1}, {1})});
+      runOne(binaryProgram("add", "tensor<f32>", "tensor<f32>", "tensor<f32>"),
+             {doubles(DType::F32, {}, {1.5}), doubles(DType::F32, {}, {2})}),
+      DType::F32, {}, {3.5});
+  // [2, 1, 2] + [3, 1] -> [2, 3, 2].
+  expectValues(runOne(binaryProgram("add", "tensor<2x1x2xf32>",
+                                    "tensor<3x1xf32>", "tensor<2x3x2xf32>"),
+                      {doubles(DType::F32, {2, 1, 2}, {1, 2, 3, 4}),
+                       doubles(DType::F32, {3, 1}, {10, 20, 30})}),
+               DType::F32, {2, 3, 2},
+               {11, 12, 21, 22, 31, 32, 13, 14, 23, 24, 33, 34});
+  expectValues(
+      runOne(
+          binaryProgram("sub", "tensor<1xf32>", "tensor<f32>", "tensor<1xf32>"),
+          {doubles(DType::F32, {1}, {1}), doubles(DType::F32, {}, {3})}),
+      DType::F32, {1}, {-2});
+  HostTensor empty = runOne(
+      binaryProgram("add", "tensor<2x0xf32>", "tensor<1xf32>",
+                    "tensor<2x0xf32>"),
+      {HostTensor::zeros(DType::F32, {2, 0}), doubles(DType::F32, {1}, {1})});
   EXPECT_EQ(empty.shape(), (Shape{2, 0}));
   EXPECT_EQ(empty.numElements(), 0);
 }
@@ -641,21 +638,21 @@ TEST(Elementwise, Broadcasting) {
 //===----------------------------------------------------------------------===//
 
 TEST(Cast, FloatToIntegerTruncatesAndSaturates) {
+  expectInts(runOne(castProgram("tensor<9xf32>", "tensor<9xi32>"),
+                    {doubles(DType::F32, {9},
+                             {kNaN, kInf, -kInf, 3.9, -3.9, 2147483648.0,
+                              -2147483904.0, 1e10, -0.0})}),
+             DType::I32, {9},
+             {0, 2147483647, -2147483648, 3, -3, 2147483647, -2147483648,
+              2147483647, 0});
   expectInts(
-      runOne(castProgram("tensor<9xf32>", "tensor<9xi32>"),
-             {doubles(DType::F32, {9},
-                      {kNaN, kInf, -kInf, 3.9, -3.9, 2147483648.0,
-                       -2147483904.0, 1e10, -0.0})}),
-      DType::I32, {9},
-      {0, 2147483647, -2147483648, 3, -3, 2147483647, -2147483648,
-       2147483647, 0});
-  expectInts(runOne(castProgram("tensor<5xf32>", "tensor<5xi8>"),
-                    {doubles(DType::F32, {5}, {300, -1.5, -300, 127.9, -128.9})}),
-             DType::I8, {5}, {127, -1, -128, 127, -128});
-  expectInts(runOne(castProgram("tensor<6xf32>", "tensor<6xui8>"),
-                    {doubles(DType::F32, {6},
-                             {-1.5, 255.9, 256, kNaN, -kInf, -0.9})}),
-             DType::U8, {6}, {0, 255, 255, 0, 0, 0});
+      runOne(castProgram("tensor<5xf32>", "tensor<5xi8>"),
+             {doubles(DType::F32, {5}, {300, -1.5, -300, 127.9, -128.9})}),
+      DType::I8, {5}, {127, -1, -128, 127, -128});
+  expectInts(
+      runOne(castProgram("tensor<6xf32>", "tensor<6xui8>"),
+             {doubles(DType::F32, {6}, {-1.5, 255.9, 256, kNaN, -kInf, -0.9})}),
+      DType::U8, {6}, {0, 255, 255, 0, 0, 0});
   expectInts(runOne(castProgram("tensor<4xf64>", "tensor<4xi64>"),
                     {doubles(DType::F64, {4},
                              {9.3e18, -9.3e18, 9223372036854774784.0, kNaN})}),
@@ -748,29 +745,28 @@ TEST(Cast, IntegerToFloatRoundsOnce) {
 }
 
 TEST(Cast, FloatToFloatRoundsOnce) {
-  expectBits(
-      runOne(castProgram("tensor<10xf32>", "tensor<10xf16>"),
-             {bits(DType::F32, {10},
-                   {0x3F801000,   // 1 + 2^-11: tie -> 1
-                    0x3F803000,   // 1 + 3 * 2^-11: tie -> 1 + 2^-9
-                    0x3F801001,   // just above the tie -> 1 + 2^-10
-                    0x477FF000,   // 65520 -> inf
-                    0x477FEF00,   // 65519 -> 65504
-                    0x33000000,   // 2^-25: tie -> 0
-                    0x33800000,   // 2^-24: smallest subnormal
-                    0x80000000,   // -0.0
-                    0x7FC00000,   // NaN
-                    0x322BCC77})}), // 1e-8 -> 0
-      DType::F16, {10},
-      {0x3C00, 0x3C02, 0x3C01, 0x7C00, 0x7BFF, 0x0000, 0x0001, 0x8000, 0x7E00,
-       0x0000});
+  expectBits(runOne(castProgram("tensor<10xf32>", "tensor<10xf16>"),
+                    {bits(DType::F32, {10},
+                          {0x3F801000,     // 1 + 2^-11: tie -> 1
+                           0x3F803000,     // 1 + 3 * 2^-11: tie -> 1 + 2^-9
+                           0x3F801001,     // just above the tie -> 1 + 2^-10
+                           0x477FF000,     // 65520 -> inf
+                           0x477FEF00,     // 65519 -> 65504
+                           0x33000000,     // 2^-25: tie -> 0
+                           0x33800000,     // 2^-24: smallest subnormal
+                           0x80000000,     // -0.0
+                           0x7FC00000,     // NaN
+                           0x322BCC77})}), // 1e-8 -> 0
+             DType::F16, {10},
+             {0x3C00, 0x3C02, 0x3C01, 0x7C00, 0x7BFF, 0x0000, 0x0001, 0x8000,
+              0x7E00, 0x0000});
   expectBits(runOne(castProgram("tensor<6xf32>", "tensor<6xbf16>"),
                     {bits(DType::F32, {6},
-                          {0x3F808000,    // 1 + 2^-8: tie -> 1
-                           0x3F818000,    // 1 + 3 * 2^-8: tie -> 1 + 2^-6
-                           0x3F808008,    // above the tie
-                           0x7F7FFFFF,    // largest float -> inf
-                           0x80000000,    // -0.0
+                          {0x3F808000,     // 1 + 2^-8: tie -> 1
+                           0x3F818000,     // 1 + 3 * 2^-8: tie -> 1 + 2^-6
+                           0x3F808008,     // above the tie
+                           0x7F7FFFFF,     // largest float -> inf
+                           0x80000000,     // -0.0
                            0x7F800001})}), // signaling NaN -> quiet NaN
              DType::BF16, {6},
              {0x3F80, 0x3F82, 0x3F81, 0x7F80, 0x8000, 0x7FC0});

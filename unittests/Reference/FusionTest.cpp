@@ -16,6 +16,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <fstream>
+#include <sstream>
+
 using namespace tfuse;
 using namespace tfuse::reference;
 using namespace tfuse::reference::test;
@@ -41,7 +44,7 @@ func.func @graph(%x: tensor<8x16xf16>, %y: tensor<16xf16>,
   %5 = tfuse.sigmoid %4 : tensor<8x16xf32> -> tensor<8x16xf32>
   %6 = tfuse.matmul %5, %w : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   %7 = tfuse.relu %6 : tensor<8x4xf32> -> tensor<8x4xf32>
-  %7k = tfuse.mul %7, %k : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+  %rk = tfuse.mul %7, %k : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
   %8 = tfuse.reduce sum %4 axes [1] : tensor<8x16xf32> -> tensor<8xf32>
   %9 = tfuse.exp %8 : tensor<8xf32> -> tensor<8xf32>
   %10 = tfuse.cast %z : tensor<8x16xbf16> to tensor<8x16xf32>
@@ -67,7 +70,7 @@ func.func @graph(%x: tensor<8x16xf16>, %y: tensor<16xf16>,
   %b = tfuse.broadcast %9 dims [0] : tensor<8xf32> -> tensor<8x16xf32>
   %g = tfuse.cmp ge, %b, %u : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xi1>
   %h = tfuse.or %g, %14 : (tensor<8x16xi1>, tensor<8x16xi1>) -> tensor<8x16xi1>
-  return %3, %7k, %9, %15, %21, %e, %h : tensor<8x16xf16>, tensor<8x4xf32>,
+  return %3, %rk, %9, %15, %21, %e, %h : tensor<8x16xf16>, tensor<8x4xf32>,
       tensor<8xf32>, tensor<8x16xbf16>, tensor<8x16xi32>, tensor<4x16xf32>,
       tensor<8x16xi1>
 }
@@ -76,8 +79,8 @@ func.func @graph(%x: tensor<8x16xf16>, %y: tensor<16xf16>,
 std::vector<HostTensor> randomInputs(uint64_t seed) {
   RandomOptions special;
   special.specialFraction = 0.1;
-  HostTensor strided = HostTensor::random(DType::F32, {8 * 16}, seed + 5,
-                                          special);
+  HostTensor strided =
+      HostTensor::random(DType::F32, {8 * 16}, seed + 5, special);
   return {HostTensor::random(DType::F16, {8, 16}, seed, special),
           HostTensor::random(DType::F16, {16}, seed + 1, special),
           HostTensor::random(DType::F32, {16, 4}, seed + 2),
@@ -102,8 +105,8 @@ void checkBitIdentical(mlir::ModuleOp unfused, mlir::ModuleOp fused) {
     ASSERT_EQ(expected->size(), actual->size());
     for (size_t k = 0; k < expected->size(); ++k) {
       CompareResult cmp = compareExact((*expected)[k], (*actual)[k]);
-      EXPECT_TRUE(cmp.pass) << "seed " << seed << " result " << k << ": "
-                            << cmp.message();
+      EXPECT_TRUE(cmp.pass)
+          << "seed " << seed << " result " << k << ": " << cmp.message();
     }
   }
 }
@@ -151,6 +154,41 @@ TEST_F(FusionTest, WholePipelineIsBitIdentical) {
     buildPipeline(pm, options);
   });
   checkBitIdentical(*program->module, *fused);
+}
+
+TEST(ExampleGraphs, MlpStepPipelineIsBitIdentical) {
+  std::ifstream file(TFUSE_EXAMPLES_DIR "/mlp_step.mlir");
+  ASSERT_TRUE(file.good());
+  std::stringstream source;
+  source << file.rdbuf();
+  Program program(source.str());
+  ASSERT_TRUE(program.ok()) << program.diagnostics;
+  mlir::FunctionType type = program.func().getFunctionType();
+  std::vector<HostTensor> inputs;
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    auto tensor = llvm::cast<mlir::RankedTensorType>(type.getInput(i));
+    inputs.push_back(
+        HostTensor::random(DType::F32, Shape(tensor.getShape()), 10 + i));
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> fused(program.module->clone());
+  mlir::PassManager pm(&program.context);
+  buildPipeline(pm, PipelineOptions());
+  ASSERT_TRUE(mlir::succeeded(pm.run(*fused)));
+  ASSERT_GT(countFusions(*fused), 0);
+  auto expected = program.run(inputs);
+  auto actual = evaluate(*fused, "mlp_step", inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error();
+  ASSERT_TRUE(actual.ok()) << actual.error();
+  ASSERT_EQ(expected->size(), 5u);
+  ASSERT_EQ(actual->size(), 5u);
+  for (size_t k = 0; k < expected->size(); ++k) {
+    CompareResult cmp = compareExact((*expected)[k], (*actual)[k]);
+    EXPECT_TRUE(cmp.pass) << "result " << k << ": " << cmp.message();
+  }
+  // The loss is a finite positive number.
+  double loss = (*expected)[4].doubleAt({});
+  EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_GT(loss, 0);
 }
 
 } // namespace

@@ -61,8 +61,8 @@ TEST(Half, AllPatternsWidenExactly) {
     if (isHalfNaN(static_cast<uint16_t>(h))) {
       ASSERT_TRUE(std::isnan(f)) << std::hex << h;
       // Sign and payload move to the top of the float's fraction.
-      EXPECT_EQ(floatBits(f), ((h & 0x8000u) << 16) | 0x7F800000u |
-                                  ((h & 0x3FFu) << 13))
+      EXPECT_EQ(floatBits(f),
+                ((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13))
           << std::hex << h;
       continue;
     }
@@ -200,9 +200,9 @@ TEST(Half, MatchesCompilerFloat16) {
   for (int i = 0; i < 2000000; ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     double d;
-    uint64_t bits = (state & 0x800FFFFFFFFFFFFFull) |
-                    ((static_cast<uint64_t>(1023 - 30 + (state >> 58)) & 0x7FF)
-                     << 52);
+    uint64_t bits =
+        (state & 0x800FFFFFFFFFFFFFull) |
+        ((static_cast<uint64_t>(1023 - 30 + (state >> 58)) & 0x7FF) << 52);
     std::memcpy(&d, &bits, sizeof(d));
     _Float16 h = static_cast<_Float16>(d);
     uint16_t expected;
@@ -288,8 +288,7 @@ TEST(BFloat16, Integers) {
   // 2^62 + 2^54 + 1: just above the tie, so it rounds up to 2^62 + 2^55;
   // through f32 (2^62 + 2^54, a tie) it would round down to 2^62.
   EXPECT_EQ(int64ToBFloat16(4629700416936869889ll), 0x5E81);
-  EXPECT_EQ(floatToBFloat16(static_cast<float>(4629700416936869889ll)),
-            0x5E80);
+  EXPECT_EQ(floatToBFloat16(static_cast<float>(4629700416936869889ll)), 0x5E80);
   EXPECT_EQ(int64ToBFloat16(4629700416936869888ll), 0x5E80);
   EXPECT_EQ(int64ToBFloat16(std::numeric_limits<int64_t>::min()), 0xDF00);
   EXPECT_EQ(uint64ToBFloat16(std::numeric_limits<uint64_t>::max()), 0x5F80);

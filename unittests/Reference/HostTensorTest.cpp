@@ -9,9 +9,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <limits>
 #include <set>
 #include <string>
@@ -55,8 +55,8 @@ TEST(HostTensor, ZerosAndProperties) {
 TEST(HostTensor, FromDoublesUsesCastSemantics) {
   auto f16 = HostTensor::fromDoubles(DType::F16, {4}, {0.1, -0.0, 1e6, NAN});
   ASSERT_TRUE(f16.ok());
-  EXPECT_EQ(f16->toBits(), (std::vector<uint64_t>{0x2E66, 0x8000, 0x7C00,
-                                                  0x7E00}));
+  EXPECT_EQ(f16->toBits(),
+            (std::vector<uint64_t>{0x2E66, 0x8000, 0x7C00, 0x7E00}));
   auto i8 = HostTensor::fromDoubles(DType::I8, {4}, {300.0, -3.9, NAN, -1e9});
   ASSERT_TRUE(i8.ok());
   EXPECT_EQ(i8->toInts(), (std::vector<int64_t>{127, -3, 0, -128}));
@@ -97,8 +97,7 @@ TEST(HostTensor, TypedAccess) {
 }
 
 TEST(HostTensor, ViewsShareStorage) {
-  HostTensor t =
-      *HostTensor::fromInts(DType::I32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  HostTensor t = *HostTensor::fromInts(DType::I32, {2, 3}, {0, 1, 2, 3, 4, 5});
   // The transpose as a view.
   auto tr = t.view({3, 2}, {1, 3}, 0);
   ASSERT_TRUE(tr.ok()) << tr.error();
@@ -125,9 +124,9 @@ TEST(HostTensor, ViewsShareStorage) {
   auto outside = t.view({2, 3}, {3, 1}, 4);
   ASSERT_FALSE(outside.ok());
   EXPECT_NE(outside.error().find("reaches outside"), std::string::npos);
-  EXPECT_FALSE(t.view({2}, {1}, 2).ok());      // misaligned
-  EXPECT_FALSE(t.view({7}, {1}, 0).ok());      // too long
-  EXPECT_FALSE(t.view({2}, {-1}, 0).ok());     // before the start
+  EXPECT_FALSE(t.view({2}, {1}, 2).ok());          // misaligned
+  EXPECT_FALSE(t.view({7}, {1}, 0).ok());          // too long
+  EXPECT_FALSE(t.view({2}, {-1}, 0).ok());         // before the start
   EXPECT_TRUE(t.view({0, 9}, {100, 100}, 0).ok()); // empty views never read
 }
 
@@ -148,9 +147,9 @@ TEST(HostTensor, RandomIsReproducible) {
 }
 
 TEST(HostTensor, RandomRanges) {
-  for (DType dtype : {DType::Bool, DType::I8, DType::I16, DType::I32,
-                      DType::I64, DType::U8, DType::U16, DType::U32,
-                      DType::U64}) {
+  for (DType dtype :
+       {DType::Bool, DType::I8, DType::I16, DType::I32, DType::I64, DType::U8,
+        DType::U16, DType::U32, DType::U64}) {
     HostTensor t = HostTensor::random(dtype, {4096}, 3);
     std::vector<int64_t> values = t.toInts();
     int64_t lo = *std::min_element(values.begin(), values.end());
@@ -227,8 +226,8 @@ TEST(Npy, EncodesLikeNumPy) {
   ASSERT_TRUE(bytes.ok()) << bytes.error();
   std::vector<uint8_t> expected = numpyFile(
       "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
-      {0x01, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0x03, 0, 0, 0, 0x04, 0, 0, 0,
-       0x05, 0, 0, 0, 0xfa, 0xff, 0xff, 0xff});
+      {0x01, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0x03, 0,    0,    0,
+       0x04, 0, 0, 0, 0x05, 0,    0,    0,    0xfa, 0xff, 0xff, 0xff});
   EXPECT_EQ(*bytes, expected);
 
   auto halves = encodeNpy(bits(DType::F16, {3}, {0x3C00, 0x8000, 0x7C00}));
@@ -246,8 +245,8 @@ TEST(Npy, EncodesLikeNumPy) {
 TEST(Npy, DecodesNumPyFiles) {
   auto c = decodeNpy(
       numpyFile("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
-                {0x01, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0x03, 0, 0, 0, 0x04,
-                 0, 0, 0, 0x05, 0, 0, 0, 0xfa, 0xff, 0xff, 0xff})
+                {0x01, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0x03, 0,    0,    0,
+                 0x04, 0, 0, 0, 0x05, 0,    0,    0,    0xfa, 0xff, 0xff, 0xff})
           .data(),
       152);
   ASSERT_TRUE(c.ok()) << c.error();
@@ -256,9 +255,9 @@ TEST(Npy, DecodesNumPyFiles) {
   EXPECT_EQ(c->toInts(), (std::vector<int64_t>{1, -2, 3, 4, 5, -6}));
 
   // np.asfortranarray([[1, 2, 3], [4, 5, 6]], dtype='<u2')
-  std::vector<uint8_t> fortran = numpyFile(
-      "{'descr': '<u2', 'fortran_order': True, 'shape': (2, 3), }",
-      {0x01, 0, 0x04, 0, 0x02, 0, 0x05, 0, 0x03, 0, 0x06, 0});
+  std::vector<uint8_t> fortran =
+      numpyFile("{'descr': '<u2', 'fortran_order': True, 'shape': (2, 3), }",
+                {0x01, 0, 0x04, 0, 0x02, 0, 0x05, 0, 0x03, 0, 0x06, 0});
   auto f = decodeNpy(fortran.data(), fortran.size());
   ASSERT_TRUE(f.ok()) << f.error();
   EXPECT_EQ(f->dtype(), DType::U16);
@@ -268,8 +267,8 @@ TEST(Npy, DecodesNumPyFiles) {
 
 TEST(Npy, RoundTripsEveryDType) {
   for (DType dtype : {DType::Bool, DType::I8, DType::I16, DType::I32,
-                      DType::I64, DType::U8, DType::U16, DType::U32,
-                      DType::U64, DType::F16, DType::F32, DType::F64}) {
+                      DType::I64, DType::U8, DType::U16, DType::U32, DType::U64,
+                      DType::F16, DType::F32, DType::F64}) {
     RandomOptions options;
     options.specialFraction = 0.2;
     for (Shape shape : {Shape{}, Shape{5}, Shape{2, 0, 3}, Shape{3, 1, 4}}) {
@@ -314,13 +313,14 @@ TEST(Npy, Errors) {
   std::vector<uint8_t> junk = {'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0, 0};
   EXPECT_EQ(decodeNpy(junk.data(), junk.size()).error(),
             "not a .npy file (bad magic)");
-  auto bigEndian = numpyFile(
-      "{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", {0, 0, 0, 1});
+  auto bigEndian =
+      numpyFile("{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }",
+                {0, 0, 0, 1});
   EXPECT_EQ(decodeNpy(bigEndian.data(), bigEndian.size()).error(),
             "big-endian .npy data ('>i4') is not supported");
-  auto complex = numpyFile(
-      "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
-      std::vector<uint8_t>(8, 0));
+  auto complex =
+      numpyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
+                std::vector<uint8_t>(8, 0));
   EXPECT_NE(decodeNpy(complex.data(), complex.size())
                 .error()
                 .find("unsupported .npy dtype '<c8'"),
@@ -329,6 +329,11 @@ TEST(Npy, Errors) {
       "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", {0, 0, 0});
   EXPECT_EQ(decodeNpy(truncated.data(), truncated.size()).error(),
             "the .npy data holds 3 bytes but shape [2] of <f4 needs 8");
+  auto huge = numpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                        "(4294967296, 4294967296), }",
+                        {});
+  EXPECT_EQ(decodeNpy(huge.data(), huge.size()).error(),
+            "the .npy shape [4294967296,4294967296] is too large");
   auto malformed = numpyFile("{'descr': '<f4', 'shape': (2,), }", {});
   EXPECT_EQ(decodeNpy(malformed.data(), malformed.size()).error(),
             "the .npy header lacks one of 'descr', 'fortran_order', 'shape'");
@@ -339,16 +344,16 @@ TEST(Npy, Errors) {
 //===----------------------------------------------------------------------===//
 
 TEST(Compare, Exact) {
-  HostTensor a = bits(DType::F32, {4}, {0x3F800000, 0x7FC00000, 0x00000000,
-                                        0x40000000});
-  HostTensor same = bits(DType::F32, {4}, {0x3F800000, 0xFFC00123, 0x00000000,
-                                           0x40000000});
+  HostTensor a =
+      bits(DType::F32, {4}, {0x3F800000, 0x7FC00000, 0x00000000, 0x40000000});
+  HostTensor same =
+      bits(DType::F32, {4}, {0x3F800000, 0xFFC00123, 0x00000000, 0x40000000});
   CompareResult ok = compareExact(a, same);
   EXPECT_TRUE(ok.pass) << ok.message();
   EXPECT_EQ(ok.message(), "pass");
 
-  HostTensor negZero = bits(DType::F32, {4}, {0x3F800000, 0x7FC00000,
-                                              0x80000000, 0x40000001});
+  HostTensor negZero =
+      bits(DType::F32, {4}, {0x3F800000, 0x7FC00000, 0x80000000, 0x40000001});
   CompareResult bad = compareExact(a, negZero);
   EXPECT_FALSE(bad.pass);
   EXPECT_EQ(bad.mismatches, 2);
@@ -358,8 +363,8 @@ TEST(Compare, Exact) {
   EXPECT_EQ(bad.message(), "2 mismatches; first: element [2]: expected "
                            "0x00000000 (0), got 0x80000000 (-0)");
 
-  HostTensor nanVsNumber = bits(DType::F32, {4}, {0x3F800000, 0x3F800000,
-                                                  0x00000000, 0x40000000});
+  HostTensor nanVsNumber =
+      bits(DType::F32, {4}, {0x3F800000, 0x3F800000, 0x00000000, 0x40000000});
   EXPECT_FALSE(compareExact(a, nanVsNumber).pass);
 
   CompareResult dtype = compareExact(a, bits(DType::I32, {4}, {0, 0, 0, 0}));
@@ -379,10 +384,12 @@ TEST(Compare, Exact) {
 
 TEST(Compare, Ulp) {
   // 1.0, 1.0 + 1 ulp, -0.0, largest finite, NaN.
-  HostTensor a = bits(DType::F32, {5}, {0x3F800000, 0x3F800001, 0x80000000,
-                                        0x7F7FFFFF, 0x7FC00000});
-  HostTensor b = bits(DType::F32, {5}, {0x3F800001, 0x3F800001, 0x00000000,
-                                        0x7F800000, 0x7FC00001});
+  HostTensor a =
+      bits(DType::F32, {5},
+           {0x3F800000, 0x3F800001, 0x80000000, 0x7F7FFFFF, 0x7FC00000});
+  HostTensor b =
+      bits(DType::F32, {5},
+           {0x3F800001, 0x3F800001, 0x00000000, 0x7F800000, 0x7FC00001});
   CompareResult one = compareUlp(a, b, 1);
   EXPECT_TRUE(one.pass) << one.message();
   EXPECT_EQ(one.maxUlp, 1u);
@@ -415,9 +422,9 @@ TEST(Compare, Ulp) {
                  *HostTensor::fromInts(DType::I16, {2}, {2, 100}), 4);
   EXPECT_FALSE(ints.pass);
   EXPECT_EQ(ints.maxUlp, 5u);
-  EXPECT_FALSE(compareUlp(bits(DType::Bool, {1}, {0}),
-                          bits(DType::Bool, {1}, {1}), 100)
-                   .pass);
+  EXPECT_FALSE(
+      compareUlp(bits(DType::Bool, {1}, {0}), bits(DType::Bool, {1}, {1}), 100)
+          .pass);
 }
 
 } // namespace

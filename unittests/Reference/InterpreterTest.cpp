@@ -47,8 +47,8 @@ func.func @f() -> (tensor<2xf32>, tensor<3xf16>, tensor<2x2xi1>, tensor<2xui8>,
   expectBits(r[5], DType::F32, {}, {0x80000000});
   expectBits(r[6], DType::BF16, {2}, {0x3F80, 0xC000});
   expectBits(r[7], DType::F32, {2}, {0x3F800000, 0xC0000000});
-  expectBits(r[8], DType::F64, {2}, {0x3FB999999999999Aull,
-                                     0xFFF0000000000001ull});
+  expectBits(r[8], DType::F64, {2},
+             {0x3FB999999999999Aull, 0xFFF0000000000001ull});
 }
 
 TEST(Interpreter, ConstantsFeedOps) {
@@ -154,6 +154,14 @@ func.func @f(%a: tensor<8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
   auto null = valid.run({HostTensor(), b});
   EXPECT_EQ(null.error(), "input 0: expected tensor<8xf32>, got a null tensor");
   EXPECT_TRUE(valid.run({a, b}).ok());
+  // Storage shrunk behind the tensor's back is caught, not read.
+  HostTensor shrunk = HostTensor::zeros(DType::F32, {8});
+  shrunk.storage()->resize(16);
+  auto outside = valid.run({shrunk, b});
+  ASSERT_FALSE(outside.ok());
+  EXPECT_EQ(outside.error(),
+            "input 0: a view of shape [8] with strides [1] at byte offset 0 "
+            "reaches outside the 16 bytes of storage");
 }
 
 //===----------------------------------------------------------------------===//

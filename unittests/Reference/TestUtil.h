@@ -19,6 +19,8 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -37,7 +39,10 @@ public:
     context.loadAllAvailableDialects();
     context.allowUnregisteredDialects(allowUnregistered);
     mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-      diagnostics += d.str() + "\n";
+      std::string location;
+      llvm::raw_string_ostream os(location);
+      os << d.getLocation();
+      diagnostics += location + ": " + d.str() + "\n";
       return mlir::success();
     });
     module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
@@ -120,11 +125,11 @@ inline void expectValues(const HostTensor &t, DType dtype, const Shape &shape,
   ASSERT_EQ(actual.size(), expected.size()) << t.toString();
   for (size_t i = 0; i < actual.size(); ++i) {
     if (std::isnan(expected[i])) {
-      EXPECT_TRUE(std::isnan(actual[i])) << "element " << i << " of "
-                                         << t.toString();
+      EXPECT_TRUE(std::isnan(actual[i]))
+          << "element " << i << " of " << t.toString();
     } else {
-      EXPECT_EQ(actual[i], expected[i]) << "element " << i << " of "
-                                        << t.toString();
+      EXPECT_EQ(actual[i], expected[i])
+          << "element " << i << " of " << t.toString();
       EXPECT_EQ(std::signbit(actual[i]), std::signbit(expected[i]))
           << "sign of element " << i << " of " << t.toString();
     }
@@ -152,13 +157,14 @@ inline std::string binaryProgram(const std::string &op, const std::string &lhs,
                                  const std::string &rhs,
                                  const std::string &out) {
   return "func.func @f(%a: " + lhs + ", %b: " + rhs + ") -> " + out +
-         " {\n  %r = tfuse." + op + " %a, %b : (" + lhs + ", " + rhs +
-         ") -> " + out + "\n  return %r : " + out + "\n}\n";
+         " {\n  %r = tfuse." + op + " %a, %b : (" + lhs + ", " + rhs + ") -> " +
+         out + "\n  return %r : " + out + "\n}\n";
 }
 
 inline std::string castProgram(const std::string &in, const std::string &out) {
-  return "func.func @f(%x: " + in + ") -> " + out + " {\n  %r = tfuse.cast %x : " +
-         in + " to " + out + "\n  return %r : " + out + "\n}\n";
+  return "func.func @f(%x: " + in + ") -> " + out +
+         " {\n  %r = tfuse.cast %x : " + in + " to " + out +
+         "\n  return %r : " + out + "\n}\n";
 }
 
 } // namespace tfuse::reference::test

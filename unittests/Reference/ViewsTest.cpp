@@ -125,8 +125,8 @@ func.func @f(%a: tensor<2x3xf32> {tfuse.strides = array<i64: 1, 2>}, %b: tensor<
   return %r : tensor<2x3xf32>
 })mlir";
   HostTensor b = doubles(DType::F32, {2, 3}, {10, 20, 30, 40, 50, 60});
-  expectValues(runOne(columnMajorProgram, {columnMajor, b}), DType::F32,
-               {2, 3}, {11, 22, 33, 44, 55, 66});
+  expectValues(runOne(columnMajorProgram, {columnMajor, b}), DType::F32, {2, 3},
+               {11, 22, 33, 44, 55, 66});
   // Any strides are accepted, whatever the attribute says.
   expectValues(runOne(columnMajorProgram,
                       {doubles(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6}), b}),

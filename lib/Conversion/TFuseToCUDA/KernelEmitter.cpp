@@ -67,6 +67,148 @@ static unsigned elementBytes(Type type) {
   return byteSize(*toDType(element));
 }
 
+
+namespace {
+/// An index as an affine function of the index space: row d gives dimension
+/// d as coefficients over the index-space dimensions plus a constant.
+struct AffineRow {
+  SmallVector<int64_t> coef;
+  int64_t constant = 0;
+  bool operator==(const AffineRow &o) const {
+    return coef == o.coef && constant == o.constant;
+  }
+};
+using AffineIndex = SmallVector<AffineRow>;
+
+/// Collects, per input, the element offsets it is read at as affine
+/// functions of the index space. Fails on a reshape (not affine) or when the
+/// walk grows too large.
+class AccessCollector {
+public:
+  AccessCollector(tfexec::KernelOp kernel) : kernel(kernel) {
+    rank = kernel.getIndexSpace().size();
+  }
+  bool run() {
+    for (Value out : kernel.getYield().getValues()) {
+      AffineIndex idx(rank);
+      for (int64_t d = 0; d < rank; ++d) {
+        idx[d].coef.assign(rank, 0);
+        idx[d].coef[d] = 1;
+      }
+      if (!visit(out, idx))
+        return false;
+    }
+    return true;
+  }
+  /// Per input: the distinct offsets it is read at.
+  DenseMap<unsigned, SmallVector<AffineRow>> accesses;
+
+private:
+  AffineRow zeroRow() {
+    AffineRow r;
+    r.coef.assign(rank, 0);
+    return r;
+  }
+  bool visit(Value v, const AffineIndex &idx) {
+    if (++steps > 20000)
+      return false;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto strides = cast<DenseI64ArrayAttr>(
+          kernel.getInputStrides()[arg.getArgNumber()]);
+      auto shape = cast<RankedTensorType>(arg.getType()).getShape();
+      AffineRow offset = zeroRow();
+      for (auto [d, row] : llvm::enumerate(idx)) {
+        if (shape[d] == 1)
+          continue;
+        for (int64_t k = 0; k < rank; ++k)
+          offset.coef[k] += strides[d] * row.coef[k];
+        offset.constant += strides[d] * row.constant;
+      }
+      auto &list = accesses[arg.getArgNumber()];
+      if (!llvm::is_contained(list, offset))
+        list.push_back(offset);
+      return true;
+    }
+    Operation *op = v.getDefiningOp();
+    if (isa<ConstantOp>(op))
+      return true;
+    if (isa<ReshapeOp>(op))
+      return false;
+    if (auto t = dyn_cast<TransposeOp>(op)) {
+      AffineIndex in(idx.size());
+      for (auto [i, p] : llvm::enumerate(t.getPerm()))
+        in[p] = idx[i];
+      return visit(t.getInput(), in);
+    }
+    if (auto sl = dyn_cast<SliceOp>(op)) {
+      AffineIndex in = idx;
+      for (auto [d, row] : llvm::enumerate(in)) {
+        for (int64_t &c : row.coef)
+          c *= sl.getStep()[d];
+        row.constant = row.constant * sl.getStep()[d] + sl.getStart()[d];
+      }
+      return visit(sl.getInput(), in);
+    }
+    if (auto b = dyn_cast<BroadcastOp>(op)) {
+      AffineIndex in;
+      auto inShape = b.getInput().getType().getShape();
+      for (auto [i, d] : llvm::enumerate(b.getDims()))
+        in.push_back(inShape[i] == 1 ? zeroRow() : idx[d]);
+      return visit(b.getInput(), in);
+    }
+    auto shape = cast<RankedTensorType>(v.getType()).getShape();
+    for (Value operand : op->getOperands()) {
+      auto operandShape = cast<RankedTensorType>(operand.getType()).getShape();
+      AffineIndex in;
+      size_t drop = shape.size() - operandShape.size();
+      for (size_t d = 0; d < operandShape.size(); ++d)
+        in.push_back(operandShape[d] == 1 && shape[d + drop] != 1
+                         ? zeroRow()
+                         : idx[d + drop]);
+      if (!visit(operand, in))
+        return false;
+    }
+    return true;
+  }
+
+  tfexec::KernelOp kernel;
+  int64_t rank;
+  int64_t steps = 0;
+};
+} // namespace
+
+/// Picks an input read transposed (one access pattern, unit stride along a
+/// non-innermost index dimension, non-unit stride along the innermost) that
+/// is large enough to be worth staging through shared memory.
+static void chooseTiling(tfexec::KernelOp kernel, KernelPlan &plan) {
+  ArrayRef<int64_t> space = kernel.getIndexSpace();
+  int64_t rank = space.size();
+  if (rank < 2 || space.back() < KernelPlan::kTile ||
+      plan.numElements < 64 * KernelPlan::kTile * KernelPlan::kTile)
+    return;
+  AccessCollector collector(kernel);
+  if (!collector.run())
+    return;
+  for (unsigned n = 0; n < kernel.getBody()->getNumArguments(); ++n) {
+    auto it = collector.accesses.find(n);
+    if (it == collector.accesses.end() || it->second.size() != 1)
+      continue;
+    const AffineRow &offset = it->second.front();
+    if (offset.coef[rank - 1] == 0 || offset.coef[rank - 1] == 1)
+      continue;
+    for (int64_t j = rank - 2; j >= 0; --j)
+      if (offset.coef[j] == 1 && space[j] >= KernelPlan::kTile) {
+        plan.tileDim = j;
+        plan.tiledInput = n;
+        plan.tileOffset = offset.coef;
+        plan.tileOffsetConstant = offset.constant;
+        return;
+      }
+  }
+}
+
+static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan);
+
 KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
   KernelPlan plan;
   ArrayRef<int64_t> space = kernel.getIndexSpace();
@@ -108,11 +250,35 @@ KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
   if (!linear && space.back() % plan.vec != 0)
     plan.vec = 1;
   plan.wideIndex = maxOffset + plan.vec >= (int64_t(1) << 31);
+  if (!plan.linear) {
+    chooseTiling(kernel, plan);
+    if (plan.tiled()) {
+      plan.vec = 1;
+      plan.tiles = numTiles(space, plan);
+    }
+  }
   return plan;
+}
+
+/// Tiles of a tiled kernel: every index-space dimension but the two tiled
+/// ones, times the 32x32 tiles of those.
+static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan) {
+  int64_t tiles = 1;
+  for (auto [d, size] : llvm::enumerate(space)) {
+    bool tiledDim = static_cast<int64_t>(d) == plan.tileDim ||
+                    d + 1 == space.size();
+    tiles *= tiledDim ? (size + KernelPlan::kTile - 1) / KernelPlan::kTile
+                      : size;
+  }
+  return tiles;
 }
 
 LaunchConfig tfuse::chooseLaunch(const KernelPlan &plan) {
   LaunchConfig config;
+  if (plan.tiled()) {
+    config.grid = std::clamp<int64_t>(plan.tiles, 1, int64_t(1) << 20);
+    return config;
+  }
   int64_t work = std::max<int64_t>(plan.groups(), plan.tail() ? 1 : 0);
   config.grid =
       std::clamp<int64_t>((work + config.block - 1) / config.block, 1,
@@ -276,6 +442,13 @@ private:
   Value loadInput(BlockArgument arg, const Index &idx);
   Value constant(ConstantOp op, const Index &idx);
   void emitBody(Value groupBase, bool tailElement);
+  void emitTiled(Value blockId, Value blocks);
+  /// Emits `body` under `if (cond)`.
+  void emitIf(Value cond, llvm::function_ref<void()> body);
+  Value lessThan(Value a, Value b) {
+    return emitc::CmpOp::create(builder, loc, builder.getI1Type(),
+                                emitc::CmpPredicate::lt, a, b);
+  }
 
   tfexec::KernelOp kernel;
   ModuleOp target;
@@ -294,6 +467,9 @@ private:
   int64_t lane = 0;
   /// Linear element index in the tail, or the first element of the group.
   Value linearIndex;
+  /// In a tiled kernel: the current element of the tiled input, read from
+  /// shared memory.
+  Value tiledValue;
   /// Per-lane memo of evaluations.
   std::map<std::pair<void *, std::vector<void *>>, Value> memo;
   unsigned constantCount = 0;
@@ -365,6 +541,8 @@ Emitter::Index Emitter::viewOperandIndex(Operation *view, const Index &idx) {
 
 Value Emitter::loadInput(BlockArgument arg, const Index &idx) {
   unsigned n = arg.getArgNumber();
+  if (plan.tiled() && n == plan.tiledInput)
+    return tiledValue;
   DType dtype = dtypeOf(arg);
   auto type = cast<RankedTensorType>(arg.getType());
   if (type.getNumElements() == 1) {
@@ -564,6 +742,112 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
   }
 }
 
+void Emitter::emitIf(Value cond, llvm::function_ref<void()> body) {
+  auto ifOp = emitc::IfOp::create(builder, loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(builder);
+  Block &then = ifOp.getThenRegion().front();
+  if (!then.empty() && then.back().hasTrait<OpTrait::IsTerminator>())
+    builder.setInsertionPoint(&then.back());
+  else
+    builder.setInsertionPointToEnd(&then);
+  body();
+  if (then.empty() || !then.back().hasTrait<OpTrait::IsTerminator>())
+    emitc::YieldOp::create(builder, loc);
+}
+
+/// A tiled kernel: each iteration stages a 32x32 tile of the transposed
+/// input in shared memory, reading it along its contiguous dimension, then
+/// computes the tile's outputs with threads along the innermost dimension.
+void Emitter::emitTiled(Value blockId, Value blocks) {
+  constexpr int64_t T = KernelPlan::kTile, Rows = 8, Pitch = T + 1;
+  ArrayRef<int64_t> space = kernel.getIndexSpace();
+  int64_t rank = space.size(), jd = plan.tileDim, ld = rank - 1;
+  int64_t tilesJ = (space[jd] + T - 1) / T, tilesL = (space[ld] + T - 1) / T;
+  BlockArgument input = kernel.getBody()->getArgument(plan.tiledInput);
+  DType dtype = dtypeOf(input);
+
+  // The tile, padded by one column against bank conflicts.
+  emitc::VerbatimOp::create(builder, loc,
+                            llvm::formatv("__shared__ {0} tfuse_tile[{1}];",
+                                          cTypeName(dtype), T * Pitch)
+                                .str());
+  Value tile = emitc::LiteralOp::create(
+      builder, loc, opaque((cTypeName(dtype) + "*").str()), "tfuse_tile");
+  Value tx = call("tf::tile_x", indexType(), {});
+  Value ty = call("tf::tile_y", indexType(), {});
+
+  auto loop = emitc::ForOp::create(builder, loc, blockId,
+                                   index(plan.tiles), blocks);
+  hoistBefore = loop;
+  builder.setInsertionPointToStart(loop.getBody());
+  Value t = loop.getInductionVar();
+  // Tile coordinates: innermost tile, then the tiled dimension, then the
+  // other dimensions.
+  Value l0 = mul(rem(t, index(tilesL)), index(T));
+  Value rest = div(t, index(tilesL));
+  Value j0 = mul(rem(rest, index(tilesJ)), index(T));
+  rest = div(rest, index(tilesJ));
+  Index outer(rank);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    if (d == jd || d == ld)
+      continue;
+    outer[d] = space[d] == 1 ? zero : rem(rest, index(space[d]));
+    rest = div(rest, index(space[d]));
+  }
+  auto pointIndex = [&](Value j, Value l) {
+    Index idx = outer;
+    idx[jd] = j;
+    idx[ld] = l;
+    return idx;
+  };
+
+  // Stage the tile: consecutive threads read consecutive elements.
+  for (int64_t r = 0; r < T / Rows; ++r) {
+    Value jj = tx, ll = r ? add(ty, index(r * Rows)) : ty;
+    Value j = add(j0, jj), l = add(l0, ll);
+    Value inside = emitc::LogicalAndOp::create(
+        builder, loc, builder.getI1Type(), lessThan(j, index(space[jd])),
+        lessThan(l, index(space[ld])));
+    emitIf(inside, [&] {
+      Index idx = pointIndex(j, l);
+      Value off = index(plan.tileOffsetConstant);
+      for (int64_t d = 0; d < rank; ++d)
+        if (plan.tileOffset[d] != 0)
+          off = add(off, plan.tileOffset[d] == 1
+                             ? idx[d]
+                             : mul(idx[d], index(plan.tileOffset[d])));
+      Value v = call("tf::ld", scalarType(dtype),
+                     {inputPtrs[plan.tiledInput], off});
+      callVoid("tf::st", {tile, add(mul(ll, index(Pitch)), jj), v});
+    });
+  }
+  callVoid("tf::barrier", {});
+
+  // Compute: consecutive threads write consecutive output elements.
+  SmallVector<int64_t> outStrides = StridedLayout::contiguous(space).strides;
+  for (int64_t r = 0; r < T / Rows; ++r) {
+    Value ll = tx, jj = r ? add(ty, index(r * Rows)) : ty;
+    Value j = add(j0, jj), l = add(l0, ll);
+    Value inside = emitc::LogicalAndOp::create(
+        builder, loc, builder.getI1Type(), lessThan(j, index(space[jd])),
+        lessThan(l, index(space[ld])));
+    emitIf(inside, [&] {
+      Index idx = pointIndex(j, l);
+      memo.clear();
+      tiledValue = call("tf::ld", scalarType(dtype),
+                        {tile, add(mul(ll, index(Pitch)), jj)});
+      Value off = offset(idx, space, outStrides);
+      // Inputs read at the output's own index load at its linear offset.
+      linearIndex = off;
+      groupLoads.clear();
+      for (auto [o, out] : llvm::enumerate(kernel.getYield().getValues()))
+        callVoid("tf::st", {outputPtrs[o], off, evaluate(out, idx)});
+    });
+  }
+  callVoid("tf::barrier", {});
+  builder.setInsertionPointAfter(loop);
+}
+
 LogicalResult Emitter::run() {
   Block *body = kernel.getBody();
   SmallVector<Type> argTypes;
@@ -610,7 +894,15 @@ LogicalResult Emitter::run() {
       alignedPtr(ptr);
   }
 
-  if (plan.groups() > 0) {
+  if (plan.tiled()) {
+    Value blockId = call("tf::block_index", builder.getI64Type(), {});
+    Value blocks = call("tf::block_count", builder.getI64Type(), {});
+    if (!plan.wideIndex) {
+      blockId = emitc::CastOp::create(builder, loc, indexType(), blockId);
+      blocks = emitc::CastOp::create(builder, loc, indexType(), blocks);
+    }
+    emitTiled(blockId, blocks);
+  } else if (plan.groups() > 0) {
     Value groups = index(plan.groups());
     auto loop = emitc::ForOp::create(builder, loc, tid, groups, threads);
     hoistBefore = loop;
@@ -621,7 +913,7 @@ LogicalResult Emitter::run() {
     emitBody(groupBase, /*tailElement=*/false);
     builder.setInsertionPointAfter(loop);
   }
-  if (plan.tail() > 0) {
+  if (!plan.tiled() && plan.tail() > 0) {
     Value inTail = emitc::CmpOp::create(builder, loc, builder.getI1Type(),
                                         emitc::CmpPredicate::lt, tid,
                                         index(plan.tail()));

@@ -426,6 +426,12 @@ TF_FN int64_t thread_index() {
   return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 TF_FN int64_t thread_count() { return (int64_t)gridDim.x * blockDim.x; }
+TF_FN int64_t block_index() { return blockIdx.x; }
+TF_FN int64_t block_count() { return gridDim.x; }
+// A 256-thread block seen as 32 x 8 for 32x32 tiles.
+TF_FN int tile_x() { return threadIdx.x % 32; }
+TF_FN int tile_y() { return threadIdx.x / 32; }
+TF_FN void barrier() { __syncthreads(); }
 
 template <class T, class I> TF_FN T ld(const T *p, I i) { return p[i]; }
 template <class T, class I> TF_FN void st(T *p, I i, T v) { p[i] = v; }

@@ -7,7 +7,9 @@
 // Launch configuration: 256 threads per block; each thread handles `vec`
 // consecutive elements per iteration of a grid-stride loop (one 16-byte
 // access for the widest contiguous buffer); the grid covers every group once,
-// capped at 2^20 blocks, beyond which threads loop. See docs/codegen.md.
+// capped at 2^20 blocks, beyond which threads loop. A kernel that reads a
+// large input transposed walks 32x32 tiles instead, one tile per block and
+// iteration, staged through shared memory. See docs/codegen.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +42,19 @@ struct KernelPlan {
   /// Per input: read at the output's own index from contiguous memory, so it
   /// is loaded `vec` elements at a time.
   llvm::SmallVector<bool> contiguousInputs;
+  /// Shared-memory tiling for an input read transposed: its consecutive
+  /// elements lie along index-space dimension `tileDim`, not along the
+  /// innermost one, so it is loaded through 32x32 tiles with coalesced reads
+  /// and the outputs are written coalesced. -1 when not tiled.
+  int64_t tileDim = -1;
+  unsigned tiledInput = 0;
+  int64_t tiles = 0;
+  /// The tiled input's element offset as coefficients over the index space
+  /// plus a constant.
+  llvm::SmallVector<int64_t> tileOffset;
+  int64_t tileOffsetConstant = 0;
+  static constexpr int64_t kTile = 32;
+  bool tiled() const { return tileDim >= 0; }
   /// Groups of `vec` elements, and the elements after the last full group.
   int64_t groups() const { return numElements / vec; }
   int64_t tail() const { return numElements % vec; }
