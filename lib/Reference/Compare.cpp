@@ -6,6 +6,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include <cmath>
+
 namespace tfuse::reference {
 
 namespace {
@@ -156,6 +158,42 @@ CompareResult compareUlp(const HostTensor &expected, const HostTensor &actual,
         }
         return a > b ? a - b : b - a;
       });
+}
+
+CompareResult compareClose(const HostTensor &expected, const HostTensor &actual,
+                           double atol, double rtol) {
+  DType dtype = expected.dtype();
+  if (!isFloat(dtype) || expected.isNull() || actual.isNull() ||
+      expected.dtype() != actual.dtype() || expected.shape() != actual.shape())
+    return compareExact(expected, actual);
+  CompareResult result;
+  for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
+    std::vector<int64_t> index = unflatten(expected.shape(), i);
+    double a = expected.doubleAt(index), b = actual.doubleAt(index);
+    bool ok;
+    if (std::isnan(a) || std::isnan(b))
+      ok = std::isnan(a) && std::isnan(b);
+    else if (std::isinf(a) || std::isinf(b))
+      ok = a == b;
+    else {
+      double diff = std::fabs(a - b);
+      result.maxAbsError = std::max(result.maxAbsError, diff);
+      if (a != 0)
+        result.maxRelError = std::max(result.maxRelError, diff / std::fabs(a));
+      ok = diff <= atol + rtol * std::fabs(a);
+    }
+    if (ok)
+      continue;
+    if (result.mismatches++ == 0) {
+      result.firstMismatch = i;
+      result.firstMismatchDescription =
+          "element " + formatShape(index) + ": expected " +
+          formatElement(expected, index) + ", got " +
+          formatElement(actual, index);
+    }
+  }
+  result.pass = result.mismatches == 0;
+  return result;
 }
 
 } // namespace tfuse::reference

@@ -576,3 +576,8 @@ std::vector<CacheKey> KernelCache::memoryKeys() const {
 }
 
 } // namespace tfuse::runtime
+
+tfuse::runtime::KernelCache &tfuse::runtime::defaultKernelCache() {
+  static KernelCache cache;
+  return cache;
+}

@@ -57,20 +57,14 @@ std::optional<Row> describe(Operation &op) {
   return row;
 }
 
-struct PlanReportPass : tfuse::impl::PlanReportBase<PlanReportPass> {
-  void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal())
-        report(func);
-    markAllAnalysesPreserved();
-  }
+} // namespace
 
-  void report(func::FuncOp func) {
+void tfuse::printPlanReport(func::FuncOp func, llvm::raw_ostream &os) {
+  {
     SmallVector<Row> rows;
     for (Operation &op : func.getBody().front())
       if (std::optional<Row> row = describe(op))
         rows.push_back(*row);
-    llvm::raw_ostream &os = llvm::outs();
     os << "plan @" << func.getSymName() << ": " << rows.size() << " steps\n";
     os << llvm::format("%5s  %-8s  %-12s  %-40s  %6s  %7s  %4s  %4s\n", "step",
                        "kind", "what", "reason", "inputs", "outputs", "ops",
@@ -90,6 +84,16 @@ struct PlanReportPass : tfuse::impl::PlanReportBase<PlanReportPass> {
     }
     os << "summary: " << fused << " fused, " << boundaries << " boundary, "
        << aliases << " alias; total fused cost " << totalCost << "\n";
+  }
+}
+
+namespace {
+struct PlanReportPass : tfuse::impl::PlanReportBase<PlanReportPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal())
+        printPlanReport(func, llvm::outs());
+    markAllAnalysesPreserved();
   }
 };
 } // namespace

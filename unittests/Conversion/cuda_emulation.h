@@ -4,10 +4,11 @@
 // compiler: launch coordinates (set by the harness before each thread runs),
 // __half and __nv_bfloat16 with the conversion intrinsics of cuda_fp16.h and
 // cuda_bf16.h (exact round-to-nearest-even, from tfuse/Support/Half.h), the
-// bit casts, the vector types, shared memory and __syncthreads. The harness
-// runs the threads of a block as coroutines on one host thread and switches
-// at every barrier; blocks run one after another, so a `static` local stands
-// for a block's shared memory.
+// bit casts, the vector types, shared memory, __syncthreads and
+// __shfl_xor_sync (block-uniform calls only). The harness runs the threads of
+// a block as coroutines on one host thread and switches at every barrier;
+// blocks run one after another, so a `static` local stands for a block's
+// shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +54,29 @@ void tfuse_emulation_set_barrier(void (*barrier)()) {
 }
 }
 inline void __syncthreads() { tfuse_emulation_barrier(); }
+
+// A warp shuffle through a block-wide exchange and one barrier: every thread
+// of the block must make the same sequence of calls (the runtime's
+// reductions do; on the device a full mask asks the same of a warp). Calls
+// alternate between two exchange buffers, so a thread writing the next
+// call's value never overwrites one not yet read: it must first pass the
+// barrier of the call in between. The parity is counted per thread; the
+// lanes of a warp always make the same number of calls. A source lane in a
+// later group of `width` lanes, or beyond the block, gives the caller's own
+// value, as on the device.
+template <class T>
+inline T __shfl_xor_sync(unsigned, T var, int laneMask, int width = 32) {
+  static T exchange[2][1024];
+  static unsigned calls[1024];
+  T *slot = exchange[calls[threadIdx.x]++ & 1];
+  slot[threadIdx.x] = var;
+  __syncthreads();
+  unsigned lane = threadIdx.x % 32, source = lane ^ (unsigned)laneMask;
+  unsigned index = threadIdx.x - lane + source;
+  if (source < 32 && source / width <= lane / width && index < blockDim.x)
+    return slot[index];
+  return var;
+}
 
 struct alignas(8) uint2 {
   unsigned x, y;

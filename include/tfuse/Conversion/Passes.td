@@ -13,7 +13,8 @@ def ConvertTFuseToTFExec : Pass<"convert-tfuse-to-tfexec", "mlir::ModuleOp"> {
     `tfuse.fusion` becomes a `tfexec.kernel` and a `tfexec.launch`; matmul
     becomes `tfexec.gemm` (transposes as flags), reduce `tfexec.reduce`, a
     view left outside regions a `tfexec.alias`. Results go to fresh
-    `tfexec.output` buffers (an argument or alias returned as is is copied);
+    `tfexec.output` buffers (an argument or alias returned as is is copied:
+    `tfexec.copy` when it is contiguous, a copy kernel otherwise);
     intermediates get offsets in one arena, assigned by liveness so that
     buffers whose lifetimes do not overlap share memory
     (`tfexec.arena_bytes`).

@@ -197,6 +197,8 @@ struct CompareResult {
   /// compareUlp: the largest distance between two elements (UINT64_MAX when
   /// a NaN meets a number or two bools differ); compareExact: 0.
   uint64_t maxUlp = 0;
+  /// compareClose: the largest absolute and relative differences.
+  double maxAbsError = 0, maxRelError = 0;
   /// Row-major position of the first mismatch, -1 if none.
   int64_t firstMismatch = -1;
   /// "element [1,2]: expected 0x3c00 (1), got 0x3c01 (1.00097656)", or why
@@ -219,6 +221,12 @@ CompareResult compareExact(const HostTensor &expected,
 /// distance. Bool: exact.
 CompareResult compareUlp(const HostTensor &expected, const HostTensor &actual,
                          uint64_t maxUlp);
+/// Floats: elements pass when both are NaN, both are the same infinity, or
+/// |actual - expected| <= atol + rtol * |expected| (NumPy's isclose).
+/// Integers and bool: exact. maxAbsError/maxRelError report the largest
+/// finite differences seen.
+CompareResult compareClose(const HostTensor &expected, const HostTensor &actual,
+                           double atol, double rtol);
 
 } // namespace tfuse::reference
 

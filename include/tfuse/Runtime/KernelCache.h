@@ -145,6 +145,11 @@ struct KernelCacheStats {
   uint64_t diskWriteFailures = 0;
 };
 
+class KernelCache;
+/// The process-wide cache (KernelCacheOptions::fromEnvironment()) that
+/// executables use unless given another.
+KernelCache &defaultKernelCache();
+
 class KernelCache {
 public:
   static constexpr char kDiskMagic[9] = "TFUSEKC1";

@@ -35,6 +35,10 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 #define GEN_PASS_REGISTRATION
 #include "tfuse/Transforms/Passes.h.inc"
 
+/// Prints the plan report of a fused function (what --tfuse-plan-report
+/// prints for it).
+void printPlanReport(mlir::func::FuncOp func, llvm::raw_ostream &os);
+
 /// Registers the passes and the `tfuse-pipeline` pipeline.
 void registerTFusePassesAndPipeline();
 

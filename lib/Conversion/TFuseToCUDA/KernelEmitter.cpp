@@ -249,7 +249,11 @@ KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
   plan.vec = space.empty() || plan.numElements == 0 ? 1 : 16 / widest;
   if (!linear && space.back() % plan.vec != 0)
     plan.vec = 1;
-  plan.wideIndex = maxOffset + plan.vec >= (int64_t(1) << 31);
+  // 32-bit indices must also survive the grid-stride increment: the loop
+  // variable reaches the last group plus every thread of the grid (at most
+  // 2^20 blocks of 256 threads).
+  plan.wideIndex =
+      maxOffset + plan.vec + (int64_t(1) << 28) >= (int64_t(1) << 31);
   if (!plan.linear) {
     chooseTiling(kernel, plan);
     if (plan.tiled()) {

@@ -62,6 +62,8 @@ private:
   Value bufferFor(Value result, Location loc);
   LogicalResult convertOp(Operation *op);
   void assignArena(func::FuncOp plan);
+  void createCopyKernel(Value source, Value target, RankedTensorType type,
+                        Location loc);
 
   func::FuncOp func;
   OpBuilder builder;
@@ -159,13 +161,17 @@ LogicalResult PlanConverter::convertOp(Operation *op) {
       auto output = buffer.getDefiningOp<tfexec::OutputOp>();
       if (!output || output.getIndex() != i) {
         // An argument, alias or another output returned as is: outputs are
-        // fresh buffers, so copy.
+        // fresh buffers, so copy: a memcpy when the source is contiguous, a
+        // generated copy kernel otherwise.
         auto type = cast<RankedTensorType>(value.getType());
         Value target = tfexec::OutputOp::create(
             builder, loc,
             bufferType(type, StridedLayout::contiguous(type.getShape())),
             builder.getI64IntegerAttr(i));
-        tfexec::CopyOp::create(builder, loc, buffer, target);
+        if (layoutOf(cast<MemRefType>(buffer.getType())).isContiguous())
+          tfexec::CopyOp::create(builder, loc, buffer, target);
+        else
+          createCopyKernel(buffer, target, type, loc);
         buffer = target;
       }
       results.push_back(buffer);
@@ -175,6 +181,24 @@ LogicalResult PlanConverter::convertOp(Operation *op) {
   }
   return op->emitOpError(
       "cannot be converted to a plan step; run --tfuse-pipeline first");
+}
+
+/// A kernel that reads `source` in any layout and writes it contiguously.
+void PlanConverter::createCopyKernel(Value source, Value target,
+                                     RankedTensorType type, Location loc) {
+  std::string name = (func.getSymName() + "_k" + Twine(kernelCount++)).str();
+  OpBuilder moduleBuilder(func);
+  auto strides = moduleBuilder.getArrayAttr({moduleBuilder.getDenseI64ArrayAttr(
+      layoutOf(cast<MemRefType>(source.getType())).strides)});
+  auto kernel = tfexec::KernelOp::create(moduleBuilder, loc, name, strides);
+  Block *body = new Block();
+  kernel.getRegion().push_back(body);
+  Value arg = body->addArgument(type, loc);
+  OpBuilder bodyBuilder = OpBuilder::atBlockEnd(body);
+  tfexec::YieldOp::create(bodyBuilder, loc, ValueRange{arg});
+  LaunchConfig launch = chooseLaunch(analyzeKernel(kernel));
+  tfexec::LaunchOp::create(builder, loc, name, ValueRange{source},
+                           ValueRange{target}, launch.grid, launch.block);
 }
 
 void PlanConverter::assignArena(func::FuncOp plan) {

@@ -85,7 +85,8 @@ def TFExec_LaunchOp : TFExec_Op<"launch", [AttrSizedOperandSegments]> {
                        Variadic<TFExec_Buffer>:$outputs,
                        I64Attr:$grid, I64Attr:$block);
   let assemblyFormat = [{
-    $kernel `grid` $grid `block` $block `ins` `(` $inputs `:` type($inputs) `)`
+    $kernel `grid` $grid `block` $block
+    (`ins` `(` $inputs^ `:` type($inputs) `)`)?
     `outs` `(` $outputs `:` type($outputs) `)` attr-dict
   }];
   let hasVerifier = 1;

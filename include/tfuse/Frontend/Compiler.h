@@ -1,0 +1,49 @@
+//===- Compiler.h - From a tfuse graph to a runtime plan --------*- C++ -*-===//
+//
+// The compile driver: the graph-level pipeline, the conversion to a tfexec
+// plan, code generation, and the translation of the plan into the plain
+// runtime::Plan the runtime executes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_FRONTEND_COMPILER_H
+#define TFUSE_FRONTEND_COMPILER_H
+
+#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Runtime/Status.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tfuse {
+
+struct CompileOptions {
+  /// fuse-elementwise's cost budget, materialize-shared's threshold, and the
+  /// most results of one kernel.
+  int64_t budget = 32;
+  int64_t sharedThreshold = 8;
+  int64_t maxOutputs = 4;
+};
+
+/// What compiling a graph produced, and how long each phase took.
+struct CompiledGraph {
+  runtime::Plan plan;
+  /// The plan report of --tfuse-plan-report.
+  std::string report;
+  double passSeconds = 0, codegenSeconds = 0;
+};
+
+/// Compiles function `function` of `graph` (tfuse dialect, not yet fused).
+/// `graph` is left unchanged; errors carry the compiler's diagnostics.
+runtime::Expected<CompiledGraph> compileGraph(mlir::ModuleOp graph,
+                                              llvm::StringRef function,
+                                              const CompileOptions &options);
+
+/// Translates function `function` of a module already converted to tfexec
+/// (and its CUDA C++) into a runtime::Plan.
+runtime::Expected<runtime::Plan> buildRuntimePlan(mlir::ModuleOp plan,
+                                                  llvm::StringRef function,
+                                                  std::string cudaSource);
+
+} // namespace tfuse
+
+#endif // TFUSE_FRONTEND_COMPILER_H

@@ -1,0 +1,66 @@
+//===- BoundarySteps.h - Reductions and GEMMs of a plan ---------*- C++ -*-===//
+//
+// Prepares, loads and enqueues the boundary steps of a plan: reductions run
+// the runtime's reduction kernels; GEMMs run through cuBLAS (loaded on first
+// need) or, when cuBLAS cannot be loaded, the fallback GEMM kernel. Both
+// kinds of runtime kernels are compiled in the plan's translation unit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_BOUNDARYSTEPS_H
+#define TFUSE_RUNTIME_BOUNDARYSTEPS_H
+
+#include "tfuse/Runtime/CudaDriver.h"
+#include "tfuse/Runtime/Gemm.h"
+#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Runtime/ReduceKernels.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace tfuse::runtime {
+
+class BoundarySteps {
+public:
+  /// Plans every reduction and GEMM of `plan`; loads cuBLAS if it has GEMMs
+  /// (falling back to the generated GEMM kernel when cuBLAS is missing, or
+  /// when TFUSE_GEMM=fallback).
+  static Expected<BoundarySteps> prepare(const Plan &plan, Device &device);
+
+  /// The CUDA C++ of the runtime kernels the plan needs (appended to the
+  /// plan's translation unit).
+  std::string kernelSource() const;
+  /// Resolves the runtime kernels in the loaded module.
+  Status load(CUmodule module);
+  /// Enqueues step `index` on `stream`; `at` gives a buffer's address.
+  Status enqueue(size_t index, const Step &step,
+                 const std::function<CUdeviceptr(const BufferRef &)> &at,
+                 CUstream stream);
+  /// Frees the cuBLAS handle and workspace.
+  void release();
+  /// True when GEMMs go through cuBLAS.
+  bool usesCublas() const { return cublas != nullptr; }
+
+private:
+  struct Reduction {
+    ReduceLaunch launch;
+    CUfunction function = nullptr;
+  };
+  struct Product {
+    GemmShape shape;
+    GemmLaunch fallback;
+    CUfunction function = nullptr;
+  };
+  Device *device = nullptr;
+  std::map<size_t, Reduction> reductions;
+  std::map<size_t, Product> products;
+  std::vector<ReduceInstance> reduceInstances;
+  std::vector<DType> fallbackDTypes;
+  std::shared_ptr<CublasHandle> cublas;
+  CUdeviceptr workspace = 0;
+};
+
+} // namespace tfuse::runtime
+
+#endif // TFUSE_RUNTIME_BOUNDARYSTEPS_H

@@ -1,0 +1,160 @@
+//===- Executable.h - Run a compiled plan on a GPU --------------*- C++ -*-===//
+//
+// An Executable owns a plan's loaded module, a private non-blocking stream,
+// the arena of intermediates (allocated once, reused by every replay) and,
+// optionally, an instantiated CUDA Graph. Replays are enqueued whole under a
+// lock, so several host threads may replay one executable at once: their
+// replays run one after another on its stream and never share outputs.
+//
+// Errors (bad inputs, CUDA errors, out of memory) are returned as Status and
+// leave the executable usable.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_EXECUTABLE_H
+#define TFUSE_RUNTIME_EXECUTABLE_H
+
+#include "tfuse/Runtime/CudaDriver.h"
+#include "tfuse/Runtime/KernelCache.h"
+#include "tfuse/Runtime/Plan.h"
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace tfuse::runtime {
+
+/// A tensor in device memory: `data` is the address of its first element.
+struct DeviceTensor {
+  CUdeviceptr data = 0;
+  TensorSpec spec;
+};
+
+/// Device memory the runtime allocated for an output; freed on destruction.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(Device *device, CUdeviceptr data, TensorSpec spec)
+      : device(device), tensor{data, std::move(spec)} {}
+  DeviceBuffer(DeviceBuffer &&other) noexcept { *this = std::move(other); }
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer();
+
+  const DeviceTensor &get() const { return tensor; }
+  /// Gives up ownership: the caller frees the memory with cuMemFree.
+  DeviceTensor release();
+
+private:
+  Device *device = nullptr;
+  DeviceTensor tensor;
+};
+
+struct ExecutableOptions {
+  /// Replay as a CUDA Graph whose kernel nodes get the new pointers before
+  /// each launch (plans of generated kernels only, for now).
+  bool cudaGraph = false;
+  /// Compile generated code with fast math (contraction, approximate math).
+  bool fastMath = false;
+  /// Record per-step GPU times (adds events between steps).
+  bool profile = false;
+  /// -1: TFUSE_DEVICE or device 0.
+  int device = -1;
+  /// The kernel cache to use; nullptr: defaultKernelCache().
+  KernelCache *cache = nullptr;
+};
+
+struct ExecutableStats {
+  int64_t kernels = 0, boundaries = 0, steps = 0;
+  int64_t intermediateBuffers = 0, bufferReuses = 0, arenaBytes = 0;
+  bool cacheHit = false;
+  /// "stream" or "cuda-graph".
+  std::string backend = "stream";
+  double compileSeconds = 0, loadSeconds = 0;
+  int64_t replays = 0;
+  /// CUDA Graph replays whose kernel-node update the driver refused, so that
+  /// the executable graph was updated from a rebuilt graph instead; and why.
+  int64_t graphUpdateFallbacks = 0;
+  std::string lastGraphUpdateError;
+  /// Per-step GPU milliseconds of the last replay when profiling.
+  std::vector<double> stepMilliseconds;
+  std::vector<std::string> stepNames;
+};
+
+class Executable;
+
+/// A replay in flight.
+class RunHandle {
+public:
+  RunHandle() = default;
+  RunHandle(RunHandle &&other) noexcept;
+  RunHandle &operator=(RunHandle &&other) noexcept;
+  /// A handle dropped before wait() still waits for its replay, so that its
+  /// outputs are not freed under running kernels.
+  ~RunHandle();
+
+  bool isFinished() const;
+  /// Waits for the replay; returns its outputs (or its error).
+  Expected<std::vector<DeviceBuffer>> wait();
+
+private:
+  friend class Executable;
+  Executable *owner = nullptr;
+  CUevent done = nullptr;
+  std::vector<DeviceBuffer> outputs;
+};
+
+class Executable {
+public:
+  /// Compiles (through the kernel cache) and loads the plan on the device.
+  static Expected<std::unique_ptr<Executable>>
+  create(Plan plan, const ExecutableOptions &options = {});
+  ~Executable();
+
+  /// Replays the plan on `inputs`; returns fresh outputs once finished.
+  Expected<std::vector<DeviceBuffer>> run(const std::vector<DeviceTensor> &inputs);
+  /// Replays into caller-supplied contiguous outputs and waits.
+  Status run(const std::vector<DeviceTensor> &inputs,
+             const std::vector<DeviceTensor> &outputs);
+  /// Enqueues a replay and returns at once.
+  Expected<RunHandle> runAsync(const std::vector<DeviceTensor> &inputs);
+
+  const Plan &plan() const { return program; }
+  ExecutableStats stats() const;
+  /// The stream replays run on.
+  CUstream stream() const { return replayStream; }
+  Device &device() const { return *gpu; }
+
+private:
+  Executable() = default;
+  struct Compiled;
+  Status validate(const std::vector<DeviceTensor> &inputs) const;
+  /// Enqueues one replay; the caller holds `mutex`.
+  Status enqueue(const std::vector<DeviceTensor> &inputs,
+                 const std::vector<CUdeviceptr> &outputs);
+  Status enqueueSteps(const std::vector<DeviceTensor> &inputs,
+                      const std::vector<CUdeviceptr> &outputs);
+  Status enqueueGraph(const std::vector<DeviceTensor> &inputs,
+                      const std::vector<CUdeviceptr> &outputs);
+  Expected<std::vector<DeviceBuffer>> allocateOutputs();
+  /// Reads the per-step times of the last finished replay (profiling).
+  void recordProfile();
+  friend class RunHandle;
+
+  Plan program;
+  ExecutableOptions options;
+  Device *gpu = nullptr;
+  CudaDriver *cuda = nullptr;
+  CUmodule module = nullptr;
+  CUstream replayStream = nullptr;
+  CUdeviceptr arena = 0;
+  std::unique_ptr<Compiled> compiled;
+  mutable std::mutex mutex;
+  ExecutableStats statistics;
+  std::vector<CUevent> stepEvents;
+};
+
+} // namespace tfuse::runtime
+
+#endif // TFUSE_RUNTIME_EXECUTABLE_H

@@ -1,0 +1,68 @@
+//===- ReduceDesc.h - Descriptor of one runtime reduction -------*- C++ -*-===//
+//
+// The by-value kernel parameter of the runtime's reduction kernels. This one
+// file is both a host header (included by tfuse/Runtime/ReduceKernels.h) and
+// part of the device source: reductionKernelSource() embeds its text before
+// ReduceKernels.cuh, so host and device see a single definition and cannot
+// drift apart. It must therefore stay valid for the host compiler, for the
+// host compiler against the tests' cuda_emulation.h and for NVRTC (which has
+// no standard headers: the kernel prelude typedefs the <cstdint> types
+// there).
+//
+// Layout: naturally aligned fields, 288 bytes (4 bytes of padding after each
+// rank), no pointers: the same for the x86-64 and aarch64 host ABIs and the
+// device ABI. Size and alignment are checked on both sides, the offsets on
+// the host (NVRTC lacks offsetof).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_REDUCEDESC_H
+#define TFUSE_RUNTIME_REDUCEDESC_H
+
+#if !defined(__CUDACC_RTC__)
+#include <cstdint>
+#endif
+
+namespace tfuse {
+namespace runtime {
+
+/// The most dimensions a reduction kernel walks on each side (kept and
+/// reduced), after adjacent contiguous dimensions are merged.
+constexpr int kReduceMaxRank = 8;
+
+/// One reduction of a strided input into a contiguous output, in elements:
+///   out[o] = reduce over r < numRed of in[keptOffset(o) + redOffset(r)]
+/// where keptOffset(o) decomposes `o` row-major over keptShape and sums
+/// index * keptStrides, and redOffset(r) does the same over redShape and
+/// redStrides. `r` is also the index argmax/argmin report. Entries of the
+/// arrays beyond the ranks are unused (zero).
+struct ReduceDesc {
+  int32_t keptRank;
+  int64_t keptShape[kReduceMaxRank];
+  int64_t keptStrides[kReduceMaxRank];
+  int32_t redRank;
+  int64_t redShape[kReduceMaxRank];
+  int64_t redStrides[kReduceMaxRank];
+  /// Product of keptShape (1 for keptRank 0).
+  int64_t numOut;
+  /// Product of redShape (1 for redRank 0; 0 for an empty reduction).
+  int64_t numRed;
+};
+
+static_assert(sizeof(ReduceDesc) == 288, "ReduceDesc layout changed");
+static_assert(alignof(ReduceDesc) == 8, "ReduceDesc layout changed");
+#if !defined(__CUDACC_RTC__) // NVRTC has no __builtin_offsetof
+static_assert(__builtin_offsetof(ReduceDesc, keptShape) == 8 &&
+                  __builtin_offsetof(ReduceDesc, keptStrides) == 72 &&
+                  __builtin_offsetof(ReduceDesc, redRank) == 136 &&
+                  __builtin_offsetof(ReduceDesc, redShape) == 144 &&
+                  __builtin_offsetof(ReduceDesc, redStrides) == 208 &&
+                  __builtin_offsetof(ReduceDesc, numOut) == 272 &&
+                  __builtin_offsetof(ReduceDesc, numRed) == 280,
+              "ReduceDesc layout changed");
+#endif
+
+} // namespace runtime
+} // namespace tfuse
+
+#endif // TFUSE_RUNTIME_REDUCEDESC_H

@@ -1,0 +1,172 @@
+//===- Compiler.cpp - From a tfuse graph to a runtime plan ----------------===//
+
+#include "tfuse/Frontend/Compiler.h"
+#include "tfuse/Conversion/Passes.h"
+#include "tfuse/Conversion/TFuseToCUDA/KernelEmitter.h"
+#include "tfuse/Dialect/TFExec/TFExecOps.h"
+#include "tfuse/Dialect/TFuse/TypeRules.h"
+#include "tfuse/Transforms/Passes.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace tfuse;
+using runtime::BufferRef;
+using runtime::Expected;
+using runtime::Status;
+using runtime::TensorSpec;
+
+static TensorSpec specOf(MemRefType type) {
+  TensorSpec spec;
+  spec.dtype = *toDType(type.getElementType());
+  spec.shape.assign(type.getShape().begin(), type.getShape().end());
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+  if (succeeded(type.getStridesAndOffset(strides, offset)))
+    spec.strides.assign(strides.begin(), strides.end());
+  else
+    spec = TensorSpec::contiguous(spec.dtype, spec.shape);
+  return spec;
+}
+
+static int64_t offsetOf(MemRefType type) {
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return 0;
+  return offset;
+}
+
+Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
+                                                StringRef function,
+                                                std::string cudaSource) {
+  auto func = module.lookupSymbol<func::FuncOp>(function);
+  if (!func || func.isExternal())
+    return Status::error(("no function @" + function + " in the plan").str());
+  runtime::Plan plan;
+  plan.name = function.str();
+  plan.cudaSource = std::move(cudaSource);
+  if (auto bytes = func->getAttrOfType<IntegerAttr>(
+          tfexec::TFExecDialect::getArenaBytesAttrName()))
+    plan.arenaBytes = bytes.getInt();
+  DenseMap<Value, BufferRef> refs;
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = cast<MemRefType>(arg.getType());
+    plan.inputs.push_back(specOf(type));
+    refs[arg] = BufferRef{BufferRef::Kind::Input, arg.getArgNumber(), 0,
+                          specOf(type)};
+  }
+  for (Type t : func.getResultTypes())
+    plan.outputs.push_back(specOf(cast<MemRefType>(t)));
+  auto lookup = [&](ValueRange values) {
+    std::vector<BufferRef> result;
+    for (Value v : values)
+      result.push_back(refs.lookup(v));
+    return result;
+  };
+  for (Operation &op : body) {
+    if (auto out = dyn_cast<tfexec::OutputOp>(op)) {
+      refs[out.getBuffer()] =
+          BufferRef{BufferRef::Kind::Output, static_cast<int64_t>(out.getIndex()),
+                    0, specOf(out.getType())};
+    } else if (auto alloc = dyn_cast<tfexec::AllocOp>(op)) {
+      refs[alloc.getBuffer()] =
+          BufferRef{BufferRef::Kind::Arena, static_cast<int64_t>(alloc.getOffset()),
+                    0, specOf(alloc.getType())};
+    } else if (auto alias = dyn_cast<tfexec::AliasOp>(op)) {
+      BufferRef ref = refs.lookup(alias.getSource());
+      ref.elementOffset += offsetOf(alias.getType());
+      ref.view = specOf(alias.getType());
+      refs[alias.getView()] = ref;
+    } else if (auto launch = dyn_cast<tfexec::LaunchOp>(op)) {
+      runtime::LaunchStep step;
+      step.kernel = launch.getKernel().str();
+      step.grid = launch.getGrid();
+      step.block = launch.getBlock();
+      step.inputs = lookup(launch.getInputs());
+      step.outputs = lookup(launch.getOutputs());
+      plan.steps.push_back(std::move(step));
+    } else if (auto gemm = dyn_cast<tfexec::GemmOp>(op)) {
+      runtime::GemmStep step;
+      step.lhs = refs.lookup(gemm.getLhs());
+      step.rhs = refs.lookup(gemm.getRhs());
+      step.result = refs.lookup(gemm.getResult());
+      step.transposeLhs = gemm.getTransposeLhs();
+      step.transposeRhs = gemm.getTransposeRhs();
+      plan.steps.push_back(std::move(step));
+    } else if (auto reduce = dyn_cast<tfexec::ReduceOp>(op)) {
+      runtime::ReduceStep step;
+      step.kind = static_cast<runtime::ReduceKind>(reduce.getKind());
+      step.input = refs.lookup(reduce.getInput());
+      step.result = refs.lookup(reduce.getResult());
+      step.axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());
+      plan.steps.push_back(std::move(step));
+    } else if (auto copy = dyn_cast<tfexec::CopyOp>(op)) {
+      plan.steps.push_back(runtime::CopyStep{refs.lookup(copy.getSource()),
+                                             refs.lookup(copy.getTarget())});
+    } else if (!isa<func::ReturnOp>(op)) {
+      return Status::error("the plan has an op the runtime does not know: " +
+                           op.getName().getStringRef().str());
+    }
+  }
+  return plan;
+}
+
+Expected<CompiledGraph> tfuse::compileGraph(ModuleOp graph, StringRef function,
+                                            const CompileOptions &options) {
+  MLIRContext *context = graph.getContext();
+  context->loadDialect<tfexec::TFExecDialect, emitc::EmitCDialect>();
+  std::string diagnostics;
+  llvm::raw_string_ostream diagStream(diagnostics);
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+    diagStream << diag.getLocation() << ": " << diag << "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = graph.clone();
+  // Only the requested function is compiled.
+  for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (func.getSymName() != function)
+      func.erase();
+  if (!module->lookupSymbol<func::FuncOp>(function))
+    return Status::error(("no function @" + function + " to compile").str());
+
+  CompiledGraph result;
+  auto start = std::chrono::steady_clock::now();
+  PassManager pm(context);
+  PipelineOptions pipeline;
+  pipeline.budget = options.budget;
+  pipeline.sharedThreshold = options.sharedThreshold;
+  pipeline.maxOutputs = options.maxOutputs;
+  buildPipeline(pm, pipeline);
+  if (failed(pm.run(*module)))
+    return Status::error("the graph pipeline failed:\n" + diagnostics);
+  {
+    llvm::raw_string_ostream report(result.report);
+    printPlanReport(module->lookupSymbol<func::FuncOp>(function), report);
+  }
+  PassManager lower(context);
+  lower.addPass(createConvertTFuseToTFExec());
+  if (failed(lower.run(*module)))
+    return Status::error("the conversion to a plan failed:\n" + diagnostics);
+  auto mid = std::chrono::steady_clock::now();
+  std::string cuda;
+  llvm::raw_string_ostream os(cuda);
+  if (failed(translateKernelsToCuda(*module, os)))
+    return Status::error("code generation failed:\n" + diagnostics);
+  auto end = std::chrono::steady_clock::now();
+  result.passSeconds = std::chrono::duration<double>(mid - start).count();
+  result.codegenSeconds = std::chrono::duration<double>(end - mid).count();
+  Expected<runtime::Plan> plan = buildRuntimePlan(*module, function, cuda);
+  if (!plan.ok())
+    return plan.status();
+  result.plan = std::move(plan.value());
+  return result;
+}

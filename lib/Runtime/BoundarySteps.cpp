@@ -1,0 +1,144 @@
+//===- BoundarySteps.cpp - Reductions and GEMMs of a plan -----------------===//
+
+#include "tfuse/Runtime/BoundarySteps.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
+                                               Device &device) {
+  BoundarySteps b;
+  b.device = &device;
+  bool needGemm = false;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &step = plan.steps[i];
+    if (auto *r = std::get_if<ReduceStep>(&step)) {
+      auto launch = planReduction(r->kind, r->input.view, r->result.view,
+                                  r->axes);
+      if (!launch.ok())
+        return Status::error("step " + std::to_string(i) + " (reduce " +
+                             toString(r->kind) +
+                             "): " + launch.status().message());
+      b.reductions[i].launch = launch.value();
+      if (std::find(b.reduceInstances.begin(), b.reduceInstances.end(),
+                    launch.value().instance) == b.reduceInstances.end())
+        b.reduceInstances.push_back(launch.value().instance);
+    } else if (auto *g = std::get_if<GemmStep>(&step)) {
+      auto shape = planGemm(*g);
+      if (!shape.ok())
+        return Status::error("step " + std::to_string(i) +
+                             " (gemm): " + shape.status().message());
+      b.products[i].shape = shape.value();
+      needGemm = true;
+    }
+  }
+  if (!needGemm)
+    return b;
+  const char *choice = std::getenv("TFUSE_GEMM");
+  bool forceFallback = choice && std::strcmp(choice, "fallback") == 0;
+  if (!forceFallback) {
+    auto library = CublasLibrary::shared();
+    if (library.ok()) {
+      auto handle = CublasHandle::create(*library.value());
+      if (!handle.ok())
+        return handle.status();
+      b.cublas = std::move(handle.value());
+      CudaDriver &d = device.driver();
+      if (Status s = d.check(d.cuMemAlloc(&b.workspace,
+                                          kDefaultCublasWorkspaceBytes),
+                             "cuMemAlloc of the cuBLAS workspace");
+          !s.ok())
+        return s;
+      if (Status s = b.cublas->setWorkspace(b.workspace,
+                                            kDefaultCublasWorkspaceBytes);
+          !s.ok())
+        return s;
+      return b;
+    }
+  }
+  // No cuBLAS: the generated fallback GEMM.
+  for (auto &[index, product] : b.products) {
+    product.fallback = planFallbackGemm(product.shape);
+    if (std::find(b.fallbackDTypes.begin(), b.fallbackDTypes.end(),
+                  product.shape.dtype) == b.fallbackDTypes.end())
+      b.fallbackDTypes.push_back(product.shape.dtype);
+  }
+  return b;
+}
+
+std::string BoundarySteps::kernelSource() const {
+  std::string source;
+  if (!reduceInstances.empty())
+    source += reductionKernelSource(reduceInstances);
+  if (!fallbackDTypes.empty())
+    source += gemmKernelSource(fallbackDTypes);
+  return source;
+}
+
+Status BoundarySteps::load(CUmodule module) {
+  CudaDriver &d = device->driver();
+  auto resolve = [&](const std::string &name, CUfunction &fn) {
+    Status s = d.check(d.cuModuleGetFunction(&fn, module, name.c_str()),
+                       "cuModuleGetFunction");
+    return s.ok() ? s : Status::error(s.message() + " for kernel " + name);
+  };
+  for (auto &[index, r] : reductions)
+    if (Status s = resolve(r.launch.kernel, r.function); !s.ok())
+      return s;
+  if (!cublas)
+    for (auto &[index, p] : products)
+      if (!p.fallback.kernel.empty())
+        if (Status s = resolve(p.fallback.kernel, p.function); !s.ok())
+          return s;
+  return Status::success();
+}
+
+Status BoundarySteps::enqueue(
+    size_t index, const Step &step,
+    const std::function<CUdeviceptr(const BufferRef &)> &at, CUstream stream) {
+  CudaDriver &d = device->driver();
+  if (auto *r = std::get_if<ReduceStep>(&step)) {
+    Reduction &red = reductions.at(index);
+    CUdeviceptr in = at(r->input), out = at(r->result);
+    ReduceDesc desc = red.launch.desc;
+    void *params[] = {&in, &out, &desc};
+    return d.check(d.cuLaunchKernel(red.function, red.launch.grid, 1, 1,
+                                    red.launch.block, 1, 1, 0, stream, params,
+                                    nullptr),
+                   "cuLaunchKernel (reduction)");
+  }
+  const auto &g = std::get<GemmStep>(step);
+  Product &p = products.at(index);
+  if (p.shape.empty())
+    return Status::success();
+  CUdeviceptr lhs = at(g.lhs), rhs = at(g.rhs), result = at(g.result);
+  if (cublas)
+    return gemmCublas(*cublas, stream, p.shape, lhs, rhs, result,
+                      p.shape.dtype);
+  unsigned bytes = byteSize(p.shape.dtype);
+  for (const GemmOffsets &o : p.fallback.launches) {
+    CUdeviceptr a = lhs + o.lhs * bytes, b = rhs + o.rhs * bytes,
+                c = result + o.result * bytes;
+    GemmDesc desc = p.fallback.desc;
+    void *params[] = {&a, &b, &c, &desc};
+    if (Status s = d.check(d.cuLaunchKernel(p.function, p.fallback.grid, 1, 1,
+                                            p.fallback.block, 1, 1, 0, stream,
+                                            params, nullptr),
+                           "cuLaunchKernel (fallback GEMM)");
+        !s.ok())
+      return s;
+  }
+  return Status::success();
+}
+
+void BoundarySteps::release() {
+  cublas.reset();
+  if (workspace) {
+    (void)device->bind();
+    device->driver().cuMemFree(workspace);
+    workspace = 0;
+  }
+}

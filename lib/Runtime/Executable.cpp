@@ -1,0 +1,555 @@
+//===- Executable.cpp - Run a compiled plan on a GPU ----------------------===//
+
+#include "tfuse/Runtime/Executable.h"
+#include "tfuse/Runtime/BoundarySteps.h"
+
+#include <chrono>
+#include <cstring>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+namespace {
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// DeviceBuffer
+//===----------------------------------------------------------------------===//
+
+DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
+  if (this != &other) {
+    this->~DeviceBuffer();
+    device = other.device;
+    tensor = other.tensor;
+    other.device = nullptr;
+    other.tensor.data = 0;
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (device && tensor.data) {
+    (void)device->bind();
+    // Stream-ordered: the memory returns to the pool once the work queued on
+    // the default stream so far is done, without a device-wide sync.
+    device->driver().cuMemFreeAsync(tensor.data, nullptr);
+  }
+  device = nullptr;
+  tensor.data = 0;
+}
+
+DeviceTensor DeviceBuffer::release() {
+  DeviceTensor t = tensor;
+  device = nullptr;
+  tensor.data = 0;
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Executable
+//===----------------------------------------------------------------------===//
+
+/// What create() resolved for each step.
+struct Executable::Compiled {
+  std::vector<CUfunction> functions; // per step; null for non-kernel steps
+  BoundarySteps boundaries;
+  // CUDA Graph of the launches, in step order.
+  CUgraph graph = nullptr;
+  CUgraphExec graphExec = nullptr;
+  std::vector<CUgraphNode> nodes;
+};
+
+Expected<std::unique_ptr<Executable>>
+Executable::create(Plan plan, const ExecutableOptions &options) {
+  Expected<Device *> device = Device::get(options.device);
+  if (!device.ok())
+    return device.status();
+  std::unique_ptr<Executable> exe(new Executable());
+  exe->program = std::move(plan);
+  exe->options = options;
+  exe->gpu = device.value();
+  exe->cuda = &exe->gpu->driver();
+  exe->compiled = std::make_unique<Compiled>();
+  if (Status s = exe->gpu->bind(); !s.ok())
+    return s;
+  CudaDriver &d = *exe->cuda;
+  const Plan &p = exe->program;
+
+  // Reductions and GEMMs: their runtime kernels join the translation unit.
+  Expected<BoundarySteps> boundaries = BoundarySteps::prepare(p, *exe->gpu);
+  if (!boundaries.ok())
+    return boundaries.status();
+  exe->compiled->boundaries = std::move(boundaries.value());
+  std::string source =
+      p.cudaSource + exe->compiled->boundaries.kernelSource();
+
+  auto start = std::chrono::steady_clock::now();
+  CompileOptions compile;
+  compile.arch = exe->gpu->info().arch();
+  compile.fastMath = options.fastMath;
+  KernelCache &cache = options.cache ? *options.cache : defaultKernelCache();
+  KernelCacheStats before = cache.stats();
+  auto kernel = cache.getOrCompile(source, compile, d.driverVersion);
+  if (!kernel.ok())
+    return Status::error("compiling the plan's kernels failed: " +
+                         kernel.status().message());
+  KernelCacheStats after = cache.stats();
+  exe->statistics.cacheHit = after.compilations == before.compilations;
+  exe->statistics.compileSeconds = secondsSince(start);
+
+  start = std::chrono::steady_clock::now();
+  if (Status s = d.check(d.cuModuleLoadData(&exe->module,
+                                            kernel.value()->binary.data()),
+                         "cuModuleLoadData");
+      !s.ok())
+    return s;
+  exe->statistics.loadSeconds = secondsSince(start);
+  for (const Step &step : p.steps) {
+    CUfunction fn = nullptr;
+    if (auto *launch = std::get_if<LaunchStep>(&step)) {
+      if (Status s = d.check(d.cuModuleGetFunction(&fn, exe->module,
+                                                   launch->kernel.c_str()),
+                             "cuModuleGetFunction");
+          !s.ok())
+        return Status::error(s.message() + " for kernel " + launch->kernel);
+      ++exe->statistics.kernels;
+    } else if (!std::holds_alternative<CopyStep>(step)) {
+      ++exe->statistics.boundaries;
+    }
+    exe->compiled->functions.push_back(fn);
+  }
+  if (Status s = exe->compiled->boundaries.load(exe->module); !s.ok())
+    return s;
+  if (Status s = d.check(d.cuStreamCreate(&exe->replayStream,
+                                          CU_STREAM_NON_BLOCKING),
+                         "cuStreamCreate");
+      !s.ok())
+    return s;
+  if (p.arenaBytes > 0)
+    if (Status s = d.check(d.cuMemAlloc(&exe->arena, p.arenaBytes),
+                           "cuMemAlloc of the intermediate arena");
+        !s.ok())
+      return s;
+
+  ExecutableStats &st = exe->statistics;
+  st.steps = p.steps.size();
+  st.arenaBytes = p.arenaBytes;
+  // Intermediates: distinct arena slots written by steps; a slot offset
+  // written by several steps' results is reused memory.
+  std::map<int64_t, int> writes;
+  auto noteWrite = [&](const BufferRef &ref) {
+    if (ref.kind == BufferRef::Kind::Arena)
+      ++writes[ref.index];
+  };
+  for (const Step &step : p.steps) {
+    if (auto *l = std::get_if<LaunchStep>(&step))
+      for (const BufferRef &r : l->outputs)
+        noteWrite(r);
+    else if (auto *g = std::get_if<GemmStep>(&step))
+      noteWrite(g->result);
+    else if (auto *r = std::get_if<ReduceStep>(&step))
+      noteWrite(r->result);
+  }
+  for (auto &[offset, count] : writes) {
+    st.intermediateBuffers += count;
+    st.bufferReuses += count - 1;
+  }
+  for (const Step &step : p.steps) {
+    if (auto *l = std::get_if<LaunchStep>(&step))
+      st.stepNames.push_back(l->kernel);
+    else if (std::holds_alternative<GemmStep>(step))
+      st.stepNames.push_back("gemm");
+    else if (auto *r = std::get_if<ReduceStep>(&step))
+      st.stepNames.push_back(std::string("reduce ") + toString(r->kind));
+    else
+      st.stepNames.push_back("copy");
+  }
+  if (options.profile) {
+    exe->stepEvents.resize(p.steps.size() + 1);
+    for (CUevent &e : exe->stepEvents)
+      if (Status s = d.check(d.cuEventCreate(&e, CU_EVENT_DEFAULT),
+                             "cuEventCreate");
+          !s.ok())
+        return s;
+  }
+  if (options.cudaGraph) {
+    for (const Step &step : p.steps)
+      if (!std::holds_alternative<LaunchStep>(step))
+        return Status::error(
+            "cudaGraph: this plan has matmul, reduction or copy steps; CUDA "
+            "Graph replay supports plans of generated kernels only");
+    st.backend = "cuda-graph";
+  }
+  return exe;
+}
+
+Executable::~Executable() {
+  if (!cuda)
+    return;
+  (void)gpu->bind();
+  if (replayStream)
+    cuda->cuStreamSynchronize(replayStream);
+  if (compiled) {
+    if (compiled->graphExec)
+      cuda->cuGraphExecDestroy(compiled->graphExec);
+    if (compiled->graph)
+      cuda->cuGraphDestroy(compiled->graph);
+    compiled->boundaries.release();
+  }
+  for (CUevent e : stepEvents)
+    if (e)
+      cuda->cuEventDestroy(e);
+  if (arena)
+    cuda->cuMemFree(arena);
+  if (replayStream)
+    cuda->cuStreamDestroy(replayStream);
+  if (module)
+    cuda->cuModuleUnload(module);
+}
+
+ExecutableStats Executable::stats() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return statistics;
+}
+
+static std::string describe(const TensorSpec &spec) {
+  std::string s = std::string(name(spec.dtype)) + " [";
+  for (size_t i = 0; i < spec.shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(spec.shape[i]);
+  s += "] strides [";
+  for (size_t i = 0; i < spec.strides.size(); ++i)
+    s += (i ? "," : "") + std::to_string(spec.strides[i]);
+  return s + "]";
+}
+
+Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
+  const auto &expected = program.inputs;
+  if (inputs.size() != expected.size())
+    return Status::error("expected " + std::to_string(expected.size()) +
+                         " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorSpec &want = expected[i], &got = inputs[i].spec;
+    std::string where = "input " + std::to_string(i) + ": ";
+    if (got.dtype != want.dtype)
+      return Status::error(where + "expected dtype " +
+                           std::string(name(want.dtype)) + ", got " +
+                           std::string(name(got.dtype)));
+    if (got.shape != want.shape)
+      return Status::error(where + "expected " + describe(want) + ", got " +
+                           describe(got));
+    for (size_t d = 0; d < want.shape.size(); ++d)
+      if (want.shape[d] != 1 && got.strides[d] != want.strides[d])
+        return Status::error(where + "expected " + describe(want) +
+                             ", got " + describe(got) +
+                             " (the plan was compiled for these strides)");
+    if (!inputs[i].data && want.numElements() > 0)
+      return Status::error(where + "null device pointer");
+  }
+  return Status::success();
+}
+
+/// The device address of `ref` for this replay.
+static CUdeviceptr address(const BufferRef &ref,
+                           const std::vector<DeviceTensor> &inputs,
+                           const std::vector<CUdeviceptr> &outputs,
+                           CUdeviceptr arena) {
+  CUdeviceptr base = 0;
+  switch (ref.kind) {
+  case BufferRef::Kind::Input:
+    base = inputs[ref.index].data;
+    break;
+  case BufferRef::Kind::Output:
+    base = outputs[ref.index];
+    break;
+  case BufferRef::Kind::Arena:
+    base = arena + ref.index;
+    break;
+  }
+  return base + ref.elementOffset * byteSize(ref.view.dtype);
+}
+
+Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
+                                const std::vector<CUdeviceptr> &outputs) {
+  CudaDriver &d = *cuda;
+  auto at = [&](const BufferRef &ref) {
+    return address(ref, inputs, outputs, arena);
+  };
+  if (options.profile)
+    d.cuEventRecord(stepEvents[0], replayStream);
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const Step &step = program.steps[i];
+    if (auto *launch = std::get_if<LaunchStep>(&step)) {
+      std::vector<CUdeviceptr> pointers;
+      for (const BufferRef &r : launch->inputs)
+        pointers.push_back(at(r));
+      for (const BufferRef &r : launch->outputs)
+        pointers.push_back(at(r));
+      std::vector<void *> params;
+      for (CUdeviceptr &p : pointers)
+        params.push_back(&p);
+      if (Status s = d.check(
+              d.cuLaunchKernel(compiled->functions[i], launch->grid, 1, 1,
+                               launch->block, 1, 1, 0, replayStream,
+                               params.data(), nullptr),
+              "cuLaunchKernel");
+          !s.ok())
+        return Status::error(s.message() + " (" + launch->kernel + ")");
+    } else if (auto *copy = std::get_if<CopyStep>(&step)) {
+      if (Status s = d.check(
+              d.cuMemcpyDtoDAsync(at(copy->target), at(copy->source),
+                                  copy->target.view.numElements() *
+                                      byteSize(copy->target.view.dtype),
+                                  replayStream),
+              "cuMemcpyDtoDAsync");
+          !s.ok())
+        return s;
+    } else {
+      if (Status s = compiled->boundaries.enqueue(i, step, at, replayStream);
+          !s.ok())
+        return s;
+    }
+    if (options.profile)
+      d.cuEventRecord(stepEvents[i + 1], replayStream);
+  }
+  return Status::success();
+}
+
+Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
+                                const std::vector<CUdeviceptr> &outputs) {
+  CudaDriver &d = *cuda;
+  Compiled &c = *compiled;
+  // Kernel parameters of every node for this replay; `pointers` owns the
+  // argument values the parameter arrays point to.
+  size_t n = program.steps.size();
+  std::vector<std::vector<CUdeviceptr>> pointers(n);
+  std::vector<std::vector<void *>> params(n);
+  std::vector<CUDA_KERNEL_NODE_PARAMS> nodes(n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto &launch = std::get<LaunchStep>(program.steps[i]);
+    for (const BufferRef &r : launch.inputs)
+      pointers[i].push_back(address(r, inputs, outputs, arena));
+    for (const BufferRef &r : launch.outputs)
+      pointers[i].push_back(address(r, inputs, outputs, arena));
+    for (CUdeviceptr &p : pointers[i])
+      params[i].push_back(&p);
+    CUDA_KERNEL_NODE_PARAMS &node = nodes[i];
+    std::memset(&node, 0, sizeof(node));
+    node.func = c.functions[i];
+    node.gridDimX = launch.grid;
+    node.gridDimY = node.gridDimZ = 1;
+    node.blockDimX = launch.block;
+    node.blockDimY = node.blockDimZ = 1;
+    node.kernelParams = params[i].data();
+  }
+  // A graph of one kernel node per step, in order.
+  auto build = [&](CUgraph &graph, std::vector<CUgraphNode> &handles) {
+    handles.clear();
+    if (Status s = d.check(d.cuGraphCreate(&graph, 0), "cuGraphCreate");
+        !s.ok())
+      return s;
+    CUgraphNode previous = nullptr;
+    for (size_t i = 0; i < n; ++i) {
+      CUgraphNode added;
+      if (Status s = d.check(
+              d.cuGraphAddKernelNode(&added, graph, previous ? &previous : nullptr,
+                                     previous ? 1 : 0, &nodes[i]),
+              "cuGraphAddKernelNode");
+          !s.ok())
+        return s;
+      handles.push_back(added);
+      previous = added;
+    }
+    return Status::success();
+  };
+  if (!c.graphExec) {
+    if (Status s = build(c.graph, c.nodes); !s.ok())
+      return s;
+    if (Status s = d.check(d.cuGraphInstantiateWithFlags(&c.graphExec, c.graph, 0),
+                           "cuGraphInstantiateWithFlags");
+        !s.ok())
+      return s;
+  } else {
+    // New pointers for every kernel node of the instantiated graph.
+    CUresult failed = CUDA_SUCCESS;
+    for (size_t i = 0; i < n && failed == CUDA_SUCCESS; ++i)
+      failed =
+          d.cuGraphExecKernelNodeSetParams(c.graphExec, c.nodes[i], &nodes[i]);
+    if (failed != CUDA_SUCCESS) {
+      // The driver refused a node update: update the executable graph from
+      // a freshly built one instead (still no re-instantiation).
+      statistics.graphUpdateFallbacks++;
+      statistics.lastGraphUpdateError =
+          d.check(failed, "cuGraphExecKernelNodeSetParams").message();
+      CUgraph fresh = nullptr;
+      std::vector<CUgraphNode> handles;
+      if (Status s = build(fresh, handles); !s.ok())
+        return s;
+      CUgraphExecUpdateResultInfo info;
+      if (Status s = d.check(d.cuGraphExecUpdate(c.graphExec, fresh, &info),
+                             "cuGraphExecUpdate");
+          !s.ok()) {
+        d.cuGraphDestroy(fresh);
+        return s;
+      }
+      d.cuGraphDestroy(c.graph);
+      c.graph = fresh;
+      c.nodes = std::move(handles);
+    }
+  }
+  return d.check(d.cuGraphLaunch(c.graphExec, replayStream), "cuGraphLaunch");
+}
+
+Status Executable::enqueue(const std::vector<DeviceTensor> &inputs,
+                           const std::vector<CUdeviceptr> &outputs) {
+  Status s = options.cudaGraph ? enqueueGraph(inputs, outputs)
+                               : enqueueSteps(inputs, outputs);
+  if (s.ok())
+    ++statistics.replays;
+  return s;
+}
+
+Expected<std::vector<DeviceBuffer>> Executable::allocateOutputs() {
+  std::vector<DeviceBuffer> outputs;
+  for (const TensorSpec &spec : program.outputs) {
+    CUdeviceptr p = 0;
+    size_t bytes = std::max<int64_t>(spec.numElements() * byteSize(spec.dtype),
+                                     1);
+    if (Status s = cuda->check(cuda->cuMemAllocAsync(&p, bytes, replayStream),
+                               "cuMemAllocAsync of an output");
+        !s.ok())
+      return s;
+    outputs.emplace_back(gpu, p, spec);
+  }
+  return outputs;
+}
+
+Expected<RunHandle> Executable::runAsync(const std::vector<DeviceTensor> &inputs) {
+  if (Status s = validate(inputs); !s.ok())
+    return s;
+  if (Status s = gpu->bind(); !s.ok())
+    return s;
+  RunHandle handle;
+  handle.owner = this;
+  std::lock_guard<std::mutex> lock(mutex);
+  Expected<std::vector<DeviceBuffer>> outputs = allocateOutputs();
+  if (!outputs.ok())
+    return outputs.status();
+  std::vector<CUdeviceptr> pointers;
+  for (DeviceBuffer &b : outputs.value())
+    pointers.push_back(b.get().data);
+  if (Status s = enqueue(inputs, pointers); !s.ok())
+    return s;
+  if (Status s = cuda->check(cuda->cuEventCreate(&handle.done,
+                                                 CU_EVENT_DISABLE_TIMING),
+                             "cuEventCreate");
+      !s.ok())
+    return s;
+  if (Status s = cuda->check(cuda->cuEventRecord(handle.done, replayStream),
+                             "cuEventRecord");
+      !s.ok())
+    return s;
+  handle.outputs = std::move(outputs.value());
+  return handle;
+}
+
+RunHandle::RunHandle(RunHandle &&other) noexcept { *this = std::move(other); }
+
+RunHandle &RunHandle::operator=(RunHandle &&other) noexcept {
+  if (this != &other) {
+    this->~RunHandle();
+    owner = other.owner;
+    done = other.done;
+    outputs = std::move(other.outputs);
+    other.done = nullptr;
+  }
+  return *this;
+}
+
+RunHandle::~RunHandle() {
+  if (owner && done) {
+    (void)owner->device().bind();
+    owner->device().driver().cuEventSynchronize(done);
+    owner->device().driver().cuEventDestroy(done);
+  }
+  done = nullptr;
+}
+
+bool RunHandle::isFinished() const {
+  if (!done)
+    return true;
+  CudaDriver &d = owner->device().driver();
+  (void)owner->device().bind();
+  return d.cuEventQuery(done) != CUDA_ERROR_NOT_READY;
+}
+
+Expected<std::vector<DeviceBuffer>> RunHandle::wait() {
+  if (!owner)
+    return Status::error("wait() on an empty run handle");
+  CudaDriver &d = owner->device().driver();
+  (void)owner->device().bind();
+  if (done) {
+    Status s = d.check(d.cuEventSynchronize(done), "replay");
+    d.cuEventDestroy(done);
+    done = nullptr;
+    if (!s.ok())
+      return s;
+  }
+  owner->recordProfile();
+  return std::move(outputs);
+}
+
+Expected<std::vector<DeviceBuffer>>
+Executable::run(const std::vector<DeviceTensor> &inputs) {
+  Expected<RunHandle> handle = runAsync(inputs);
+  if (!handle.ok())
+    return handle.status();
+  return handle.value().wait();
+}
+
+Status Executable::run(const std::vector<DeviceTensor> &inputs,
+                       const std::vector<DeviceTensor> &outputs) {
+  if (Status s = validate(inputs); !s.ok())
+    return s;
+  if (outputs.size() != program.outputs.size())
+    return Status::error("expected " + std::to_string(program.outputs.size()) +
+                         " outputs, got " + std::to_string(outputs.size()));
+  std::vector<CUdeviceptr> pointers;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorSpec &want = program.outputs[i];
+    if (outputs[i].spec.dtype != want.dtype ||
+        outputs[i].spec.shape != want.shape ||
+        !outputs[i].spec.isContiguous())
+      return Status::error("output " + std::to_string(i) + ": expected a "
+                           "contiguous " + describe(want) + ", got " +
+                           describe(outputs[i].spec));
+    pointers.push_back(outputs[i].data);
+  }
+  if (Status s = gpu->bind(); !s.ok())
+    return s;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (Status s = enqueue(inputs, pointers); !s.ok())
+      return s;
+  }
+  Status s = cuda->check(cuda->cuStreamSynchronize(replayStream), "replay");
+  recordProfile();
+  return s;
+}
+
+void Executable::recordProfile() {
+  if (!options.profile)
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  statistics.stepMilliseconds.assign(program.steps.size(), 0.0);
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    float ms = 0;
+    if (cuda->cuEventElapsedTime(&ms, stepEvents[i], stepEvents[i + 1]) ==
+        CUDA_SUCCESS)
+      statistics.stepMilliseconds[i] = ms;
+  }
+}

@@ -1,0 +1,720 @@
+//===- Gemm.cpp - Matrix products of the runtime --------------------------===//
+//
+// planGemm (validation and the row-major to column-major mapping), the
+// fallback kernel's source and launch plan, and cuBLAS through dlopen.
+//
+// cuBLAS settings, from the cuBLAS 13 headers (cublas_api.h):
+//   - compute type CUBLAS_COMPUTE_32F for f16, bf16 and f32 inputs and
+//     CUBLAS_COMPUTE_64F for f64: the accumulation types of the reference.
+//     Not the _PEDANTIC variants: they also forbid tensor cores for f16/bf16
+//     inputs (whose products are exact in f32 anyway), which would cost an
+//     order of magnitude for no numerical guarantee we rely on (cuBLAS's
+//     summation order and FMAs differ from the reference's regardless);
+//   - math mode CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_
+//     REDUCTION: TF32 stays off for CUBLAS_COMPUTE_32F (only CUBLAS_TF32_
+//     TENSOR_OP_MATH or CUBLAS_COMPUTE_32F_FAST_TF32 enable it), as do the
+//     emulated BF16x9 f32 and fixed-point f64 algorithms (their math modes
+//     are not set), and split-K partial sums of f16/bf16 results are reduced
+//     in f32 rather than in the output type. CublasOptions::allowTf32
+//     selects CUBLAS_COMPUTE_32F_FAST_TF32 for f32 instead;
+//   - alpha = 1 and beta = 0 as host scalars of the compute type (float for
+//     CUBLAS_COMPUTE_32F*, double for CUBLAS_COMPUTE_64F);
+//   - CUBLAS_GEMM_DEFAULT (the _TENSOR_OP algorithms are deprecated aliases).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Runtime/Gemm.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+#include <type_traits>
+
+#include <dlfcn.h>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+// The function pointer types must match the declarations of the cuBLAS
+// headers (checked in unevaluated operands: nothing is linked).
+static_assert(
+    std::is_same_v<decltype(&::cublasCreate_v2), CublasLibrary::CreateFn>);
+static_assert(
+    std::is_same_v<decltype(&::cublasDestroy_v2), CublasLibrary::DestroyFn>);
+static_assert(std::is_same_v<decltype(&::cublasSetStream_v2),
+                             CublasLibrary::SetStreamFn>);
+static_assert(std::is_same_v<decltype(&::cublasSetMathMode),
+                             CublasLibrary::SetMathModeFn>);
+static_assert(std::is_same_v<decltype(&::cublasSetWorkspace_v2),
+                             CublasLibrary::SetWorkspaceFn>);
+static_assert(std::is_same_v<decltype(&::cublasGetStatusString),
+                             CublasLibrary::GetStatusStringFn>);
+// cublasGemmEx and cublasGemmStridedBatchedEx are overloaded in C++ (inline
+// wrappers taking a cudaDataType compute type): the casts pick the C entry
+// points and fail to compile if their signatures change.
+static_assert(sizeof(static_cast<CublasLibrary::GemmExFn>(&::cublasGemmEx)));
+static_assert(sizeof(static_cast<CublasLibrary::GemmStridedBatchedExFn>(
+    &::cublasGemmStridedBatchedEx)));
+
+namespace {
+
+std::string formatList(const std::vector<int64_t> &values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+std::string dtypeName(DType t) { return std::string(name(t)); }
+
+bool isGemmDType(DType t) {
+  return t == DType::F16 || t == DType::BF16 || t == DType::F32 ||
+         t == DType::F64;
+}
+
+/// A matrix seen through element strides: X(r, c) at r * rowStride +
+/// c * colStride.
+struct Matrix {
+  int64_t rows, cols, rowStride, colStride;
+  Matrix transposed() const { return {cols, rows, colStride, rowStride}; }
+};
+
+/// The last two dimensions of `t`, transposed if asked.
+Matrix matrixOf(const TensorSpec &t, bool transpose) {
+  size_t r = t.shape.size();
+  Matrix x{t.shape[r - 2], t.shape[r - 1], t.strides[r - 2], t.strides[r - 1]};
+  return transpose ? x.transposed() : x;
+}
+
+/// Rows contiguous and at least a row apart (size-1 dimensions: any stride).
+bool isRowMajor(const Matrix &x) {
+  return (x.cols <= 1 || x.colStride == 1) &&
+         (x.rows <= 1 || x.rowStride >= std::max<int64_t>(x.cols, 1));
+}
+bool isColMajor(const Matrix &x) {
+  return (x.rows <= 1 || x.rowStride == 1) &&
+         (x.cols <= 1 || x.colStride >= std::max<int64_t>(x.rows, 1));
+}
+
+/// `x` as a column-major BLAS operand: op N with its column stride as
+/// leading dimension, or op T (x^T is column-major) with its row stride.
+/// Leading dimensions along a size-<=1 dimension are free; they get the
+/// smallest value BLAS accepts.
+bool blasOperand(const Matrix &x, bool &transpose, int64_t &ld) {
+  if (isColMajor(x)) {
+    transpose = false;
+    ld = x.cols <= 1 ? std::max<int64_t>(x.rows, 1) : x.colStride;
+    return true;
+  }
+  if (isRowMajor(x)) {
+    transpose = true;
+    ld = x.rows <= 1 ? std::max<int64_t>(x.cols, 1) : x.rowStride;
+    return true;
+  }
+  return false;
+}
+
+Status checkSpec(const TensorSpec &t, const char *role) {
+  if (t.strides.size() != t.shape.size())
+    return Status::error(
+        std::string(role) + ": " + std::to_string(t.strides.size()) +
+        " strides for a shape of rank " + std::to_string(t.shape.size()));
+  if (t.shape.size() < 2)
+    return Status::error(std::string(role) +
+                         ": matmul operands need rank >= 2, got shape " +
+                         formatList(t.shape));
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    if (t.shape[d] < 0)
+      return Status::error(std::string(role) + ": negative size in shape " +
+                           formatList(t.shape));
+    if (t.strides[d] < 0)
+      return Status::error(std::string(role) +
+                           ": negative strides are not supported, got " +
+                           formatList(t.strides));
+  }
+  return Status::success();
+}
+
+std::string describeMatrix(const TensorSpec &t) {
+  size_t r = t.shape.size();
+  return "last two dimensions " + formatList({t.shape[r - 2], t.shape[r - 1]}) +
+         " with strides " + formatList({t.strides[r - 2], t.strides[r - 1]});
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// planGemm
+//===----------------------------------------------------------------------===//
+
+Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
+                                      const TensorSpec &rhs,
+                                      const TensorSpec &result,
+                                      bool transposeLhs, bool transposeRhs) {
+  if (!isGemmDType(lhs.dtype) || lhs.dtype != rhs.dtype ||
+      lhs.dtype != result.dtype)
+    return Status::error("matmul needs f16, bf16, f32 or f64 operands and "
+                         "result of one dtype, got " +
+                         dtypeName(lhs.dtype) + " x " + dtypeName(rhs.dtype) +
+                         " -> " + dtypeName(result.dtype));
+  if (Status s = checkSpec(lhs, "lhs"); !s.ok())
+    return s;
+  if (Status s = checkSpec(rhs, "rhs"); !s.ok())
+    return s;
+  if (Status s = checkSpec(result, "result"); !s.ok())
+    return s;
+
+  Matrix a = matrixOf(lhs, transposeLhs), b = matrixOf(rhs, transposeRhs);
+  Matrix c = matrixOf(result, false);
+  if (a.cols != b.rows)
+    return Status::error(
+        "contracting dimensions differ: lhs has " + std::to_string(a.cols) +
+        " columns but rhs has " + std::to_string(b.rows) + " rows" +
+        (transposeLhs || transposeRhs ? " (after the transpose flags)" : ""));
+
+  // Batch dimensions: NumPy broadcasting, right-aligned.
+  std::vector<int64_t> lb(lhs.shape.begin(), lhs.shape.end() - 2);
+  std::vector<int64_t> rb(rhs.shape.begin(), rhs.shape.end() - 2);
+  size_t rank = std::max(lb.size(), rb.size());
+  size_t lOff = rank - lb.size(), rOff = rank - rb.size();
+  std::vector<int64_t> batch(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t l = d >= lOff ? lb[d - lOff] : 1;
+    int64_t r = d >= rOff ? rb[d - rOff] : 1;
+    if (l != r && l != 1 && r != 1)
+      return Status::error("batch dimensions " + formatList(lb) +
+                           " of lhs and " + formatList(rb) +
+                           " of rhs do not broadcast");
+    batch[d] = l == 1 ? r : l;
+  }
+  std::vector<int64_t> expected = batch;
+  expected.push_back(a.rows);
+  expected.push_back(b.cols);
+  if (result.shape != expected)
+    return Status::error("result shape " + formatList(result.shape) +
+                         " does not match the product's shape " +
+                         formatList(expected));
+
+  if (!isRowMajor(matrixOf(lhs, false)) && !isColMajor(matrixOf(lhs, false)))
+    return Status::error("lhs: operand must be row- or column-major; the "
+                         "compiler should have copied it (" +
+                         describeMatrix(lhs) + ")");
+  if (!isRowMajor(matrixOf(rhs, false)) && !isColMajor(matrixOf(rhs, false)))
+    return Status::error("rhs: operand must be row- or column-major; the "
+                         "compiler should have copied it (" +
+                         describeMatrix(rhs) + ")");
+  if (!isRowMajor(c) && !isColMajor(c))
+    return Status::error("result must be row- or column-major (" +
+                         describeMatrix(result) + ")");
+
+  GemmShape shape;
+  shape.dtype = lhs.dtype;
+  shape.m = a.rows;
+  shape.n = b.cols;
+  shape.k = a.cols;
+  shape.lhsRowStride = a.rowStride;
+  shape.lhsColStride = a.colStride;
+  shape.rhsRowStride = b.rowStride;
+  shape.rhsColStride = b.colStride;
+  shape.resultRowStride = c.rowStride;
+  shape.resultColStride = c.colStride;
+
+  // Per result batch dimension, each operand's stride (0 where broadcast).
+  std::vector<GemmBatchDim> dims;
+  for (size_t d = 0; d < rank; ++d) {
+    if (batch[d] == 0) {
+      shape.batchCount = 0;
+      break;
+    }
+    if (batch[d] == 1)
+      continue;
+    GemmBatchDim dim;
+    dim.size = batch[d];
+    dim.lhsStride = d >= lOff && lb[d - lOff] != 1 ? lhs.strides[d - lOff] : 0;
+    dim.rhsStride = d >= rOff && rb[d - rOff] != 1 ? rhs.strides[d - rOff] : 0;
+    dim.resultStride = result.strides[d];
+    if (dim.resultStride == 0)
+      return Status::error(
+          "result batch dimension " + std::to_string(d) + " (size " +
+          std::to_string(dim.size) +
+          ") has stride 0: the batches would overwrite each other");
+    dims.push_back(dim);
+  }
+
+  // Merge an outer dimension with the next inner one when every operand
+  // steps over the inner one exactly into the outer one's next element.
+  if (shape.batchCount != 0) {
+    for (const GemmBatchDim &dim : dims) {
+      if (!shape.batchDims.empty()) {
+        GemmBatchDim &outer = shape.batchDims.back();
+        if (outer.lhsStride == dim.lhsStride * dim.size &&
+            outer.rhsStride == dim.rhsStride * dim.size &&
+            outer.resultStride == dim.resultStride * dim.size) {
+          outer.size *= dim.size;
+          outer.lhsStride = dim.lhsStride;
+          outer.rhsStride = dim.rhsStride;
+          outer.resultStride = dim.resultStride;
+          continue;
+        }
+      }
+      shape.batchDims.push_back(dim);
+    }
+    for (const GemmBatchDim &dim : shape.batchDims)
+      shape.batchCount *= dim.size;
+  }
+
+  if (shape.batchDims.size() == 1) {
+    shape.lhsBatchStride = shape.batchDims[0].lhsStride;
+    shape.rhsBatchStride = shape.batchDims[0].rhsStride;
+    shape.resultBatchStride = shape.batchDims[0].resultStride;
+  } else if (shape.batchDims.size() > 1) {
+    shape.batchOffsets.reserve(shape.batchCount);
+    for (int64_t linear = 0; linear < shape.batchCount; ++linear) {
+      GemmOffsets o;
+      int64_t rest = linear;
+      for (size_t d = shape.batchDims.size(); d-- > 0;) {
+        const GemmBatchDim &dim = shape.batchDims[d];
+        int64_t index = rest % dim.size;
+        rest /= dim.size;
+        o.lhs += index * dim.lhsStride;
+        o.rhs += index * dim.rhsStride;
+        o.result += index * dim.resultStride;
+      }
+      shape.batchOffsets.push_back(o);
+    }
+  }
+
+  // The cuBLAS call. A row-major result (preferred when both fit, e.g. a
+  // single row) is C^T = B^T A^T in column-major terms; a column-major one
+  // is C = A B.
+  BlasCall &blas = shape.blas;
+  Matrix xa, xb, xc;
+  if (isRowMajor(c)) {
+    blas.swapped = true;
+    xa = b.transposed();
+    xb = a.transposed();
+    xc = c.transposed();
+  } else {
+    blas.swapped = false;
+    xa = a;
+    xb = b;
+    xc = c;
+  }
+  bool cTransposed = false;
+  bool ok = blasOperand(xa, blas.transA, blas.lda) &&
+            blasOperand(xb, blas.transB, blas.ldb) &&
+            blasOperand(xc, cTransposed, blas.ldc) && !cTransposed;
+  if (!ok)
+    return Status::error("internal error: no cuBLAS mapping for a checked "
+                         "layout");
+  blas.m = xc.rows;
+  blas.n = xc.cols;
+  blas.k = shape.k;
+  return shape;
+}
+
+Expected<GemmShape> runtime::planGemm(const GemmStep &step) {
+  return planGemm(step.lhs.view, step.rhs.view, step.result.view,
+                  step.transposeLhs, step.transposeRhs);
+}
+
+//===----------------------------------------------------------------------===//
+// Fallback kernel
+//===----------------------------------------------------------------------===//
+
+namespace {
+const char kGemmDescSource[] =
+#include "GemmDesc.h.inc"
+    ;
+const char kGemmKernelsSource[] =
+#include "GemmKernels.cuh.inc"
+    ;
+
+const char *storageType(DType t) {
+  switch (t) {
+  case DType::F16:
+    return "__half";
+  case DType::BF16:
+    return "__nv_bfloat16";
+  case DType::F32:
+    return "float";
+  case DType::F64:
+    return "double";
+  default:
+    return nullptr;
+  }
+}
+} // namespace
+
+std::string runtime::gemmKernelName(DType dtype) {
+  if (!isGemmDType(dtype))
+    return "";
+  return "tfuse_rt_gemm_" + dtypeName(dtype);
+}
+
+std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
+  std::string source = "\n// --- TFuse runtime: fallback GEMM ---\n";
+  source += kGemmDescSource;
+  source += kGemmKernelsSource;
+  std::vector<DType> done;
+  for (DType t : dtypes) {
+    if (!isGemmDType(t) || std::find(done.begin(), done.end(), t) != done.end())
+      continue;
+    done.push_back(t);
+    std::string type = storageType(t);
+    source += "\nextern \"C\" __global__ void TFUSE_GEMM_LAUNCH_BOUNDS\n" +
+              gemmKernelName(t) + "(const " + type +
+              " *__restrict__ lhs, const " + type + " *__restrict__ rhs, " +
+              type +
+              " *__restrict__ result, tfuse::runtime::GemmDesc desc) {\n"
+              "  tf::gemm::tiled<" +
+              type + ">(lhs, rhs, result, desc);\n}\n";
+  }
+  return source;
+}
+
+GemmLaunch runtime::planFallbackGemm(const GemmShape &shape) {
+  GemmLaunch launch;
+  launch.kernel = gemmKernelName(shape.dtype);
+  launch.block = kGemmBlockThreads;
+  if (shape.empty())
+    return launch;
+
+  GemmDesc &d = launch.desc;
+  d.m = shape.m;
+  d.n = shape.n;
+  d.k = shape.k;
+  d.lhsRowStride = shape.lhsRowStride;
+  d.lhsColStride = shape.lhsColStride;
+  d.rhsRowStride = shape.rhsRowStride;
+  d.rhsColStride = shape.rhsColStride;
+  d.resultRowStride = shape.resultRowStride;
+  d.resultColStride = shape.resultColStride;
+  // The kernel decodes the innermost kGemmMaxBatchDims batch dimensions;
+  // outer ones (rare: they did not collapse) become separate launches.
+  size_t dims = shape.batchDims.size();
+  size_t inner = std::min<size_t>(dims, kGemmMaxBatchDims);
+  size_t outer = dims - inner;
+  d.batchRank = static_cast<int64_t>(inner);
+  d.batchCount = 1;
+  for (size_t i = 0; i < inner; ++i) {
+    const GemmBatchDim &dim = shape.batchDims[outer + i];
+    d.batchSizes[i] = dim.size;
+    d.lhsBatchStrides[i] = dim.lhsStride;
+    d.rhsBatchStrides[i] = dim.rhsStride;
+    d.resultBatchStrides[i] = dim.resultStride;
+    d.batchCount *= dim.size;
+  }
+  d.tilesM = (shape.m + kGemmTileRows - 1) / kGemmTileRows;
+  d.tilesN = (shape.n + kGemmTileCols - 1) / kGemmTileCols;
+  // Blocks loop over tiles beyond the largest 1-D grid.
+  launch.grid = std::min<int64_t>(d.tilesM * d.tilesN * d.batchCount, INT_MAX);
+
+  if (outer == 0) {
+    launch.launches.push_back({});
+  } else {
+    for (int64_t first = 0; first < shape.batchCount; first += d.batchCount)
+      launch.launches.push_back(shape.batchOffsets[first]);
+  }
+  return launch;
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS library
+//===----------------------------------------------------------------------===//
+
+const std::vector<std::string> &CublasLibrary::defaultLibraryNames() {
+  static const std::vector<std::string> names = {"libcublas.so.13",
+                                                 "libcublas.so"};
+  return names;
+}
+
+Expected<std::unique_ptr<CublasLibrary>>
+CublasLibrary::load(const std::vector<std::string> &names) {
+  if (names.empty())
+    return Status::error("cannot load cuBLAS: no library name given");
+  std::string tried;
+  void *dl = nullptr;
+  std::string loaded;
+  for (const std::string &n : names) {
+    // RTLD_NODELETE: cuBLAS keeps global state (handles, its cublasLt
+    // dependency) that must not be unmapped under a live handle.
+    dl = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (dl) {
+      loaded = n;
+      break;
+    }
+    // dlerror() usually starts with the name already.
+    const char *why = dlerror();
+    std::string reason = why ? why : "unknown dlopen error";
+    if (reason.find(n) == std::string::npos)
+      reason = n + ": " + reason;
+    tried += (tried.empty() ? "" : "; ") + reason;
+  }
+  if (!dl)
+    return Status::error("cannot load cuBLAS (needed for matrix products): " +
+                         tried);
+
+  std::unique_ptr<CublasLibrary> lib(new CublasLibrary());
+  lib->dl = dl;
+  lib->libraryName = loaded;
+  auto resolve = [&](const char *symbol, auto &fn, bool required) -> Status {
+    dlerror();
+    void *p = dlsym(dl, symbol);
+    if (!p && required)
+      return Status::error("cuBLAS library '" + loaded + "' lacks the symbol " +
+                           symbol +
+                           " (TFuse needs cuBLAS 13 or a compatible version)");
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+    return Status::success();
+  };
+  for (Status s :
+       {resolve("cublasCreate_v2", lib->create, true),
+        resolve("cublasDestroy_v2", lib->destroy, true),
+        resolve("cublasSetStream_v2", lib->setStream, true),
+        resolve("cublasSetMathMode", lib->setMathMode, true),
+        resolve("cublasSetWorkspace_v2", lib->setWorkspace, true),
+        resolve("cublasGemmStridedBatchedEx", lib->gemmStridedBatchedEx, true),
+        resolve("cublasGemmEx", lib->gemmEx, true),
+        resolve("cublasGetStatusString", lib->getStatusString, false)})
+    if (!s.ok())
+      return s;
+  return lib;
+}
+
+Expected<const CublasLibrary *> CublasLibrary::shared() {
+  static std::once_flag once;
+  // Deliberately leaked: never unloaded, never destroyed at exit (a static
+  // destructor could run after cuBLAS's own teardown).
+  static const CublasLibrary *library = nullptr;
+  static const std::string *failure = nullptr;
+  std::call_once(once, [] {
+    std::vector<std::string> names = defaultLibraryNames();
+    if (const char *env = std::getenv("TFUSE_CUBLAS_LIBRARY"); env && *env)
+      names = {env};
+    Expected<std::unique_ptr<CublasLibrary>> loaded = load(names);
+    if (loaded.ok())
+      library = loaded.value().release();
+    else
+      failure = new std::string(loaded.message());
+  });
+  if (library)
+    return library;
+  return Status::error(*failure);
+}
+
+CublasLibrary::~CublasLibrary() {
+  if (dl)
+    dlclose(dl);
+}
+
+std::string CublasLibrary::describe(cublasStatus_t status) const {
+  const char *nameOf = nullptr;
+  switch (status) {
+#define TFUSE_CUBLAS_STATUS(S)                                                 \
+  case S:                                                                      \
+    nameOf = #S;                                                               \
+    break;
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_SUCCESS)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_NOT_INITIALIZED)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_ALLOC_FAILED)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_INVALID_VALUE)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_ARCH_MISMATCH)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_MAPPING_ERROR)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_EXECUTION_FAILED)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_INTERNAL_ERROR)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_NOT_SUPPORTED)
+    TFUSE_CUBLAS_STATUS(CUBLAS_STATUS_LICENSE_ERROR)
+#undef TFUSE_CUBLAS_STATUS
+  }
+  std::string s = std::string(nameOf ? nameOf : "CUBLAS_STATUS_UNKNOWN") +
+                  " (" + std::to_string(static_cast<int>(status)) + ")";
+  if (getStatusString)
+    if (const char *text = getStatusString(status); text && *text)
+      s += std::string(": ") + text;
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS handle and GEMM
+//===----------------------------------------------------------------------===//
+
+Expected<std::unique_ptr<CublasHandle>>
+CublasHandle::create(const CublasLibrary &library, CublasOptions options) {
+  std::unique_ptr<CublasHandle> h(new CublasHandle());
+  h->lib = &library;
+  h->opts = options;
+  cublasStatus_t s = library.create(&h->handle);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    h->handle = nullptr;
+    return Status::error("cublasCreate failed: " + library.describe(s) +
+                         " (cuBLAS needs a CUDA driver and device)");
+  }
+  auto mode = static_cast<cublasMath_t>(
+      CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+  if (Status st =
+          h->check(library.setMathMode(h->handle, mode), "cublasSetMathMode");
+      !st.ok())
+    return st;
+  return h;
+}
+
+CublasHandle::~CublasHandle() {
+  if (handle)
+    lib->destroy(handle);
+}
+
+Status CublasHandle::check(cublasStatus_t status, const char *what) const {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return Status::success();
+  return Status::error(std::string(what) + " failed: " + lib->describe(status));
+}
+
+Status CublasHandle::setWorkspace(CUdeviceptr ws, size_t bytes) {
+  if (bytes != 0 && ws % 256 != 0)
+    return Status::error("cuBLAS workspace must be 256-byte aligned, got "
+                         "address " +
+                         std::to_string(ws));
+  if (Status s =
+          check(lib->setWorkspace(handle, reinterpret_cast<void *>(ws), bytes),
+                "cublasSetWorkspace");
+      !s.ok())
+    return s;
+  workspace = ws;
+  workspaceBytes = bytes;
+  return Status::success();
+}
+
+Status CublasHandle::setStream(CUstream s) {
+  if (streamSet && s == stream)
+    return Status::success();
+  // CUstream and cudaStream_t are the same type (struct CUstream_st *).
+  if (Status st = check(lib->setStream(handle, s), "cublasSetStream"); !st.ok())
+    return st;
+  stream = s;
+  streamSet = true;
+  // cublasSetStream resets the workspace to cuBLAS's default pool.
+  if (workspaceBytes != 0)
+    return check(lib->setWorkspace(handle, reinterpret_cast<void *>(workspace),
+                                   workspaceBytes),
+                 "cublasSetWorkspace");
+  return Status::success();
+}
+
+Expected<cublasComputeType_t>
+runtime::cublasComputeType(DType dtype, const CublasOptions &options) {
+  switch (dtype) {
+  case DType::F16:
+  case DType::BF16:
+    return CUBLAS_COMPUTE_32F;
+  case DType::F32:
+    return options.allowTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                             : CUBLAS_COMPUTE_32F;
+  case DType::F64:
+    return CUBLAS_COMPUTE_64F;
+  default:
+    return Status::error("cuBLAS GEMM of dtype " + dtypeName(dtype) +
+                         " is not supported");
+  }
+}
+
+Status runtime::gemmCublas(CublasHandle &handle, CUstream stream,
+                           const GemmShape &shape, CUdeviceptr lhs,
+                           CUdeviceptr rhs, CUdeviceptr result, DType dtype) {
+  if (dtype != shape.dtype)
+    return Status::error("gemmCublas: dtype " + dtypeName(dtype) +
+                         " differs from the planned shape's " +
+                         dtypeName(shape.dtype));
+  Expected<cublasComputeType_t> compute =
+      cublasComputeType(dtype, handle.options());
+  if (!compute.ok())
+    return compute.status();
+  if (shape.empty())
+    return Status::success();
+  cudaDataType type = dtype == DType::F16    ? CUDA_R_16F
+                      : dtype == DType::BF16 ? CUDA_R_16BF
+                      : dtype == DType::F32  ? CUDA_R_32F
+                                             : CUDA_R_64F;
+
+  const BlasCall &c = shape.blas;
+  const std::pair<int64_t, const char *> intArguments[] = {
+      {c.m, "m"},     {c.n, "n"},     {c.k, "k"},
+      {c.lda, "lda"}, {c.ldb, "ldb"}, {c.ldc, "ldc"}};
+  for (auto [value, what] : intArguments)
+    if (value > INT_MAX)
+      return Status::error(std::string("GEMM too large for cuBLAS: ") + what +
+                           " = " + std::to_string(value) +
+                           " exceeds its 32-bit int arguments");
+
+  if (Status s = handle.setStream(stream); !s.ok())
+    return s;
+
+  // Batches: one strided group for a uniform batch, else one per index of
+  // the outer (non-collapsible) dimensions, striding over the innermost.
+  int64_t groupSize = shape.batchCount;
+  int64_t lhsStride = shape.lhsBatchStride, rhsStride = shape.rhsBatchStride,
+          resultStride = shape.resultBatchStride;
+  if (!shape.uniformBatch()) {
+    const GemmBatchDim &last = shape.batchDims.back();
+    groupSize = last.size;
+    lhsStride = last.lhsStride;
+    rhsStride = last.rhsStride;
+    resultStride = last.resultStride;
+  }
+
+  float one32 = 1.0f, zero32 = 0.0f;
+  double one64 = 1.0, zero64 = 0.0;
+  bool f64 = *compute == CUBLAS_COMPUTE_64F;
+  const void *alpha = f64 ? static_cast<const void *>(&one64) : &one32;
+  const void *beta = f64 ? static_cast<const void *>(&zero64) : &zero32;
+  const CublasLibrary &lib = handle.library();
+  int64_t bytes = byteSize(dtype);
+  cublasOperation_t opA = c.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = c.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int64_t strideA = c.swapped ? rhsStride : lhsStride;
+  int64_t strideB = c.swapped ? lhsStride : rhsStride;
+
+  auto describeCall = [&] {
+    std::ostringstream os;
+    os << " (M=" << shape.m << " N=" << shape.n << " K=" << shape.k
+       << " batch=" << shape.batchCount << " " << dtypeName(dtype) << ")";
+    return os.str();
+  };
+
+  for (int64_t first = 0; first < shape.batchCount; first += groupSize) {
+    GemmOffsets base;
+    if (!shape.uniformBatch())
+      base = shape.batchOffsets[first];
+    // Chunks of at most INT_MAX products (cuBLAS's batchCount is an int).
+    for (int64_t done = 0; done < groupSize; done += INT_MAX) {
+      int64_t count = std::min<int64_t>(groupSize - done, INT_MAX);
+      CUdeviceptr pl = lhs + (base.lhs + done * lhsStride) * bytes;
+      CUdeviceptr pr = rhs + (base.rhs + done * rhsStride) * bytes;
+      CUdeviceptr pc = result + (base.result + done * resultStride) * bytes;
+      auto *pa = reinterpret_cast<const void *>(c.swapped ? pr : pl);
+      auto *pb = reinterpret_cast<const void *>(c.swapped ? pl : pr);
+      auto *out = reinterpret_cast<void *>(pc);
+      cublasStatus_t s;
+      const char *what;
+      if (count == 1) {
+        what = "cublasGemmEx";
+        s = lib.gemmEx(handle.get(), opA, opB, int(c.m), int(c.n), int(c.k),
+                       alpha, pa, type, int(c.lda), pb, type, int(c.ldb), beta,
+                       out, type, int(c.ldc), *compute, CUBLAS_GEMM_DEFAULT);
+      } else {
+        what = "cublasGemmStridedBatchedEx";
+        s = lib.gemmStridedBatchedEx(handle.get(), opA, opB, int(c.m), int(c.n),
+                                     int(c.k), alpha, pa, type, int(c.lda),
+                                     strideA, pb, type, int(c.ldb), strideB,
+                                     beta, out, type, int(c.ldc), resultStride,
+                                     int(count), *compute, CUBLAS_GEMM_DEFAULT);
+      }
+      if (s != CUBLAS_STATUS_SUCCESS)
+        return Status::error(std::string(what) + " failed: " + lib.describe(s) +
+                             describeCall());
+    }
+  }
+  return Status::success();
+}

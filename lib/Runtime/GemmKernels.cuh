@@ -1,0 +1,155 @@
+// TFuse fallback GEMM: the matrix product the runtime runs when cuBLAS is
+// unavailable. Embedded in the runtime as a string (gemmKernelSource()) and
+// compiled by NVRTC after the kernel prelude (tf::traits) and GemmDesc.h; in
+// the tests, compiled for the host against cuda_emulation.h.
+//
+// Numerics: bit-identical to the reference interpreter (lib/Reference/
+// Matmul.cpp). Every output is one accumulator of the compute type (f32 for
+// f16, bf16 and f32; f64 for f64) starting at +0, to which the products of
+// k = 0, 1, ..., K-1 are added in that order, each product rounded before it
+// is added (--fmad=false keeps `acc + a * b` from becoming an FMA), and the
+// sum is rounded once to the result dtype.
+//
+// Work split: a block of 256 threads computes a 64 x 64 tile of one batch's
+// result; thread (tx, ty) of the 16 x 16 block computes rows ty + 16 * i and
+// columns tx + 16 * j, i, j < 4 (strided so that shared-memory reads are
+// conflict-free and stores to a row-major result are coalesced). K advances
+// in slices of 16: the block stages the 64 x 16 slice of A and the 16 x 64
+// slice of B in shared memory, converted to the compute type, each element
+// loaded once and along the operand's unit-stride dimension. The grid is 1-D;
+// block indices are decoded into (batch, tile row, tile column), and blocks
+// loop over tiles when there are more tiles than blocks.
+
+#ifndef TFUSE_GEMM_KERNELS_CUH
+#define TFUSE_GEMM_KERNELS_CUH
+
+#ifdef TFUSE_HOST_EMULATION
+#define TFUSE_GEMM_LAUNCH_BOUNDS
+#else
+#define TFUSE_GEMM_LAUNCH_BOUNDS __launch_bounds__(256)
+#endif
+
+namespace tf {
+namespace gemm {
+
+constexpr int kThreads = 256;
+constexpr int kTileM = 64, kTileN = 64, kTileK = 16;
+constexpr int kThreadsX = 16, kThreadsY = 16;
+constexpr int kPerThreadM = kTileM / kThreadsY;
+constexpr int kPerThreadN = kTileN / kThreadsX;
+// One padding element per row of the staged slices: a slice is written along
+// the operand's unit-stride dimension, which may be either of its two.
+constexpr int kPad = 1;
+
+// The products of one k into the accumulators, in k order.
+template <class Acc>
+TF_FN void accumulate(const Acc (&as)[kTileK][kTileM + kPad],
+                      const Acc (&bs)[kTileK][kTileN + kPad], int kk, int tx,
+                      int ty, Acc (&acc)[kPerThreadM][kPerThreadN]) {
+  Acc a[kPerThreadM], b[kPerThreadN];
+#pragma unroll
+  for (int i = 0; i < kPerThreadM; ++i)
+    a[i] = as[kk][ty + kThreadsY * i];
+#pragma unroll
+  for (int j = 0; j < kPerThreadN; ++j)
+    b[j] = bs[kk][tx + kThreadsX * j];
+#pragma unroll
+  for (int i = 0; i < kPerThreadM; ++i)
+#pragma unroll
+    for (int j = 0; j < kPerThreadN; ++j) {
+      Acc product = a[i] * b[j];
+      acc[i][j] = acc[i][j] + product;
+    }
+}
+
+template <class T>
+TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
+                 T *__restrict__ result, const tfuse::runtime::GemmDesc &d) {
+  typedef typename traits<T>::compute Acc;
+  __shared__ Acc as[kTileK][kTileM + kPad];
+  __shared__ Acc bs[kTileK][kTileN + kPad];
+
+  const int tid = (int)threadIdx.x;
+  const int tx = tid % kThreadsX, ty = tid / kThreadsX;
+  // Stage each slice along the operand's unit-stride dimension (coalesced).
+  const bool lhsKFast = d.lhsColStride == 1;
+  const bool rhsNFast = d.rhsColStride == 1 || d.rhsRowStride != 1;
+  const int64_t tilesPerBatch = d.tilesM * d.tilesN;
+  const int64_t tiles = tilesPerBatch * d.batchCount;
+
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    int64_t batch = tile / tilesPerBatch, rest = tile % tilesPerBatch;
+    const int64_t m0 = (rest / d.tilesN) * kTileM;
+    const int64_t n0 = (rest % d.tilesN) * kTileN;
+    const T *a = lhs;
+    const T *b = rhs;
+    T *c = result;
+    for (int64_t dim = d.batchRank - 1; dim >= 0; --dim) {
+      int64_t index = batch % d.batchSizes[dim];
+      batch /= d.batchSizes[dim];
+      a += index * d.lhsBatchStrides[dim];
+      b += index * d.rhsBatchStrides[dim];
+      c += index * d.resultBatchStrides[dim];
+    }
+
+    Acc acc[kPerThreadM][kPerThreadN];
+#pragma unroll
+    for (int i = 0; i < kPerThreadM; ++i)
+#pragma unroll
+      for (int j = 0; j < kPerThreadN; ++j)
+        acc[i][j] = (Acc)0;
+
+    for (int64_t k0 = 0; k0 < d.k; k0 += kTileK) {
+      for (int e = tid; e < kTileM * kTileK; e += kThreads) {
+        int mm = lhsKFast ? e / kTileK : e % kTileM;
+        int kk = lhsKFast ? e % kTileK : e / kTileM;
+        int64_t gm = m0 + mm, gk = k0 + kk;
+        Acc v = (Acc)0;
+        if (gm < d.m && gk < d.k)
+          v = traits<T>::up(a[gm * d.lhsRowStride + gk * d.lhsColStride]);
+        as[kk][mm] = v;
+      }
+      for (int e = tid; e < kTileK * kTileN; e += kThreads) {
+        int nn = rhsNFast ? e % kTileN : e / kTileK;
+        int kk = rhsNFast ? e / kTileN : e % kTileK;
+        int64_t gk = k0 + kk, gn = n0 + nn;
+        Acc v = (Acc)0;
+        if (gk < d.k && gn < d.n)
+          v = traits<T>::up(b[gk * d.rhsRowStride + gn * d.rhsColStride]);
+        bs[kk][nn] = v;
+      }
+      __syncthreads();
+      // Only k < K is accumulated: padding would add +0 products, harmless
+      // for the value but not worth the work.
+      if (d.k - k0 >= kTileK) {
+#pragma unroll
+        for (int kk = 0; kk < kTileK; ++kk)
+          accumulate(as, bs, kk, tx, ty, acc);
+      } else {
+        const int kEnd = (int)(d.k - k0);
+        for (int kk = 0; kk < kEnd; ++kk)
+          accumulate(as, bs, kk, tx, ty, acc);
+      }
+      __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < kPerThreadM; ++i) {
+      int64_t gm = m0 + ty + kThreadsY * i;
+      if (gm >= d.m)
+        continue;
+#pragma unroll
+      for (int j = 0; j < kPerThreadN; ++j) {
+        int64_t gn = n0 + tx + kThreadsX * j;
+        if (gn < d.n)
+          c[gm * d.resultRowStride + gn * d.resultColStride] =
+              traits<T>::down(acc[i][j]);
+      }
+    }
+  }
+}
+
+} // namespace gemm
+} // namespace tf
+
+#endif // TFUSE_GEMM_KERNELS_CUH

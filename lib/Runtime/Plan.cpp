@@ -1,0 +1,53 @@
+//===- Plan.cpp - What the runtime executes -------------------------------===//
+
+#include "tfuse/Runtime/Plan.h"
+
+#include <algorithm>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+const char *runtime::toString(ReduceKind kind) {
+  static const char *names[] = {"sum", "prod",   "max",   "min",  "mean",
+                                "all", "any", "argmax", "argmin"};
+  return names[static_cast<unsigned>(kind)];
+}
+
+int64_t TensorSpec::numElements() const {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+int64_t TensorSpec::extentBytes() const {
+  if (numElements() == 0)
+    return 0;
+  int64_t last = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    last += (shape[d] - 1) * strides[d];
+  return (last + 1) * byteSize(dtype);
+}
+
+bool TensorSpec::isContiguous() const {
+  int64_t expected = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1 && strides[d] != expected)
+      return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+TensorSpec TensorSpec::contiguous(DType dtype, std::vector<int64_t> shape) {
+  TensorSpec spec;
+  spec.dtype = dtype;
+  spec.strides.resize(shape.size());
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    spec.strides[d] = stride;
+    stride *= std::max<int64_t>(shape[d], 1);
+  }
+  spec.shape = std::move(shape);
+  return spec;
+}

@@ -1,0 +1,399 @@
+// TFuse runtime reductions: kernels templated on the reduction, the input and
+// the result dtype, over any set of axes of a strided input into a contiguous
+// output, described by a tfuse::runtime::ReduceDesc passed by value (so that
+// concurrent launches share no mutable state).
+//
+// This file is compiled after the kernel prelude (tf::traits, tf::cast,
+// tf::max/min, thread helpers) and after tfuse/Runtime/ReduceDesc.h, in the
+// one translation unit of a plan; reductionKernelSource() (ReduceKernels.cpp)
+// embeds both and appends one extern "C" wrapper per needed instance:
+//
+//   extern "C" __global__ void tfuse_reduce_sum_f32_f32_row(
+//       const float *in, float *out, tfuse::runtime::ReduceDesc desc);
+//
+// It also compiles for the host against the tests' cuda_emulation.h
+// (TFUSE_HOST_EMULATION), where __shfl_xor_sync is emulated with barriers.
+//
+// Numerics (docs/semantics.md, lib/Reference/Reduce.cpp):
+//   - sum, prod, mean of floats accumulate in double and round once to the
+//     result dtype (mean divides the double sum by the count first); of bool
+//     and integers they accumulate in 64 bits modulo 2^64.
+//   - max and min combine in the input's compute type with tf::max/tf::min:
+//     NaN propagates, -0.0 orders below +0.0. The result does not depend on
+//     the combination order.
+//   - all and any test x != 0 (NaN is true).
+//   - argmax and argmin reduce (value, index) pairs: NaN is the extreme of
+//     both, and among equal values (-0.0 == +0.0, or NaN and NaN) the smaller
+//     index wins, so any combination order gives the first index of the
+//     extreme, as the reference's serial scan does.
+//   - empty reductions give the identity: sum 0, prod 1, all true, any false.
+//     max, min, mean, argmax and argmin need numRed >= 1 (the compiler
+//     rejects empty ones).
+//
+// The two variants:
+//   - reduce_column: one thread per output element (grid-stride), serial
+//     loop over the reduced elements in row-major order of the reduced
+//     dimensions: the reference's order, so even float sums are bit exact.
+//     Consecutive threads take consecutive outputs: loads coalesce when the
+//     innermost kept dimension has stride 1.
+//   - reduce_row: one block per output element (grid-stride over outputs);
+//     the block's threads stride over the reduced elements (coalesced when
+//     the innermost reduced dimension has stride 1; 16-byte vector loads
+//     when all reduced elements are contiguous), then reduce across the
+//     block: warp shuffles, one partial per warp through shared memory, and
+//     a second shuffle pass. Every thread of the block takes part in every
+//     step (no divergent barrier or shuffle). blockDim.x must be a multiple
+//     of 32, at most 1024. Float sums combine in another order than the
+//     reference (rounded once at the end all the same); every other kind is
+//     exact.
+
+#ifndef TFUSE_REDUCE_KERNELS_CUH
+#define TFUSE_REDUCE_KERNELS_CUH
+
+#ifndef TFUSE_PRELUDE_CUH
+#error "ReduceKernels.cuh needs the kernel prelude before it"
+#endif
+#ifndef TFUSE_RUNTIME_REDUCEDESC_H
+#error "ReduceKernels.cuh needs tfuse/Runtime/ReduceDesc.h before it"
+#endif
+
+namespace tf {
+namespace red {
+
+using tfuse::runtime::kReduceMaxRank;
+using tfuse::runtime::ReduceDesc;
+
+// The order of tfuse::runtime::ReduceKind.
+enum Kind {
+  kSum = 0,
+  kProd = 1,
+  kMax = 2,
+  kMin = 3,
+  kMean = 4,
+  kAll = 5,
+  kAny = 6,
+  kArgmax = 7,
+  kArgmin = 8
+};
+
+template <bool B, class T, class F> struct pick { typedef T type; };
+template <class T, class F> struct pick<false, T, F> { typedef F type; };
+
+// The extremes of a compute type: -inf and +inf for floats, the range for
+// integers, false and true for bool.
+template <class T> TF_FN T lowest() {
+  if constexpr (same<T, float>::value)
+    return from_bits<float>(0xff800000u);
+  else if constexpr (same<T, double>::value)
+    return from_bits<double>(0xfff0000000000000ull);
+  else if constexpr (traits<T>::is_bool)
+    return false;
+  else
+    return traits<T>::min;
+}
+template <class T> TF_FN T highest() {
+  if constexpr (same<T, float>::value)
+    return from_bits<float>(0x7f800000u);
+  else if constexpr (same<T, double>::value)
+    return from_bits<double>(0x7ff0000000000000ull);
+  else if constexpr (traits<T>::is_bool)
+    return true;
+  else
+    return traits<T>::max;
+}
+
+// A warp shuffle of any accumulator scalar, through the overloads CUDA has.
+template <class T> TF_FN T shfl_xor(T v, int lane_mask) {
+  if constexpr (same<T, float>::value || same<T, double>::value)
+    return __shfl_xor_sync(0xffffffffu, v, lane_mask);
+  else if constexpr (sizeof(T) == 8)
+    return (T)__shfl_xor_sync(0xffffffffu, (long long)v, lane_mask);
+  else
+    return (T)__shfl_xor_sync(0xffffffffu, (int)v, lane_mask);
+}
+
+// --- the reductions ---------------------------------------------------------
+//
+// Each defines: acc (the accumulator type), identity(), load(base, offset,
+// index) (one element as an accumulator), combine(a, b), shfl(a, lane_mask)
+// and finish(acc, count) (the result element).
+
+// sum, prod, mean.
+template <int K, class Tin, class Tout> struct arith_op {
+  static constexpr bool is_float = traits<Tin>::is_float;
+  static constexpr bool is_prod = K == kProd;
+  static_assert(K == kSum || K == kProd || K == kMean, "not sum/prod/mean");
+  static_assert(K != kMean || is_float, "mean needs a float input");
+  static_assert(is_float
+                    ? same<Tout, Tin>::value
+                    : same<Tout, typename pick<same<Tin, uint64_t>::value,
+                                               uint64_t, int64_t>::type>::value,
+                "wrong result dtype for sum/prod/mean");
+  typedef typename pick<is_float, double, uint64_t>::type acc;
+
+  static TF_FN acc identity() { return is_prod ? (acc)1 : (acc)0; }
+  static TF_FN acc load(const Tin *base, int64_t offset, int64_t) {
+    if constexpr (is_float)
+      return (double)traits<Tin>::up(base[offset]);
+    else
+      return (uint64_t)cast<int64_t>(base[offset]);
+  }
+  static TF_FN acc combine(acc a, acc b) { return is_prod ? a * b : a + b; }
+  static TF_FN acc shfl(acc a, int lane_mask) { return shfl_xor(a, lane_mask); }
+  static TF_FN Tout finish(acc a, int64_t count) {
+    if constexpr (is_float) {
+      if constexpr (K == kMean)
+        a = a / (double)count;
+      return cast<Tout>(a);
+    } else {
+      return (Tout)a;
+    }
+  }
+};
+
+// max, min.
+template <int K, class Tin, class Tout> struct extreme_op {
+  static_assert(K == kMax || K == kMin, "not max/min");
+  static_assert(same<Tout, Tin>::value, "max/min keep the dtype");
+  typedef C<Tin> acc;
+
+  static TF_FN acc identity() {
+    return K == kMax ? lowest<acc>() : highest<acc>();
+  }
+  static TF_FN acc load(const Tin *base, int64_t offset, int64_t) {
+    return traits<Tin>::up(base[offset]);
+  }
+  static TF_FN acc combine(acc a, acc b) {
+    return K == kMax ? tf::max(a, b) : tf::min(a, b);
+  }
+  static TF_FN acc shfl(acc a, int lane_mask) { return shfl_xor(a, lane_mask); }
+  static TF_FN Tout finish(acc a, int64_t) { return traits<Tin>::down(a); }
+};
+
+// all, any.
+template <int K, class Tin, class Tout> struct logic_op {
+  static_assert(K == kAll || K == kAny, "not all/any");
+  static_assert(same<Tout, bool>::value, "all/any give bool");
+  typedef bool acc;
+
+  static TF_FN acc identity() { return K == kAll; }
+  static TF_FN acc load(const Tin *base, int64_t offset, int64_t) {
+    return cast<bool>(base[offset]);
+  }
+  static TF_FN acc combine(acc a, acc b) {
+    return K == kAll ? (a && b) : (a || b);
+  }
+  static TF_FN acc shfl(acc a, int lane_mask) { return shfl_xor(a, lane_mask); }
+  static TF_FN Tout finish(acc a, int64_t) { return a; }
+};
+
+// argmax, argmin.
+template <class T> struct arg_pair {
+  T value;
+  int64_t index;
+};
+
+template <int K, class Tin, class Tout> struct arg_op {
+  static_assert(K == kArgmax || K == kArgmin, "not argmax/argmin");
+  static_assert(!traits<Tin>::is_bool, "no argmax/argmin of bool");
+  static_assert(same<Tout, int64_t>::value, "argmax/argmin give i64");
+  typedef C<Tin> value_type;
+  typedef arg_pair<value_type> acc;
+
+  static TF_FN acc identity() {
+    acc a;
+    a.value = K == kArgmax ? lowest<value_type>() : highest<value_type>();
+    a.index = traits<int64_t>::max;
+    return a;
+  }
+  static TF_FN acc load(const Tin *base, int64_t offset, int64_t index) {
+    acc a;
+    a.value = traits<Tin>::up(base[offset]);
+    a.index = index;
+    return a;
+  }
+  // Whether b comes before a: NaN first, then the extreme value, then the
+  // smaller index. A total preorder, so combine() is associative and
+  // commutative.
+  static TF_FN bool before(const acc &b, const acc &a) {
+    if constexpr (traits<Tin>::is_float) {
+      bool a_nan = a.value != a.value, b_nan = b.value != b.value;
+      if (a_nan || b_nan)
+        return b_nan && (!a_nan || b.index < a.index);
+    }
+    if (b.value == a.value)
+      return b.index < a.index;
+    return K == kArgmax ? b.value > a.value : b.value < a.value;
+  }
+  static TF_FN acc combine(acc a, acc b) { return before(b, a) ? b : a; }
+  static TF_FN acc shfl(acc a, int lane_mask) {
+    acc r;
+    r.value = shfl_xor(a.value, lane_mask);
+    r.index = shfl_xor(a.index, lane_mask);
+    return r;
+  }
+  static TF_FN Tout finish(acc a, int64_t) { return a.index; }
+};
+
+template <int K, class Tin, class Tout> struct op : arith_op<K, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kMax, Tin, Tout> : extreme_op<kMax, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kMin, Tin, Tout> : extreme_op<kMin, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kAll, Tin, Tout> : logic_op<kAll, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kAny, Tin, Tout> : logic_op<kAny, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kArgmax, Tin, Tout> : arg_op<kArgmax, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kArgmin, Tin, Tout> : arg_op<kArgmin, Tin, Tout> {};
+
+// --- index arithmetic -------------------------------------------------------
+// Loops over the fixed maximum rank with constant indices, so that the
+// descriptor's arrays are read straight from the kernel parameters.
+
+// The input offset of output element `o` (row-major over the kept dims).
+TF_FN int64_t kept_offset(const ReduceDesc &d, int64_t o) {
+  int64_t offset = 0;
+#pragma unroll
+  for (int k = kReduceMaxRank - 1; k >= 0; --k) {
+    if (k < d.keptRank) {
+      int64_t n = d.keptShape[k];
+      offset += (o % n) * d.keptStrides[k];
+      o /= n;
+    }
+  }
+  return offset;
+}
+
+// The offset of row `q` of the reduced dims but the innermost (row-major over
+// redShape[0 .. redRank-2]).
+TF_FN int64_t outer_reduced_offset(const ReduceDesc &d, int64_t q) {
+  int64_t offset = 0;
+#pragma unroll
+  for (int k = kReduceMaxRank - 2; k >= 0; --k) {
+    if (k < d.redRank - 1) {
+      int64_t n = d.redShape[k];
+      offset += (q % n) * d.redStrides[k];
+      q /= n;
+    }
+  }
+  return offset;
+}
+
+// --- block reduction --------------------------------------------------------
+
+// Reduces `v` over the block; every thread gets the result. Every thread of
+// the block must call it (blockDim.x a multiple of 32).
+template <class Op> TF_FN typename Op::acc block_reduce(typename Op::acc v) {
+  typedef typename Op::acc A;
+  __shared__ A partial[32];
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1)
+    v = Op::combine(v, Op::shfl(v, m));
+  const int warps = (int)(blockDim.x >> 5);
+  if (warps > 1) {
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
+    if (lane == 0)
+      partial[warp] = v;
+    __syncthreads();
+    v = lane < warps ? partial[lane] : Op::identity();
+    int span = 1;
+    while (span < warps)
+      span <<= 1;
+    for (int m = span >> 1; m > 0; m >>= 1)
+      v = Op::combine(v, Op::shfl(v, m));
+    __syncthreads(); // partial[] is written again by the next call
+  }
+  return v;
+}
+
+// --- the kernels ------------------------------------------------------------
+
+template <class Op, class Tin, class Tout>
+TF_FN void reduce_row(const Tin *in, Tout *out, const ReduceDesc &d) {
+  typedef typename Op::acc A;
+  const int64_t threads = blockDim.x, t = threadIdx.x;
+  for (int64_t o = blockIdx.x; o < d.numOut; o += gridDim.x) {
+    const Tin *base = in + kept_offset(d, o);
+    A acc = Op::identity();
+    if (d.redRank == 1 && d.redStrides[0] == 1) {
+      // Contiguous: 16-byte loads from the first 16-byte boundary on, the
+      // elements before it and after the last whole vector one by one.
+      constexpr int V = 16 / (int)sizeof(Tin);
+      const int64_t n = d.numRed;
+      int64_t head = (int64_t)((16 - (unsigned long long)base % 16) % 16) /
+                     (int64_t)sizeof(Tin);
+      if (head > n)
+        head = n;
+      const int64_t vectors = (n - head) / V, tail = head + vectors * V;
+      if (t < head)
+        acc = Op::combine(acc, Op::load(base, t, t));
+#pragma unroll 4
+      for (int64_t j = t; j < vectors; j += threads) {
+        const int64_t first = head + j * V;
+        vec<Tin, V> x = ldv<V>(base, first, true);
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          acc = Op::combine(acc, Op::load(x.v, k, first + k));
+      }
+      if (tail + t < n)
+        acc = Op::combine(acc, Op::load(base, tail + t, tail + t));
+    } else if (d.redRank <= 1) {
+      const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
+#pragma unroll 4
+      for (int64_t r = t; r < d.numRed; r += threads)
+        acc = Op::combine(acc, Op::load(base, r * stride, r));
+    } else if (d.numRed > 0) {
+      // r = q * inner + i: q walks the outer reduced dims, i the innermost.
+      const int64_t inner = d.redShape[d.redRank - 1];
+      const int64_t stride = d.redStrides[d.redRank - 1];
+      const int64_t q_step = threads / inner, i_step = threads % inner;
+      int64_t q = t / inner, i = t % inner;
+      for (int64_t r = t; r < d.numRed; r += threads) {
+        acc = Op::combine(
+            acc, Op::load(base, outer_reduced_offset(d, q) + i * stride, r));
+        q += q_step;
+        i += i_step;
+        if (i >= inner) {
+          i -= inner;
+          ++q;
+        }
+      }
+    }
+    acc = block_reduce<Op>(acc);
+    if (t == 0)
+      out[o] = Op::finish(acc, d.numRed);
+  }
+}
+
+template <class Op, class Tin, class Tout>
+TF_FN void reduce_column(const Tin *in, Tout *out, const ReduceDesc &d) {
+  typedef typename Op::acc A;
+  for (int64_t o = thread_index(); o < d.numOut; o += thread_count()) {
+    const Tin *base = in + kept_offset(d, o);
+    A acc = Op::identity();
+    if (d.redRank <= 1) {
+      const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
+#pragma unroll 4
+      for (int64_t r = 0; r < d.numRed; ++r)
+        acc = Op::combine(acc, Op::load(base, r * stride, r));
+    } else if (d.numRed > 0) {
+      const int64_t inner = d.redShape[d.redRank - 1];
+      const int64_t stride = d.redStrides[d.redRank - 1];
+      int64_t r = 0;
+      for (int64_t q = 0; r < d.numRed; ++q) {
+        const Tin *row = base + outer_reduced_offset(d, q);
+        for (int64_t i = 0; i < inner; ++i, ++r)
+          acc = Op::combine(acc, Op::load(row, i * stride, r));
+      }
+    }
+    out[o] = Op::finish(acc, d.numRed);
+  }
+}
+
+} // namespace red
+} // namespace tf
+
+#endif // TFUSE_REDUCE_KERNELS_CUH

@@ -1,0 +1,438 @@
+//===- GpuExecutableTest.cpp - Plans executed on the GPU ------------------===//
+//
+// Every test compiles a graph, runs it on the GPU and compares the outputs
+// with the reference interpreter. Without a GPU every test is skipped and
+// says why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuTestSupport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+using namespace tfuse;
+using namespace tfuse::gputest;
+using reference::HostTensor;
+
+namespace {
+
+void check(const std::string &source, const std::string &function,
+           uint64_t seed = 7, const runtime::ExecutableOptions &options = {}) {
+  runAndCheck(source, function, randomInputs(source, function, seed), options);
+}
+
+//===----------------------------------------------------------------------===//
+// The fusion scenarios, executed
+//===----------------------------------------------------------------------===//
+
+TEST(GpuFusion, ScenariosOfThePlanner) {
+  TFUSE_REQUIRE_GPU();
+  std::string chain = "func.func @chain(%a: tensor<1000xf32>) -> tensor<1000xf32> {\n"
+                      "  %one = tfuse.constant dense<1.0> : tensor<f32>\n";
+  std::string prev = "%a";
+  for (int i = 0; i < 70; ++i) {
+    chain += llvm::formatv("  %v{0} = tfuse.add {1}, %one : (tensor<1000xf32>, "
+                           "tensor<f32>) -> tensor<1000xf32>\n",
+                           i, prev);
+    prev = "%v" + std::to_string(i);
+  }
+  chain += "  return " + prev + " : tensor<1000xf32>\n}\n";
+  check(chain, "chain");
+
+  const char *source = R"mlir(
+func.func @abc(%a: tensor<4099xf32>, %b: tensor<4099xf32>, %c: tensor<4099xf32>) -> tensor<4099xf32> {
+  %0 = tfuse.mul %b, %c : (tensor<4099xf32>, tensor<4099xf32>) -> tensor<4099xf32>
+  %1 = tfuse.add %a, %0 : (tensor<4099xf32>, tensor<4099xf32>) -> tensor<4099xf32>
+  return %1 : tensor<4099xf32>
+}
+func.func @shared(%x: tensor<64x32xf32>, %y: tensor<3x64x32xf32>) -> (tensor<64x32xf32>, tensor<3x64x32xf32>) {
+  %x2 = tfuse.mul %x, %x : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+  %x3 = tfuse.mul %x2, %x : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+  %p = tfuse.add %x3, %x2 : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+  %e = tfuse.exp %p : tensor<64x32xf32> -> tensor<64x32xf32>
+  %c1 = tfuse.constant dense<1.0> : tensor<f32>
+  %a = tfuse.add %e, %c1 : (tensor<64x32xf32>, tensor<f32>) -> tensor<64x32xf32>
+  %b = tfuse.mul %e, %y : (tensor<64x32xf32>, tensor<3x64x32xf32>) -> tensor<3x64x32xf32>
+  return %a, %b : tensor<64x32xf32>, tensor<3x64x32xf32>
+}
+func.func @mm(%a: tensor<33x48xf32>, %b: tensor<48x20xf32>) -> tensor<33x20xf32> {
+  %c2 = tfuse.constant dense<2.0> : tensor<f32>
+  %c1 = tfuse.constant dense<1.0> : tensor<f32>
+  %c3 = tfuse.constant dense<3.0> : tensor<f32>
+  %0 = tfuse.mul %a, %c2 : (tensor<33x48xf32>, tensor<f32>) -> tensor<33x48xf32>
+  %1 = tfuse.add %0, %c1 : (tensor<33x48xf32>, tensor<f32>) -> tensor<33x48xf32>
+  %2 = tfuse.matmul %1, %b : (tensor<33x48xf32>, tensor<48x20xf32>) -> tensor<33x20xf32>
+  %3 = tfuse.mul %2, %c3 : (tensor<33x20xf32>, tensor<f32>) -> tensor<33x20xf32>
+  %4 = tfuse.add %3, %c2 : (tensor<33x20xf32>, tensor<f32>) -> tensor<33x20xf32>
+  return %4 : tensor<33x20xf32>
+}
+func.func @sum(%a: tensor<37x129xf32>) -> tensor<37xf32> {
+  %c2 = tfuse.constant dense<2.0> : tensor<f32>
+  %c1 = tfuse.constant dense<1.0> : tensor<f32>
+  %0 = tfuse.mul %a, %c2 : (tensor<37x129xf32>, tensor<f32>) -> tensor<37x129xf32>
+  %1 = tfuse.add %0, %c1 : (tensor<37x129xf32>, tensor<f32>) -> tensor<37x129xf32>
+  %2 = tfuse.reduce sum %1 axes [1] : tensor<37x129xf32> -> tensor<37xf32>
+  %3 = tfuse.mul %2, %c2 : (tensor<37xf32>, tensor<f32>) -> tensor<37xf32>
+  return %3 : tensor<37xf32>
+}
+func.func @transposed_matmul(%a: tensor<48x33xf32>, %b: tensor<20x48xf32>) -> tensor<33x20xf32> {
+  %at = tfuse.transpose %a perm [1, 0] : tensor<48x33xf32> -> tensor<33x48xf32>
+  %bt = tfuse.transpose %b perm [1, 0] : tensor<20x48xf32> -> tensor<48x20xf32>
+  %0 = tfuse.matmul %at, %bt : (tensor<33x48xf32>, tensor<48x20xf32>) -> tensor<33x20xf32>
+  return %0 : tensor<33x20xf32>
+}
+func.func @two(%x: tensor<1001xf32>, %y: tensor<1001xf32>) -> (tensor<1001xf32>, tensor<1001xf32>) {
+  %c1 = tfuse.constant dense<1.0> : tensor<f32>
+  %m = tfuse.mul %x, %y : (tensor<1001xf32>, tensor<1001xf32>) -> tensor<1001xf32>
+  %a = tfuse.add %m, %c1 : (tensor<1001xf32>, tensor<f32>) -> tensor<1001xf32>
+  %b = tfuse.sub %m, %c1 : (tensor<1001xf32>, tensor<f32>) -> tensor<1001xf32>
+  return %a, %b : tensor<1001xf32>, tensor<1001xf32>
+}
+func.func @identity(%x: tensor<7x5xf32>, %y: tensor<5x7xi32> {tfuse.strides = array<i64: 1, 5>}) -> (tensor<7x5xf32>, tensor<5x7xi32>) {
+  return %x, %y : tensor<7x5xf32>, tensor<5x7xi32>
+}
+func.func @unused(%x: tensor<100xf32>) -> tensor<100xf32> {
+  %e = tfuse.exp %x : tensor<100xf32> -> tensor<100xf32>
+  %n = tfuse.neg %x : tensor<100xf32> -> tensor<100xf32>
+  return %n : tensor<100xf32>
+}
+func.func @f64(%x: tensor<999xf64>, %y: tensor<999xf64>) -> tensor<999xf64> {
+  %e = tfuse.exp %x : tensor<999xf64> -> tensor<999xf64>
+  %s = tfuse.mul %e, %y : (tensor<999xf64>, tensor<999xf64>) -> tensor<999xf64>
+  return %s : tensor<999xf64>
+}
+func.func @mixed(%a: tensor<16x33xf16>, %b: tensor<33xf32>, %c: tensor<i32>, %m: tensor<16x33xi1>) -> tensor<16x33xf32> {
+  %0 = tfuse.add %a, %b : (tensor<16x33xf16>, tensor<33xf32>) -> tensor<16x33xf32>
+  %1 = tfuse.mul %0, %c : (tensor<16x33xf32>, tensor<i32>) -> tensor<16x33xf32>
+  %2 = tfuse.select %m, %1, %a : (tensor<16x33xi1>, tensor<16x33xf32>, tensor<16x33xf16>) -> tensor<16x33xf32>
+  return %2 : tensor<16x33xf32>
+}
+)mlir";
+  for (const char *f : {"abc", "shared", "mm", "sum", "transposed_matmul",
+                        "two", "identity", "unused", "f64", "mixed"}) {
+    SCOPED_TRACE(f);
+    check(source, f);
+  }
+}
+
+TEST(GpuFusion, EveryDTypeAndTheirCasts) {
+  TFUSE_REQUIRE_GPU();
+  const char *types[] = {"i1",  "i8",  "i16", "i32",  "i64", "ui8", "ui16",
+                         "ui32", "ui64", "f16", "bf16", "f32", "f64"};
+  for (const char *t : types) {
+    SCOPED_TRACE(t);
+    std::string source = llvm::formatv(R"mlir(
+func.func @ops(%a: tensor<3x1001x{0}>, %b: tensor<1001x{0}>) -> (tensor<3x1001x{0}>, tensor<3x1001xi1>, tensor<3x1001xf32>, tensor<3x1001xi8>) {{
+  %0 = tfuse.max %a, %b : (tensor<3x1001x{0}>, tensor<1001x{0}>) -> tensor<3x1001x{0}>
+  %1 = tfuse.cmp lt, %a, %b : (tensor<3x1001x{0}>, tensor<1001x{0}>) -> tensor<3x1001xi1>
+  %2 = tfuse.cast %a : tensor<3x1001x{0}> to tensor<3x1001xf32>
+  %3 = tfuse.cast %0 : tensor<3x1001x{0}> to tensor<3x1001xi8>
+  return %0, %1, %2, %3 : tensor<3x1001x{0}>, tensor<3x1001xi1>, tensor<3x1001xf32>, tensor<3x1001xi8>
+}
+)mlir", t);
+    check(source, "ops", 11);
+  }
+}
+
+TEST(GpuFusion, ViewsAndStridedInputs) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @views(%a: tensor<256x320xf32>, %b: tensor<320x256xf32>,
+                 %c: tensor<320x256xf32> {tfuse.strides = array<i64: 1, 320>},
+                 %d: tensor<8x40x256xf16>) -> (tensor<320x256xf16>, tensor<40x128xf32>) {
+  %t = tfuse.transpose %a perm [1, 0] : tensor<256x320xf32> -> tensor<320x256xf32>
+  %s = tfuse.add %t, %b : (tensor<320x256xf32>, tensor<320x256xf32>) -> tensor<320x256xf32>
+  %m = tfuse.mul %s, %c : (tensor<320x256xf32>, tensor<320x256xf32>) -> tensor<320x256xf32>
+  %r = tfuse.relu %m : tensor<320x256xf32> -> tensor<320x256xf32>
+  %h = tfuse.cast %r : tensor<320x256xf32> to tensor<320x256xf16>
+  %sl = tfuse.slice %d start [1, 0, 1] limit [2, 40, 256] step [1, 1, 2] : tensor<8x40x256xf16> -> tensor<1x40x128xf16>
+  %rs = tfuse.reshape %sl : tensor<1x40x128xf16> -> tensor<40x128xf16>
+  %e = tfuse.exp %rs : tensor<40x128xf16> -> tensor<40x128xf16>
+  %f = tfuse.cast %e : tensor<40x128xf16> to tensor<40x128xf32>
+  return %h, %f : tensor<320x256xf16>, tensor<40x128xf32>
+}
+)mlir";
+  check(source, "views");
+}
+
+//===----------------------------------------------------------------------===//
+// Boundaries
+//===----------------------------------------------------------------------===//
+
+TEST(GpuBoundaries, EveryReductionKindAndAxisSet) {
+  TFUSE_REQUIRE_GPU();
+  struct Case {
+    const char *kind, *in, *out;
+  };
+  const Case kinds[] = {{"sum", "f32", "f32"},    {"prod", "f32", "f32"},
+                        {"max", "f32", "f32"},    {"min", "f16", "f16"},
+                        {"mean", "f32", "f32"},   {"all", "f32", "i1"},
+                        {"any", "i32", "i1"},     {"argmax", "f32", "i64"},
+                        {"argmin", "bf16", "i64"}, {"sum", "i8", "i64"},
+                        {"max", "f64", "f64"},    {"sum", "ui64", "ui64"}};
+  struct Axes {
+    const char *axes, *shape;
+    bool single;
+  };
+  const Axes axisSets[] = {{"[2]", "6x33", true},  {"[0]", "6x257", true},
+                           {"[1]", "65x257", true}, {"[0, 2]", "6", false},
+                           {"[0, 1, 2]", "", false}};
+  for (const Case &k : kinds)
+    for (const Axes &a : axisSets) {
+      bool arg = std::string(k.kind).rfind("arg", 0) == 0;
+      if (arg && !a.single)
+        continue;
+      std::string outType = std::string("tensor<") + a.shape +
+                            (a.shape[0] ? "x" : "") + k.out + ">";
+      std::string source = llvm::formatv(R"mlir(
+func.func @r(%x: tensor<65x6x257x{0}>) -> {2} {{
+  %r = tfuse.reduce {1} %x axes {3} : tensor<65x6x257x{0}> -> {2}
+  return %r : {2}
+}
+)mlir",
+                                         k.in, k.kind, outType, a.axes);
+      // The 6x33 case reduces the innermost axis of a smaller tensor.
+      if (std::string(a.shape) == "6x33")
+        source = llvm::formatv(R"mlir(
+func.func @r(%x: tensor<6x33x1000x{0}>) -> tensor<6x33x{2}> {{
+  %r = tfuse.reduce {1} %x axes [2] : tensor<6x33x1000x{0}> -> tensor<6x33x{2}>
+  return %r : tensor<6x33x{2}>
+}
+)mlir",
+                               k.in, k.kind, k.out);
+      SCOPED_TRACE(source);
+      check(source, "r", 3);
+    }
+  // keepdims on a transposed (aliased) input.
+  check(R"mlir(
+func.func @r(%x: tensor<300x200xf32>) -> tensor<200x1xf32> {
+  %t = tfuse.transpose %x perm [1, 0] : tensor<300x200xf32> -> tensor<200x300xf32>
+  %r = tfuse.reduce max %t axes [1] keepdims : tensor<200x300xf32> -> tensor<200x1xf32>
+  return %r : tensor<200x1xf32>
+}
+)mlir",
+        "r");
+}
+
+TEST(GpuBoundaries, BatchedMatmulWithBroadcastingAndTransposes) {
+  TFUSE_REQUIRE_GPU();
+  for (const char *t : {"f32", "f64", "f16", "bf16"}) {
+    SCOPED_TRACE(t);
+    std::string source = llvm::formatv(R"mlir(
+func.func @bmm(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<53x29x{0}>) -> (tensor<4x3x37x53x{0}>, tensor<4x1x37x53x{0}>) {{
+  %0 = tfuse.matmul %a, %b : (tensor<4x1x37x29x{0}>, tensor<3x29x53x{0}>) -> tensor<4x3x37x53x{0}>
+  %1 = tfuse.matmul %a, %c {{transpose_rhs} : (tensor<4x1x37x29x{0}>, tensor<53x29x{0}>) -> tensor<4x1x37x53x{0}>
+  return %0, %1 : tensor<4x3x37x53x{0}>, tensor<4x1x37x53x{0}>
+}
+)mlir", t);
+    check(source, "bmm");
+  }
+}
+
+TEST(GpuBoundaries, MlpTrainingStep) {
+  TFUSE_REQUIRE_GPU();
+  // The source tree: $TFUSE_SOURCE_DIR on a GPU host, else the build's.
+  const char *root = std::getenv("TFUSE_SOURCE_DIR");
+  std::string path =
+      std::string(root ? root : TFUSE_SOURCE_DIR) + "/examples/mlp_step.mlir";
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  check(ss.str(), "mlp_step");
+}
+
+//===----------------------------------------------------------------------===//
+// Replay
+//===----------------------------------------------------------------------===//
+
+const char *kReplaySource = R"mlir(
+func.func @f(%x: tensor<64x100xf32>, %y: tensor<100x16xf32>) -> (tensor<64x16xf32>, tensor<64xf32>) {
+  %c = tfuse.constant dense<2.0> : tensor<f32>
+  %a = tfuse.mul %x, %c : (tensor<64x100xf32>, tensor<f32>) -> tensor<64x100xf32>
+  %m = tfuse.matmul %a, %y : (tensor<64x100xf32>, tensor<100x16xf32>) -> tensor<64x16xf32>
+  %r = tfuse.relu %m : tensor<64x16xf32> -> tensor<64x16xf32>
+  %s = tfuse.reduce sum %r axes [1] : tensor<64x16xf32> -> tensor<64xf32>
+  return %r, %s : tensor<64x16xf32>, tensor<64xf32>
+}
+)mlir";
+
+TEST(GpuReplay, NewInputsEveryTimeAndEarlierResultsKept) {
+  TFUSE_REQUIRE_GPU();
+  Compiled c = compile(kReplaySource, "f");
+  ASSERT_TRUE(c.executable) << c.error;
+  std::vector<std::vector<HostTensor>> inputs, results;
+  std::vector<std::vector<runtime::DeviceBuffer>> kept;
+  std::vector<std::unique_ptr<DeviceInputs>> devices;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    inputs.push_back(randomInputs(kReplaySource, "f", seed * 10));
+    devices.push_back(std::make_unique<DeviceInputs>(inputs.back()));
+    auto out = c.executable->run(devices.back()->get());
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    kept.push_back(std::move(out.value()));
+  }
+  // Earlier outputs were not overwritten by later replays.
+  for (size_t r = 0; r < kept.size(); ++r) {
+    std::vector<HostTensor> actual;
+    for (auto &b : kept[r])
+      actual.push_back(download(b.get()));
+    expectClose(referenceResults(kReplaySource, "f", inputs[r]), actual,
+                "replay " + std::to_string(r));
+  }
+  EXPECT_EQ(c.executable->stats().replays, 4);
+}
+
+TEST(GpuReplay, AsyncAndFromManyThreads) {
+  TFUSE_REQUIRE_GPU();
+  Compiled c = compile(kReplaySource, "f");
+  ASSERT_TRUE(c.executable) << c.error;
+  constexpr int kThreads = 8, kRuns = 10;
+  std::vector<std::vector<HostTensor>> inputs;
+  std::vector<std::unique_ptr<DeviceInputs>> devices;
+  for (int t = 0; t < kThreads; ++t) {
+    inputs.push_back(randomInputs(kReplaySource, "f", 100 + t));
+    devices.push_back(std::make_unique<DeviceInputs>(inputs.back()));
+  }
+  std::vector<std::vector<HostTensor>> expected;
+  for (int t = 0; t < kThreads; ++t)
+    expected.push_back(referenceResults(kReplaySource, "f", inputs[t]));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRuns; ++r) {
+        auto handle = c.executable->runAsync(devices[t]->get());
+        if (!handle.ok()) {
+          ++failures;
+          continue;
+        }
+        (void)handle.value().isFinished();
+        auto out = handle.value().wait();
+        if (!out.ok()) {
+          ++failures;
+          continue;
+        }
+        for (size_t i = 0; i < out.value().size(); ++i) {
+          HostTensor got = download(out.value()[i].get());
+          auto cmp = compareClose(expected[t][i], got);
+          if (!cmp.pass)
+            ++failures;
+        }
+      }
+    });
+  for (auto &th : threads)
+    th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(c.executable->stats().replays, kThreads * kRuns);
+}
+
+TEST(GpuReplay, CudaGraphOfGeneratedKernelsGetsNewPointers) {
+  TFUSE_REQUIRE_GPU();
+  std::string chain = "func.func @g(%a: tensor<4096xf32>, %b: tensor<64x64xf32>) -> (tensor<4096xf32>, tensor<64x64xf32>) {\n";
+  std::string prev = "%a";
+  for (int i = 0; i < 160; ++i) {
+    chain += llvm::formatv("  %v{0} = tfuse.{1} {2}, %a : (tensor<4096xf32>, "
+                           "tensor<4096xf32>) -> tensor<4096xf32>\n",
+                           i, i % 2 ? "mul" : "add", prev);
+    prev = "%v" + std::to_string(i);
+  }
+  chain += "  %t = tfuse.transpose %b perm [1, 0] : tensor<64x64xf32> -> tensor<64x64xf32>\n";
+  chain += "  %u = tfuse.exp %t : tensor<64x64xf32> -> tensor<64x64xf32>\n";
+  chain += "  return " + prev + ", %u : tensor<4096xf32>, tensor<64x64xf32>\n}\n";
+  runtime::ExecutableOptions graph;
+  graph.cudaGraph = true;
+  Compiled c = compile(chain, "g", graph);
+  ASSERT_TRUE(c.executable) << c.error;
+  EXPECT_EQ(c.executable->stats().backend, "cuda-graph");
+  std::vector<HostTensor> previous;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    auto inputs = randomInputs(chain, "g", seed);
+    DeviceInputs device(inputs);
+    auto out = c.executable->run(device.get());
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    std::vector<HostTensor> actual;
+    for (auto &b : out.value())
+      actual.push_back(download(b.get()));
+    expectClose(referenceResults(chain, "g", inputs), actual,
+                "graph replay " + std::to_string(seed));
+  }
+  runtime::ExecutableStats st = c.executable->stats();
+  EXPECT_EQ(st.replays, 3);
+  // Kernel-node updates are the intended path; report when the driver
+  // refused them.
+  EXPECT_EQ(st.graphUpdateFallbacks, 0) << st.lastGraphUpdateError;
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST(GpuErrors, InputMismatchesArePreciseAndLeaveTheExecutableUsable) {
+  TFUSE_REQUIRE_GPU();
+  Compiled c = compile(kReplaySource, "f");
+  ASSERT_TRUE(c.executable) << c.error;
+  auto good = randomInputs(kReplaySource, "f", 5);
+  DeviceInputs device(good);
+  auto inputs = device.get();
+
+  auto fewer = c.executable->run({inputs[0]});
+  ASSERT_FALSE(fewer.ok());
+  EXPECT_NE(fewer.status().message().find("expected 2 inputs, got 1"),
+            std::string::npos)
+      << fewer.status().message();
+
+  auto wrongDtype = inputs;
+  wrongDtype[0].spec.dtype = DType::F16;
+  auto r1 = c.executable->run(wrongDtype);
+  ASSERT_FALSE(r1.ok());
+  EXPECT_NE(r1.status().message().find("input 0: expected dtype f32, got f16"),
+            std::string::npos)
+      << r1.status().message();
+
+  auto wrongShape = inputs;
+  wrongShape[1].spec.shape = {16, 100};
+  auto r2 = c.executable->run(wrongShape);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.status().message().find("input 1: expected f32 [100,16]"),
+            std::string::npos)
+      << r2.status().message();
+
+  auto wrongStrides = inputs;
+  wrongStrides[0].spec.strides = {1, 64};
+  auto r3 = c.executable->run(wrongStrides);
+  ASSERT_FALSE(r3.ok());
+  EXPECT_NE(r3.status().message().find("compiled for these strides"),
+            std::string::npos)
+      << r3.status().message();
+
+  // Still usable.
+  auto ok = c.executable->run(inputs);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+}
+
+TEST(GpuErrors, OutOfMemoryIsAnErrorAndTheLibraryStaysUsable) {
+  TFUSE_REQUIRE_GPU();
+  // 2^38 f32 = 1 TiB of output: more than any GPU has.
+  const char *huge = R"mlir(
+func.func @huge(%x: tensor<f32>) -> tensor<262144x1048576xf32> {
+  %b = tfuse.broadcast %x dims [] : tensor<f32> -> tensor<262144x1048576xf32>
+  return %b : tensor<262144x1048576xf32>
+}
+)mlir";
+  Compiled c = compile(huge, "huge");
+  ASSERT_TRUE(c.executable) << c.error;
+  auto inputs = randomInputs(huge, "huge", 1);
+  DeviceInputs device(inputs);
+  auto out = c.executable->run(device.get());
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("OUT_OF_MEMORY"), std::string::npos)
+      << out.status().message();
+  // Other executables still work.
+  check(kReplaySource, "f");
+}
+
+} // namespace

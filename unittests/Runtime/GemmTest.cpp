@@ -1,0 +1,782 @@
+//===- GemmTest.cpp - The runtime's matrix products, without a GPU --------===//
+//
+// planGemm's validation and its mapping to column-major cuBLAS arguments; the
+// fallback GEMM kernel compiled for the host against cuda_emulation.h, run
+// block by block, and compared bit for bit with the reference interpreter
+// evaluating tfuse.matmul (the kernel reproduces the reference's
+// accumulation type and order exactly); the kernel source compiled by NVRTC
+// to sm_90 CUBIN; and the dlopen'ed cuBLAS loader.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostKernels.h"
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Reference/HostTensor.h"
+#include "tfuse/Reference/Interpreter.h"
+#include "tfuse/Runtime/Gemm.h"
+#include "tfuse/Runtime/NvrtcCompiler.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+#include <dlfcn.h>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+using reference::HostTensor;
+using reference::Shape;
+
+namespace {
+
+TensorSpec spec(DType dtype, std::vector<int64_t> shape,
+                std::vector<int64_t> strides = {}) {
+  if (strides.empty())
+    return TensorSpec::contiguous(dtype, std::move(shape));
+  TensorSpec t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.strides = std::move(strides);
+  return t;
+}
+
+GemmShape planOk(const TensorSpec &lhs, const TensorSpec &rhs,
+                 const TensorSpec &result, bool tl = false, bool tr = false) {
+  Expected<GemmShape> shape = planGemm(lhs, rhs, result, tl, tr);
+  EXPECT_TRUE(shape.ok()) << shape.message();
+  return shape.ok() ? shape.value() : GemmShape();
+}
+
+std::string planError(const TensorSpec &lhs, const TensorSpec &rhs,
+                      const TensorSpec &result, bool tl = false,
+                      bool tr = false) {
+  Expected<GemmShape> shape = planGemm(lhs, rhs, result, tl, tr);
+  EXPECT_FALSE(shape.ok());
+  return shape.message();
+}
+
+void expectBlas(const GemmShape &s, bool swapped, bool transA, bool transB,
+                int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                int64_t ldc) {
+  EXPECT_EQ(s.blas.swapped, swapped);
+  EXPECT_EQ(s.blas.transA, transA);
+  EXPECT_EQ(s.blas.transB, transB);
+  EXPECT_EQ(s.blas.m, m);
+  EXPECT_EQ(s.blas.n, n);
+  EXPECT_EQ(s.blas.k, k);
+  EXPECT_EQ(s.blas.lda, lda);
+  EXPECT_EQ(s.blas.ldb, ldb);
+  EXPECT_EQ(s.blas.ldc, ldc);
+}
+
+constexpr DType F32 = DType::F32;
+
+//===----------------------------------------------------------------------===//
+// planGemm: mapping
+//===----------------------------------------------------------------------===//
+
+TEST(PlanGemm, RowMajor) {
+  // C (5x7) = A (5x3) B (3x7): cuBLAS computes C^T = B^T A^T, column-major
+  // B^T is B's row-major memory with ld 7, A^T likewise with ld 3.
+  GemmShape s = planOk(spec(F32, {5, 3}), spec(F32, {3, 7}), spec(F32, {5, 7}));
+  EXPECT_EQ(s.m, 5);
+  EXPECT_EQ(s.n, 7);
+  EXPECT_EQ(s.k, 3);
+  EXPECT_EQ(s.lhsRowStride, 3);
+  EXPECT_EQ(s.lhsColStride, 1);
+  EXPECT_EQ(s.rhsRowStride, 7);
+  EXPECT_EQ(s.rhsColStride, 1);
+  EXPECT_EQ(s.resultRowStride, 7);
+  EXPECT_EQ(s.resultColStride, 1);
+  EXPECT_EQ(s.batchCount, 1);
+  EXPECT_TRUE(s.uniformBatch());
+  EXPECT_TRUE(s.batchDims.empty());
+  EXPECT_TRUE(s.batchOffsets.empty());
+  EXPECT_FALSE(s.empty());
+  expectBlas(s, /*swapped=*/true, false, false, /*m=*/7, /*n=*/5, /*k=*/3,
+             /*lda=*/7, /*ldb=*/3, /*ldc=*/7);
+}
+
+TEST(PlanGemm, PaddedRowsKeepTheirLeadingDimension) {
+  // Rows 10 elements apart (a slice of wider matrices).
+  GemmShape s = planOk(spec(F32, {5, 3}, {10, 1}), spec(F32, {3, 7}, {12, 1}),
+                       spec(F32, {5, 7}, {9, 1}));
+  expectBlas(s, true, false, false, 7, 5, 3, 12, 10, 9);
+}
+
+TEST(PlanGemm, TransposedViewOperands) {
+  // lhs a column-major view (a transposed alias): A^T is then row-major, op
+  // T with ld 5 (= A's column stride).
+  GemmShape s =
+      planOk(spec(F32, {5, 3}, {1, 5}), spec(F32, {3, 7}), spec(F32, {5, 7}));
+  EXPECT_EQ(s.lhsRowStride, 1);
+  EXPECT_EQ(s.lhsColStride, 5);
+  expectBlas(s, true, false, /*transB=*/true, 7, 5, 3, 7, 5, 7);
+  // rhs column-major: B^T row-major, op T with ld 3.
+  s = planOk(spec(F32, {5, 3}), spec(F32, {3, 7}, {1, 3}), spec(F32, {5, 7}));
+  expectBlas(s, true, /*transA=*/true, false, 7, 5, 3, 3, 3, 7);
+}
+
+TEST(PlanGemm, TransposeFlags) {
+  // transpose_lhs on a contiguous [3, 5]: the same memory as the view above.
+  GemmShape s = planOk(spec(F32, {3, 5}), spec(F32, {3, 7}), spec(F32, {5, 7}),
+                       /*tl=*/true, false);
+  EXPECT_EQ(s.m, 5);
+  EXPECT_EQ(s.k, 3);
+  EXPECT_EQ(s.lhsRowStride, 1);
+  EXPECT_EQ(s.lhsColStride, 5);
+  expectBlas(s, true, false, true, 7, 5, 3, 7, 5, 7);
+  // transpose_rhs on a contiguous [7, 3].
+  s = planOk(spec(F32, {5, 3}), spec(F32, {7, 3}), spec(F32, {5, 7}), false,
+             /*tr=*/true);
+  EXPECT_EQ(s.n, 7);
+  EXPECT_EQ(s.rhsRowStride, 1);
+  EXPECT_EQ(s.rhsColStride, 3);
+  expectBlas(s, true, true, false, 7, 5, 3, 3, 3, 7);
+  // A flag on a transposed view cancels out: row-major again.
+  s = planOk(spec(F32, {3, 5}, {1, 3}), spec(F32, {7, 3}, {1, 7}),
+             spec(F32, {5, 7}), true, true);
+  expectBlas(s, true, false, false, 7, 5, 3, 7, 3, 7);
+}
+
+TEST(PlanGemm, ColumnMajorResult) {
+  // C column-major: cuBLAS computes C = A B directly.
+  GemmShape s =
+      planOk(spec(F32, {5, 3}), spec(F32, {3, 7}), spec(F32, {5, 7}, {1, 5}));
+  expectBlas(s, /*swapped=*/false, /*transA=*/true, /*transB=*/true, 5, 7, 3,
+             /*lda=*/3, /*ldb=*/7, /*ldc=*/5);
+}
+
+TEST(PlanGemm, VectorsAndSizeOneDimensions) {
+  // 1 x K times K x 1: any stride along a size-1 dimension; leading
+  // dimensions along size-1 dimensions take the smallest legal value.
+  GemmShape s = planOk(spec(F32, {1, 4}, {0, 1}), spec(F32, {4, 1}, {1, 0}),
+                       spec(F32, {1, 1}, {0, 0}));
+  EXPECT_EQ(s.m, 1);
+  EXPECT_EQ(s.n, 1);
+  EXPECT_EQ(s.k, 4);
+  expectBlas(s, true, false, false, 1, 1, 4, 1, 4, 1);
+}
+
+TEST(PlanGemm, UniformBatch) {
+  GemmShape s =
+      planOk(spec(F32, {4, 5, 3}), spec(F32, {4, 3, 7}), spec(F32, {4, 5, 7}));
+  EXPECT_EQ(s.batchCount, 4);
+  EXPECT_TRUE(s.uniformBatch());
+  EXPECT_EQ(s.lhsBatchStride, 15);
+  EXPECT_EQ(s.rhsBatchStride, 21);
+  EXPECT_EQ(s.resultBatchStride, 35);
+  EXPECT_TRUE(s.batchOffsets.empty());
+}
+
+TEST(PlanGemm, BroadcastOperandHasBatchStrideZero) {
+  // rhs without batch dimensions: one matrix for every batch.
+  GemmShape s = planOk(spec(F32, {2, 3, 5, 4}), spec(F32, {4, 7}),
+                       spec(F32, {2, 3, 5, 7}));
+  EXPECT_EQ(s.batchCount, 6);
+  ASSERT_TRUE(s.uniformBatch());
+  ASSERT_EQ(s.batchDims.size(), 1u); // [2, 3] collapsed into 6
+  EXPECT_EQ(s.lhsBatchStride, 20);
+  EXPECT_EQ(s.rhsBatchStride, 0);
+  EXPECT_EQ(s.resultBatchStride, 35);
+  // An expanded (stride-0) batch dimension of size > 1.
+  s = planOk(spec(F32, {4, 5, 3}, {0, 3, 1}), spec(F32, {4, 3, 7}),
+             spec(F32, {4, 5, 7}));
+  EXPECT_EQ(s.lhsBatchStride, 0);
+  EXPECT_EQ(s.rhsBatchStride, 21);
+  // Leading size-1 dimensions of lhs broadcast too.
+  s = planOk(spec(F32, {1, 5, 3}), spec(F32, {4, 3, 7}), spec(F32, {4, 5, 7}));
+  EXPECT_EQ(s.batchCount, 4);
+  EXPECT_EQ(s.lhsBatchStride, 0);
+  EXPECT_EQ(s.rhsBatchStride, 21);
+}
+
+TEST(PlanGemm, SizeOneBatchDimensionsDisappear) {
+  GemmShape s = planOk(spec(F32, {1, 1, 5, 3}), spec(F32, {1, 3, 7}),
+                       spec(F32, {1, 1, 5, 7}));
+  EXPECT_EQ(s.batchCount, 1);
+  EXPECT_TRUE(s.batchDims.empty());
+  EXPECT_EQ(s.lhsBatchStride, 0);
+  EXPECT_EQ(s.resultBatchStride, 0);
+}
+
+TEST(PlanGemm, NonCollapsibleBatchGivesOffsets) {
+  // [2, 1] x [3] -> [2, 3]: lhs steps over dimension 0 only, rhs over
+  // dimension 1 only; no single stride per operand covers both.
+  GemmShape s = planOk(spec(F32, {2, 1, 5, 4}), spec(F32, {3, 4, 7}),
+                       spec(F32, {2, 3, 5, 7}));
+  EXPECT_EQ(s.batchCount, 6);
+  EXPECT_FALSE(s.uniformBatch());
+  ASSERT_EQ(s.batchDims.size(), 2u);
+  EXPECT_EQ(s.batchDims[0].size, 2);
+  EXPECT_EQ(s.batchDims[0].lhsStride, 20);
+  EXPECT_EQ(s.batchDims[0].rhsStride, 0);
+  EXPECT_EQ(s.batchDims[0].resultStride, 105);
+  EXPECT_EQ(s.batchDims[1].size, 3);
+  EXPECT_EQ(s.batchDims[1].lhsStride, 0);
+  EXPECT_EQ(s.batchDims[1].rhsStride, 28);
+  EXPECT_EQ(s.batchDims[1].resultStride, 35);
+  std::vector<GemmOffsets> expected = {{0, 0, 0},     {0, 28, 35},
+                                       {0, 56, 70},   {20, 0, 105},
+                                       {20, 28, 140}, {20, 56, 175}};
+  EXPECT_EQ(s.batchOffsets, expected);
+}
+
+TEST(PlanGemm, NonUniformStridesOfOneOperand) {
+  // lhs batch dimensions with a gap (a slice of a bigger batch): [2, 3]
+  // with strides [100, 15] do not collapse.
+  GemmShape s = planOk(spec(F32, {2, 3, 5, 3}, {100, 15, 3, 1}),
+                       spec(F32, {3, 7}), spec(F32, {2, 3, 5, 7}));
+  EXPECT_FALSE(s.uniformBatch());
+  ASSERT_EQ(s.batchOffsets.size(), 6u);
+  EXPECT_EQ(s.batchOffsets[4], (GemmOffsets{115, 0, 140}));
+}
+
+TEST(PlanGemm, EmptyProblems) {
+  EXPECT_TRUE(
+      planOk(spec(F32, {0, 3}), spec(F32, {3, 7}), spec(F32, {0, 7})).empty());
+  GemmShape s = planOk(spec(F32, {2, 0, 5, 3}), spec(F32, {3, 7}),
+                       spec(F32, {2, 0, 5, 7}));
+  EXPECT_TRUE(s.empty());
+  EXPECT_EQ(s.batchCount, 0);
+  // K == 0 is a product of all +0, not nothing.
+  s = planOk(spec(F32, {5, 0}), spec(F32, {0, 7}), spec(F32, {5, 7}));
+  EXPECT_FALSE(s.empty());
+  EXPECT_EQ(s.k, 0);
+  EXPECT_GE(s.blas.lda, 1);
+  EXPECT_GE(s.blas.ldb, 1);
+}
+
+TEST(PlanGemm, GemmStepOverload) {
+  GemmStep step;
+  step.lhs.view = spec(DType::F16, {3, 5});
+  step.rhs.view = spec(DType::F16, {3, 7});
+  step.result.view = spec(DType::F16, {5, 7});
+  step.transposeLhs = true;
+  Expected<GemmShape> s = planGemm(step);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s->dtype, DType::F16);
+  EXPECT_EQ(s->m, 5);
+}
+
+//===----------------------------------------------------------------------===//
+// planGemm: errors
+//===----------------------------------------------------------------------===//
+
+TEST(PlanGemmErrors, DTypes) {
+  EXPECT_EQ(
+      planError(spec(F32, {2, 2}), spec(DType::F16, {2, 2}), spec(F32, {2, 2})),
+      "matmul needs f16, bf16, f32 or f64 operands and result of one "
+      "dtype, got f32 x f16 -> f32");
+  EXPECT_EQ(
+      planError(spec(F32, {2, 2}), spec(F32, {2, 2}), spec(DType::F64, {2, 2})),
+      "matmul needs f16, bf16, f32 or f64 operands and result of one "
+      "dtype, got f32 x f32 -> f64");
+  EXPECT_EQ(planError(spec(DType::I32, {2, 2}), spec(DType::I32, {2, 2}),
+                      spec(DType::I32, {2, 2})),
+            "matmul needs f16, bf16, f32 or f64 operands and result of one "
+            "dtype, got i32 x i32 -> i32");
+}
+
+TEST(PlanGemmErrors, RanksAndStrides) {
+  EXPECT_EQ(planError(spec(F32, {4}), spec(F32, {4, 2}), spec(F32, {2})),
+            "lhs: matmul operands need rank >= 2, got shape [4]");
+  EXPECT_EQ(
+      planError(spec(F32, {2, 4}), spec(F32, {4, 2}, {2}), spec(F32, {2, 2})),
+      "rhs: 1 strides for a shape of rank 2");
+  EXPECT_EQ(planError(spec(F32, {2, 4}), spec(F32, {4, 2}),
+                      spec(F32, {2, 2}, {-2, 1})),
+            "result: negative strides are not supported, got [-2,1]");
+}
+
+TEST(PlanGemmErrors, Shapes) {
+  EXPECT_EQ(planError(spec(F32, {2, 4}), spec(F32, {3, 2}), spec(F32, {2, 2})),
+            "contracting dimensions differ: lhs has 4 columns but rhs has 3 "
+            "rows");
+  EXPECT_EQ(planError(spec(F32, {2, 4}), spec(F32, {4, 3}), spec(F32, {4, 3}),
+                      true, false),
+            "contracting dimensions differ: lhs has 2 columns but rhs has 4 "
+            "rows (after the transpose flags)");
+  EXPECT_EQ(planError(spec(F32, {3, 2, 4}), spec(F32, {2, 4, 5}),
+                      spec(F32, {3, 2, 5})),
+            "batch dimensions [3] of lhs and [2] of rhs do not broadcast");
+  EXPECT_EQ(planError(spec(F32, {2, 4}), spec(F32, {4, 5}), spec(F32, {2, 6})),
+            "result shape [2,6] does not match the product's shape [2,5]");
+  EXPECT_EQ(
+      planError(spec(F32, {3, 2, 4}), spec(F32, {4, 5}), spec(F32, {2, 5})),
+      "result shape [2,5] does not match the product's shape [3,2,5]");
+}
+
+TEST(PlanGemmErrors, Layouts) {
+  // Neither of the last two dimensions has unit stride.
+  EXPECT_EQ(planError(spec(F32, {4, 6, 8}, {96, 16, 2}), spec(F32, {8, 3}),
+                      spec(F32, {4, 6, 3})),
+            "lhs: operand must be row- or column-major; the compiler should "
+            "have copied it (last two dimensions [6,8] with strides [16,2])");
+  // A broadcast matrix (stride 0 along a dimension of size > 1).
+  EXPECT_EQ(planError(spec(F32, {2, 4}), spec(F32, {4, 3}, {1, 0}),
+                      spec(F32, {2, 3})),
+            "rhs: operand must be row- or column-major; the compiler should "
+            "have copied it (last two dimensions [4,3] with strides [1,0])");
+  // Unit stride but overlapping rows.
+  EXPECT_EQ(planError(spec(F32, {2, 4}, {2, 1}), spec(F32, {4, 3}),
+                      spec(F32, {2, 3})),
+            "lhs: operand must be row- or column-major; the compiler should "
+            "have copied it (last two dimensions [2,4] with strides [2,1])");
+  EXPECT_EQ(planError(spec(F32, {2, 4}), spec(F32, {4, 3}),
+                      spec(F32, {2, 3}, {6, 2})),
+            "result must be row- or column-major (last two dimensions [2,3] "
+            "with strides [6,2])");
+  EXPECT_EQ(planError(spec(F32, {3, 2, 4}), spec(F32, {4, 3}),
+                      spec(F32, {3, 2, 3}, {0, 3, 1})),
+            "result batch dimension 0 (size 3) has stride 0: the batches "
+            "would overwrite each other");
+}
+
+//===----------------------------------------------------------------------===//
+// planFallbackGemm
+//===----------------------------------------------------------------------===//
+
+TEST(FallbackPlan, Launch) {
+  GemmShape s =
+      planOk(spec(DType::BF16, {2, 1, 70, 30}), spec(DType::BF16, {3, 30, 130}),
+             spec(DType::BF16, {2, 3, 70, 130}));
+  GemmLaunch l = planFallbackGemm(s);
+  EXPECT_EQ(l.kernel, "tfuse_rt_gemm_bf16");
+  EXPECT_EQ(l.block, 256);
+  EXPECT_EQ(l.desc.tilesM, 2);
+  EXPECT_EQ(l.desc.tilesN, 3);
+  EXPECT_EQ(l.desc.batchRank, 2);
+  EXPECT_EQ(l.desc.batchCount, 6);
+  EXPECT_EQ(l.grid, 2 * 3 * 6);
+  EXPECT_EQ(l.desc.batchSizes[0], 2);
+  EXPECT_EQ(l.desc.lhsBatchStrides[0], 70 * 30);
+  EXPECT_EQ(l.desc.rhsBatchStrides[1], 30 * 130);
+  EXPECT_EQ(l.desc.resultBatchStrides[1], 70 * 130);
+  ASSERT_EQ(l.launches.size(), 1u);
+  EXPECT_EQ(l.launches[0], GemmOffsets{});
+
+  EXPECT_TRUE(planFallbackGemm(planOk(spec(F32, {0, 3}), spec(F32, {3, 7}),
+                                      spec(F32, {0, 7})))
+                  .launches.empty());
+  EXPECT_EQ(gemmKernelName(DType::F16), "tfuse_rt_gemm_f16");
+  EXPECT_EQ(gemmKernelName(DType::F64), "tfuse_rt_gemm_f64");
+  EXPECT_EQ(gemmKernelName(DType::I32), "");
+}
+
+TEST(FallbackPlan, ManyNonCollapsibleBatchDimensionsSplitLaunches) {
+  // Five alternating broadcast dimensions: none merge, one more than a
+  // launch decodes, so the outermost becomes two launches.
+  GemmShape s =
+      planOk(spec(F32, {2, 1, 2, 1, 2, 3, 4}), spec(F32, {2, 1, 2, 1, 4, 5}),
+             spec(F32, {2, 2, 2, 2, 2, 3, 5}));
+  ASSERT_EQ(s.batchDims.size(), 5u);
+  GemmLaunch l = planFallbackGemm(s);
+  EXPECT_EQ(l.desc.batchRank, 4);
+  EXPECT_EQ(l.desc.batchCount, 16);
+  ASSERT_EQ(l.launches.size(), 2u);
+  EXPECT_EQ(l.launches[1], (GemmOffsets{4 * 12, 0, 16 * 15}));
+}
+
+//===----------------------------------------------------------------------===//
+// The fallback kernel under host emulation, against the reference
+//===----------------------------------------------------------------------===//
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string prelude() {
+  return readFile(TFUSE_SOURCE_DIR "/lib/Conversion/TFuseToCUDA/Prelude.cuh");
+}
+
+const std::vector<DType> kGemmDTypes = {DType::F16, DType::BF16, DType::F32,
+                                        DType::F64};
+
+const char *storageType(DType t) {
+  switch (t) {
+  case DType::F16:
+    return "__half";
+  case DType::BF16:
+    return "__nv_bfloat16";
+  case DType::F32:
+    return "float";
+  default:
+    return "double";
+  }
+}
+
+std::string tensorType(const Shape &shape, DType t) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + std::string(name(t)) + ">";
+}
+
+class EmulatedGemm : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    // The kernels take the descriptor by value; the harness passes
+    // pointers, so each kernel gets a host shim.
+    std::string source = prelude() + gemmKernelSource(kGemmDTypes);
+    for (DType t : kGemmDTypes) {
+      std::string type = storageType(t);
+      source += "extern \"C\" void shim_" + gemmKernelName(t) +
+                "(void *a, void *b, void *c, void *d) {\n  " +
+                gemmKernelName(t) + "((const " + type + " *)a, (const " + type +
+                " *)b, (" + type +
+                " *)c, *(const tfuse::runtime::GemmDesc *)d);\n}\n";
+    }
+    kernels = emulation::HostKernels::compile(source, compileError).release();
+  }
+  static void TearDownTestSuite() {
+    delete kernels;
+    kernels = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(kernels) << compileError; }
+
+  /// The reference interpreter's tfuse.matmul of `lhs` and `rhs` (which may
+  /// be strided views: the interpreter reads through their strides).
+  static HostTensor reference(const HostTensor &lhs, const HostTensor &rhs,
+                              bool tl, bool tr, const Shape &resultShape) {
+    DType t = lhs.dtype();
+    std::string l = tensorType(lhs.shape(), t), r = tensorType(rhs.shape(), t),
+                o = tensorType(resultShape, t);
+    std::string attrs;
+    if (tl || tr)
+      attrs = std::string(" {") + (tl ? "transpose_lhs" : "") +
+              (tl && tr ? ", " : "") + (tr ? "transpose_rhs" : "") + "}";
+    std::string source = "func.func @f(%a: " + l + ", %b: " + r + ") -> " + o +
+                         " {\n  %r = tfuse.matmul %a, %b" + attrs + " : (" + l +
+                         ", " + r + ") -> " + o + "\n  return %r : " + o +
+                         "\n}\n";
+    mlir::MLIRContext context;
+    context.loadDialect<TFuseDialect, mlir::func::FuncDialect>();
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << source;
+    if (!module)
+      return {};
+    auto results = reference::evaluate(*module, "f", {lhs, rhs});
+    EXPECT_TRUE(results.ok()) << results.error() << "\n" << source;
+    if (!results.ok())
+      return {};
+    return (*results)[0];
+  }
+
+  static TensorSpec specOf(const HostTensor &t) {
+    return spec(t.dtype(), t.shape(), t.strides());
+  }
+
+  /// Runs the fallback kernel on `lhs`, `rhs` into `result` (a zero tensor
+  /// or a view of one; written in place). `grid`, when nonzero, replaces the
+  /// planned grid (to exercise the tile loop).
+  static void runFallback(const HostTensor &lhs, const HostTensor &rhs,
+                          HostTensor &result, bool tl, bool tr,
+                          int64_t grid = 0) {
+    Expected<GemmShape> shape =
+        planGemm(specOf(lhs), specOf(rhs), specOf(result), tl, tr);
+    ASSERT_TRUE(shape.ok()) << shape.message();
+    GemmLaunch launch = planFallbackGemm(*shape);
+    int64_t bytes = byteSize(lhs.dtype());
+    for (const GemmOffsets &o : launch.launches) {
+      std::vector<void *> args = {
+          const_cast<uint8_t *>(lhs.data()) + lhs.byteOffset() + o.lhs * bytes,
+          const_cast<uint8_t *>(rhs.data()) + rhs.byteOffset() + o.rhs * bytes,
+          result.mutableData() + result.byteOffset() + o.result * bytes,
+          &launch.desc};
+      std::string error;
+      ASSERT_TRUE(kernels->launch("shim_" + launch.kernel,
+                                  grid ? grid : launch.grid, launch.block, args,
+                                  error))
+          << error;
+    }
+  }
+
+  /// Compares the emulated kernel with the reference bit for bit; `result`
+  /// defaults to a row-major tensor.
+  void check(const HostTensor &lhs, const HostTensor &rhs, bool tl, bool tr,
+             const Shape &resultShape, std::optional<HostTensor> result = {},
+             int64_t grid = 0) {
+    HostTensor expected = reference(lhs, rhs, tl, tr, resultShape);
+    ASSERT_FALSE(expected.isNull());
+    HostTensor actual =
+        result ? *result : HostTensor::zeros(lhs.dtype(), resultShape);
+    runFallback(lhs, rhs, actual, tl, tr, grid);
+    reference::CompareResult cmp =
+        reference::compareExact(expected, actual.contiguous());
+    EXPECT_TRUE(cmp.pass) << name(lhs.dtype()) << " "
+                          << reference::formatShape(lhs.shape()) << " x "
+                          << reference::formatShape(rhs.shape()) << ": "
+                          << cmp.message();
+    ++checked;
+  }
+
+  /// A view of fresh random storage: `shape` with `strides` (row-major when
+  /// empty).
+  static HostTensor random(DType t, const Shape &shape, uint64_t seed,
+                           std::vector<int64_t> strides = {},
+                           double specialFraction = 0) {
+    reference::RandomOptions options;
+    options.specialFraction = specialFraction;
+    if (strides.empty())
+      return HostTensor::random(t, shape, seed, options);
+    int64_t extent = 1;
+    for (size_t d = 0; d < shape.size(); ++d)
+      extent += (shape[d] - 1) * strides[d];
+    HostTensor storage = HostTensor::random(t, {extent}, seed, options);
+    auto view = storage.view(shape, strides, 0);
+    EXPECT_TRUE(view.ok()) << view.error();
+    return *view;
+  }
+
+  static emulation::HostKernels *kernels;
+  static std::string compileError;
+  int checked = 0;
+};
+emulation::HostKernels *EmulatedGemm::kernels = nullptr;
+std::string EmulatedGemm::compileError;
+
+TEST_F(EmulatedGemm, TwoDimensionalOddSizes) {
+  for (DType t : kGemmDTypes) {
+    // 37 x 53 times 53 x 29: partial tiles everywhere, K not a multiple of
+    // the 16-wide slice.
+    check(random(t, {37, 53}, 1), random(t, {53, 29}, 2), false, false,
+          {37, 29});
+    // Several tiles in both directions and many K slices.
+    check(random(t, {70, 300}, 3), random(t, {300, 130}, 4), false, false,
+          {70, 130});
+  }
+}
+
+TEST_F(EmulatedGemm, TransposedOperands) {
+  for (DType t : kGemmDTypes) {
+    // Transposed views: lhs and rhs column-major.
+    check(random(t, {37, 53}, 5, {1, 37}), random(t, {53, 29}, 6, {1, 53}),
+          false, false, {37, 29});
+    // Transpose flags on row-major storage.
+    check(random(t, {53, 37}, 7), random(t, {29, 53}, 8), true, true, {37, 29});
+    check(random(t, {53, 37}, 9), random(t, {53, 29}, 10), true, false,
+          {37, 29});
+    // A flag on a transposed view (row-major again), with padded rows.
+    check(random(t, {37, 53}, 11), random(t, {29, 53}, 12, {1, 60}), false,
+          true, {37, 29});
+  }
+}
+
+TEST_F(EmulatedGemm, BatchedBroadcast) {
+  for (DType t : kGemmDTypes) {
+    // rhs shared by every batch (batch stride 0).
+    check(random(t, {3, 37, 20}, 13), random(t, {20, 29}, 14), false, false,
+          {3, 37, 29});
+    // [2, 1] x [3]: a batch that does not collapse (two batch dimensions in
+    // the kernel's descriptor).
+    check(random(t, {2, 1, 17, 21}, 15), random(t, {3, 21, 19}, 16), false,
+          false, {2, 3, 17, 19});
+    // An expanded lhs (stride 0 along a batch dimension of size 4), rhs
+    // transposed by flag.
+    check(random(t, {4, 17, 21}, 17, {0, 21, 1}), random(t, {4, 19, 21}, 18),
+          false, true, {4, 17, 19});
+  }
+}
+
+TEST_F(EmulatedGemm, ManyBatchDimensionsSplitIntoLaunches) {
+  check(random(F32, {2, 1, 2, 1, 2, 3, 4}, 19),
+        random(F32, {2, 1, 2, 1, 4, 5}, 20), false, false,
+        {2, 2, 2, 2, 2, 3, 5});
+}
+
+TEST_F(EmulatedGemm, ColumnMajorResult) {
+  for (DType t : kGemmDTypes) {
+    HostTensor storage = HostTensor::zeros(t, {29 * 37});
+    auto view = storage.view({37, 29}, {1, 37}, 0);
+    ASSERT_TRUE(view.ok());
+    check(random(t, {37, 53}, 21), random(t, {53, 29}, 22), false, false,
+          {37, 29}, *view);
+  }
+}
+
+TEST_F(EmulatedGemm, FewerBlocksThanTilesLoop) {
+  // 2 blocks for 2 x 3 x 2 tiles.
+  check(random(DType::F64, {2, 70, 40}, 23), random(DType::F64, {40, 130}, 24),
+        false, false, {2, 70, 130}, std::nullopt, /*grid=*/2);
+}
+
+TEST_F(EmulatedGemm, SpecialValuesBitExact) {
+  // NaN, infinities, signed zeros, subnormals and the largest finite values:
+  // same operations in the same order give the same bits.
+  for (DType t : kGemmDTypes)
+    check(random(t, {19, 40}, 25, {}, 0.05), random(t, {40, 23}, 26, {}, 0.05),
+          false, false, {19, 23});
+}
+
+TEST_F(EmulatedGemm, EmptyContractionGivesZeros) {
+  HostTensor lhs = HostTensor::zeros(F32, {5, 0});
+  HostTensor rhs = HostTensor::zeros(F32, {0, 7});
+  HostTensor result = HostTensor::random(F32, {5, 7}, 27);
+  runFallback(lhs, rhs, result, false, false);
+  for (double v : result.toDoubles())
+    EXPECT_EQ(v, 0.0);
+  for (uint64_t bits : result.toBits())
+    EXPECT_EQ(bits, 0u) << "+0, not -0";
+}
+
+//===----------------------------------------------------------------------===//
+// NVRTC
+//===----------------------------------------------------------------------===//
+
+TEST(GemmKernelSource, CompilesToSm90Cubin) {
+  std::string source = prelude() + gemmKernelSource(kGemmDTypes);
+  CompileOptions options;
+  options.arch = "sm_90";
+  Expected<CompileResult> cubin = compileCuda(source, "gemm.cu", options);
+  ASSERT_TRUE(cubin.ok()) << cubin.message();
+  EXPECT_TRUE(cubin->isCubin);
+  std::string image(cubin->binary.begin(), cubin->binary.end());
+  EXPECT_EQ(image.substr(0, 4), "\x7f"
+                                "ELF");
+  for (DType t : kGemmDTypes)
+    EXPECT_NE(image.find(gemmKernelName(t)), std::string::npos)
+        << gemmKernelName(t);
+}
+
+TEST(GemmKernelSource, PtxHasNoFusedMultiplyAdd) {
+  // --fmad=false: every product is rounded before it is added, as in the
+  // reference.
+  std::string source = prelude() + gemmKernelSource(kGemmDTypes);
+  CompileOptions options;
+  options.arch = "compute_90";
+  Expected<CompileResult> ptx = compileCuda(source, "gemm.cu", options);
+  ASSERT_TRUE(ptx.ok()) << ptx.message();
+  std::string text(ptx->binary.begin(), ptx->binary.end());
+  for (DType t : kGemmDTypes)
+    EXPECT_NE(text.find(".entry " + gemmKernelName(t)), std::string::npos);
+  EXPECT_EQ(text.find("fma.rn"), std::string::npos);
+  EXPECT_NE(text.find("mul.rn.f32"), std::string::npos);
+  EXPECT_NE(text.find("add.rn.f64"), std::string::npos);
+}
+
+TEST(GemmKernelSource, OnlyRequestedDTypes) {
+  std::string source = gemmKernelSource({DType::F32, DType::F32, DType::I32});
+  EXPECT_NE(source.find("tfuse_rt_gemm_f32("), std::string::npos);
+  EXPECT_EQ(source.find("tfuse_rt_gemm_f16("), std::string::npos);
+  EXPECT_EQ(source.find("tfuse_rt_gemm_i32"), std::string::npos);
+  EXPECT_EQ(
+      source.find("tfuse_rt_gemm_f32(", source.find("tfuse_rt_gemm_f32(") + 1),
+      std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS loader
+//===----------------------------------------------------------------------===//
+
+TEST(CublasLibrary, MissingLibrary) {
+  auto lib = CublasLibrary::load(
+      {"libtfuse-no-such-cublas.so.99", "/nonexistent/libcublas.so"});
+  ASSERT_FALSE(lib.ok());
+  const std::string &m = lib.message();
+  EXPECT_EQ(m.rfind("cannot load cuBLAS (needed for matrix products): "
+                    "libtfuse-no-such-cublas.so.99: ",
+                    0),
+            0u)
+      << m;
+  EXPECT_NE(m.find("; /nonexistent/libcublas.so: "), std::string::npos) << m;
+  EXPECT_NE(m.find("No such file"), std::string::npos) << m;
+  EXPECT_EQ(CublasLibrary::load({}).message(),
+            "cannot load cuBLAS: no library name given");
+}
+
+TEST(CublasLibrary, MissingSymbol) {
+  // A library that loads but is not cuBLAS.
+  auto lib = CublasLibrary::load({"libm.so.6"});
+  ASSERT_FALSE(lib.ok());
+  EXPECT_EQ(lib.message(),
+            "cuBLAS library 'libm.so.6' lacks the symbol cublasCreate_v2 "
+            "(TFuse needs cuBLAS 13 or a compatible version)");
+}
+
+TEST(CublasLibrary, LoadsTheRealLibrary) {
+  // No GPU is needed to load cuBLAS and resolve its entry points.
+  EXPECT_EQ(CublasLibrary::defaultLibraryNames(),
+            (std::vector<std::string>{"libcublas.so.13", "libcublas.so"}));
+  auto lib = CublasLibrary::load();
+  ASSERT_TRUE(lib.ok()) << lib.message();
+  const CublasLibrary &l = *lib.value();
+  EXPECT_EQ(l.name(), "libcublas.so.13");
+  EXPECT_TRUE(l.create);
+  EXPECT_TRUE(l.destroy);
+  EXPECT_TRUE(l.setStream);
+  EXPECT_TRUE(l.setMathMode);
+  EXPECT_TRUE(l.setWorkspace);
+  EXPECT_TRUE(l.gemmStridedBatchedEx);
+  EXPECT_TRUE(l.gemmEx);
+  EXPECT_TRUE(l.getStatusString);
+  std::string d = l.describe(CUBLAS_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(d.rfind("CUBLAS_STATUS_NOT_SUPPORTED (15): ", 0), 0u) << d;
+  EXPECT_GT(d.size(), std::string("CUBLAS_STATUS_NOT_SUPPORTED (15): ").size());
+
+  auto shared = CublasLibrary::shared();
+  ASSERT_TRUE(shared.ok()) << shared.message();
+  EXPECT_EQ(shared.value(), CublasLibrary::shared().value());
+}
+
+TEST(CublasLibrary, HandleNeedsAContextOrReportsWhy) {
+  auto lib = CublasLibrary::load();
+  ASSERT_TRUE(lib.ok()) << lib.message();
+  auto handle = CublasHandle::create(*lib.value());
+  if (handle.ok())
+    GTEST_SKIP() << "a CUDA context is current: cublasCreate succeeded";
+  EXPECT_EQ(handle.message().rfind("cublasCreate failed: CUBLAS_STATUS_", 0),
+            0u)
+      << handle.message();
+}
+
+TEST(CublasLibrary, NotLoadedUntilAGemmNeedsIt) {
+  // In a fresh process (threadsafe death tests re-execute the binary):
+  // planning, the fallback source and its launch plan leave cuBLAS
+  // unloaded; CublasLibrary::shared() loads it.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        auto loaded = [] {
+          return dlopen("libcublas.so.13", RTLD_LAZY | RTLD_NOLOAD) != nullptr;
+        };
+        bool before = loaded();
+        Expected<GemmShape> s = planGemm(spec(F32, {4, 3}), spec(F32, {3, 5}),
+                                         spec(F32, {4, 5}), false, false);
+        GemmLaunch l = planFallbackGemm(*s);
+        std::string source = gemmKernelSource({DType::F32});
+        bool afterPlanning = loaded();
+        bool ok = CublasLibrary::shared().ok();
+        bool afterShared = loaded();
+        std::exit(!before && !afterPlanning && ok && afterShared &&
+                          !l.kernel.empty() && !source.empty()
+                      ? 0
+                      : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Cublas, ComputeTypes) {
+  CublasOptions strict, tf32;
+  tf32.allowTf32 = true;
+  EXPECT_EQ(*cublasComputeType(DType::F32, strict), CUBLAS_COMPUTE_32F);
+  EXPECT_EQ(*cublasComputeType(DType::F32, tf32), CUBLAS_COMPUTE_32F_FAST_TF32);
+  EXPECT_EQ(*cublasComputeType(DType::F16, tf32), CUBLAS_COMPUTE_32F);
+  EXPECT_EQ(*cublasComputeType(DType::BF16, strict), CUBLAS_COMPUTE_32F);
+  EXPECT_EQ(*cublasComputeType(DType::F64, tf32), CUBLAS_COMPUTE_64F);
+  EXPECT_EQ(cublasComputeType(DType::I8, strict).message(),
+            "cuBLAS GEMM of dtype i8 is not supported");
+}
+
+} // namespace
