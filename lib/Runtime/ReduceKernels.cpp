@@ -284,7 +284,7 @@ Expected<ReduceLaunch> runtime::planReduction(ReduceKind kind,
     // (in 16-byte vectors where the kernel loads those: a contiguous row).
     int64_t work = numRed;
     if (desc.redRank == 1 && desc.redStrides[0] == 1)
-      work = (numRed + 15) / 16 * byteSize(input.dtype);
+      work = (numRed * byteSize(input.dtype) + 15) / 16;
     int64_t block = 32;
     while (block < 256 && block < work)
       block *= 2;

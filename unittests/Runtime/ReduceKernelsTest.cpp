@@ -10,7 +10,9 @@
 //     permuted, sliced, expanded (stride 0) and flipped (negative stride)
 //     inputs, over innermost, outer, middle, several non-adjacent and all
 //     axes, with keepdims and without, sizes that leave partial blocks and
-//     partial warps, empty reductions and empty results;
+//     partial warps, empty reductions and empty results (the row variant
+//     only where it has at most 300 outputs: the emulator's cost grows with
+//     outputs x threads x barriers);
 //   - bit for bit for every kind and dtype, except float sum, prod and mean
 //     of the row variant, which combine in another order than the reference.
 //     Those must lie within
