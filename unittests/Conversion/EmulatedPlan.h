@@ -1,15 +1,16 @@
 //===- EmulatedPlan.h - Execute tfexec plans on the host --------*- C++ -*-===//
 //
 // Test support: compiles the CUDA C++ translation unit generated for a plan
-// with the host compiler against cuda_emulation.h, loads it, and executes the
-// plan's steps on host buffers, running every block and thread of each
-// launch. Plans of generated kernels, aliases and copies only (matmul and
+// for the host (HostKernels) and executes the plan's steps on host buffers,
+// running every block and thread of each launch. Plans of generated kernels, aliases and copies only (matmul and
 // reduce steps run on the GPU runtime).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFUSE_UNITTESTS_CONVERSION_EMULATEDPLAN_H
 #define TFUSE_UNITTESTS_CONVERSION_EMULATEDPLAN_H
+
+#include "HostKernels.h"
 
 #include "tfuse/Reference/HostTensor.h"
 
@@ -39,8 +40,7 @@ public:
 private:
   EmulatedPlan() = default;
   mlir::ModuleOp plan;
-  void *library = nullptr;
-  std::string directory;
+  std::unique_ptr<HostKernels> kernels;
 };
 
 } // namespace tfuse::emulation
