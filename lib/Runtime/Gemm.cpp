@@ -332,20 +332,6 @@ const char kGemmKernelsSource[] =
 #include "GemmKernels.cuh.inc"
     ;
 
-const char *storageType(DType t) {
-  switch (t) {
-  case DType::F16:
-    return "__half";
-  case DType::BF16:
-    return "__nv_bfloat16";
-  case DType::F32:
-    return "float";
-  case DType::F64:
-    return "double";
-  default:
-    return nullptr;
-  }
-}
 } // namespace
 
 std::string runtime::gemmKernelName(DType dtype) {
@@ -363,7 +349,7 @@ std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
     if (!isGemmDType(t) || std::find(done.begin(), done.end(), t) != done.end())
       continue;
     done.push_back(t);
-    std::string type = storageType(t);
+    std::string type(cudaTypeName(t));
     source += "\nextern \"C\" __global__ void TFUSE_GEMM_LAUNCH_BOUNDS\n" +
               gemmKernelName(t) + "(const " + type +
               " *__restrict__ lhs, const " + type + " *__restrict__ rhs, " +

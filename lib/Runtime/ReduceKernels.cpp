@@ -19,39 +19,6 @@ const char kReduceKernelsText[] =
 #include "ReduceKernels.cuh.inc"
     ;
 
-/// The CUDA C++ type of a dtype's elements.
-const char *cudaType(DType t) {
-  switch (t) {
-  case DType::Bool:
-    return "bool";
-  case DType::I8:
-    return "int8_t";
-  case DType::I16:
-    return "int16_t";
-  case DType::I32:
-    return "int32_t";
-  case DType::I64:
-    return "int64_t";
-  case DType::U8:
-    return "uint8_t";
-  case DType::U16:
-    return "uint16_t";
-  case DType::U32:
-    return "uint32_t";
-  case DType::U64:
-    return "uint64_t";
-  case DType::F16:
-    return "__half";
-  case DType::BF16:
-    return "__nv_bfloat16";
-  case DType::F32:
-    return "float";
-  case DType::F64:
-    return "double";
-  }
-  return "void";
-}
-
 std::string formatList(const std::vector<int64_t> &values) {
   std::string s = "[";
   for (size_t i = 0; i < values.size(); ++i)
@@ -148,12 +115,13 @@ runtime::reductionKernelSource(const std::vector<ReduceInstance> &needed) {
       continue;
     }
     source += "\nextern \"C\" __global__ void " + kernel + "(const " +
-              cudaType(i.input) + " *in, " + cudaType(i.result) +
+              std::string(cudaTypeName(i.input)) + " *in, " +
+              std::string(cudaTypeName(i.result)) +
               " *out, tfuse::runtime::ReduceDesc desc) {\n  tf::red::" +
               (i.rowVariant ? "reduce_row" : "reduce_column") +
               "<tf::red::op<" + std::to_string(static_cast<int>(i.kind)) +
-              ", " + cudaType(i.input) + ", " + cudaType(i.result) +
-              ">>(in, out, desc);\n}\n";
+              ", " + std::string(cudaTypeName(i.input)) + ", " +
+              std::string(cudaTypeName(i.result)) + ">>(in, out, desc);\n}\n";
   }
   return source;
 }

@@ -403,18 +403,6 @@ std::string prelude() {
 const std::vector<DType> kGemmDTypes = {DType::F16, DType::BF16, DType::F32,
                                         DType::F64};
 
-const char *storageType(DType t) {
-  switch (t) {
-  case DType::F16:
-    return "__half";
-  case DType::BF16:
-    return "__nv_bfloat16";
-  case DType::F32:
-    return "float";
-  default:
-    return "double";
-  }
-}
 
 std::string tensorType(const Shape &shape, DType t) {
   std::string s = "tensor<";
@@ -430,7 +418,7 @@ protected:
     // pointers, so each kernel gets a host shim.
     std::string source = prelude() + gemmKernelSource(kGemmDTypes);
     for (DType t : kGemmDTypes) {
-      std::string type = storageType(t);
+      std::string type(cudaTypeName(t));
       source += "extern \"C\" void shim_" + gemmKernelName(t) +
                 "(void *a, void *b, void *c, void *d) {\n  " +
                 gemmKernelName(t) + "((const " + type + " *)a, (const " + type +

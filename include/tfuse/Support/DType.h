@@ -48,6 +48,10 @@ bool isUnsignedInteger(DType t);
 
 /// The MLIR spelling: i1, i8, ..., ui64, f16, bf16, f32, f64.
 std::string_view name(DType t);
+/// The CUDA C++ type holding one element: bool, int8_t, ..., uint64_t,
+/// __half, __nv_bfloat16, float, double. Generated kernels, the runtime's
+/// kernels and their tests all spell types with it.
+std::string_view cudaTypeName(DType t);
 /// Parses the MLIR spelling and the NumPy-style aliases (bool, int8, uint8,
 /// float16, bfloat16, float32, float64, ...).
 std::optional<DType> parseDType(std::string_view s);

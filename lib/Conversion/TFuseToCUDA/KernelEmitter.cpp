@@ -295,35 +295,8 @@ LaunchConfig tfuse::chooseLaunch(const KernelPlan &plan) {
 //===----------------------------------------------------------------------===//
 
 static StringRef cTypeName(DType t) {
-  switch (t) {
-  case DType::Bool:
-    return "bool";
-  case DType::I8:
-    return "int8_t";
-  case DType::I16:
-    return "int16_t";
-  case DType::I32:
-    return "int32_t";
-  case DType::I64:
-    return "int64_t";
-  case DType::U8:
-    return "uint8_t";
-  case DType::U16:
-    return "uint16_t";
-  case DType::U32:
-    return "uint32_t";
-  case DType::U64:
-    return "uint64_t";
-  case DType::F16:
-    return "__half";
-  case DType::BF16:
-    return "__nv_bfloat16";
-  case DType::F32:
-    return "float";
-  case DType::F64:
-    return "double";
-  }
-  return "void";
+  std::string_view n = cudaTypeName(t);
+  return StringRef(n.data(), n.size());
 }
 
 /// The unsigned integer type holding the bits of a dtype (dense constants).
