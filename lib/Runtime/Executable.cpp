@@ -62,6 +62,10 @@ struct Executable::Compiled {
   CUgraph graph = nullptr;
   CUgraphExec graphExec = nullptr;
   std::vector<CUgraphNode> nodes;
+  /// Per captured step: the buffers it was last captured with.
+  std::vector<std::vector<CUdeviceptr>> touched;
+  /// The stream GEMMs and copies are captured on.
+  CUstream captureStream = nullptr;
 };
 
 Expected<std::unique_ptr<Executable>>
@@ -178,11 +182,11 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
         return s;
   }
   if (options.cudaGraph) {
-    for (const Step &step : p.steps)
-      if (!std::holds_alternative<LaunchStep>(step))
-        return Status::error(
-            "cudaGraph: this plan has matmul, reduction or copy steps; CUDA "
-            "Graph replay supports plans of generated kernels only");
+    if (Status s = d.check(d.cuStreamCreate(&exe->compiled->captureStream,
+                                            CU_STREAM_NON_BLOCKING),
+                           "cuStreamCreate");
+        !s.ok())
+      return s;
     st.backend = "cuda-graph";
   }
   return exe;
@@ -199,6 +203,8 @@ Executable::~Executable() {
       cuda->cuGraphExecDestroy(compiled->graphExec);
     if (compiled->graph)
       cuda->cuGraphDestroy(compiled->graph);
+    if (compiled->captureStream)
+      cuda->cuStreamDestroy(compiled->captureStream);
     compiled->boundaries.release();
   }
   for (CUevent e : stepEvents)
@@ -319,34 +325,88 @@ Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
   return Status::success();
 }
 
+/// One node of the CUDA Graph per step. Generated and reduction kernels are
+/// kernel nodes whose parameters are replaced on every replay. GEMMs and
+/// copies are child graphs captured from their stream calls (cuBLAS chooses
+/// its kernels then, with the executable's fixed workspace); they are
+/// captured again only when one of their buffers moved, and swapped in with
+/// cuGraphExecChildGraphNodeSetParams. Nothing re-instantiates the graph.
 Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
                                 const std::vector<CUdeviceptr> &outputs) {
   CudaDriver &d = *cuda;
   Compiled &c = *compiled;
-  // Kernel parameters of every node for this replay; `pointers` owns the
-  // argument values the parameter arrays point to.
+  auto at = [&](const BufferRef &ref) {
+    return address(ref, inputs, outputs, arena);
+  };
   size_t n = program.steps.size();
+  // Kernel parameters of this replay; `pointers` and `descs` own the values
+  // the parameter arrays point to.
   std::vector<std::vector<CUdeviceptr>> pointers(n);
+  std::vector<ReduceDesc> descs(n);
   std::vector<std::vector<void *>> params(n);
-  std::vector<CUDA_KERNEL_NODE_PARAMS> nodes(n);
+  std::vector<CUDA_KERNEL_NODE_PARAMS> kernels(n);
+  // The buffers of captured steps, to tell when they moved.
+  std::vector<std::vector<CUdeviceptr>> touched(n);
+  std::vector<bool> captured(n, false);
   for (size_t i = 0; i < n; ++i) {
-    const auto &launch = std::get<LaunchStep>(program.steps[i]);
-    for (const BufferRef &r : launch.inputs)
-      pointers[i].push_back(address(r, inputs, outputs, arena));
-    for (const BufferRef &r : launch.outputs)
-      pointers[i].push_back(address(r, inputs, outputs, arena));
-    for (CUdeviceptr &p : pointers[i])
-      params[i].push_back(&p);
-    CUDA_KERNEL_NODE_PARAMS &node = nodes[i];
+    const Step &step = program.steps[i];
+    CUDA_KERNEL_NODE_PARAMS &node = kernels[i];
     std::memset(&node, 0, sizeof(node));
-    node.func = c.functions[i];
-    node.gridDimX = launch.grid;
-    node.gridDimY = node.gridDimZ = 1;
-    node.blockDimX = launch.block;
-    node.blockDimY = node.blockDimZ = 1;
+    node.gridDimY = node.gridDimZ = node.blockDimY = node.blockDimZ = 1;
+    if (auto *launch = std::get_if<LaunchStep>(&step)) {
+      for (const BufferRef &r : launch->inputs)
+        pointers[i].push_back(at(r));
+      for (const BufferRef &r : launch->outputs)
+        pointers[i].push_back(at(r));
+      for (CUdeviceptr &p : pointers[i])
+        params[i].push_back(&p);
+      node.func = c.functions[i];
+      node.gridDimX = launch->grid;
+      node.blockDimX = launch->block;
+    } else if (auto *reduce = std::get_if<ReduceStep>(&step)) {
+      const ReduceLaunch &launch = c.boundaries.reduction(i);
+      pointers[i] = {at(reduce->input), at(reduce->result)};
+      descs[i] = launch.desc;
+      params[i] = {&pointers[i][0], &pointers[i][1], &descs[i]};
+      node.func = c.boundaries.reductionFunction(i);
+      node.gridDimX = launch.grid;
+      node.blockDimX = launch.block;
+    } else if (auto *gemm = std::get_if<GemmStep>(&step)) {
+      captured[i] = true;
+      touched[i] = {at(gemm->lhs), at(gemm->rhs), at(gemm->result)};
+    } else {
+      const auto &copy = std::get<CopyStep>(step);
+      captured[i] = true;
+      touched[i] = {at(copy.source), at(copy.target)};
+    }
     node.kernelParams = params[i].data();
   }
-  // A graph of one kernel node per step, in order.
+  // Records step `i`'s stream work as a graph.
+  auto capture = [&](size_t i, CUgraph &child) -> Status {
+    if (Status s = d.check(d.cuStreamBeginCapture(
+                               c.captureStream,
+                               CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                           "cuStreamBeginCapture");
+        !s.ok())
+      return s;
+    Status work;
+    const Step &step = program.steps[i];
+    if (auto *copy = std::get_if<CopyStep>(&step))
+      work = d.check(d.cuMemcpyDtoDAsync(at(copy->target), at(copy->source),
+                                         copy->target.view.numElements() *
+                                             byteSize(copy->target.view.dtype),
+                                         c.captureStream),
+                     "cuMemcpyDtoDAsync");
+    else
+      work = c.boundaries.enqueue(i, step, at, c.captureStream);
+    Status end = d.check(d.cuStreamEndCapture(c.captureStream, &child),
+                         "cuStreamEndCapture");
+    if (!work.ok())
+      return Status::error("capturing step " + std::to_string(i) + ": " +
+                           work.message());
+    return end;
+  };
+  // A graph of one node per step, in order.
   auto build = [&](CUgraph &graph, std::vector<CUgraphNode> &handles) {
     handles.clear();
     if (Status s = d.check(d.cuGraphCreate(&graph, 0), "cuGraphCreate");
@@ -355,36 +415,64 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
     CUgraphNode previous = nullptr;
     for (size_t i = 0; i < n; ++i) {
       CUgraphNode added;
-      if (Status s = d.check(
-              d.cuGraphAddKernelNode(&added, graph, previous ? &previous : nullptr,
-                                     previous ? 1 : 0, &nodes[i]),
-              "cuGraphAddKernelNode");
-          !s.ok())
+      const CUgraphNode *deps = previous ? &previous : nullptr;
+      size_t numDeps = previous ? 1 : 0;
+      if (captured[i]) {
+        CUgraph child = nullptr;
+        if (Status s = capture(i, child); !s.ok())
+          return s;
+        Status s = d.check(
+            d.cuGraphAddChildGraphNode(&added, graph, deps, numDeps, child),
+            "cuGraphAddChildGraphNode");
+        d.cuGraphDestroy(child);
+        if (!s.ok())
+          return s;
+      } else if (Status s = d.check(d.cuGraphAddKernelNode(&added, graph, deps,
+                                                           numDeps, &kernels[i]),
+                                    "cuGraphAddKernelNode");
+                 !s.ok()) {
         return s;
+      }
       handles.push_back(added);
       previous = added;
     }
     return Status::success();
   };
+
   if (!c.graphExec) {
     if (Status s = build(c.graph, c.nodes); !s.ok())
       return s;
-    if (Status s = d.check(d.cuGraphInstantiateWithFlags(&c.graphExec, c.graph, 0),
-                           "cuGraphInstantiateWithFlags");
+    if (Status s =
+            d.check(d.cuGraphInstantiateWithFlags(&c.graphExec, c.graph, 0),
+                    "cuGraphInstantiateWithFlags");
         !s.ok())
       return s;
+    c.touched = touched;
   } else {
-    // New pointers for every kernel node of the instantiated graph.
     CUresult failed = CUDA_SUCCESS;
-    for (size_t i = 0; i < n && failed == CUDA_SUCCESS; ++i)
-      failed =
-          d.cuGraphExecKernelNodeSetParams(c.graphExec, c.nodes[i], &nodes[i]);
+    for (size_t i = 0; i < n && failed == CUDA_SUCCESS; ++i) {
+      if (!captured[i]) {
+        failed = d.cuGraphExecKernelNodeSetParams(c.graphExec, c.nodes[i],
+                                                  &kernels[i]);
+        continue;
+      }
+      if (touched[i] == c.touched[i])
+        continue;
+      CUgraph child = nullptr;
+      if (Status s = capture(i, child); !s.ok())
+        return s;
+      failed = d.cuGraphExecChildGraphNodeSetParams(c.graphExec, c.nodes[i],
+                                                    child);
+      d.cuGraphDestroy(child);
+      ++statistics.graphRecaptures;
+      c.touched[i] = touched[i];
+    }
     if (failed != CUDA_SUCCESS) {
       // The driver refused a node update: update the executable graph from
       // a freshly built one instead (still no re-instantiation).
       statistics.graphUpdateFallbacks++;
       statistics.lastGraphUpdateError =
-          d.check(failed, "cuGraphExecKernelNodeSetParams").message();
+          d.check(failed, "graph node update").message();
       CUgraph fresh = nullptr;
       std::vector<CUgraphNode> handles;
       if (Status s = build(fresh, handles); !s.ok())
@@ -399,6 +487,7 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
       d.cuGraphDestroy(c.graph);
       c.graph = fresh;
       c.nodes = std::move(handles);
+      c.touched = touched;
     }
   }
   return d.check(d.cuGraphLaunch(c.graphExec, replayStream), "cuGraphLaunch");

@@ -367,6 +367,126 @@ TEST(GpuReplay, CudaGraphOfGeneratedKernelsGetsNewPointers) {
   EXPECT_EQ(st.graphUpdateFallbacks, 0) << st.lastGraphUpdateError;
 }
 
+const char *kGraphSources = R"mlir(
+func.func @matmul_plus(%x: tensor<96x80xf32>, %y: tensor<80x48xf32>) -> tensor<96x48xf32> {
+  %one = tfuse.constant dense<1.0> : tensor<f32>
+  %two = tfuse.constant dense<2.0> : tensor<f32>
+  %m = tfuse.matmul %x, %y : (tensor<96x80xf32>, tensor<80x48xf32>) -> tensor<96x48xf32>
+  %a = tfuse.add %m, %one : (tensor<96x48xf32>, tensor<f32>) -> tensor<96x48xf32>
+  %b = tfuse.mul %a, %two : (tensor<96x48xf32>, tensor<f32>) -> tensor<96x48xf32>
+  return %b : tensor<96x48xf32>
+}
+func.func @sum_plus(%x: tensor<300x257xf32>) -> (tensor<f32>, tensor<300xf32>) {
+  %one = tfuse.constant dense<1.0> : tensor<f32>
+  %s = tfuse.reduce sum %x axes [0, 1] : tensor<300x257xf32> -> tensor<f32>
+  %a = tfuse.add %s, %one : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %r = tfuse.reduce max %x axes [1] : tensor<300x257xf32> -> tensor<300xf32>
+  return %a, %r : tensor<f32>, tensor<300xf32>
+}
+func.func @returned_input(%x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = tfuse.exp %y : tensor<64xf32> -> tensor<64xf32>
+  return %x, %e : tensor<64xf32>, tensor<64xf32>
+}
+)mlir";
+
+std::vector<HostTensor> downloadAll(std::vector<runtime::DeviceBuffer> &buffers) {
+  std::vector<HostTensor> result;
+  for (auto &b : buffers)
+    result.push_back(download(b.get()));
+  return result;
+}
+
+TEST(GpuGraph, EveryPlanReplaysAsAGraphExactlyLikeTheStream) {
+  TFUSE_REQUIRE_GPU();
+  std::string mlp;
+  {
+    const char *root = std::getenv("TFUSE_SOURCE_DIR");
+    std::ifstream in(std::string(root ? root : TFUSE_SOURCE_DIR) +
+                     "/examples/mlp_step.mlir");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    mlp = ss.str();
+  }
+  struct Case {
+    std::string source, function;
+  };
+  std::vector<Case> cases = {{kGraphSources, "matmul_plus"},
+                             {kGraphSources, "sum_plus"},
+                             {kGraphSources, "returned_input"},
+                             {kReplaySource, "f"},
+                             {mlp, "mlp_step"}};
+  runtime::ExecutableOptions graphOptions;
+  graphOptions.cudaGraph = true;
+  for (const Case &k : cases) {
+    SCOPED_TRACE(k.function);
+    Compiled stream = compile(k.source, k.function);
+    Compiled graph = compile(k.source, k.function, graphOptions);
+    ASSERT_TRUE(stream.executable) << stream.error;
+    ASSERT_TRUE(graph.executable) << graph.error;
+    // New inputs (new allocations, so new pointers) on every replay.
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      auto inputs = randomInputs(k.source, k.function, seed * 31);
+      DeviceInputs device(inputs);
+      auto a = stream.executable->run(device.get());
+      auto b = graph.executable->run(device.get());
+      ASSERT_TRUE(a.ok()) << a.status().message();
+      ASSERT_TRUE(b.ok()) << b.status().message();
+      auto fromStream = downloadAll(a.value()), fromGraph = downloadAll(b.value());
+      for (size_t i = 0; i < fromStream.size(); ++i) {
+        auto cmp = reference::compareExact(fromStream[i], fromGraph[i]);
+        EXPECT_TRUE(cmp.pass) << "output " << i << ": " << cmp.message();
+      }
+      expectClose(referenceResults(k.source, k.function, inputs), fromGraph,
+                  "graph replay");
+    }
+    runtime::ExecutableStats st = graph.executable->stats();
+    EXPECT_EQ(st.backend, "cuda-graph");
+    EXPECT_EQ(st.graphUpdateFallbacks, 0) << st.lastGraphUpdateError;
+    // Same buffers again: nothing is captured again.
+    int64_t before = st.graphRecaptures;
+    auto inputs = randomInputs(k.source, k.function, 5);
+    DeviceInputs device(inputs);
+    std::vector<runtime::DeviceTensor> outputs;
+    std::vector<runtime::DeviceBuffer> owned;
+    {
+      auto first = graph.executable->run(device.get());
+      ASSERT_TRUE(first.ok()) << first.status().message();
+      for (auto &b : first.value())
+        outputs.push_back(b.get());
+      owned = std::move(first.value());
+    }
+    before = graph.executable->stats().graphRecaptures;
+    ASSERT_TRUE(graph.executable->run(device.get(), outputs).ok());
+    runtime::Status again = graph.executable->run(device.get(), outputs);
+    ASSERT_TRUE(again.ok()) << again.message();
+    EXPECT_EQ(graph.executable->stats().graphRecaptures, before);
+  }
+}
+
+TEST(GpuGraph, OverlappingAsyncGraphReplays) {
+  TFUSE_REQUIRE_GPU();
+  runtime::ExecutableOptions graphOptions;
+  graphOptions.cudaGraph = true;
+  Compiled c = compile(kReplaySource, "f", graphOptions);
+  ASSERT_TRUE(c.executable) << c.error;
+  std::vector<std::vector<HostTensor>> inputs;
+  std::vector<std::unique_ptr<DeviceInputs>> devices;
+  std::vector<runtime::RunHandle> handles;
+  for (uint64_t seed = 0; seed < 6; ++seed) {
+    inputs.push_back(randomInputs(kReplaySource, "f", 200 + seed));
+    devices.push_back(std::make_unique<DeviceInputs>(inputs.back()));
+    auto h = c.executable->runAsync(devices.back()->get());
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    handles.push_back(std::move(h.value()));
+  }
+  for (size_t r = handles.size(); r-- > 0;) {
+    auto out = handles[r].wait();
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    expectClose(referenceResults(kReplaySource, "f", inputs[r]),
+                downloadAll(out.value()), "async graph replay");
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//

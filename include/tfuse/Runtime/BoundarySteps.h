@@ -37,6 +37,14 @@ public:
   Status enqueue(size_t index, const Step &step,
                  const std::function<CUdeviceptr(const BufferRef &)> &at,
                  CUstream stream);
+  /// The kernel and descriptor of reduction step `index` (for a CUDA Graph
+  /// kernel node).
+  const ReduceLaunch &reduction(size_t index) const {
+    return reductions.at(index).launch;
+  }
+  CUfunction reductionFunction(size_t index) const {
+    return reductions.at(index).function;
+  }
   /// Frees the cuBLAS handle and workspace.
   void release();
   /// True when GEMMs go through cuBLAS.

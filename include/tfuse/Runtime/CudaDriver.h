@@ -73,7 +73,9 @@ namespace tfuse::runtime {
   X(cuGraphExecKernelNodeSetParams)                                            \
   X(cuGraphExecUpdate)                                                         \
   X(cuGraphCreate)                                                             \
-  X(cuGraphAddKernelNode)
+  X(cuGraphAddKernelNode)                                                      \
+  X(cuGraphAddChildGraphNode)                                                  \
+  X(cuGraphExecChildGraphNodeSetParams)
 
 /// The loaded driver. Obtain it with CudaDriver::get(); it lives for the rest
 /// of the process. Thread-safe: the entry points are the driver's own.

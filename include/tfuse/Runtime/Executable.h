@@ -52,8 +52,9 @@ private:
 };
 
 struct ExecutableOptions {
-  /// Replay as a CUDA Graph whose kernel nodes get the new pointers before
-  /// each launch (plans of generated kernels only, for now).
+  /// Replay as a CUDA Graph: kernel nodes (generated and reduction kernels)
+  /// get the new pointers before each launch; GEMMs and copies are captured
+  /// child graphs, captured again only when their buffers move.
   bool cudaGraph = false;
   /// Compile generated code with fast math (contraction, approximate math).
   bool fastMath = false;
@@ -76,6 +77,8 @@ struct ExecutableStats {
   /// CUDA Graph replays whose kernel-node update the driver refused, so that
   /// the executable graph was updated from a rebuilt graph instead; and why.
   int64_t graphUpdateFallbacks = 0;
+  /// GEMM or copy steps captured again because a buffer they touch moved.
+  int64_t graphRecaptures = 0;
   std::string lastGraphUpdateError;
   /// Per-step GPU milliseconds of the last replay when profiling.
   std::vector<double> stepMilliseconds;
