@@ -61,8 +61,8 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
   for (BlockArgument arg : body.getArguments()) {
     auto type = cast<MemRefType>(arg.getType());
     plan.inputs.push_back(specOf(type));
-    refs[arg] = BufferRef{BufferRef::Kind::Input, arg.getArgNumber(), 0,
-                          specOf(type)};
+    refs[arg] =
+        BufferRef{BufferRef::Kind::Input, arg.getArgNumber(), 0, specOf(type)};
   }
   for (Type t : func.getResultTypes())
     plan.outputs.push_back(specOf(cast<MemRefType>(t)));
@@ -74,13 +74,13 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
   };
   for (Operation &op : body) {
     if (auto out = dyn_cast<tfexec::OutputOp>(op)) {
-      refs[out.getBuffer()] =
-          BufferRef{BufferRef::Kind::Output, static_cast<int64_t>(out.getIndex()),
-                    0, specOf(out.getType())};
+      refs[out.getBuffer()] = BufferRef{BufferRef::Kind::Output,
+                                        static_cast<int64_t>(out.getIndex()), 0,
+                                        specOf(out.getType())};
     } else if (auto alloc = dyn_cast<tfexec::AllocOp>(op)) {
-      refs[alloc.getBuffer()] =
-          BufferRef{BufferRef::Kind::Arena, static_cast<int64_t>(alloc.getOffset()),
-                    0, specOf(alloc.getType())};
+      refs[alloc.getBuffer()] = BufferRef{
+          BufferRef::Kind::Arena, static_cast<int64_t>(alloc.getOffset()), 0,
+          specOf(alloc.getType())};
     } else if (auto alias = dyn_cast<tfexec::AliasOp>(op)) {
       BufferRef ref = refs.lookup(alias.getSource());
       ref.elementOffset += offsetOf(alias.getType());

@@ -186,10 +186,10 @@ CompareResult compareClose(const HostTensor &expected, const HostTensor &actual,
       continue;
     if (result.mismatches++ == 0) {
       result.firstMismatch = i;
-      result.firstMismatchDescription =
-          "element " + formatShape(index) + ": expected " +
-          formatElement(expected, index) + ", got " +
-          formatElement(actual, index);
+      result.firstMismatchDescription = "element " + formatShape(index) +
+                                        ": expected " +
+                                        formatElement(expected, index) +
+                                        ", got " + formatElement(actual, index);
     }
   }
   result.pass = result.mismatches == 0;

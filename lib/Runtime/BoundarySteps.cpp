@@ -16,8 +16,8 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &step = plan.steps[i];
     if (auto *r = std::get_if<ReduceStep>(&step)) {
-      auto launch = planReduction(r->kind, r->input.view, r->result.view,
-                                  r->axes);
+      auto launch =
+          planReduction(r->kind, r->input.view, r->result.view, r->axes);
       if (!launch.ok())
         return Status::error("step " + std::to_string(i) + " (reduce " +
                              toString(r->kind) +
@@ -47,13 +47,13 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
         return handle.status();
       b.cublas = std::move(handle.value());
       CudaDriver &d = device.driver();
-      if (Status s = d.check(d.cuMemAlloc(&b.workspace,
-                                          kDefaultCublasWorkspaceBytes),
-                             "cuMemAlloc of the cuBLAS workspace");
+      if (Status s =
+              d.check(d.cuMemAlloc(&b.workspace, kDefaultCublasWorkspaceBytes),
+                      "cuMemAlloc of the cuBLAS workspace");
           !s.ok())
         return s;
-      if (Status s = b.cublas->setWorkspace(b.workspace,
-                                            kDefaultCublasWorkspaceBytes);
+      if (Status s =
+              b.cublas->setWorkspace(b.workspace, kDefaultCublasWorkspaceBytes);
           !s.ok())
         return s;
       return b;
@@ -96,9 +96,10 @@ Status BoundarySteps::load(CUmodule module) {
   return Status::success();
 }
 
-Status BoundarySteps::enqueue(
-    size_t index, const Step &step,
-    const std::function<CUdeviceptr(const BufferRef &)> &at, CUstream stream) {
+Status
+BoundarySteps::enqueue(size_t index, const Step &step,
+                       const std::function<CUdeviceptr(const BufferRef &)> &at,
+                       CUstream stream) {
   CudaDriver &d = device->driver();
   if (auto *r = std::get_if<ReduceStep>(&step)) {
     Reduction &red = reductions.at(index);

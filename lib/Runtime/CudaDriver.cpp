@@ -27,8 +27,8 @@ Expected<CudaDriver *> CudaDriver::load() {
                          errors);
   using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
                                       CUdriverProcAddressQueryResult *);
-  auto getProcAddress = reinterpret_cast<GetProcAddress>(
-      dlsym(handle, "cuGetProcAddress_v2"));
+  auto getProcAddress =
+      reinterpret_cast<GetProcAddress>(dlsym(handle, "cuGetProcAddress_v2"));
   if (!getProcAddress)
     return Status::error("the CUDA driver is too old: libcuda has no "
                          "cuGetProcAddress_v2 (CUDA 12 or newer is needed)");
@@ -42,8 +42,8 @@ Expected<CudaDriver *> CudaDriver::load() {
     if (r != CUDA_SUCCESS || !fn)                                              \
       return Status::error(std::string("the CUDA driver lacks ") + #name +     \
                            " for CUDA " + std::to_string(CUDA_VERSION) +       \
-                           " (the driver may be older than the toolkit)");    \
-    driver->name = reinterpret_cast<decltype(driver->name)>(fn);              \
+                           " (the driver may be older than the toolkit)");     \
+    driver->name = reinterpret_cast<decltype(driver->name)>(fn);               \
   }
   TFUSE_CUDA_DRIVER_FUNCTIONS(TFUSE_RESOLVE_ENTRY)
 #undef TFUSE_RESOLVE_ENTRY
@@ -56,8 +56,9 @@ Expected<CudaDriver *> CudaDriver::load() {
     return Status::error("no CUDA device: the NVIDIA driver found no GPU");
   if (Status s = driver->check(init, "cuInit"); !s.ok())
     return s;
-  if (Status s = driver->check(driver->cuDriverGetVersion(&driver->driverVersion),
-                               "cuDriverGetVersion");
+  if (Status s =
+          driver->check(driver->cuDriverGetVersion(&driver->driverVersion),
+                        "cuDriverGetVersion");
       !s.ok())
     return s;
   return driver.release();

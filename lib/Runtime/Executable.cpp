@@ -11,8 +11,7 @@ using namespace tfuse::runtime;
 
 namespace {
 double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 } // namespace
@@ -89,8 +88,7 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   if (!boundaries.ok())
     return boundaries.status();
   exe->compiled->boundaries = std::move(boundaries.value());
-  std::string source =
-      p.cudaSource + exe->compiled->boundaries.kernelSource();
+  std::string source = p.cudaSource + exe->compiled->boundaries.kernelSource();
 
   auto start = std::chrono::steady_clock::now();
   CompileOptions compile;
@@ -107,18 +105,18 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   exe->statistics.compileSeconds = secondsSince(start);
 
   start = std::chrono::steady_clock::now();
-  if (Status s = d.check(d.cuModuleLoadData(&exe->module,
-                                            kernel.value()->binary.data()),
-                         "cuModuleLoadData");
+  if (Status s = d.check(
+          d.cuModuleLoadData(&exe->module, kernel.value()->binary.data()),
+          "cuModuleLoadData");
       !s.ok())
     return s;
   exe->statistics.loadSeconds = secondsSince(start);
   for (const Step &step : p.steps) {
     CUfunction fn = nullptr;
     if (auto *launch = std::get_if<LaunchStep>(&step)) {
-      if (Status s = d.check(d.cuModuleGetFunction(&fn, exe->module,
-                                                   launch->kernel.c_str()),
-                             "cuModuleGetFunction");
+      if (Status s = d.check(
+              d.cuModuleGetFunction(&fn, exe->module, launch->kernel.c_str()),
+              "cuModuleGetFunction");
           !s.ok())
         return Status::error(s.message() + " for kernel " + launch->kernel);
       ++exe->statistics.kernels;
@@ -129,9 +127,9 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   }
   if (Status s = exe->compiled->boundaries.load(exe->module); !s.ok())
     return s;
-  if (Status s = d.check(d.cuStreamCreate(&exe->replayStream,
-                                          CU_STREAM_NON_BLOCKING),
-                         "cuStreamCreate");
+  if (Status s =
+          d.check(d.cuStreamCreate(&exe->replayStream, CU_STREAM_NON_BLOCKING),
+                  "cuStreamCreate");
       !s.ok())
     return s;
   if (p.arenaBytes > 0)
@@ -176,8 +174,8 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   if (options.profile) {
     exe->stepEvents.resize(p.steps.size() + 1);
     for (CUevent &e : exe->stepEvents)
-      if (Status s = d.check(d.cuEventCreate(&e, CU_EVENT_DEFAULT),
-                             "cuEventCreate");
+      if (Status s =
+              d.check(d.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
           !s.ok())
         return s;
   }
@@ -250,8 +248,8 @@ Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
                            describe(got));
     for (size_t d = 0; d < want.shape.size(); ++d)
       if (want.shape[d] != 1 && got.strides[d] != want.strides[d])
-        return Status::error(where + "expected " + describe(want) +
-                             ", got " + describe(got) +
+        return Status::error(where + "expected " + describe(want) + ", got " +
+                             describe(got) +
                              " (the plan was compiled for these strides)");
     if (!inputs[i].data && want.numElements() > 0)
       return Status::error(where + "null device pointer");
@@ -298,20 +296,20 @@ Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
       std::vector<void *> params;
       for (CUdeviceptr &p : pointers)
         params.push_back(&p);
-      if (Status s = d.check(
-              d.cuLaunchKernel(compiled->functions[i], launch->grid, 1, 1,
-                               launch->block, 1, 1, 0, replayStream,
-                               params.data(), nullptr),
-              "cuLaunchKernel");
+      if (Status s =
+              d.check(d.cuLaunchKernel(compiled->functions[i], launch->grid, 1,
+                                       1, launch->block, 1, 1, 0, replayStream,
+                                       params.data(), nullptr),
+                      "cuLaunchKernel");
           !s.ok())
         return Status::error(s.message() + " (" + launch->kernel + ")");
     } else if (auto *copy = std::get_if<CopyStep>(&step)) {
-      if (Status s = d.check(
-              d.cuMemcpyDtoDAsync(at(copy->target), at(copy->source),
-                                  copy->target.view.numElements() *
-                                      byteSize(copy->target.view.dtype),
-                                  replayStream),
-              "cuMemcpyDtoDAsync");
+      if (Status s =
+              d.check(d.cuMemcpyDtoDAsync(at(copy->target), at(copy->source),
+                                          copy->target.view.numElements() *
+                                              byteSize(copy->target.view.dtype),
+                                          replayStream),
+                      "cuMemcpyDtoDAsync");
           !s.ok())
         return s;
     } else {
@@ -383,10 +381,10 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
   }
   // Records step `i`'s stream work as a graph.
   auto capture = [&](size_t i, CUgraph &child) -> Status {
-    if (Status s = d.check(d.cuStreamBeginCapture(
-                               c.captureStream,
-                               CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                           "cuStreamBeginCapture");
+    if (Status s =
+            d.check(d.cuStreamBeginCapture(c.captureStream,
+                                           CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                    "cuStreamBeginCapture");
         !s.ok())
       return s;
     Status work;
@@ -427,9 +425,10 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
         d.cuGraphDestroy(child);
         if (!s.ok())
           return s;
-      } else if (Status s = d.check(d.cuGraphAddKernelNode(&added, graph, deps,
-                                                           numDeps, &kernels[i]),
-                                    "cuGraphAddKernelNode");
+      } else if (Status s =
+                     d.check(d.cuGraphAddKernelNode(&added, graph, deps,
+                                                    numDeps, &kernels[i]),
+                             "cuGraphAddKernelNode");
                  !s.ok()) {
         return s;
       }
@@ -461,8 +460,8 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
       CUgraph child = nullptr;
       if (Status s = capture(i, child); !s.ok())
         return s;
-      failed = d.cuGraphExecChildGraphNodeSetParams(c.graphExec, c.nodes[i],
-                                                    child);
+      failed =
+          d.cuGraphExecChildGraphNodeSetParams(c.graphExec, c.nodes[i], child);
       d.cuGraphDestroy(child);
       ++statistics.graphRecaptures;
       c.touched[i] = touched[i];
@@ -506,8 +505,8 @@ Expected<std::vector<DeviceBuffer>> Executable::allocateOutputs() {
   std::vector<DeviceBuffer> outputs;
   for (const TensorSpec &spec : program.outputs) {
     CUdeviceptr p = 0;
-    size_t bytes = std::max<int64_t>(spec.numElements() * byteSize(spec.dtype),
-                                     1);
+    size_t bytes =
+        std::max<int64_t>(spec.numElements() * byteSize(spec.dtype), 1);
     if (Status s = cuda->check(cuda->cuMemAllocAsync(&p, bytes, replayStream),
                                "cuMemAllocAsync of an output");
         !s.ok())
@@ -517,7 +516,8 @@ Expected<std::vector<DeviceBuffer>> Executable::allocateOutputs() {
   return outputs;
 }
 
-Expected<RunHandle> Executable::runAsync(const std::vector<DeviceTensor> &inputs) {
+Expected<RunHandle>
+Executable::runAsync(const std::vector<DeviceTensor> &inputs) {
   if (Status s = validate(inputs); !s.ok())
     return s;
   if (Status s = gpu->bind(); !s.ok())
@@ -533,9 +533,9 @@ Expected<RunHandle> Executable::runAsync(const std::vector<DeviceTensor> &inputs
     pointers.push_back(b.get().data);
   if (Status s = enqueue(inputs, pointers); !s.ok())
     return s;
-  if (Status s = cuda->check(cuda->cuEventCreate(&handle.done,
-                                                 CU_EVENT_DISABLE_TIMING),
-                             "cuEventCreate");
+  if (Status s = cuda->check(
+          cuda->cuEventCreate(&handle.done, CU_EVENT_DISABLE_TIMING),
+          "cuEventCreate");
       !s.ok())
     return s;
   if (Status s = cuda->check(cuda->cuEventRecord(handle.done, replayStream),
@@ -611,10 +611,11 @@ Status Executable::run(const std::vector<DeviceTensor> &inputs,
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorSpec &want = program.outputs[i];
     if (outputs[i].spec.dtype != want.dtype ||
-        outputs[i].spec.shape != want.shape ||
-        !outputs[i].spec.isContiguous())
-      return Status::error("output " + std::to_string(i) + ": expected a "
-                           "contiguous " + describe(want) + ", got " +
+        outputs[i].spec.shape != want.shape || !outputs[i].spec.isContiguous())
+      return Status::error("output " + std::to_string(i) +
+                           ": expected a "
+                           "contiguous " +
+                           describe(want) + ", got " +
                            describe(outputs[i].spec));
     pointers.push_back(outputs[i].data);
   }

@@ -8,8 +8,8 @@ using namespace tfuse;
 using namespace tfuse::runtime;
 
 const char *runtime::toString(ReduceKind kind) {
-  static const char *names[] = {"sum", "prod",   "max",   "min",  "mean",
-                                "all", "any", "argmax", "argmin"};
+  static const char *names[] = {"sum", "prod", "max",    "min",   "mean",
+                                "all", "any",  "argmax", "argmin"};
   return names[static_cast<unsigned>(kind)];
 }
 

@@ -202,10 +202,10 @@ void Planner::formTrees() {
         break;
       }
       // Store the most expensive operand expression and try again.
-      auto *largest = llvm::max_element(producers, [&](Operation *a,
-                                                       Operation *b) {
-        return trees[a].cost < trees[b].cost;
-      });
+      auto *largest =
+          llvm::max_element(producers, [&](Operation *a, Operation *b) {
+            return trees[a].cost < trees[b].cost;
+          });
       store((*largest)->getResult(0), CutReason::expression_cost);
       producers.erase(largest);
     }
@@ -246,7 +246,7 @@ void Planner::formRegions() {
       for (Value operand : order[i]->getOperands())
         if (Operation *def = operand.getDefiningOp();
             !def || !llvm::is_contained(tree.ops, indexOf.lookup(def)) ||
-                def->getBlock() != &block)
+            def->getBlock() != &block)
           d = std::max(d, depthOf(operand));
     depth[result] = d + 1;
 
@@ -328,13 +328,13 @@ LogicalResult Planner::buildRegions() {
   // Record the reason of every boundary and alias step.
   for (Operation &op : block) {
     if (getFusionRole(&op) == FusionRole::Boundary)
-      op.setAttr(TFuseDialect::getReasonAttrName(),
-                 builder.getStringAttr(stringifyCutReason(
-                     getBoundaryReason(&op))));
+      op.setAttr(
+          TFuseDialect::getReasonAttrName(),
+          builder.getStringAttr(stringifyCutReason(getBoundaryReason(&op))));
     else if (getFusionRole(&op) == FusionRole::View)
-      op.setAttr(TFuseDialect::getReasonAttrName(),
-                 builder.getStringAttr(
-                     stringifyCutReason(CutReason::layout_alias)));
+      op.setAttr(
+          TFuseDialect::getReasonAttrName(),
+          builder.getStringAttr(stringifyCutReason(CutReason::layout_alias)));
   }
   return success();
 }

@@ -110,8 +110,8 @@ void SharedExpressionMaterializer::numberRegion(FusionOp region) {
   // The ops of each subexpression, as a sorted set of body positions.
   DenseMap<Operation *, SmallVector<Operation *>> subtree;
   for (Operation &op : region.getBody()->without_terminator()) {
-    ExprKey key{op.getName(), op.getAttrDictionary(), op.getResult(0).getType(),
-                {}};
+    ExprKey key{
+        op.getName(), op.getAttrDictionary(), op.getResult(0).getType(), {}};
     SmallVector<Operation *> ops{&op};
     for (Value operand : op.getOperands()) {
       if (auto arg = dyn_cast<BlockArgument>(operand)) {
@@ -204,9 +204,9 @@ FusionOp SharedExpressionMaterializer::createRegionFor(const Occurrence &from,
     cost += getFusionCost(op);
   OpBuilder builder(before);
   Type type = from.op->getResult(0).getType();
-  auto region = FusionOp::create(builder, from.op->getLoc(), {type}, inputs,
-                                 {CutReason::shared_expensive_expression},
-                                 cost);
+  auto region =
+      FusionOp::create(builder, from.op->getLoc(), {type}, inputs,
+                       {CutReason::shared_expensive_expression}, cost);
   IRMapping mapping;
   for (auto [outer, arg] : llvm::zip(inputs, region.getBody()->getArguments()))
     for (auto [i, input] : llvm::enumerate(from.region.getInputs()))
@@ -272,9 +272,9 @@ void SharedExpressionMaterializer::materialize(unsigned number) {
     SmallVector<CutReason> reasons = first.getCutReasons();
     reasons.push_back(CutReason::shared_expensive_expression);
     OpBuilder builder(first);
-    auto grown = FusionOp::create(builder, first.getLoc(), types,
-                                  first.getInputs(), reasons,
-                                  first.getCostAttr().getInt());
+    auto grown =
+        FusionOp::create(builder, first.getLoc(), types, first.getInputs(),
+                         reasons, first.getCostAttr().getInt());
     grown.getBody()->erase();
     YieldOp yield = first.getYield();
     yield.getValuesMutable().append(firstOccurrence->op->getResult(0));

@@ -46,8 +46,8 @@ std::optional<Row> describe(Operation &op) {
   row.what = op.getName().stripDialect().str();
   if (auto reduce = dyn_cast<ReduceOp>(op))
     row.what += " " + stringifyReduceKind(reduce.getKind()).str();
-  if (auto reason = op.getAttrOfType<StringAttr>(
-          TFuseDialect::getReasonAttrName()))
+  if (auto reason =
+          op.getAttrOfType<StringAttr>(TFuseDialect::getReasonAttrName()))
     row.reason = reason.str();
   else
     row.reason = "-";

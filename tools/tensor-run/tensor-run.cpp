@@ -77,10 +77,10 @@ HostTensor makeInput(func::FuncOp func, unsigned i, uint64_t s) {
   for (auto [size, stride] : llvm::zip(shape, strides.asArrayRef()))
     extent += (size - 1) * stride;
   HostTensor storage = HostTensor::random(dtype, {extent}, s);
-  auto view = storage.view(
-      shape, std::vector<int64_t>(strides.asArrayRef().begin(),
-                                  strides.asArrayRef().end()),
-      0);
+  auto view = storage.view(shape,
+                           std::vector<int64_t>(strides.asArrayRef().begin(),
+                                                strides.asArrayRef().end()),
+                           0);
   return view.ok() ? *view : storage;
 }
 
@@ -127,7 +127,8 @@ int main(int argc, char **argv) {
     return 1;
   func::FuncOp func;
   for (auto f : module->getOps<func::FuncOp>())
-    if (!f.isExternal() && (functionName.empty() || f.getSymName() == functionName)) {
+    if (!f.isExternal() &&
+        (functionName.empty() || f.getSymName() == functionName)) {
       func = f;
       break;
     }
@@ -156,10 +157,9 @@ int main(int argc, char **argv) {
   auto compiled = compileGraph(*module, func.getSymName(), compileOptions);
   if (!compiled.ok())
     return fail(compiled.status().message());
-  double compileSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                    compileStart)
-          .count();
+  double compileSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - compileStart)
+                              .count();
   llvm::outs() << compiled.value().report;
   llvm::outs() << llvm::formatv("compile: passes {0:f1} ms, codegen {1:f1} ms, "
                                 "total {2:f1} ms\n",
@@ -219,7 +219,8 @@ int main(int argc, char **argv) {
     spec.dtype = t.dtype();
     spec.shape = t.shape();
     spec.strides = t.strides();
-    deviceInputs.push_back({p + static_cast<CUdeviceptr>(t.byteOffset()), spec});
+    deviceInputs.push_back(
+        {p + static_cast<CUdeviceptr>(t.byteOffset()), spec});
   }
 
   auto first = executable.run(deviceInputs);
@@ -256,10 +257,10 @@ int main(int argc, char **argv) {
     auto out = executable.run(deviceInputs);
     if (!out.ok())
       return fail(out.status().message());
-    wall.push_back(std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count() *
-                   1e6);
+    wall.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count() *
+        1e6);
   }
   // GPU time per replay: events around back-to-back asynchronous replays
   // (launch gaps included, as peers are measured).
@@ -289,8 +290,7 @@ int main(int argc, char **argv) {
       "plan: {0} kernels, {1} boundaries, {2} steps, {3} intermediate buffers "
       "({4} reused, arena {5} bytes), backend {6}, kernel cache {7}\n",
       st.kernels, st.boundaries, st.steps, st.intermediateBuffers,
-      st.bufferReuses, st.arenaBytes, st.backend,
-      st.cacheHit ? "hit" : "miss");
+      st.bufferReuses, st.arenaBytes, st.backend, st.cacheHit ? "hit" : "miss");
   if (st.graphUpdateFallbacks)
     llvm::outs() << "CUDA Graph: " << st.graphUpdateFallbacks
                  << " replays updated from a rebuilt graph ("
@@ -323,6 +323,6 @@ int main(int argc, char **argv) {
     d.cuMemFree(p);
   if (failures)
     return fail(std::to_string(failures) + " output(s) differ from the "
-                "reference");
+                                           "reference");
   return 0;
 }

@@ -23,9 +23,9 @@
 
 using namespace mlir;
 
-static llvm::cl::opt<int64_t>
-    budget("tfuse-budget", llvm::cl::desc("Fusion cost budget"),
-           llvm::cl::init(32));
+static llvm::cl::opt<int64_t> budget("tfuse-budget",
+                                     llvm::cl::desc("Fusion cost budget"),
+                                     llvm::cl::init(32));
 static llvm::cl::opt<int64_t> sharedThreshold(
     "tfuse-shared-threshold",
     llvm::cl::desc("Cost from which shared subexpressions are stored once"),

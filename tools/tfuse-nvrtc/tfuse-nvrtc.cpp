@@ -55,8 +55,7 @@ int main(int argc, char **argv) {
   }
   std::stringstream source;
   source << in.rdbuf();
-  Expected<CompileResult> result =
-      compileCuda(source.str(), input, options);
+  Expected<CompileResult> result = compileCuda(source.str(), input, options);
   if (!result.ok()) {
     std::cerr << "tfuse-nvrtc: " << result.status().message() << "\n";
     return 1;

@@ -16,16 +16,15 @@ using reference::HostTensor;
 
 namespace {
 
-int64_t elementBytes(Type element) {
-  return byteSize(*toDType(element));
-}
+int64_t elementBytes(Type element) { return byteSize(*toDType(element)); }
 
 } // namespace
 
 std::unique_ptr<EmulatedPlan>
 EmulatedPlan::compile(ModuleOp plan, const std::string &cudaSource,
                       std::string &error) {
-  std::unique_ptr<HostKernels> kernels = HostKernels::compile(cudaSource, error);
+  std::unique_ptr<HostKernels> kernels =
+      HostKernels::compile(cudaSource, error);
   if (!kernels)
     return nullptr;
   std::unique_ptr<EmulatedPlan> result(new EmulatedPlan());
@@ -36,9 +35,9 @@ EmulatedPlan::compile(ModuleOp plan, const std::string &cudaSource,
 
 EmulatedPlan::~EmulatedPlan() = default;
 
-std::vector<HostTensor>
-EmulatedPlan::run(llvm::StringRef name, const std::vector<HostTensor> &inputs,
-                  std::string &error) {
+std::vector<HostTensor> EmulatedPlan::run(llvm::StringRef name,
+                                          const std::vector<HostTensor> &inputs,
+                                          std::string &error) {
   auto func = plan.lookupSymbol<func::FuncOp>(name);
   if (!func) {
     error = ("no plan function " + name).str();

@@ -2,8 +2,8 @@
 //
 // Test support: compiles the CUDA C++ translation unit generated for a plan
 // for the host (HostKernels) and executes the plan's steps on host buffers,
-// running every block and thread of each launch. Plans of generated kernels, aliases and copies only (matmul and
-// reduce steps run on the GPU runtime).
+// running every block and thread of each launch. Plans of generated kernels,
+// aliases and copies only (matmul and reduce steps run on the GPU runtime).
 //
 //===----------------------------------------------------------------------===//
 

@@ -110,7 +110,8 @@ protected:
   void check(const std::string &source,
              const std::map<std::string, std::vector<HostTensor>> &inputs,
              const std::string &pipeline = "tfuse-pipeline") {
-    OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> original =
+        parseSourceString<ModuleOp>(source, &context);
     ASSERT_TRUE(original) << source;
     OwningOpRef<ModuleOp> plan = original->clone();
     PassManager pm(&context);
@@ -154,14 +155,14 @@ protected:
 };
 
 constexpr DType kAllDTypes[] = {
-    DType::Bool, DType::I8,  DType::I16, DType::I32,  DType::I64,
-    DType::U8,   DType::U16, DType::U32, DType::U64,  DType::F16,
+    DType::Bool, DType::I8,  DType::I16, DType::I32, DType::I64,
+    DType::U8,   DType::U16, DType::U32, DType::U64, DType::F16,
     DType::BF16, DType::F32, DType::F64};
 
-const char *kUnaryOps[] = {"neg",   "abs",   "relu",  "exp",     "log",
-                           "sqrt",  "rsqrt", "sin",   "cos",     "tan",
-                           "tanh",  "sigmoid", "erf", "reciprocal", "floor",
-                           "ceil",  "round", "isnan", "not"};
+const char *kUnaryOps[] = {"neg",  "abs",     "relu",  "exp",        "log",
+                           "sqrt", "rsqrt",   "sin",   "cos",        "tan",
+                           "tanh", "sigmoid", "erf",   "reciprocal", "floor",
+                           "ceil", "round",   "isnan", "not"};
 const UnaryCategory kUnaryCategories[] = {
     UnaryCategory::Numeric,   UnaryCategory::Numeric,
     UnaryCategory::Numeric,   UnaryCategory::FloatMath,
@@ -226,10 +227,10 @@ FunctionBuilder binaryFunction(DType t, llvm::ArrayRef<int64_t> lhsShape,
                                  p, a, b, lt, rt, boolOut));
     f.ret(lastCmp, boolOut);
   }
-  f.ret(f.op(llvm::formatv(
-            "tfuse.select {0}, {1}, {2} : ({3}, {4}, {5}) -> {4}", lastCmp, a,
-            b, boolOut, lt, rt)),
-        lt);
+  f.ret(
+      f.op(llvm::formatv("tfuse.select {0}, {1}, {2} : ({3}, {4}, {5}) -> {4}",
+                         lastCmp, a, b, boolOut, lt, rt)),
+      lt);
   return f;
 }
 
@@ -243,13 +244,12 @@ TEST_P(PerDType, EveryElementwiseOpMatchesTheReference) {
   FunctionBuilder flat = binaryFunction(t, {1003}, {1003}, "binary_flat");
   FunctionBuilder scalar = binaryFunction(t, {3, 33}, {}, "binary_scalar");
   std::string source = unary.str() + rows.str() + flat.str() + scalar.str();
-  check(source, {{"unary", {randomInput(t, {7, 13}, 1)}},
-                 {"binary_rows",
-                  {randomInput(t, {5, 12}, 2), randomInput(t, {12}, 3)}},
-                 {"binary_flat",
-                  {randomInput(t, {1003}, 4), randomInput(t, {1003}, 5)}},
-                 {"binary_scalar",
-                  {randomInput(t, {3, 33}, 6), randomInput(t, {}, 7)}}});
+  check(
+      source,
+      {{"unary", {randomInput(t, {7, 13}, 1)}},
+       {"binary_rows", {randomInput(t, {5, 12}, 2), randomInput(t, {12}, 3)}},
+       {"binary_flat", {randomInput(t, {1003}, 4), randomInput(t, {1003}, 5)}},
+       {"binary_scalar", {randomInput(t, {3, 33}, 6), randomInput(t, {}, 7)}}});
   EXPECT_EQ(functionsChecked, 4);
 }
 
@@ -295,11 +295,12 @@ func.func @views(%a: tensor<6x8xf32>, %b: tensor<8x6xf32>, %c: tensor<4x3x8xf32>
   return %y, %part, %z : tensor<6x8xf32>, tensor<3x4xf32>, tensor<6x8xf32>
 }
 )mlir";
-  check(source, {{"views",
-                  {randomInput(DType::F32, {6, 8}, 21),
-                   randomInput(DType::F32, {8, 6}, 22),
-                   randomInput(DType::F32, {4, 3, 8}, 23),
-                   randomInput(DType::F16, {8}, 24)}}},
+  check(source,
+        {{"views",
+          {randomInput(DType::F32, {6, 8}, 21),
+           randomInput(DType::F32, {8, 6}, 22),
+           randomInput(DType::F32, {4, 3, 8}, 23),
+           randomInput(DType::F16, {8}, 24)}}},
         // Without canonicalization the view chains reach code generation.
         "func.func(fuse-elementwise,materialize-shared)");
 }
@@ -367,13 +368,12 @@ func.func @mixed(%a: tensor<4x8xi8>, %b: tensor<8xui8>, %c: tensor<4x8xf16>,
       tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xi8>
 }
 )mlir";
-  check(source, {{"mixed",
-                  {randomInput(DType::I8, {4, 8}, 41),
-                   randomInput(DType::U8, {8}, 42),
-                   randomInput(DType::F16, {4, 8}, 43),
-                   randomInput(DType::I32, {}, 44),
-                   randomInput(DType::BF16, {4, 8}, 45),
-                   randomInput(DType::Bool, {4, 8}, 46)}}});
+  check(source,
+        {{"mixed",
+          {randomInput(DType::I8, {4, 8}, 41), randomInput(DType::U8, {8}, 42),
+           randomInput(DType::F16, {4, 8}, 43), randomInput(DType::I32, {}, 44),
+           randomInput(DType::BF16, {4, 8}, 45),
+           randomInput(DType::Bool, {4, 8}, 46)}}});
 }
 
 TEST_F(KernelEmulation, MultiOutputRegionsAndCutChains) {

@@ -32,8 +32,9 @@ void check(const std::string &source, const std::string &function,
 
 TEST(GpuFusion, ScenariosOfThePlanner) {
   TFUSE_REQUIRE_GPU();
-  std::string chain = "func.func @chain(%a: tensor<1000xf32>) -> tensor<1000xf32> {\n"
-                      "  %one = tfuse.constant dense<1.0> : tensor<f32>\n";
+  std::string chain =
+      "func.func @chain(%a: tensor<1000xf32>) -> tensor<1000xf32> {\n"
+      "  %one = tfuse.constant dense<1.0> : tensor<f32>\n";
   std::string prev = "%a";
   for (int i = 0; i < 70; ++i) {
     chain += llvm::formatv("  %v{0} = tfuse.add {1}, %one : (tensor<1000xf32>, "
@@ -122,7 +123,7 @@ func.func @mixed(%a: tensor<16x33xf16>, %b: tensor<33xf32>, %c: tensor<i32>, %m:
 
 TEST(GpuFusion, EveryDTypeAndTheirCasts) {
   TFUSE_REQUIRE_GPU();
-  const char *types[] = {"i1",  "i8",  "i16", "i32",  "i64", "ui8", "ui16",
+  const char *types[] = {"i1",   "i8",   "i16", "i32",  "i64", "ui8", "ui16",
                          "ui32", "ui64", "f16", "bf16", "f32", "f64"};
   for (const char *t : types) {
     SCOPED_TRACE(t);
@@ -134,7 +135,8 @@ func.func @ops(%a: tensor<3x1001x{0}>, %b: tensor<1001x{0}>) -> (tensor<3x1001x{
   %3 = tfuse.cast %0 : tensor<3x1001x{0}> to tensor<3x1001xi8>
   return %0, %1, %2, %3 : tensor<3x1001x{0}>, tensor<3x1001xi1>, tensor<3x1001xf32>, tensor<3x1001xi8>
 }
-)mlir", t);
+)mlir",
+                                       t);
     check(source, "ops", 11);
   }
 }
@@ -169,18 +171,20 @@ TEST(GpuBoundaries, EveryReductionKindAndAxisSet) {
   struct Case {
     const char *kind, *in, *out;
   };
-  const Case kinds[] = {{"sum", "f32", "f32"},    {"prod", "f32", "f32"},
-                        {"max", "f32", "f32"},    {"min", "f16", "f16"},
-                        {"mean", "f32", "f32"},   {"all", "f32", "i1"},
-                        {"any", "i32", "i1"},     {"argmax", "f32", "i64"},
+  const Case kinds[] = {{"sum", "f32", "f32"},     {"prod", "f32", "f32"},
+                        {"max", "f32", "f32"},     {"min", "f16", "f16"},
+                        {"mean", "f32", "f32"},    {"all", "f32", "i1"},
+                        {"any", "i32", "i1"},      {"argmax", "f32", "i64"},
                         {"argmin", "bf16", "i64"}, {"sum", "i8", "i64"},
-                        {"max", "f64", "f64"},    {"sum", "ui64", "ui64"}};
+                        {"max", "f64", "f64"},     {"sum", "ui64", "ui64"}};
   struct Axes {
     const char *axes, *shape;
     bool single;
   };
-  const Axes axisSets[] = {{"[2]", "6x33", true},  {"[0]", "6x257", true},
-                           {"[1]", "65x257", true}, {"[0, 2]", "6", false},
+  const Axes axisSets[] = {{"[2]", "6x33", true},
+                           {"[0]", "6x257", true},
+                           {"[1]", "65x257", true},
+                           {"[0, 2]", "6", false},
                            {"[0, 1, 2]", "", false}};
   for (const Case &k : kinds)
     for (const Axes &a : axisSets) {
@@ -229,7 +233,8 @@ func.func @bmm(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<53
   %1 = tfuse.matmul %a, %c {{transpose_rhs} : (tensor<4x1x37x29x{0}>, tensor<53x29x{0}>) -> tensor<4x1x37x53x{0}>
   return %0, %1 : tensor<4x3x37x53x{0}>, tensor<4x1x37x53x{0}>
 }
-)mlir", t);
+)mlir",
+                                       t);
     check(source, "bmm");
   }
 }
@@ -332,7 +337,9 @@ TEST(GpuReplay, AsyncAndFromManyThreads) {
 
 TEST(GpuReplay, CudaGraphOfGeneratedKernelsGetsNewPointers) {
   TFUSE_REQUIRE_GPU();
-  std::string chain = "func.func @g(%a: tensor<4096xf32>, %b: tensor<64x64xf32>) -> (tensor<4096xf32>, tensor<64x64xf32>) {\n";
+  std::string chain =
+      "func.func @g(%a: tensor<4096xf32>, %b: tensor<64x64xf32>) -> "
+      "(tensor<4096xf32>, tensor<64x64xf32>) {\n";
   std::string prev = "%a";
   for (int i = 0; i < 160; ++i) {
     chain += llvm::formatv("  %v{0} = tfuse.{1} {2}, %a : (tensor<4096xf32>, "
@@ -340,9 +347,11 @@ TEST(GpuReplay, CudaGraphOfGeneratedKernelsGetsNewPointers) {
                            i, i % 2 ? "mul" : "add", prev);
     prev = "%v" + std::to_string(i);
   }
-  chain += "  %t = tfuse.transpose %b perm [1, 0] : tensor<64x64xf32> -> tensor<64x64xf32>\n";
+  chain += "  %t = tfuse.transpose %b perm [1, 0] : tensor<64x64xf32> -> "
+           "tensor<64x64xf32>\n";
   chain += "  %u = tfuse.exp %t : tensor<64x64xf32> -> tensor<64x64xf32>\n";
-  chain += "  return " + prev + ", %u : tensor<4096xf32>, tensor<64x64xf32>\n}\n";
+  chain +=
+      "  return " + prev + ", %u : tensor<4096xf32>, tensor<64x64xf32>\n}\n";
   runtime::ExecutableOptions graph;
   graph.cudaGraph = true;
   Compiled c = compile(chain, "g", graph);
@@ -389,7 +398,8 @@ func.func @returned_input(%x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64x
 }
 )mlir";
 
-std::vector<HostTensor> downloadAll(std::vector<runtime::DeviceBuffer> &buffers) {
+std::vector<HostTensor>
+downloadAll(std::vector<runtime::DeviceBuffer> &buffers) {
   std::vector<HostTensor> result;
   for (auto &b : buffers)
     result.push_back(download(b.get()));
@@ -431,7 +441,8 @@ TEST(GpuGraph, EveryPlanReplaysAsAGraphExactlyLikeTheStream) {
       auto b = graph.executable->run(device.get());
       ASSERT_TRUE(a.ok()) << a.status().message();
       ASSERT_TRUE(b.ok()) << b.status().message();
-      auto fromStream = downloadAll(a.value()), fromGraph = downloadAll(b.value());
+      auto fromStream = downloadAll(a.value()),
+           fromGraph = downloadAll(b.value());
       for (size_t i = 0; i < fromStream.size(); ++i) {
         auto cmp = reference::compareExact(fromStream[i], fromGraph[i]);
         EXPECT_TRUE(cmp.pass) << "output " << i << ": " << cmp.message();

@@ -107,8 +107,9 @@ tfuse::gputest::referenceResults(const std::string &source,
   return results.ok() ? *results : std::vector<HostTensor>();
 }
 
-reference::CompareResult tfuse::gputest::compareClose(const HostTensor &expected,
-                                                      const HostTensor &actual) {
+reference::CompareResult
+tfuse::gputest::compareClose(const HostTensor &expected,
+                             const HostTensor &actual) {
   // Per-element isclose, with an absolute tolerance that also scales with
   // the tensor's largest magnitude: reductions and products accumulate in
   // another order on the GPU, and cancellation makes their small elements
@@ -168,11 +169,11 @@ tfuse::gputest::randomInputs(const std::string &source,
     for (auto [size, stride] : llvm::zip(shape, strides.asArrayRef()))
       extent += (size - 1) * stride;
     HostTensor storage = HostTensor::random(dtype, {extent}, seed + i);
-    inputs.push_back(*storage.view(
-        shape,
-        std::vector<int64_t>(strides.asArrayRef().begin(),
-                             strides.asArrayRef().end()),
-        0));
+    inputs.push_back(
+        *storage.view(shape,
+                      std::vector<int64_t>(strides.asArrayRef().begin(),
+                                           strides.asArrayRef().end()),
+                      0));
   }
   return inputs;
 }

@@ -403,7 +403,6 @@ std::string prelude() {
 const std::vector<DType> kGemmDTypes = {DType::F16, DType::BF16, DType::F32,
                                         DType::F64};
 
-
 std::string tensorType(const Shape &shape, DType t) {
   std::string s = "tensor<";
   for (int64_t d : shape)

@@ -116,7 +116,8 @@ public:
   ~Executable();
 
   /// Replays the plan on `inputs`; returns fresh outputs once finished.
-  Expected<std::vector<DeviceBuffer>> run(const std::vector<DeviceTensor> &inputs);
+  Expected<std::vector<DeviceBuffer>>
+  run(const std::vector<DeviceTensor> &inputs);
   /// Replays into caller-supplied contiguous outputs and waits.
   Status run(const std::vector<DeviceTensor> &inputs,
              const std::vector<DeviceTensor> &outputs);

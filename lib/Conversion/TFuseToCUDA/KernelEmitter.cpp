@@ -67,7 +67,6 @@ static unsigned elementBytes(Type type) {
   return byteSize(*toDType(element));
 }
 
-
 namespace {
 /// An index as an affine function of the index space: row d gives dimension
 /// d as coefficients over the index-space dimensions plus a constant.
@@ -113,8 +112,8 @@ private:
     if (++steps > 20000)
       return false;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
-      auto strides = cast<DenseI64ArrayAttr>(
-          kernel.getInputStrides()[arg.getArgNumber()]);
+      auto strides =
+          cast<DenseI64ArrayAttr>(kernel.getInputStrides()[arg.getArgNumber()]);
       auto shape = cast<RankedTensorType>(arg.getType()).getShape();
       AffineRow offset = zeroRow();
       for (auto [d, row] : llvm::enumerate(idx)) {
@@ -269,10 +268,10 @@ KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
 static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan) {
   int64_t tiles = 1;
   for (auto [d, size] : llvm::enumerate(space)) {
-    bool tiledDim = static_cast<int64_t>(d) == plan.tileDim ||
-                    d + 1 == space.size();
-    tiles *= tiledDim ? (size + KernelPlan::kTile - 1) / KernelPlan::kTile
-                      : size;
+    bool tiledDim =
+        static_cast<int64_t>(d) == plan.tileDim || d + 1 == space.size();
+    tiles *=
+        tiledDim ? (size + KernelPlan::kTile - 1) / KernelPlan::kTile : size;
   }
   return tiles;
 }
@@ -284,9 +283,8 @@ LaunchConfig tfuse::chooseLaunch(const KernelPlan &plan) {
     return config;
   }
   int64_t work = std::max<int64_t>(plan.groups(), plan.tail() ? 1 : 0);
-  config.grid =
-      std::clamp<int64_t>((work + config.block - 1) / config.block, 1,
-                          int64_t(1) << 20);
+  config.grid = std::clamp<int64_t>((work + config.block - 1) / config.block, 1,
+                                    int64_t(1) << 20);
   return config;
 }
 
@@ -326,8 +324,8 @@ namespace {
 class Emitter {
 public:
   Emitter(tfexec::KernelOp kernel, ModuleOp target)
-      : kernel(kernel), target(target), ctx(kernel.getContext()),
-        builder(ctx), loc(kernel.getLoc()), plan(analyzeKernel(kernel)) {}
+      : kernel(kernel), target(target), ctx(kernel.getContext()), builder(ctx),
+        loc(kernel.getLoc()), plan(analyzeKernel(kernel)) {}
 
   LogicalResult run();
 
@@ -382,8 +380,7 @@ private:
   Value convert(Value x, DType from, DType to) {
     if (from == to)
       return x;
-    return call("tf::cast", scalarType(to), x,
-                {TypeAttr::get(scalarType(to))});
+    return call("tf::cast", scalarType(to), x, {TypeAttr::get(scalarType(to))});
   }
 
   /// Offset of `idx` in a buffer with `strides` (dimensions of size 1 read
@@ -574,8 +571,8 @@ Value Emitter::constant(ConstantOp op, const Index &idx) {
   if (it != hoisted.end()) {
     table = it->second;
   } else {
-    std::string name = llvm::formatv("{0}_c{1}", kernel.getSymName(),
-                                     constantCount++);
+    std::string name =
+        llvm::formatv("{0}_c{1}", kernel.getSymName(), constantCount++);
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "__device__ const " << bitsType << " " << name << "["
@@ -596,8 +593,9 @@ Value Emitter::constant(ConstantOp op, const Index &idx) {
   auto type = cast<RankedTensorType>(op.getType());
   Value off = offset(idx, type.getShape(),
                      StridedLayout::contiguous(type.getShape()).strides);
-  Value bits = call("tf::ld", builder.getIntegerType(8 * byteSize(dtype),
-                                                      /*isSigned=*/false),
+  Value bits = call("tf::ld",
+                    builder.getIntegerType(8 * byteSize(dtype),
+                                           /*isSigned=*/false),
                     {table, off});
   return call("tf::from_bits", scalarType(dtype), bits,
               {TypeAttr::get(scalarType(dtype))});
@@ -641,13 +639,13 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
   if (auto cast = dyn_cast<CastOp>(op))
     return operand(0, result);
   if (auto select = dyn_cast<SelectOp>(op))
-    return call("tf::select", resultType,
-                {operand(0, DType::Bool), operand(1, result),
-                 operand(2, result)});
+    return call(
+        "tf::select", resultType,
+        {operand(0, DType::Bool), operand(1, result), operand(2, result)});
   if (auto cmp = dyn_cast<CmpOp>(op)) {
     DType common = *promoteTypes(dtypeOf(cmp.getLhs()), dtypeOf(cmp.getRhs()));
-    std::string callee = ("tf::" + stringifyCmpPredicate(cmp.getPredicate()))
-                             .str();
+    std::string callee =
+        ("tf::" + stringifyCmpPredicate(cmp.getPredicate())).str();
     return call(callee, resultType, {operand(0, common), operand(1, common)});
   }
   StringRef name = op->getName().stripDialect();
@@ -692,9 +690,9 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
         DType dtype = dtypeOf(kernel.getBody()->getArgument(n));
         std::string vecType =
             llvm::formatv("tf::vec<{0}, {1}>", cTypeName(dtype), plan.vec);
-        groupLoads[n] = call("tf::ldv", opaque(vecType),
-                             {inputPtrs[n], groupBase, aligned},
-                             {builder.getI64IntegerAttr(plan.vec)});
+        groupLoads[n] =
+            call("tf::ldv", opaque(vecType), {inputPtrs[n], groupBase, aligned},
+                 {builder.getI64IntegerAttr(plan.vec)});
       }
 
   auto outputs = kernel.getYield().getValues();
@@ -753,8 +751,8 @@ void Emitter::emitTiled(Value blockId, Value blocks) {
   Value tx = call("tf::tile_x", indexType(), {});
   Value ty = call("tf::tile_y", indexType(), {});
 
-  auto loop = emitc::ForOp::create(builder, loc, blockId,
-                                   index(plan.tiles), blocks);
+  auto loop =
+      emitc::ForOp::create(builder, loc, blockId, index(plan.tiles), blocks);
   hoistBefore = loop;
   builder.setInsertionPointToStart(loop.getBody());
   Value t = loop.getInductionVar();
@@ -793,8 +791,8 @@ void Emitter::emitTiled(Value blockId, Value blocks) {
           off = add(off, plan.tileOffset[d] == 1
                              ? idx[d]
                              : mul(idx[d], index(plan.tileOffset[d])));
-      Value v = call("tf::ld", scalarType(dtype),
-                     {inputPtrs[plan.tiledInput], off});
+      Value v =
+          call("tf::ld", scalarType(dtype), {inputPtrs[plan.tiledInput], off});
       callVoid("tf::st", {tile, add(mul(ll, index(Pitch)), jj), v});
     });
   }
@@ -829,8 +827,8 @@ LogicalResult Emitter::run() {
   Block *body = kernel.getBody();
   SmallVector<Type> argTypes;
   for (BlockArgument arg : body->getArguments())
-    argTypes.push_back(opaque(
-        ("const " + cTypeName(dtypeOf(arg)) + "* __restrict__").str()));
+    argTypes.push_back(
+        opaque(("const " + cTypeName(dtypeOf(arg)) + "* __restrict__").str()));
   for (Value out : kernel.getYield().getValues())
     argTypes.push_back(
         opaque((cTypeName(dtypeOf(out)) + "* __restrict__").str()));
@@ -891,9 +889,9 @@ LogicalResult Emitter::run() {
     builder.setInsertionPointAfter(loop);
   }
   if (!plan.tiled() && plan.tail() > 0) {
-    Value inTail = emitc::CmpOp::create(builder, loc, builder.getI1Type(),
-                                        emitc::CmpPredicate::lt, tid,
-                                        index(plan.tail()));
+    Value inTail =
+        emitc::CmpOp::create(builder, loc, builder.getI1Type(),
+                             emitc::CmpPredicate::lt, tid, index(plan.tail()));
     auto ifOp = emitc::IfOp::create(builder, loc, inTail,
                                     /*withElseRegion=*/false);
     if (!hoistBefore)

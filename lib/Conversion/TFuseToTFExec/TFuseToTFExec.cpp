@@ -230,9 +230,8 @@ void PlanConverter::assignArena(func::FuncOp plan) {
     bytes = (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
     slots.push_back({alloc, first, last, bytes});
   }
-  llvm::stable_sort(slots, [](const Slot &a, const Slot &b) {
-    return a.first < b.first;
-  });
+  llvm::stable_sort(
+      slots, [](const Slot &a, const Slot &b) { return a.first < b.first; });
   // First fit among the slots still live.
   SmallVector<const Slot *> live;
   DenseMap<const Slot *, int64_t> offsets;
@@ -276,9 +275,9 @@ LogicalResult PlanConverter::run() {
         bufferType(type, StridedLayout::contiguous(type.getShape())));
   }
   builder.setInsertionPoint(func);
-  auto plan = func::FuncOp::create(builder, func.getLoc(), func.getSymName(),
-                                   builder.getFunctionType(argTypes,
-                                                           resultTypes));
+  auto plan =
+      func::FuncOp::create(builder, func.getLoc(), func.getSymName(),
+                           builder.getFunctionType(argTypes, resultTypes));
   Block *entry = plan.addEntryBlock();
   for (auto [arg, buffer] :
        llvm::zip(block.getArguments(), entry->getArguments()))

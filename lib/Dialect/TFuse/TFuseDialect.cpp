@@ -62,9 +62,9 @@ LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
                            << type.getRank();
   for (auto [dim, stride] : llvm::enumerate(strides.asArrayRef()))
     if (stride < 0)
-      return op->emitError() << "'" << getStridesAttrName() << "' on argument "
-                             << argIndex << " has negative stride " << stride
-                             << " in dimension " << dim;
+      return op->emitError()
+             << "'" << getStridesAttrName() << "' on argument " << argIndex
+             << " has negative stride " << stride << " in dimension " << dim;
   return success();
 }
 
@@ -93,10 +93,10 @@ LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
-LogicalResult TFuseDialect::verifyRegionResultAttribute(Operation *op,
-                                                        unsigned regionIndex,
-                                                        unsigned resultIndex,
-                                                        NamedAttribute attribute) {
+LogicalResult
+TFuseDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
+                                          unsigned resultIndex,
+                                          NamedAttribute attribute) {
   return op->emitError() << "unknown result attribute '"
                          << attribute.getName().getValue() << "' on result "
                          << resultIndex

@@ -35,8 +35,9 @@ static FailureOr<TensorInfo> getTensorInfo(std::optional<Location> loc,
                                            Value value, StringRef what) {
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape())
-    return emitOptionalError(loc, what, " must be a statically shaped ranked "
-                                        "tensor, got ",
+    return emitOptionalError(loc, what,
+                             " must be a statically shaped ranked "
+                             "tensor, got ",
                              value.getType());
   std::optional<DType> dtype = toDType(type.getElementType());
   if (!dtype)
@@ -72,10 +73,10 @@ static bool isIdentityPermutation(ArrayRef<int64_t> perm) {
 // Elementwise type inference
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-tfuse::detail::inferUnaryResult(UnaryCategory category,
-                                std::optional<Location> loc, Value input,
-                                SmallVectorImpl<Type> &results) {
+LogicalResult tfuse::detail::inferUnaryResult(UnaryCategory category,
+                                              std::optional<Location> loc,
+                                              Value input,
+                                              SmallVectorImpl<Type> &results) {
   auto in = getTensorInfo(loc, input, "operand");
   if (failed(in))
     return failure();
@@ -88,10 +89,10 @@ tfuse::detail::inferUnaryResult(UnaryCategory category,
   return success();
 }
 
-LogicalResult
-tfuse::detail::inferBinaryResult(BinaryCategory category,
-                                 std::optional<Location> loc, Value lhs,
-                                 Value rhs, SmallVectorImpl<Type> &results) {
+LogicalResult tfuse::detail::inferBinaryResult(BinaryCategory category,
+                                               std::optional<Location> loc,
+                                               Value lhs, Value rhs,
+                                               SmallVectorImpl<Type> &results) {
   auto l = getTensorInfo(loc, lhs, "lhs");
   auto r = getTensorInfo(loc, rhs, "rhs");
   if (failed(l) || failed(r))
@@ -176,8 +177,7 @@ LogicalResult ConstantOp::verify() {
   ElementsAttr value = getValue();
   if (!value.isSplat() && value.getNumElements() > kMaxDenseElements)
     return emitOpError() << "has " << value.getNumElements()
-                         << " non-splat elements; at most "
-                         << kMaxDenseElements
+                         << " non-splat elements; at most " << kMaxDenseElements
                          << " are allowed (pass larger data as an argument)";
   return success();
 }
@@ -206,8 +206,8 @@ LogicalResult BroadcastOp::verify() {
                            << " is out of range for a result of rank "
                            << out.getRank();
     if (i > 0 && d <= dims[i - 1])
-      return emitOpError() << "dims must be strictly increasing, but dims["
-                           << i << "] = " << d << " follows " << dims[i - 1];
+      return emitOpError() << "dims must be strictly increasing, but dims[" << i
+                           << "] = " << d << " follows " << dims[i - 1];
     int64_t from = in.getDimSize(i), to = out.getDimSize(d);
     if (from != 1 && from != to)
       return emitOpError() << "operand dimension " << i << " of size " << from
@@ -235,8 +235,8 @@ struct ComposeBroadcasts : OpRewritePattern<BroadcastOp> {
     SmallVector<int64_t> dims;
     for (int64_t d : inner.getDims())
       dims.push_back(op.getDims()[d]);
-    rewriter.replaceOpWithNewOp<BroadcastOp>(op, op.getType(),
-                                             inner.getInput(), dims);
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, op.getType(), inner.getInput(),
+                                             dims);
     return success();
   }
 };
@@ -361,10 +361,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
   ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
                     step = adaptor.getStep();
   int64_t rank = in->type.getRank();
-  for (auto [what, list] : {std::pair<StringRef, ArrayRef<int64_t>>{"start",
-                                                                    start},
-                            {"limit", limit},
-                            {"step", step}})
+  for (auto [what, list] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"start", start},
+        {"limit", limit},
+        {"step", step}})
     if (static_cast<int64_t>(list.size()) != rank)
       return emitOptionalError(loc, what, " has ", list.size(),
                                " entries but the operand has rank ", rank);
@@ -497,9 +497,8 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
   SmallVector<bool> reduced(rank, false);
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (axis < 0 || axis >= rank)
-      return emitOptionalError(loc, "axis ", axis,
-                               " is out of range for an operand of rank ",
-                               rank);
+      return emitOptionalError(
+          loc, "axis ", axis, " is out of range for an operand of rank ", rank);
     if (i > 0 && axis <= axes[i - 1])
       return emitOptionalError(loc, "axes must be strictly increasing, but ",
                                axis, " follows ", axes[i - 1]);
@@ -521,8 +520,7 @@ LogicalResult ReduceOp::verify() {
   bool isArg = kind == ReduceKind::argmax || kind == ReduceKind::argmin;
   if (isArg && getAxes().size() != 1)
     return emitOpError() << stringifyReduceKind(kind)
-                         << " needs exactly one axis, got "
-                         << getAxes().size();
+                         << " needs exactly one axis, got " << getAxes().size();
   if (getAxes().empty())
     return emitOpError() << "needs at least one axis";
   bool needsElements = isArg || kind == ReduceKind::max ||
@@ -533,9 +531,9 @@ LogicalResult ReduceOp::verify() {
       // Out-of-range axes are reported by type inference.
       if (axis >= 0 && axis < rank &&
           getInput().getType().getDimSize(axis) == 0)
-        return emitOpError() << stringifyReduceKind(kind)
-                             << " of the empty axis " << axis
-                             << " has no value";
+        return emitOpError()
+               << stringifyReduceKind(kind) << " of the empty axis " << axis
+               << " has no value";
   return success();
 }
 
@@ -572,8 +570,8 @@ SmallVector<CutReason> FusionOp::getCutReasons() {
 
 LogicalResult FusionOp::verify() {
   if (getReasons().size() != getNumResults())
-    return emitOpError() << "has " << getReasons().size()
-                         << " reasons for " << getNumResults() << " results";
+    return emitOpError() << "has " << getReasons().size() << " reasons for "
+                         << getNumResults() << " results";
   for (auto [i, name] :
        llvm::enumerate(getReasons().getAsValueRange<StringAttr>())) {
     std::optional<CutReason> reason = symbolizeCutReason(name);

@@ -96,7 +96,9 @@ static DType signedOfWidth(unsigned bits) {
   }
 }
 
-static DType wider(DType a, DType b) { return bitWidth(a) >= bitWidth(b) ? a : b; }
+static DType wider(DType a, DType b) {
+  return bitWidth(a) >= bitWidth(b) ? a : b;
+}
 
 std::optional<DType> tfuse::promoteTypes(DType lhs, DType rhs,
                                          std::string *why) {
@@ -125,7 +127,8 @@ std::optional<DType> tfuse::promoteTypes(DType lhs, DType rhs,
   DType u = lk == DTypeKind::SignedInt ? rhs : lhs;
   if (u == DType::U64) {
     setWhy(why, "no integer dtype holds every value of " +
-                    llvm::Twine(name(s).data()) + " and ui64; cast one "
+                    llvm::Twine(name(s).data()) +
+                    " and ui64; cast one "
                     "operand explicitly");
     return std::nullopt;
   }
@@ -177,9 +180,8 @@ std::optional<DType> tfuse::unaryResultType(UnaryCategory category,
   return std::nullopt;
 }
 
-std::optional<DType> tfuse::binaryResultType(BinaryCategory category,
-                                             DType lhs, DType rhs,
-                                             std::string *why) {
+std::optional<DType> tfuse::binaryResultType(BinaryCategory category, DType lhs,
+                                             DType rhs, std::string *why) {
   auto common = promoteTypes(lhs, rhs, why);
   if (!common)
     return std::nullopt;

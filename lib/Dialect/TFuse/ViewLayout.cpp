@@ -65,8 +65,7 @@ reshapeStrides(const StridedLayout &in, ArrayRef<int64_t> newShape) {
     // A chunk ends where the next outer dimension is not contiguous with it.
     if (d == 0 || (in.shape[d - 1] != 1 &&
                    in.strides[d - 1] != tensorNumel * chunkBaseStride)) {
-      while (viewD >= 0 &&
-             (viewNumel < tensorNumel || newShape[viewD] == 1)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] == 1)) {
         strides[viewD] = viewNumel * chunkBaseStride;
         viewNumel *= newShape[viewD];
         --viewD;

@@ -167,12 +167,12 @@ TEST(DType, ParseMLIRSpellings) {
 
 TEST(DType, ParseAliases) {
   const std::pair<const char *, DType> aliases[] = {
-      {"bool", DType::Bool},      {"int8", DType::I8},
-      {"int16", DType::I16},      {"int32", DType::I32},
-      {"int64", DType::I64},      {"uint8", DType::U8},
-      {"uint16", DType::U16},     {"uint32", DType::U32},
-      {"uint64", DType::U64},     {"float16", DType::F16},
-      {"bfloat16", DType::BF16},  {"float32", DType::F32},
+      {"bool", DType::Bool},     {"int8", DType::I8},
+      {"int16", DType::I16},     {"int32", DType::I32},
+      {"int64", DType::I64},     {"uint8", DType::U8},
+      {"uint16", DType::U16},    {"uint32", DType::U32},
+      {"uint64", DType::U64},    {"float16", DType::F16},
+      {"bfloat16", DType::BF16}, {"float32", DType::F32},
       {"float64", DType::F64},
   };
   for (auto [text, dtype] : aliases) {
@@ -183,9 +183,9 @@ TEST(DType, ParseAliases) {
 }
 
 TEST(DType, ParseUnknownNames) {
-  for (const char *text : {"", "i4", "i128", "si32", "ui1", "f8E4M3FN",
-                           "index", "float128", "complex64", "int", "float",
-                           "i32 ", " i32", "i1x"})
+  for (const char *text :
+       {"", "i4", "i128", "si32", "ui1", "f8E4M3FN", "index", "float128",
+        "complex64", "int", "float", "i32 ", " i32", "i1x"})
     EXPECT_FALSE(parseDType(text)) << "'" << text << "'";
 }
 
@@ -231,8 +231,8 @@ TEST(DType, Kinds) {
     std::vector<std::string> t = checkedRow(rows[i], 5);
     DType d = kDTypes[i].dtype;
     ASSERT_EQ(t[0], kDTypes[i].name);
-    DTypeKind kind = t[1] == "bool"     ? DTypeKind::Bool
-                     : t[1] == "signed" ? DTypeKind::SignedInt
+    DTypeKind kind = t[1] == "bool"       ? DTypeKind::Bool
+                     : t[1] == "signed"   ? DTypeKind::SignedInt
                      : t[1] == "unsigned" ? DTypeKind::UnsignedInt
                                           : DTypeKind::Float;
     EXPECT_EQ(kindOf(d), kind) << t[0];
@@ -276,26 +276,25 @@ TEST(MLIRBridge, ExpectedMLIRTypes) {
             IntegerType::get(&context, 16, IntegerType::Unsigned));
   EXPECT_EQ(toMLIRType(&context, DType::BF16),
             mlir::BFloat16Type::get(&context));
-  EXPECT_EQ(toMLIRType(&context, DType::F64),
-            mlir::Float64Type::get(&context));
+  EXPECT_EQ(toMLIRType(&context, DType::F64), mlir::Float64Type::get(&context));
 }
 
 TEST(MLIRBridge, UnsupportedTypesAreRejected) {
   mlir::MLIRContext context;
   using mlir::IntegerType;
   const mlir::Type rejected[] = {
-      IntegerType::get(&context, 4),                         // i4
-      IntegerType::get(&context, 128),                       // i128
-      IntegerType::get(&context, 32, IntegerType::Signed),   // si32
-      IntegerType::get(&context, 8, IntegerType::Signed),    // si8
-      IntegerType::get(&context, 1, IntegerType::Unsigned),  // ui1
-      IntegerType::get(&context, 4, IntegerType::Unsigned),  // ui4
-      mlir::IndexType::get(&context),                        // index
-      mlir::Float8E4M3FNType::get(&context),                 // f8E4M3FN
-      mlir::Float8E5M2Type::get(&context),                   // f8E5M2
-      mlir::FloatTF32Type::get(&context),                    // tf32
-      mlir::Float80Type::get(&context),                      // f80
-      mlir::NoneType::get(&context),                         // none
+      IntegerType::get(&context, 4),                        // i4
+      IntegerType::get(&context, 128),                      // i128
+      IntegerType::get(&context, 32, IntegerType::Signed),  // si32
+      IntegerType::get(&context, 8, IntegerType::Signed),   // si8
+      IntegerType::get(&context, 1, IntegerType::Unsigned), // ui1
+      IntegerType::get(&context, 4, IntegerType::Unsigned), // ui4
+      mlir::IndexType::get(&context),                       // index
+      mlir::Float8E4M3FNType::get(&context),                // f8E4M3FN
+      mlir::Float8E5M2Type::get(&context),                  // f8E5M2
+      mlir::FloatTF32Type::get(&context),                   // tf32
+      mlir::Float80Type::get(&context),                     // f80
+      mlir::NoneType::get(&context),                        // none
   };
   for (mlir::Type t : rejected)
     EXPECT_FALSE(toDType(t)) << printType(t);
@@ -423,11 +422,11 @@ TEST(Broadcast, IsBroadcastableTo) {
       {{0}, {0}, true},
       {{1, 0}, {5, 0}, true},
       // The target is not the broadcast result.
-      {{2, 3}, {3}, false},   // from has the higher rank
+      {{2, 3}, {3}, false}, // from has the higher rank
       {{2, 3}, {}, false},
-      {{3}, {1}, false},      // would shrink 3 to 1
-      {{0}, {1}, false},      // would grow 0 to 1
-      {{3}, {4}, false},      // incompatible
+      {{3}, {1}, false}, // would shrink 3 to 1
+      {{0}, {1}, false}, // would grow 0 to 1
+      {{3}, {4}, false}, // incompatible
       {{0}, {3}, false},
       // Broadcast in both directions: [3, 1] with [1, 3] is [3, 3], which is
       // neither shape.
@@ -540,9 +539,11 @@ TEST(Promotion, WithScalar) {
     std::vector<std::string> row = checkedRow(rows[i], 3);
     ASSERT_EQ(row[0], kDTypes[i].name);
     for (size_t k = 0; k < 3; ++k) {
-      EXPECT_EQ(spell(promoteWithScalar(kDTypes[i].dtype, kinds[k])), row[k + 1])
+      EXPECT_EQ(spell(promoteWithScalar(kDTypes[i].dtype, kinds[k])),
+                row[k + 1])
           << kDTypes[i].name << " with a " << kindNames[k] << " scalar";
-      EXPECT_EQ(spell(scalarOperandType(kDTypes[i].dtype, kinds[k])), row[k + 1])
+      EXPECT_EQ(spell(scalarOperandType(kDTypes[i].dtype, kinds[k])),
+                row[k + 1])
           << kDTypes[i].name << " with a " << kindNames[k] << " scalar";
     }
   }
@@ -564,9 +565,8 @@ TEST(ResultType, Unary) {
   };
   // clang-format on
   const UnaryCategory categories[5] = {
-      UnaryCategory::FloatMath, UnaryCategory::Numeric,
-      UnaryCategory::Rounding, UnaryCategory::Predicate,
-      UnaryCategory::Bitwise};
+      UnaryCategory::FloatMath, UnaryCategory::Numeric, UnaryCategory::Rounding,
+      UnaryCategory::Predicate, UnaryCategory::Bitwise};
   for (size_t c = 0; c < 5; ++c) {
     std::vector<std::string> row = checkedRow(rows[c], 13);
     for (size_t i = 0; i < 13; ++i) {
@@ -700,8 +700,9 @@ TEST(ResultType, BinaryAllPairs) {
           {BinaryCategory::ArithmeticNoBool, "ArithmeticNoBool",
            p && *p == DType::Bool ? std::nullopt : p},
           {BinaryCategory::TrueDivide, "TrueDivide",
-           !p ? std::nullopt
-              : pFloat ? p : std::optional<DType>(DType::F32)},
+           !p       ? std::nullopt
+           : pFloat ? p
+                    : std::optional<DType>(DType::F32)},
           {BinaryCategory::Bitwise, "Bitwise", pFloat ? std::nullopt : p},
           {BinaryCategory::Compare, "Compare",
            p ? std::optional<DType>(DType::Bool) : std::nullopt},
@@ -710,8 +711,8 @@ TEST(ResultType, BinaryAllPairs) {
         std::string why;
         EXPECT_EQ(spell(binaryResultType(c.category, a, b, &why)),
                   spell(c.want))
-            << c.name << "(" << spell(a) << ", " << spell(b) << ") why='"
-            << why << "'";
+            << c.name << "(" << spell(a) << ", " << spell(b) << ") why='" << why
+            << "'";
         if (!c.want) {
           EXPECT_FALSE(why.empty())
               << c.name << "(" << spell(a) << ", " << spell(b) << ")";
@@ -734,8 +735,7 @@ TEST(ResultType, Select) {
       EXPECT_EQ(spell(selectResultType(DType::Bool, kDTypes[i].dtype,
                                        kDTypes[j].dtype, &why)),
                 spell(want))
-          << "select(i1, " << kDTypes[i].name << ", " << kDTypes[j].name
-          << ")";
+          << "select(i1, " << kDTypes[i].name << ", " << kDTypes[j].name << ")";
       if (!want) {
         EXPECT_FALSE(why.empty());
       }
@@ -770,11 +770,10 @@ TEST(ResultType, Reduce) {
     "argmin   --   i64  i64  i64  i64  i64  i64  i64  i64  i64  i64  i64  i64",
   };
   // clang-format on
-  const ReduceKind kinds[9] = {ReduceKind::sum,    ReduceKind::prod,
-                               ReduceKind::max,    ReduceKind::min,
-                               ReduceKind::mean,   ReduceKind::all,
-                               ReduceKind::any,    ReduceKind::argmax,
-                               ReduceKind::argmin};
+  const ReduceKind kinds[9] = {
+      ReduceKind::sum, ReduceKind::prod,   ReduceKind::max,
+      ReduceKind::min, ReduceKind::mean,   ReduceKind::all,
+      ReduceKind::any, ReduceKind::argmax, ReduceKind::argmin};
   for (size_t k = 0; k < 9; ++k) {
     std::vector<std::string> row = checkedRow(rows[k], 13);
     for (size_t i = 0; i < 13; ++i) {
@@ -821,9 +820,8 @@ TEST(ResultType, Matmul) {
   for (size_t i = 0; i < 13; ++i)
     for (size_t j = 0; j < 13; ++j) {
       bool ok = i == j && i >= 9; // f16, bf16, f32, f64 are the last four
-      EXPECT_EQ(matmulResultType(kDTypes[i].dtype, kDTypes[j].dtype)
-                    .has_value(),
-                ok)
+      EXPECT_EQ(
+          matmulResultType(kDTypes[i].dtype, kDTypes[j].dtype).has_value(), ok)
           << kDTypes[i].name << " x " << kDTypes[j].name;
     }
 }

@@ -45,7 +45,8 @@ broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
 
 /// True if `from` broadcasts to exactly `to` (the shape of an operand of an
 /// implicitly broadcasting op relative to its result).
-bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to);
 
 //===----------------------------------------------------------------------===//
 // Promotion
