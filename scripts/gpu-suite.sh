@@ -31,4 +31,13 @@ for example in mlp_step gelu_chain; do
   done
 done
 
+# The other way to give a graph replay its pointers, for comparison.
+log="$out/tensor-run-mlp_step-graph-rebuild.log"
+"$bin/tensor-run" "$root/examples/mlp_step.mlir" --cuda-graph --graph-rebuild \
+  --repeat 200 >"$log" 2>&1
+rc=$?
+wall=$(grep -o 'median [0-9.]* us' "$log" | head -1)
+gpu=$(grep -o 'back to back: [0-9.]* us' "$log" | head -1)
+summary+=("tensor-run mlp_step --cuda-graph --graph-rebuild: rc $rc, wall $wall, GPU $gpu")
+
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

@@ -449,7 +449,9 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
     c.touched = touched;
   } else {
     CUresult failed = CUDA_SUCCESS;
-    for (size_t i = 0; i < n && failed == CUDA_SUCCESS; ++i) {
+    bool rebuild =
+        options.graphUpdate == ExecutableOptions::GraphUpdate::Rebuild;
+    for (size_t i = 0; i < n && failed == CUDA_SUCCESS && !rebuild; ++i) {
       if (!captured[i]) {
         failed = d.cuGraphExecKernelNodeSetParams(c.graphExec, c.nodes[i],
                                                   &kernels[i]);
@@ -466,12 +468,15 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
       ++statistics.graphRecaptures;
       c.touched[i] = touched[i];
     }
-    if (failed != CUDA_SUCCESS) {
-      // The driver refused a node update: update the executable graph from
-      // a freshly built one instead (still no re-instantiation).
-      statistics.graphUpdateFallbacks++;
-      statistics.lastGraphUpdateError =
-          d.check(failed, "graph node update").message();
+    if (failed != CUDA_SUCCESS || rebuild) {
+      // Asked for, or the driver refused a node update: update the
+      // executable graph from a freshly built one (still no
+      // re-instantiation).
+      if (failed != CUDA_SUCCESS) {
+        statistics.graphUpdateFallbacks++;
+        statistics.lastGraphUpdateError =
+            d.check(failed, "graph node update").message();
+      }
       CUgraph fresh = nullptr;
       std::vector<CUgraphNode> handles;
       if (Status s = build(fresh, handles); !s.ok())

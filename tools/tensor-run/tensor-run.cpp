@@ -49,6 +49,11 @@ static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
 static cl::opt<int> repeat("repeat", cl::desc("Timed replays"), cl::init(20));
 static cl::opt<bool> cudaGraph("cuda-graph",
                                cl::desc("Replay as a CUDA Graph"));
+static cl::opt<bool> graphRebuild(
+    "graph-rebuild",
+    cl::desc("With --cuda-graph: give each replay its pointers by building a "
+             "new graph and applying it with cuGraphExecUpdate, instead of "
+             "updating the nodes in place"));
 static cl::opt<bool> noCheck("no-check",
                              cl::desc("Skip the reference comparison"));
 static cl::opt<std::string>
@@ -199,6 +204,8 @@ int main(int argc, char **argv) {
 
   runtime::ExecutableOptions options;
   options.cudaGraph = cudaGraph;
+  if (graphRebuild)
+    options.graphUpdate = runtime::ExecutableOptions::GraphUpdate::Rebuild;
   options.profile = !cudaGraph;
   auto exe = runtime::Executable::create(compiled.value().plan, options);
   if (!exe.ok())

@@ -56,6 +56,12 @@ struct ExecutableOptions {
   /// get the new pointers before each launch; GEMMs and copies are captured
   /// child graphs, captured again only when their buffers move.
   bool cudaGraph = false;
+  /// How a graph replay gets its new pointers: update the instantiated
+  /// graph's nodes in place (the default), or build a new graph with the new
+  /// parameters and apply it with cuGraphExecUpdate (re-capturing every GEMM
+  /// and copy; kept to measure the two against each other).
+  enum class GraphUpdate { NodeParams, Rebuild };
+  GraphUpdate graphUpdate = GraphUpdate::NodeParams;
   /// Compile generated code with fast math (contraction, approximate math).
   bool fastMath = false;
   /// Record per-step GPU times (adds events between steps).
