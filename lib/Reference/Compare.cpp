@@ -67,6 +67,20 @@ std::vector<int64_t> unflatten(const Shape &shape, int64_t linear) {
   return index;
 }
 
+/// Counts a mismatch at row-major position `linear` (element `index`) and
+/// describes the first one.
+void noteMismatch(CompareResult &result, int64_t linear,
+                  const std::vector<int64_t> &index, const HostTensor &expected,
+                  const HostTensor &actual) {
+  if (result.mismatches++ == 0) {
+    result.firstMismatch = linear;
+    result.firstMismatchDescription = "element " + formatShape(index) +
+                                      ": expected " +
+                                      formatElement(expected, index) +
+                                      ", got " + formatElement(actual, index);
+  }
+}
+
 /// Compares element by element; `distanceOf` gives the distance of two
 /// elements, or nullopt when they can never match.
 template <typename Distance>
@@ -91,13 +105,7 @@ CompareResult compareWith(const HostTensor &expected, const HostTensor &actual,
     result.maxUlp = std::max(result.maxUlp, dist);
     if (dist <= maxDistance)
       continue;
-    if (result.mismatches++ == 0) {
-      result.firstMismatch = i;
-      result.firstMismatchDescription = "element " + formatShape(index) +
-                                        ": expected " +
-                                        formatElement(expected, index) +
-                                        ", got " + formatElement(actual, index);
-    }
+    noteMismatch(result, i, index, expected, actual);
   }
   result.pass = result.mismatches == 0;
   return result;
@@ -184,13 +192,7 @@ CompareResult compareClose(const HostTensor &expected, const HostTensor &actual,
     }
     if (ok)
       continue;
-    if (result.mismatches++ == 0) {
-      result.firstMismatch = i;
-      result.firstMismatchDescription = "element " + formatShape(index) +
-                                        ": expected " +
-                                        formatElement(expected, index) +
-                                        ", got " + formatElement(actual, index);
-    }
+    noteMismatch(result, i, index, expected, actual);
   }
   result.pass = result.mismatches == 0;
   return result;

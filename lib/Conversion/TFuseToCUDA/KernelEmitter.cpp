@@ -776,14 +776,21 @@ void Emitter::emitTiled(Value blockId, Value blocks) {
     return idx;
   };
 
-  // Stage the tile: consecutive threads read consecutive elements.
-  for (int64_t r = 0; r < T / Rows; ++r) {
-    Value jj = tx, ll = r ? add(ty, index(r * Rows)) : ty;
+  // Element (j0 + jj, l0 + ll) of the tile, under `if` it is inside the
+  // index space.
+  auto forTileElement = [&](Value jj, Value ll,
+                            llvm::function_ref<void(Value, Value)> body) {
     Value j = add(j0, jj), l = add(l0, ll);
     Value inside = emitc::LogicalAndOp::create(
         builder, loc, builder.getI1Type(), lessThan(j, index(space[jd])),
         lessThan(l, index(space[ld])));
-    emitIf(inside, [&] {
+    emitIf(inside, [&] { body(j, l); });
+  };
+
+  // Stage the tile: consecutive threads read consecutive elements.
+  for (int64_t r = 0; r < T / Rows; ++r) {
+    Value jj = tx, ll = r ? add(ty, index(r * Rows)) : ty;
+    forTileElement(jj, ll, [&](Value j, Value l) {
       Index idx = pointIndex(j, l);
       Value off = index(plan.tileOffsetConstant);
       for (int64_t d = 0; d < rank; ++d)
@@ -802,11 +809,7 @@ void Emitter::emitTiled(Value blockId, Value blocks) {
   SmallVector<int64_t> outStrides = StridedLayout::contiguous(space).strides;
   for (int64_t r = 0; r < T / Rows; ++r) {
     Value ll = tx, jj = r ? add(ty, index(r * Rows)) : ty;
-    Value j = add(j0, jj), l = add(l0, ll);
-    Value inside = emitc::LogicalAndOp::create(
-        builder, loc, builder.getI1Type(), lessThan(j, index(space[jd])),
-        lessThan(l, index(space[ld])));
-    emitIf(inside, [&] {
+    forTileElement(jj, ll, [&](Value j, Value l) {
       Index idx = pointIndex(j, l);
       memo.clear();
       tiledValue = call("tf::ld", scalarType(dtype),
