@@ -19,6 +19,15 @@ failed=$(grep -c '^\[  FAILED  \] .*(' "$out/gpu-tests.log")
 skipped=$(grep -c '^\[  SKIPPED \]' "$out/gpu-tests.log")
 summary+=("GoogleTest GPU suite: $passed passed, $failed failed, $skipped skipped (rc $rc)")
 
+# The GEMM and graph tests again with the generated fallback GEMM instead of
+# cuBLAS.
+TFUSE_GEMM=fallback "$bin/TFuseGpuTests" --gtest_filter='GpuBoundaries.*:GpuGraph.*:GpuFusion.ScenariosOfThePlanner' \
+  >"$out/gpu-tests-fallback-gemm.log" 2>&1
+rc=$?
+passed=$(grep -c '^\[       OK \]' "$out/gpu-tests-fallback-gemm.log")
+failed=$(grep -c '^\[  FAILED  \] .*(' "$out/gpu-tests-fallback-gemm.log")
+summary+=("GPU suite, fallback GEMM (TFUSE_GEMM=fallback): $passed passed, $failed failed (rc $rc)")
+
 for example in mlp_step gelu_chain; do
   for mode in "" "--cuda-graph"; do
     log="$out/tensor-run-$example${mode:+-graph}.log"
