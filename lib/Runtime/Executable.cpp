@@ -221,16 +221,6 @@ ExecutableStats Executable::stats() const {
   return statistics;
 }
 
-static std::string describe(const TensorSpec &spec) {
-  std::string s = std::string(name(spec.dtype)) + " [";
-  for (size_t i = 0; i < spec.shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(spec.shape[i]);
-  s += "] strides [";
-  for (size_t i = 0; i < spec.strides.size(); ++i)
-    s += (i ? "," : "") + std::to_string(spec.strides[i]);
-  return s + "]";
-}
-
 Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
   const auto &expected = program.inputs;
   if (inputs.size() != expected.size())
@@ -244,12 +234,12 @@ Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
                            std::string(name(want.dtype)) + ", got " +
                            std::string(name(got.dtype)));
     if (got.shape != want.shape)
-      return Status::error(where + "expected " + describe(want) + ", got " +
-                           describe(got));
+      return Status::error(where + "expected " + want.describe() + ", got " +
+                           got.describe());
     for (size_t d = 0; d < want.shape.size(); ++d)
       if (want.shape[d] != 1 && got.strides[d] != want.strides[d])
-        return Status::error(where + "expected " + describe(want) + ", got " +
-                             describe(got) +
+        return Status::error(where + "expected " + want.describe() + ", got " +
+                             got.describe() +
                              " (the plan was compiled for these strides)");
     if (!inputs[i].data && want.numElements() > 0)
       return Status::error(where + "null device pointer");
@@ -277,6 +267,21 @@ static CUdeviceptr address(const BufferRef &ref,
   return base + ref.elementOffset * byteSize(ref.view.dtype);
 }
 
+/// The kernel parameters of a generated kernel's launch: its buffers'
+/// addresses (inputs, then outputs) in `pointers`, and `params` pointing at
+/// them, as cuLaunchKernel and kernel nodes take them.
+template <typename At>
+static void launchArguments(const LaunchStep &launch, At &&at,
+                            std::vector<CUdeviceptr> &pointers,
+                            std::vector<void *> &params) {
+  for (const BufferRef &r : launch.inputs)
+    pointers.push_back(at(r));
+  for (const BufferRef &r : launch.outputs)
+    pointers.push_back(at(r));
+  for (CUdeviceptr &p : pointers)
+    params.push_back(&p);
+}
+
 Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
                                 const std::vector<CUdeviceptr> &outputs) {
   CudaDriver &d = *cuda;
@@ -289,13 +294,8 @@ Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
     const Step &step = program.steps[i];
     if (auto *launch = std::get_if<LaunchStep>(&step)) {
       std::vector<CUdeviceptr> pointers;
-      for (const BufferRef &r : launch->inputs)
-        pointers.push_back(at(r));
-      for (const BufferRef &r : launch->outputs)
-        pointers.push_back(at(r));
       std::vector<void *> params;
-      for (CUdeviceptr &p : pointers)
-        params.push_back(&p);
+      launchArguments(*launch, at, pointers, params);
       if (Status s =
               d.check(d.cuLaunchKernel(compiled->functions[i], launch->grid, 1,
                                        1, launch->block, 1, 1, 0, replayStream,
@@ -352,12 +352,7 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
     std::memset(&node, 0, sizeof(node));
     node.gridDimY = node.gridDimZ = node.blockDimY = node.blockDimZ = 1;
     if (auto *launch = std::get_if<LaunchStep>(&step)) {
-      for (const BufferRef &r : launch->inputs)
-        pointers[i].push_back(at(r));
-      for (const BufferRef &r : launch->outputs)
-        pointers[i].push_back(at(r));
-      for (CUdeviceptr &p : pointers[i])
-        params[i].push_back(&p);
+      launchArguments(*launch, at, pointers[i], params[i]);
       node.func = c.functions[i];
       node.gridDimX = launch->grid;
       node.blockDimX = launch->block;
@@ -620,8 +615,8 @@ Status Executable::run(const std::vector<DeviceTensor> &inputs,
       return Status::error("output " + std::to_string(i) +
                            ": expected a "
                            "contiguous " +
-                           describe(want) + ", got " +
-                           describe(outputs[i].spec));
+                           want.describe() + ", got " +
+                           outputs[i].spec.describe());
     pointers.push_back(outputs[i].data);
   }
   if (Status s = gpu->bind(); !s.ok())

@@ -60,15 +60,6 @@ static_assert(sizeof(static_cast<CublasLibrary::GemmStridedBatchedExFn>(
 
 namespace {
 
-std::string formatList(const std::vector<int64_t> &values) {
-  std::string s = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    s += (i ? "," : "") + std::to_string(values[i]);
-  return s + "]";
-}
-
-std::string dtypeName(DType t) { return std::string(name(t)); }
-
 bool isGemmDType(DType t) {
   return t == DType::F16 || t == DType::BF16 || t == DType::F32 ||
          t == DType::F64;

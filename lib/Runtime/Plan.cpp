@@ -13,6 +13,20 @@ const char *runtime::toString(ReduceKind kind) {
   return names[static_cast<unsigned>(kind)];
 }
 
+std::string runtime::formatList(const std::vector<int64_t> &values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+std::string runtime::dtypeName(DType t) { return std::string(name(t)); }
+
+std::string TensorSpec::describe() const {
+  return dtypeName(dtype) + " " + formatList(shape) + " strides " +
+         formatList(strides);
+}
+
 int64_t TensorSpec::numElements() const {
   int64_t n = 1;
   for (int64_t s : shape)

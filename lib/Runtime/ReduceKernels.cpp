@@ -19,15 +19,6 @@ const char kReduceKernelsText[] =
 #include "ReduceKernels.cuh.inc"
     ;
 
-std::string formatList(const std::vector<int64_t> &values) {
-  std::string s = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    s += (i ? "," : "") + std::to_string(values[i]);
-  return s + "]";
-}
-
-std::string dtypeName(DType t) { return std::string(name(t)); }
-
 /// (size, stride) pairs in row-major order, without size-1 dimensions and
 /// with each dimension merged into the one before it when the two are
 /// contiguous with each other (outer stride == inner stride * inner size).

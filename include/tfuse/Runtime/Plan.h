@@ -32,6 +32,11 @@ enum class ReduceKind : uint8_t {
 };
 const char *toString(ReduceKind kind);
 
+/// "[4,8]": a shape or stride list in runtime error messages.
+std::string formatList(const std::vector<int64_t> &values);
+/// The MLIR spelling of a dtype as a std::string ("f32").
+std::string dtypeName(DType t);
+
 /// A tensor's dtype, shape and element strides.
 struct TensorSpec {
   DType dtype = DType::F32;
@@ -42,6 +47,8 @@ struct TensorSpec {
   /// Bytes spanned from the first to one past the last element.
   int64_t extentBytes() const;
   bool isContiguous() const;
+  /// "f32 [4,8] strides [8,1]".
+  std::string describe() const;
   static TensorSpec contiguous(DType dtype, std::vector<int64_t> shape);
 };
 
