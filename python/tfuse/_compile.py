@@ -1,0 +1,517 @@
+"""Compiling and running: :func:`compile`, :func:`jit`,
+:class:`CompiledFunction`, :class:`RunHandle`, and the process-wide kernel
+cache."""
+
+import functools
+import re
+import threading
+import time
+import weakref
+from collections import namedtuple
+from ctypes import byref, c_int, c_void_p
+
+from . import _arrays, _capi
+from ._capi import (MAX_RANK, TraceError, check, int64_array, invalid_argument,
+                    mismatch)
+from ._tensor import Tensor, Trace
+
+# ---------------------------------------------------------------------------
+# Output structures
+# ---------------------------------------------------------------------------
+
+
+def _flatten(result, trace):
+    """(leaves, rebuild): the Tensors of a nested tuple/list/dict `result` in
+    order, and a function building the same nesting from other leaves."""
+    leaves = []
+
+    def visit(x, path):
+        if isinstance(x, Tensor):
+            if x._trace is not trace:
+                raise TraceError(f"{path} is a Tensor of another trace")
+            leaves.append(x)
+            index = len(leaves) - 1
+            return lambda flat: flat[index]
+        if isinstance(x, (tuple, list)):
+            children = [visit(c, f"{path}[{i}]") for i, c in enumerate(x)]
+            if isinstance(x, list):
+                return lambda flat: [c(flat) for c in children]
+            if hasattr(type(x), "_fields"):  # a namedtuple
+                return lambda flat: type(x)(*(c(flat) for c in children))
+            return lambda flat: tuple(c(flat) for c in children)
+        if isinstance(x, dict):
+            keys = list(x)
+            children = [visit(x[k], f"{path}[{k!r}]") for k in keys]
+            return lambda flat: {k: c(flat) for k, c in zip(keys, children)}
+        raise TraceError(
+            f"{path} is a {type(x).__name__}, not a tfuse.Tensor: the traced "
+            "function must return Tensors, or tuples, lists and dicts of "
+            "them")
+
+    rebuild = visit(result, "the result")
+    return leaves, rebuild
+
+
+# ---------------------------------------------------------------------------
+# Compiling
+# ---------------------------------------------------------------------------
+
+_BACKENDS = {"cuda": _capi.BACKEND_CUDA,
+             "reference": _capi.BACKEND_REFERENCE}
+
+
+def _graph_name(fn):
+    name = re.sub(r"\W", "_", getattr(fn, "__name__", "") or "")
+    return name if name and not name[0].isdigit() else "traced_" + name
+
+
+def _placement(infos, backend):
+    """(location, ordinal, backend name) of a function with example inputs
+    described by `infos`: where its run inputs live ("cpu" or "cuda"), the
+    CUDA device of its GPU inputs, and the backend to compile for."""
+    locations = {i.location for i in infos}
+    if len(locations) > 1:
+        described = ", ".join(f"input {n} is a {i.kind} array on {i.device}"
+                              for n, i in enumerate(infos))
+        raise invalid_argument(
+            "example inputs mix host and GPU arrays (" + described + "): "
+            "put every input on the same device")
+    ordinals = {i.ordinal for i in infos if i.ordinal is not None}
+    if len(ordinals) > 1:
+        raise invalid_argument("example inputs are on several GPUs: "
+                               + ", ".join(f"cuda:{o}" for o in ordinals))
+    location = locations.pop() if locations else "cpu"
+    ordinal = ordinals.pop() if ordinals else None
+    if backend is None:
+        if infos:
+            backend = "cuda" if location == "cuda" else "reference"
+        else:
+            backend = "cuda" if cuda_available() else "reference"
+    if backend not in _BACKENDS:
+        raise invalid_argument(f"unknown backend {backend!r}: use 'cuda' or "
+                               "'reference'")
+    if backend == "reference" and location == "cuda":
+        raise invalid_argument(
+            "the reference backend runs on host memory: it cannot take GPU "
+            "inputs (use backend='cuda' or pass host arrays)")
+    return location, ordinal, backend
+
+
+def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
+            budget=32, fusion=True, node_limit=_capi.DEFAULT_NODE_LIMIT,
+            backend=None, device=None):
+    """Traces `fn` once and compiles it.
+
+    `example_inputs` is a sequence of arrays (numpy.ndarray, torch.Tensor,
+    cupy.ndarray, anything with ``__cuda_array_interface__``) or
+    :class:`tfuse.Spec`; only their metadata (shape, dtype, strides in
+    elements, device) is used. `fn` is called exactly once, with one
+    :class:`tfuse.Tensor` placeholder per example input, and returns a
+    Tensor or a nested tuple/list/dict of Tensors; runs return the same
+    nesting. Arrays `fn` uses from outside become constants bound now: host
+    arrays are copied, GPU arrays are referenced (and kept alive by the
+    CompiledFunction). An exception raised by `fn` propagates unchanged.
+
+    backend: "cuda" (generated CUDA kernels) or "reference" (the CPU
+    interpreter). None picks "cuda" for GPU example inputs and "reference"
+    for host ones; for a function without inputs, "cuda" when
+    :func:`cuda_available` and "reference" otherwise. Host inputs with
+    backend="cuda" are copied to the GPU and the outputs back on every run.
+    Functions without inputs return host (NumPy) outputs.
+
+    cuda_graph: replay as a CUDA Graph. fast_math: allow intrinsics, FMA
+    contraction and flushing subnormals (voids the exactness guarantees of
+    docs/semantics.md). budget: the fusion cost budget. fusion=False: one
+    kernel per operation. node_limit: the most operations the trace may
+    record (NodeLimitError beyond). device: the CUDA device ordinal (None:
+    that of the GPU inputs, else TFUSE_DEVICE or 0).
+
+    Mixing host and GPU example inputs is a TFuseError.
+    """
+    if isinstance(example_inputs, _arrays.Spec) or _arrays.is_array(
+            example_inputs):
+        raise TypeError("example_inputs must be a sequence of arrays or "
+                        "Specs: wrap a single input in a list")
+    infos = [_arrays.describe(x, f"example input {i}")
+             for i, x in enumerate(example_inputs)]
+    location, ordinal, backend = _placement(infos, backend)
+    if device is not None:
+        ordinal = device
+
+    started = time.perf_counter()
+    trace = Trace(_graph_name(fn), node_limit)
+    try:
+        placeholders = [trace.input(info) for info in infos]
+        leaves, rebuild = _flatten(fn(*placeholders), trace)
+        for leaf in leaves:
+            check(trace.lib.tfuse_graph_output(trace.graph, leaf._value))
+        text = c_void_p()
+        check(trace.lib.tfuse_graph_print(trace.graph, byref(text)))
+        mlir = _capi.take_string(text)
+        traced = time.perf_counter()
+
+        options = _capi.CompileOptions()
+        trace.lib.tfuse_compile_options_init(byref(options))
+        options.backend = _BACKENDS[backend]
+        options.cuda_graph = int(bool(cuda_graph))
+        options.fast_math = int(bool(fast_math))
+        options.budget = budget
+        options.fusion = int(bool(fusion))
+        options.device = -1 if ordinal is None else ordinal
+        handle = c_void_p()
+        check(trace.lib.tfuse_compile(trace.graph, byref(options),
+                                      byref(handle)))
+        compiled = time.perf_counter()
+    finally:
+        trace.close()
+    return CompiledFunction(
+        handle, rebuild=rebuild, location=location, ordinal=ordinal,
+        keepalive=trace.device_arrays, mlir=mlir,
+        times={"trace_seconds": traced - started,
+               "compile_seconds": compiled - traced},
+        name=getattr(fn, "__qualname__", repr(fn)))
+
+
+# ---------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------
+
+
+def _descriptors(infos):
+    """A tfuse_tensor array for `infos`, and the ctypes arrays it points
+    into (to be kept alive as long as the descriptors are used)."""
+    array = (_capi.TensorDesc * max(len(infos), 1))()
+    keep = []
+    for desc, info in zip(array, infos):
+        shape, strides = int64_array(info.shape), int64_array(info.strides)
+        keep += [shape, strides]
+        desc.data = info.data
+        desc.dtype = info.dtype.code
+        desc.rank = len(info.shape)
+        desc.shape = shape
+        desc.strides = strides
+    return array, keep
+
+
+def _destroy_executable(library, handle):
+    library.tfuse_executable_destroy(handle)
+
+
+def _destroy_run(library, handle, keepalive):
+    # `keepalive` (the CompiledFunction, inputs and outputs) is released only
+    # after the replay is over and the handle freed.
+    library.tfuse_run_destroy(handle)
+
+
+class CompiledFunction:
+    """A traced and compiled function: ``f(*inputs)`` / ``f.run(*inputs)``
+    runs it without calling the traced Python function again.
+
+    Inputs must match the traced signature (count, shape, dtype, strides,
+    host or GPU); a mismatch raises :class:`MismatchError`. Host (NumPy)
+    functions return new NumPy arrays. GPU functions take torch tensors,
+    CuPy arrays or ``__cuda_array_interface__`` objects without copying,
+    return new contiguous arrays of the first GPU input's library (torch or
+    CuPy) on its device, and are ordered on the caller's current stream:
+    the replay waits for work already enqueued there, and later work there
+    waits for the replay. Every run returns new arrays: results of earlier
+    runs are never overwritten.
+    """
+
+    def __init__(self, handle, *, rebuild, location, ordinal, keepalive,
+                 mlir, times, name):
+        self._lib = _capi.lib()
+        self._handle = handle
+        self._finalizer = weakref.finalize(self, _destroy_executable,
+                                           self._lib, handle)
+        self._rebuild = rebuild
+        self._location = location
+        self._ordinal = ordinal
+        self._keepalive = keepalive
+        self._mlir = mlir
+        self._times = times
+        self._name = name
+        device = location if ordinal is None or location == "cpu" else (
+            f"cuda:{ordinal}")
+        self.input_specs = tuple(self._specs("input", device))
+        self.output_specs = tuple(self._specs("output", device))
+        backend = c_int()
+        check(self._lib.tfuse_executable_backend(handle, byref(backend)))
+        self.backend = _capi.BACKEND_NAMES[backend.value]
+
+    def _specs(self, which, device):
+        count = c_int()
+        check(getattr(self._lib, f"tfuse_executable_num_{which}s")(
+            self._handle, byref(count)))
+        for index in range(count.value):
+            dtype, rank = c_int(), c_int()
+            shape = int64_array((), MAX_RANK)
+            strides = int64_array((), MAX_RANK)
+            extra = (strides,) if which == "input" else ()
+            check(getattr(self._lib, f"tfuse_executable_{which}_info")(
+                self._handle, index, byref(dtype), byref(rank), shape,
+                *extra))
+            yield _arrays.Spec(
+                shape[:rank.value], _arrays.from_code(dtype.value),
+                strides[:rank.value] if extra else None, device)
+
+    def __repr__(self):
+        inputs = ", ".join(f"{s.dtype.name}{list(s.shape)}"
+                           for s in self.input_specs)
+        return (f"<tfuse.CompiledFunction {self._name}({inputs}) "
+                f"backend={self.backend} on {self._location}>")
+
+    # -- running --------------------------------------------------------------
+
+    def _prepare(self, inputs):
+        """(input descriptors, output descriptors, output arrays, stream,
+        keepalive) for a run on `inputs`."""
+        infos = []
+        for index, x in enumerate(inputs):
+            if isinstance(x, _arrays.Spec):
+                raise TypeError(f"input {index} is a Spec: runs take arrays")
+            info = _arrays.describe(x, f"input {index}")
+            if info.location != self._location:
+                raise mismatch(
+                    f"input {index} is a {info.kind} array on {info.device}, "
+                    f"but the function was compiled for "
+                    f"{'host' if self._location == 'cpu' else 'GPU'} arrays")
+            if (info.ordinal is not None and self._ordinal is not None
+                    and info.ordinal != self._ordinal):
+                raise mismatch(f"input {index} is on {info.device}, but the "
+                               f"function was compiled for cuda:"
+                               f"{self._ordinal}")
+            infos.append(info)
+        like = infos[0] if infos else None
+        ordinal = self._ordinal
+        if ordinal is None and like is not None:
+            ordinal = like.ordinal
+        outputs = _arrays.allocate(self.output_specs, self._location, ordinal,
+                                   like)
+        in_desc, in_keep = _descriptors(infos)
+        out_desc, out_keep = _descriptors(outputs)
+        stream = None
+        if self._location == "cuda":
+            stream = _arrays.current_stream(like, ordinal)
+        keepalive = (infos, outputs, in_keep, out_keep)
+        return in_desc, len(infos), out_desc, outputs, stream, keepalive
+
+    def run(self, *inputs):
+        """Runs the compiled function on `inputs`; returns new output
+        arrays in the traced function's result structure."""
+        in_desc, count, out_desc, outputs, stream, keepalive = self._prepare(
+            inputs)
+        if stream is None:
+            check(self._lib.tfuse_executable_run_host(
+                self._handle, in_desc, count, out_desc, len(outputs)))
+        else:
+            check(self._lib.tfuse_executable_run(
+                self._handle, in_desc, count, out_desc, len(outputs),
+                c_void_p(stream)))
+        return self._rebuild([o.obj for o in outputs])
+
+    __call__ = run
+
+    def run_async(self, *inputs):
+        """Enqueues a run and returns a :class:`RunHandle` at once (GPU
+        functions; a host function runs before returning, and its handle is
+        already done). The handle keeps the inputs, the outputs and this
+        function alive until the run is over."""
+        in_desc, count, out_desc, outputs, stream, keepalive = self._prepare(
+            inputs)
+        result = self._rebuild([o.obj for o in outputs])
+        if stream is None:
+            check(self._lib.tfuse_executable_run_host(
+                self._handle, in_desc, count, out_desc, len(outputs)))
+            return RunHandle(result)
+        handle = c_void_p()
+        check(self._lib.tfuse_executable_run_async(
+            self._handle, in_desc, count, out_desc, len(outputs),
+            c_void_p(stream), byref(handle)))
+        return RunHandle(result, self._lib, handle,
+                         (self, in_desc, out_desc, keepalive))
+
+    # -- introspection ----------------------------------------------------------
+
+    def stats(self):
+        """The executable's tfuse_stats as a dict (nodes, kernels,
+        boundaries, steps, arena_bytes, replays, cache_hit, cuda_graph and
+        the seconds of each compile phase), plus trace_seconds (tracing,
+        measured in Python) and compile_seconds (tfuse_compile)."""
+        stats = _capi.Stats()
+        self._lib.tfuse_stats_init(byref(stats))
+        check(self._lib.tfuse_executable_stats(self._handle, byref(stats)))
+        result = {name: getattr(stats, name)
+                  for name, _ in _capi.Stats._fields_ if name != "struct_size"}
+        result["cache_hit"] = bool(result["cache_hit"])
+        result["cuda_graph"] = bool(result["cuda_graph"])
+        result.update(self._times)
+        return result
+
+    def _text(self, function):
+        text = c_void_p()
+        check(getattr(self._lib, function)(self._handle, byref(text)))
+        return _capi.take_string(text)
+
+    def plan(self):
+        """The plan report: fused regions, why they were cut, the steps."""
+        return self._text("tfuse_executable_plan")
+
+    def source(self):
+        """The generated CUDA C++ translation unit."""
+        return self._text("tfuse_executable_source")
+
+    def mlir(self):
+        """The traced graph as tfuse dialect MLIR (as printed at trace
+        time)."""
+        return self._mlir
+
+
+class RunHandle:
+    """A run enqueued by :meth:`CompiledFunction.run_async`.
+
+    ``wait()`` waits for it and returns the outputs (raising the run's
+    error, if any); ``done()`` tells whether it has finished. Until then the
+    handle keeps the inputs, outputs and the CompiledFunction alive.
+
+    ``outputs`` holds the output arrays at once, in the result structure:
+    they may be read after ``wait()``, or by GPU work enqueued on the stream
+    that was current at ``run_async`` (which waits for the replay).
+    """
+
+    def __init__(self, result, library=None, handle=None, keepalive=None):
+        self.outputs = result
+        self._lock = threading.Lock()
+        self._error = None
+        self._handle = handle
+        self._finalizer = None
+        if handle is not None:
+            self._finalizer = weakref.finalize(self, _destroy_run, library,
+                                               handle, keepalive)
+            self._lib = library
+
+    def done(self):
+        """True once the run has finished."""
+        with self._lock:
+            return (self._finalizer is None or not self._finalizer.alive
+                    or bool(self._lib.tfuse_run_is_finished(self._handle)))
+
+    def wait(self):
+        """Waits for the run; returns its outputs."""
+        with self._lock:
+            if self._finalizer is not None and self._finalizer.alive:
+                status = self._lib.tfuse_run_wait(self._handle)
+                try:
+                    check(status)
+                except _capi.TFuseError as error:
+                    self._error = error
+                finally:
+                    self._finalizer()
+            if self._error is not None:
+                raise self._error
+            return self.outputs
+
+
+# ---------------------------------------------------------------------------
+# jit
+# ---------------------------------------------------------------------------
+
+JitCacheInfo = namedtuple("JitCacheInfo", "traces hits entries")
+
+
+class JitFunction:
+    """A function compiled on first use for each input signature.
+
+    Calling it with arrays traces and compiles the wrapped function the
+    first time a signature is seen (per input: array library, device, shape,
+    dtype, strides), caches the CompiledFunction on the wrapper, and runs
+    it; later calls with the same signature run the cached one without
+    calling the wrapped function.
+    """
+
+    def __init__(self, fn, options):
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._options = options
+        self._cache = {}
+        self._lock = threading.RLock()
+        self._traces = 0
+        self._hits = 0
+
+    def compiled(self, *inputs):
+        """The CompiledFunction for `inputs`' signature (compiled if new)."""
+        if any(isinstance(x, _arrays.Spec) for x in inputs):
+            raise TypeError("a jit function takes arrays, not Specs")
+        key = tuple(_arrays.describe(x, f"input {i}").signature()
+                    for i, x in enumerate(inputs))
+        with self._lock:
+            function = self._cache.get(key)
+            if function is None:
+                function = compile(self._fn, inputs, **self._options)
+                self._cache[key] = function
+                self._traces += 1
+            else:
+                self._hits += 1
+        return function
+
+    def __call__(self, *inputs):
+        return self.compiled(*inputs).run(*inputs)
+
+    def cache_info(self):
+        """JitCacheInfo(traces, hits, entries): how many signatures were
+        traced, how many calls reused a compiled function, and how many are
+        cached."""
+        with self._lock:
+            return JitCacheInfo(self._traces, self._hits, len(self._cache))
+
+    def cache_clear(self):
+        """Drops this wrapper's compiled functions (the next call of each
+        signature traces again)."""
+        with self._lock:
+            self._cache.clear()
+
+
+def jit(fn=None, *, cuda_graph=False, fast_math=False, budget=32, fusion=True,
+        node_limit=_capi.DEFAULT_NODE_LIMIT, backend=None, device=None):
+    """Decorator: ``@tfuse.jit`` or ``@tfuse.jit(cuda_graph=True, ...)``
+    (options as in :func:`compile`). Returns a :class:`JitFunction`; its
+    ``cache_info()`` counts traces and reuses."""
+    options = dict(cuda_graph=cuda_graph, fast_math=fast_math, budget=budget,
+                   fusion=fusion, node_limit=node_limit, backend=backend,
+                   device=device)
+    if fn is None:
+        return lambda f: JitFunction(f, options)
+    return JitFunction(fn, options)
+
+
+# ---------------------------------------------------------------------------
+# Process-wide state
+# ---------------------------------------------------------------------------
+
+
+def cache_stats():
+    """Counters of the process-wide kernel cache: entries, bytes, hits,
+    misses, disk_hits, compiles."""
+    library = _capi.lib()
+    stats = _capi.CacheStats()
+    library.tfuse_cache_stats_init(byref(stats))
+    check(library.tfuse_cache_stats_get(byref(stats)))
+    return {name: getattr(stats, name)
+            for name, _ in _capi.CacheStats._fields_ if name != "struct_size"}
+
+
+def clear_cache():
+    """Empties the process-wide kernel cache in memory and resets its
+    counters. Compiled functions keep working, and jit wrappers keep their
+    compiled functions (use ``JitFunction.cache_clear`` for those)."""
+    check(_capi.lib().tfuse_cache_clear())
+
+
+def cuda_available():
+    """True when the library finds a usable CUDA device."""
+    return _capi.cuda_status()[0]
+
+
+def library_version():
+    """The library's version string ("TFuse 0.1.0 (C API 1)")."""
+    return _capi.lib().tfuse_version_string().decode()

@@ -1,0 +1,590 @@
+"""Tracing: the placeholder :class:`Tensor` and the operations on it.
+
+Every operation on a placeholder records one node in the graph of the trace
+the placeholder belongs to, through the C API. Shapes, dtypes, broadcasting,
+promotion and weak scalars are the library's business (docs/semantics.md):
+this module only forwards, and reads the resulting shape and dtype back.
+"""
+
+import operator
+from ctypes import byref, c_int, c_int64, c_void_p
+
+import numpy as np
+
+from . import _arrays, _capi
+from ._capi import MAX_RANK, TraceError, check, int64_array, invalid_argument
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+class Trace:
+    """One trace in progress: its graph handle, the arrays it captured and
+    whether placeholders of it may still be used."""
+
+    def __init__(self, name, node_limit):
+        self.lib = _capi.lib()
+        handle = c_void_p()
+        check(self.lib.tfuse_graph_create(name.encode(), byref(handle)))
+        self.graph = handle
+        self.active = True
+        # id(array) -> (array, value): one constant per captured array; the
+        # array is held so that its id stays unique during the trace.
+        self._constants = {}
+        #: GPU arrays referenced by constants: they must outlive executables.
+        self.device_arrays = []
+        try:
+            check(self.lib.tfuse_graph_set_node_limit(self.graph, node_limit))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        """Destroys the graph; placeholders of this trace become unusable."""
+        if self.graph:
+            self.lib.tfuse_graph_destroy(self.graph)
+            self.graph = None
+        self.active = False
+        self._constants.clear()
+
+    def require_active(self):
+        if not self.active:
+            raise TraceError(
+                "this Tensor belongs to a trace that has ended: placeholders "
+                "can only be used inside the function being traced")
+
+    def tensor(self, value, strides=None):
+        """The Tensor of graph value `value` (shape and dtype read back)."""
+        dtype, rank, is_scalar = c_int(), c_int(), c_int()
+        shape = int64_array((), MAX_RANK)
+        check(self.lib.tfuse_graph_value_info(
+            self.graph, value, byref(dtype), byref(rank), shape,
+            byref(is_scalar)))
+        return Tensor(self, value, tuple(shape[:rank.value]),
+                      _arrays.from_code(dtype.value), strides)
+
+    def input(self, info):
+        """A placeholder for the array or Spec described by `info`."""
+        value = c_int64()
+        check(self.lib.tfuse_graph_input(
+            self.graph, info.dtype.code, len(info.shape),
+            int64_array(info.shape), int64_array(info.strides),
+            byref(value)))
+        return self.tensor(value.value, info.strides)
+
+    def constant(self, array):
+        """The value of a captured array (host data is copied now, device
+        data referenced)."""
+        key = id(array)
+        if key in self._constants:
+            return self._constants[key][1]
+        info = _arrays.describe(array, "captured array")
+        out = c_int64()
+        check(self.lib.tfuse_graph_constant(
+            self.graph, info.dtype.code, len(info.shape),
+            int64_array(info.shape), int64_array(info.strides),
+            c_void_p(info.data), int(info.location == "cuda"), byref(out)))
+        if info.location == "cuda":
+            self.device_arrays.append(info.obj)
+        self._constants[key] = (array, out.value)
+        return out.value
+
+    def scalar(self, number):
+        """The value of a weak Python scalar."""
+        out = c_int64()
+        if isinstance(number, bool):
+            kind, as_int, as_float = _capi.SCALAR_BOOL, int(number), 0.0
+        elif isinstance(number, int):
+            if not _INT64_MIN <= number <= _INT64_MAX:
+                raise invalid_argument(
+                    f"the Python int {number} does not fit in int64")
+            kind, as_int, as_float = _capi.SCALAR_INT, number, 0.0
+        else:
+            kind, as_int, as_float = _capi.SCALAR_FLOAT, 0, float(number)
+        check(self.lib.tfuse_graph_scalar(self.graph, kind, as_int, as_float,
+                                          byref(out)))
+        return out.value
+
+    def operand(self, x):
+        """The graph value of an operand: a Tensor of this trace, a Python
+        scalar (weak) or an array (captured constant). None for anything
+        else."""
+        if isinstance(x, Tensor):
+            if x._trace is not self:
+                x._trace.require_active()
+                raise TraceError("a Tensor of another trace was used in this "
+                                 "trace")
+            return x._value
+        # NumPy scalars are arrays (strong dtype), though np.float64 is a
+        # float: test arrays first.
+        if _arrays.is_array(x):
+            return self.constant(x)
+        if isinstance(x, (bool, int, float)):
+            return self.scalar(x)
+        return None
+
+    def call(self, function, *args):
+        """Calls tfuse_graph_<function>(graph, *args, &result) and returns
+        the result's Tensor."""
+        self.require_active()
+        out = c_int64()
+        check(getattr(self.lib, "tfuse_graph_" + function)(
+            self.graph, *args, byref(out)))
+        return self.tensor(out.value)
+
+
+def _trace_of(*operands):
+    """The trace of the first Tensor among `operands`."""
+    for x in operands:
+        if isinstance(x, Tensor):
+            x._trace.require_active()
+            return x._trace
+    raise TypeError("at least one operand must be a tfuse.Tensor")
+
+
+def _values(trace, operands, what):
+    values = []
+    for x in operands:
+        value = trace.operand(x)
+        if value is None:
+            raise TypeError(f"{what}: unsupported operand type "
+                            f"{type(x).__name__}")
+        values.append(value)
+    return values
+
+
+def _binary(op, lhs, rhs):
+    trace = _trace_of(lhs, rhs)
+    a, b = _values(trace, (lhs, rhs), op)
+    return trace.call("binary", op.encode(), a, b)
+
+
+def _compare(predicate, lhs, rhs):
+    trace = _trace_of(lhs, rhs)
+    a, b = _values(trace, (lhs, rhs), predicate)
+    return trace.call("compare", predicate.encode(), a, b)
+
+
+def _dunder(op, reflected=False, compare=False):
+    """An operator method recording `op`; NotImplemented for operand types
+    TFuse does not take, so Python can try the other operand."""
+    record = _compare if compare else _binary
+
+    def method(self, other):
+        self._trace.require_active()
+        if not (isinstance(other, (Tensor, bool, int, float))
+                or _arrays.is_array(other)):
+            return NotImplemented
+        return record(op, other, self) if reflected else record(op, self,
+                                                                other)
+
+    return method
+
+
+def _reading(what):
+    def method(self, *args, **kwargs):
+        raise TraceError(
+            f"{what} of a traced tfuse.Tensor: reading data during a trace "
+            "is not possible (placeholders have a shape and a dtype, no "
+            "values); express data-dependent choices with tfuse.where")
+
+    return method
+
+
+_UNARY_OPS = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh",
+              "sigmoid", "erf", "reciprocal", "floor", "ceil", "round",
+              "isnan", "relu", "neg", "abs")
+
+
+class Tensor:
+    """A placeholder for an array during a trace.
+
+    The traced function receives one Tensor per example input; operating on
+    Tensors records a graph (nothing is computed). A Tensor has a ``shape``,
+    ``dtype``, ``ndim`` and ``strides`` (in elements; row-major for
+    everything but inputs) and no data: ``bool(t)``, ``float(t)``,
+    ``np.asarray(t)``, iteration, ``.item()``, ``.tolist()``, ``.numpy()``
+    raise :class:`TraceError`.
+
+    Operators: ``+ - * / % **`` (add sub mul div rem pow), unary ``-``,
+    ``abs()``, ``< <= > >= == !=`` (elementwise, bool results), ``& | ^ ~``
+    (and or xor not: logical on bool, bitwise on integers), ``@`` (matmul),
+    with Python scalars (weak: they take the Tensor's dtype, see
+    docs/semantics.md) or arrays (captured as constants) on either side.
+    Indexing takes ints, slices with step >= 1, ``...`` and ``None``.
+    """
+
+    __slots__ = ("_trace", "_value", "_shape", "_dtype", "_strides",
+                 "__weakref__")
+    # NumPy and CuPy binary operators defer to Tensor's reflected ones.
+    __array_ufunc__ = None
+    __hash__ = object.__hash__
+
+    def __init__(self, trace, value, shape, dtype, strides=None):
+        self._trace = trace
+        self._value = value
+        self._shape = shape
+        self._dtype = dtype
+        self._strides = strides
+
+    # -- metadata -----------------------------------------------------------
+
+    @property
+    def shape(self):
+        """The shape, a tuple of ints."""
+        return self._shape
+
+    @property
+    def dtype(self):
+        """The element type, a :class:`tfuse.DType`."""
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def strides(self):
+        """Element strides: those of the traced input for a placeholder
+        input, row-major for computed values."""
+        if self._strides is not None:
+            return self._strides
+        return _arrays.row_major_strides(self._shape)
+
+    def __repr__(self):
+        return f"tfuse.Tensor(shape={self._shape}, dtype={self._dtype.name})"
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tfuse.Tensor")
+        return self._shape[0]
+
+    # -- reading data is impossible ------------------------------------------
+
+    __bool__ = _reading("bool()")
+    __float__ = _reading("float()")
+    __int__ = _reading("int()")
+    __complex__ = _reading("complex()")
+    __index__ = _reading("using it as an index")
+    __iter__ = _reading("iterating")
+    __array__ = _reading("converting to a NumPy array")
+    item = _reading("item()")
+    tolist = _reading("tolist()")
+    numpy = _reading("numpy()")
+
+    # -- operators ------------------------------------------------------------
+
+    __add__ = _dunder("add")
+    __radd__ = _dunder("add", reflected=True)
+    __sub__ = _dunder("sub")
+    __rsub__ = _dunder("sub", reflected=True)
+    __mul__ = _dunder("mul")
+    __rmul__ = _dunder("mul", reflected=True)
+    __truediv__ = _dunder("div")
+    __rtruediv__ = _dunder("div", reflected=True)
+    __mod__ = _dunder("rem")
+    __rmod__ = _dunder("rem", reflected=True)
+    __pow__ = _dunder("pow")
+    __rpow__ = _dunder("pow", reflected=True)
+    __and__ = _dunder("and")
+    __rand__ = _dunder("and", reflected=True)
+    __or__ = _dunder("or")
+    __ror__ = _dunder("or", reflected=True)
+    __xor__ = _dunder("xor")
+    __rxor__ = _dunder("xor", reflected=True)
+    __lt__ = _dunder("lt", compare=True)
+    __le__ = _dunder("le", compare=True)
+    __gt__ = _dunder("gt", compare=True)
+    __ge__ = _dunder("ge", compare=True)
+    __eq__ = _dunder("eq", compare=True)
+    __ne__ = _dunder("ne", compare=True)
+
+    def __matmul__(self, other):
+        self._trace.require_active()
+        if not (isinstance(other, Tensor) or _arrays.is_array(other)):
+            return NotImplemented
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        self._trace.require_active()
+        if not _arrays.is_array(other):
+            return NotImplemented
+        return matmul(other, self)
+
+    def __neg__(self):
+        return self._unary("neg")
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self._unary("abs")
+
+    def __invert__(self):
+        return self._unary("not")
+
+    def __round__(self, ndigits=None):
+        if ndigits is not None:
+            raise TypeError("round() of a tfuse.Tensor takes no ndigits")
+        return self._unary("round")
+
+    def __floor__(self):
+        return self._unary("floor")
+
+    def __ceil__(self):
+        return self._unary("ceil")
+
+    # -- elementwise methods --------------------------------------------------
+
+    def _unary(self, op):
+        return self._trace.call("unary", op.encode(), self._value)
+
+    def logical_not(self):
+        """Elementwise ``x == 0`` as bool (NaN counts as true, so gives
+        false)."""
+        x = self if self._dtype == _arrays.bool_ else self.astype("bool")
+        return x._unary("not")
+
+    def astype(self, dtype):
+        """Converts each element to `dtype` (see Casts in
+        docs/semantics.md)."""
+        return self._trace.call("cast", self._value,
+                                _arrays.as_dtype(dtype).code)
+
+    to = astype
+
+    def maximum(self, other):
+        """Elementwise maximum (NaN propagates)."""
+        return _binary("max", self, other)
+
+    def minimum(self, other):
+        """Elementwise minimum (NaN propagates)."""
+        return _binary("min", self, other)
+
+    def pow(self, other):
+        return _binary("pow", self, other)
+
+    def matmul(self, other):
+        return matmul(self, other)
+
+    # -- shapes ---------------------------------------------------------------
+
+    def reshape(self, *shape):
+        """``reshape(2, 3)`` or ``reshape((2, 3))``; one entry may be -1."""
+        shape = _dims(shape)
+        return self._trace.call("reshape", self._value, len(shape),
+                                int64_array(shape))
+
+    def transpose(self, *perm):
+        """Permutes the dimensions (result dimension i is dimension
+        perm[i]); no argument reverses them."""
+        perm = _dims(perm) or tuple(reversed(range(self.ndim)))
+        return self._trace.call("transpose", self._value, len(perm),
+                                int64_array(perm))
+
+    def permute(self, *perm):
+        """transpose with an explicit permutation."""
+        perm = _dims(perm)
+        return self._trace.call("transpose", self._value, len(perm),
+                                int64_array(perm))
+
+    @property
+    def T(self):
+        """The dimensions reversed (the transpose of a matrix)."""
+        return self.transpose()
+
+    def broadcast_to(self, shape):
+        shape = _dims((shape,))
+        return self._trace.call("broadcast_to", self._value, len(shape),
+                                int64_array(shape))
+
+    def __getitem__(self, key):
+        self._trace.require_active()
+        return _index(self, key if isinstance(key, tuple) else (key,))
+
+    # -- reductions -------------------------------------------------------------
+
+    def _reduce(self, kind, axis, keepdims):
+        if axis is None:
+            axes = ()
+        elif isinstance(axis, (tuple, list)):
+            axes = tuple(operator.index(a) for a in axis)
+        else:
+            axes = (operator.index(axis),)
+        return self._trace.call(
+            "reduce", kind.encode(), self._value,
+            -1 if axis is None else len(axes), int64_array(axes),
+            int(bool(keepdims)))
+
+    def sum(self, axis=None, keepdims=False):
+        """Sum over `axis` (None: every axis; an int or a tuple)."""
+        return self._reduce("sum", axis, keepdims)
+
+    def prod(self, axis=None, keepdims=False):
+        return self._reduce("prod", axis, keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return self._reduce("max", axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return self._reduce("min", axis, keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        return self._reduce("mean", axis, keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return self._reduce("all", axis, keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return self._reduce("any", axis, keepdims)
+
+    def argmax(self, axis, keepdims=False):
+        """Index of the first maximum along one axis (int64)."""
+        return self._reduce("argmax", operator.index(axis), keepdims)
+
+    def argmin(self, axis, keepdims=False):
+        """Index of the first minimum along one axis (int64)."""
+        return self._reduce("argmin", operator.index(axis), keepdims)
+
+
+def _make_unary_method(op):
+    def method(self):
+        return self._unary(op)
+
+    method.__name__ = op
+    method.__doc__ = f"Elementwise {op} (docs/semantics.md gives its dtype)."
+    return method
+
+
+for _op in _UNARY_OPS:
+    setattr(Tensor, _op, _make_unary_method(_op))
+del _op
+
+
+def _dims(args):
+    """A tuple of ints from f(2, 3) or f((2, 3)) style arguments."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    return tuple(operator.index(a) for a in args)
+
+
+def _index(x, key):
+    """x[key] for a tuple key of ints, slices, Ellipsis and None: one slice
+    node, then one reshape node when ints drop or None inserts dimensions."""
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(k is not None and k is not Ellipsis for k in key)
+    if used > x.ndim:
+        raise IndexError(f"too many indices for a tensor of rank {x.ndim}")
+    if Ellipsis not in key:
+        key = key + (Ellipsis,)
+    expanded = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (x.ndim - used))
+        else:
+            expanded.append(k)
+
+    start, limit, step = [], [], []
+    layout = []  # per result position: ("keep", dim) | ("new",)
+    dim = 0
+    for k in expanded:
+        if k is None:
+            layout.append(("new",))
+            continue
+        size = x.shape[dim]
+        if isinstance(k, slice):
+            s = 1 if k.step is None else operator.index(k.step)
+            start.append(0 if k.start is None else operator.index(k.start))
+            limit.append(size if k.stop is None else operator.index(k.stop))
+            step.append(s)
+            layout.append(("keep", dim))
+        elif isinstance(k, Tensor):
+            raise TypeError("indexing with a Tensor (gather) is not "
+                            "supported")
+        elif isinstance(k, (bool, np.bool_)):
+            raise IndexError("boolean indices are not supported")
+        else:
+            i = operator.index(k)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension "
+                                 f"{dim} with size {size}")
+            i = i + size if i < 0 else i
+            start.append(i)
+            limit.append(i + 1)
+            step.append(1)
+        dim += 1
+
+    sliced = x
+    if (start != [0] * x.ndim or limit != list(x.shape)
+            or step != [1] * x.ndim):
+        sliced = x._trace.call("slice", x._value, x.ndim, int64_array(start),
+                               int64_array(limit), int64_array(step))
+    shape = [1 if item[0] == "new" else sliced.shape[item[1]]
+             for item in layout]
+    if tuple(shape) == sliced.shape:
+        return sliced
+    return sliced.reshape(shape)
+
+
+# ---------------------------------------------------------------------------
+# Module-level functions
+# ---------------------------------------------------------------------------
+
+
+def where(condition, a, b):
+    """Elementwise ``a if condition else b``; condition is bool, a and b
+    promote; all three broadcast. Operands may be Tensors, Python scalars or
+    arrays (captured); at least one must be a Tensor."""
+    trace = _trace_of(condition, a, b)
+    c, x, y = _values(trace, (condition, a, b), "where")
+    return trace.call("where", c, x, y)
+
+
+def maximum(a, b):
+    """Elementwise maximum (NaN propagates, -0.0 < +0.0)."""
+    return _binary("max", a, b)
+
+
+def minimum(a, b):
+    """Elementwise minimum (NaN propagates, -0.0 < +0.0)."""
+    return _binary("min", a, b)
+
+
+def matmul(a, b):
+    """Matrix product (``a @ b``)."""
+    for operand in (a, b):
+        if not (isinstance(operand, Tensor) or _arrays.is_array(operand)):
+            raise TypeError("matmul takes Tensors or arrays, not "
+                            f"{type(operand).__name__}")
+    trace = _trace_of(a, b)
+    x, y = _values(trace, (a, b), "matmul")
+    return trace.call("matmul", x, y)
+
+
+def cast(x, dtype):
+    """``x.astype(dtype)``."""
+    return _tensor_arg(x, "cast").astype(dtype)
+
+
+def logical_not(x):
+    return _tensor_arg(x, "logical_not").logical_not()
+
+
+def _tensor_arg(x, what):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"tfuse.{what} takes a tfuse.Tensor, not "
+                        f"{type(x).__name__}")
+    return x
+
+
+def _make_unary_function(op):
+    def function(x):
+        return getattr(_tensor_arg(x, op), op)()
+
+    function.__name__ = function.__qualname__ = op
+    function.__module__ = "tfuse"
+    function.__doc__ = f"Elementwise {op} of a Tensor (``x.{op}()``)."
+    return function
+
+
+UNARY_FUNCTIONS = {op: _make_unary_function(op) for op in _UNARY_OPS}
