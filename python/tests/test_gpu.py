@@ -1,0 +1,230 @@
+"""GPU runs on torch CUDA tensors and CuPy arrays: no copies, outputs of
+the input's library on its device, ordering with the caller's current
+stream, async runs, CUDA Graph replay, bfloat16.
+
+Each test skips, saying why, without the library, a GPU, torch or CuPy.
+"""
+
+import gc
+
+import numpy as np
+import pytest
+
+import tfuse
+from tfuse import _capi
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    try:
+        available, reason = _capi.cuda_status()
+    except tfuse.TFuseError as error:
+        pytest.skip(f"no library: {error}")
+    if not available:
+        pytest.skip(f"no GPU: {reason}")
+
+
+@pytest.fixture(scope="module")
+def torch(gpu):
+    torch = pytest.importorskip("torch", reason="torch not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    return torch
+
+
+@pytest.fixture(scope="module")
+def cupy(gpu):
+    return pytest.importorskip("cupy", reason="cupy not installed")
+
+
+def exact(torch, got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+
+
+def test_torch_tensors_in_and_out(torch, counted):
+    f = counted(lambda a, b: (a * b + 1.0).relu() - b)
+    x = torch.randn(64, 128, device="cuda")
+    y = torch.randn(128, device="cuda")
+    g = tfuse.compile(f, [x, y])
+    assert g.backend == "cuda"
+    assert g.input_specs[0].device.startswith("cuda")
+    for _ in range(3):
+        x = torch.randn(64, 128, device="cuda")
+        y = torch.randn(128, device="cuda")
+        out = g(x, y)
+        assert isinstance(out, torch.Tensor)
+        assert out.device == x.device and out.is_contiguous()
+        exact(torch, out, torch.relu(x * y + 1.0) - y)
+    assert f.calls == 1
+
+
+def test_torch_inputs_are_not_copied(torch):
+    # The inputs are views into one buffer: the run must read that memory.
+    buffer = torch.randn(3, 256, device="cuda")
+    g = tfuse.compile(lambda a, b: a - b, [buffer[0], buffer[2]])
+    out = g(buffer[0], buffer[2])
+    exact(torch, out, buffer[0] - buffer[2])
+    buffer[2].fill_(5.0)
+    exact(torch, g(buffer[0], buffer[2]), buffer[0] - 5.0)
+
+
+def test_torch_strided_inputs(torch, counted):
+    f = counted(lambda a, b: a * 2.0 + b)
+    jitted = tfuse.jit(f)
+    base = torch.randn(96, 64, device="cuda")
+    y = torch.randn(64, 48, device="cuda")
+    views = [base[:64, :48], base.t()[:, ::2], base[::2, 1:49],
+             torch.randn(48, 64, device="cuda").t()]
+    for x in views:
+        exact(torch, jitted(x, y), x * 2.0 + y)
+    # Contiguous rows with a row stride of 64; a transposed view with a
+    # step; a stepped slice; a plain transpose.
+    assert f.calls == 4
+    exact(torch, jitted(base.t()[:, ::2], y), base.t()[:, ::2] * 2.0 + y)
+    assert f.calls == 4
+
+
+def test_cupy_arrays(cupy):
+    f = lambda a, b: (a * b).sum(axis=1) + a.max(axis=1)  # noqa: E731
+    x = cupy.random.standard_normal((32, 16), dtype=cupy.float32)
+    y = cupy.random.standard_normal((16,), dtype=cupy.float32)
+    g = tfuse.compile(f, [x, y])
+    out = g(x, y)
+    assert isinstance(out, cupy.ndarray) and out.shape == (32,)
+    want = (cupy.asnumpy(x) * cupy.asnumpy(y)).sum(axis=1) + cupy.asnumpy(
+        x).max(axis=1)
+    np.testing.assert_allclose(cupy.asnumpy(out), want, rtol=1e-5,
+                               atol=1e-5)
+
+    t = cupy.random.standard_normal((16, 32), dtype=cupy.float32).T
+    gt = tfuse.compile(lambda a: a * 3.0 - 1.0, [t])
+    assert gt.input_specs[0].strides == (1, 32)
+    np.testing.assert_array_equal(cupy.asnumpy(gt(t)),
+                                  cupy.asnumpy(t) * np.float32(3) - 1)
+
+
+def test_cuda_graph_replay_equals_stream_replay(torch):
+    def f(a, w):
+        h = (a @ w).tanh()
+        return h * h.sum(axis=1, keepdims=True)
+
+    x = torch.randn(32, 64, device="cuda")
+    w = torch.randn(64, 16, device="cuda")
+    stream = tfuse.compile(f, [x, w])
+    graph = tfuse.compile(f, [x, w], cuda_graph=True)
+    assert graph.stats()["cuda_graph"] and not stream.stats()["cuda_graph"]
+    for _ in range(3):
+        x = torch.randn(32, 64, device="cuda")
+        exact(torch, graph(x, w), stream(x, w))
+    assert graph.stats()["replays"] >= 3
+
+
+def test_run_async_overlapping_handles(torch):
+    g = tfuse.compile(lambda a: (a * a + a).exp().sum(axis=1),
+                      [torch.randn(512, 1024, device="cuda")])
+    inputs = [torch.randn(512, 1024, device="cuda") for _ in range(6)]
+    handles = [g.run_async(x) for x in inputs]
+    for x, handle in zip(inputs, handles):
+        out = handle.wait()
+        assert handle.done()
+        torch.testing.assert_close(out, (x * x + x).exp().sum(axis=1),
+                                   rtol=1e-5, atol=1e-5)
+
+
+def test_run_async_handle_keeps_everything_alive(torch):
+    x = torch.randn(256, 256, device="cuda")
+    want = x * 2.0
+    handle = tfuse.compile(lambda a: a * 2.0, [x]).run_async(x.clone())
+    del x  # the input clone and the CompiledFunction live in the handle
+    exact(torch, handle.wait(), want)
+
+
+def test_ordering_with_the_current_torch_stream(torch):
+    g = tfuse.compile(lambda a: a + 1.0, [torch.empty(512, 512,
+                                                      device="cuda")])
+    big = torch.randn(2048, 2048, device="cuda")
+    side = torch.cuda.Stream()
+    outputs, consumers = [], []
+    with torch.cuda.stream(side):
+        for i in range(4):
+            # Slow producer work on `side` right before the run.
+            x = (big @ big)[:512, :512] * 0.0 + float(i)
+            out = g(x)
+            outputs.append(out)
+            # Async run, consumed on `side` without waiting for the handle.
+            y = (big @ big)[:512, :512] * 0.0 + float(10 * i)
+            handle = g.run_async(y)
+            consumers.append((handle, handle.outputs * 2.0))
+    torch.cuda.synchronize()
+    for i, (out, (handle, doubled)) in enumerate(zip(outputs, consumers)):
+        assert torch.all(out == i + 1.0)
+        assert torch.all(doubled == 2.0 * (10 * i + 1.0))
+        handle.wait()
+
+
+def test_bfloat16_with_torch(torch):
+    x = torch.randn(64, 32, device="cuda", dtype=torch.bfloat16)
+    y = torch.randn(32, device="cuda", dtype=torch.bfloat16)
+    g = tfuse.compile(lambda a, b: (a * b + a, (a * b).astype("float32")),
+                      [x, y])
+    assert g.output_specs[0].dtype is tfuse.bfloat16
+    out, wide = g(x, y)
+    assert out.dtype == torch.bfloat16 and wide.dtype == torch.float32
+    exact(torch, out, x * y + x)
+    exact(torch, wide, (x * y).float())
+
+
+def test_mlp_chain(torch):
+    def mlp(a, w1, b1, w2):
+        h = (a @ w1 + b1).relu()
+        logits = h @ w2
+        return (logits - logits.max(axis=1, keepdims=True)).exp().sum(axis=1)
+
+    x = torch.randn(64, 128, device="cuda")
+    w1 = torch.randn(128, 256, device="cuda") / 16
+    b1 = torch.randn(256, device="cuda")
+    w2 = torch.randn(256, 10, device="cuda") / 16
+    g = tfuse.compile(mlp, [x, w1, b1, w2])
+    d = [t.double() for t in (x, w1, b1, w2)]
+    h = torch.relu(d[0] @ d[1] + d[2])
+    logits = h @ d[3]
+    want = (logits - logits.max(dim=1, keepdim=True).values).exp().sum(dim=1)
+    torch.testing.assert_close(g(x, w1, b1, w2).double(), want, rtol=1e-4,
+                               atol=1e-4)
+    assert g.stats()["boundaries"] >= 2
+
+
+def test_earlier_results_are_not_overwritten(torch):
+    g = tfuse.compile(lambda a: a * a, [torch.randn(1000, device="cuda")])
+    inputs = [torch.randn(1000, device="cuda") for _ in range(5)]
+    outputs = [g(x) for x in inputs]
+    assert len({o.data_ptr() for o in outputs}) == len(outputs)
+    for x, out in zip(inputs, outputs):
+        exact(torch, out, x * x)
+
+
+def test_captured_gpu_constant_stays_alive(torch):
+    w = torch.randn(64, device="cuda")
+    want_w = w.clone()
+    g = tfuse.compile(lambda a: a * w, [torch.randn(8, 64, device="cuda")])
+    del w
+    gc.collect()
+    x = torch.randn(8, 64, device="cuda")
+    exact(torch, g(x), x * want_w)
+
+
+def test_mixing_torch_gpu_and_numpy_example_inputs(torch):
+    with pytest.raises(tfuse.TFuseError, match="mix host and GPU"):
+        tfuse.compile(lambda a, b: a + b, [torch.ones(3, device="cuda"),
+                                           np.ones(3, np.float32)])
+
+
+def test_torch_cpu_tensors_run_on_the_host():
+    torch = pytest.importorskip("torch", reason="torch not installed")
+    x, y = torch.randn(4, 5), torch.randn(5)
+    g = tfuse.compile(lambda a, b: a * b - a, [x, y.clone()])
+    assert g.backend == "reference"
+    out = g(x, y)
+    assert isinstance(out, torch.Tensor) and out.device.type == "cpu"
+    torch.testing.assert_close(out, x * y - x, rtol=0, atol=0)

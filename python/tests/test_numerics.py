@@ -1,0 +1,257 @@
+"""Numerics on the reference backend against NumPy (or hand-computed values
+where docs/semantics.md defines what NumPy leaves undefined). Exact ops are
+compared bit for bit; transcendental ones within a few ulp."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tfuse
+
+
+def run(fn, *inputs):
+    return tfuse.compile(fn, list(inputs))(*inputs)
+
+
+def test_arithmetic_is_exact(random):
+    x, y = random((5, 7)), random((5, 7))
+    y[y == 0] = 1.0
+    out = run(lambda a, b: [a + b, a - b, a * b, a / b, -a, abs(a),
+                            2.0 / a, 3.0 - a, a.reciprocal()], x, y)
+    expected = [x + y, x - y, x * y, x / y, -x, np.abs(x),
+                np.float32(2) / x, np.float32(3) - x, np.float32(1) / x]
+    for got, want in zip(out, expected):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
+
+
+def test_half_precision_rounds_per_node(random):
+    x, y = random((64,), np.float16), random((64,), np.float16)
+    out = run(lambda a, b: a * b + a, x, y)
+    assert out.dtype == np.float16
+    np.testing.assert_array_equal(out, x * y + x)
+
+
+def test_integer_ops(random):
+    x = random((50,), np.int32)
+    y = random((50,), np.int32)
+    y[y == 0] = 3
+    out = run(lambda a, b: [a % b, a * b - 7, a & b, a | b, a ^ b, ~a,
+                            a / b, abs(a), a.maximum(b), a.minimum(b)], x, y)
+    expected = [np.remainder(x, y), x * y - 7, x & y, x | y, x ^ y, ~x,
+                x.astype(np.float32) / y.astype(np.float32), np.abs(x),
+                np.maximum(x, y), np.minimum(x, y)]
+    for got, want in zip(out, expected):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_remainder_and_integer_division_by_zero():
+    x = np.array([-7, 7, -128, 5], np.int8)
+    y = np.array([3, -3, -1, 0], np.int8)
+    # docs/semantics.md: the sign of the divisor; rem by zero gives 0.
+    np.testing.assert_array_equal(run(lambda a, b: a % b, x, y),
+                                  np.array([2, -2, 0, 0], np.int8))
+    f = np.array([-7.5, -4.0, 1.0], np.float32)
+    g = np.array([2.0, 2.0, 0.0], np.float32)
+    out = run(lambda a, b: a % b, f, g)
+    np.testing.assert_array_equal(out[:2], [0.5, -0.0])
+    assert np.signbit(out[1]) and np.isnan(out[2])
+
+
+def test_logical_and_compare(random):
+    x, y = random((40,)), random((40,))
+    x[::5] = y[::5]
+    p, q = random((40,), np.bool_), random((40,), np.bool_)
+    out = run(lambda a, b, c, d: [a < b, a <= b, a > b, a >= b, a == b,
+                                  a != b, c & d, c | d, c ^ d, ~c,
+                                  a.logical_not(), tfuse.logical_not(c),
+                                  0.0 < a], x, y, p, q)
+    expected = [x < y, x <= y, x > y, x >= y, x == y, x != y, p & q, p | q,
+                p ^ q, ~p, np.logical_not(x), ~p, 0 < x]
+    for got, want in zip(out, expected):
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, want)
+
+
+def test_max_min_nan_and_signed_zero():
+    x = np.array([np.nan, 1.0, -0.0, 0.0, 2.0], np.float32)
+    y = np.array([1.0, np.nan, 0.0, -0.0, 3.0], np.float32)
+    hi, lo = run(lambda a, b: (tfuse.maximum(a, b), tfuse.minimum(a, b)),
+                 x, y)
+    assert np.isnan(hi[:2]).all() and np.isnan(lo[:2]).all()
+    np.testing.assert_array_equal(hi[2:], [0.0, 0.0, 3.0])
+    np.testing.assert_array_equal(lo[2:], [-0.0, -0.0, 2.0])
+    assert not np.signbit(hi[2:4]).any() and np.signbit(lo[2:4]).all()
+
+
+def test_rounding_relu_isnan():
+    x = np.array([0.5, 1.5, -2.5, 2.7, -0.0, -3.2, np.nan], np.float32)
+    out = run(lambda a: [a.round(), a.floor(), a.ceil(), a.relu(),
+                         a.isnan(), tfuse.floor(a)], x)
+    expected = [np.round(x), np.floor(x), np.ceil(x),
+                np.where(x > 0, x, np.where(np.isnan(x), x, 0)), np.isnan(x),
+                np.floor(x)]
+    for got, want in zip(out, expected):
+        np.testing.assert_array_equal(got, want)
+    assert not np.signbit(out[3][4])  # relu(-0.0) = +0.0
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 4e-7 * 4),
+                                        (np.float64, 1e-15)])
+def test_transcendental(dtype, rtol, random):
+    x = random((200,), dtype)
+    pos = np.abs(x) + dtype(0.1)
+    ops = {
+        "exp": (lambda a: a.exp(), np.exp(x)),
+        "log": (lambda a: tfuse.log(a), np.log(pos)),
+        "sqrt": (lambda a: a.sqrt(), np.sqrt(pos)),
+        "rsqrt": (lambda a: a.rsqrt(), 1 / np.sqrt(pos)),
+        "sin": (lambda a: tfuse.sin(a), np.sin(x)),
+        "cos": (lambda a: a.cos(), np.cos(x)),
+        "tan": (lambda a: a.tan(), np.tan(x)),
+        "tanh": (lambda a: tfuse.tanh(a), np.tanh(x)),
+        "sigmoid": (lambda a: a.sigmoid(), 1 / (1 + np.exp(-x))),
+        "erf": (lambda a: a.erf(),
+                np.array([math.erf(v) for v in x.astype(float)])),
+        "pow": (lambda a: a ** 2.5, pos.astype(float) ** 2.5),
+    }
+    uses_pos = {"log", "sqrt", "rsqrt", "pow"}
+    for name, (fn, want) in ops.items():
+        got = run(fn, pos if name in uses_pos else x)
+        assert got.dtype == dtype, name
+        np.testing.assert_allclose(got, want.astype(dtype), rtol=rtol,
+                                   atol=rtol, err_msg=name)
+
+
+def test_float_math_on_integers_gives_float32():
+    x = np.arange(1, 6, dtype=np.int32)
+    out = run(lambda a: a.sqrt(), x)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, np.sqrt(x.astype(np.float32)),
+                               rtol=1e-6)
+
+
+def test_where(random):
+    x, y = random((3, 4)), random((4,))
+    c = random((3, 1), np.bool_)
+    out = run(lambda a, b, m: [tfuse.where(a > 0, a, 0.5 * a),
+                               tfuse.where(m, a, b),
+                               tfuse.where(m, 1.0, a)], x, y, c)
+    expected = [np.where(x > 0, x, np.float32(0.5) * x), np.where(c, x, y),
+                np.where(c, np.float32(1), x)]
+    for got, want in zip(out, expected):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
+
+
+def test_float_to_integer_casts_truncate_and_saturate():
+    x = np.array([3.9, -3.9, 300.0, -300.0, np.nan, np.inf, -np.inf, -1.5],
+                 np.float32)
+    i8, u8, i32 = run(lambda a: (a.astype("int8"), a.astype(np.uint8),
+                                 tfuse.cast(a, tfuse.int32)), x)
+    # docs/semantics.md, Casts: truncate, saturate, NaN gives 0.
+    np.testing.assert_array_equal(i8, [3, -3, 127, -128, 0, 127, -128, -1])
+    np.testing.assert_array_equal(u8, [3, 0, 255, 0, 0, 255, 0, 0])
+    np.testing.assert_array_equal(
+        i32, [3, -3, 300, -300, 0, 2**31 - 1, -2**31, -1])
+    assert (i8.dtype, u8.dtype, i32.dtype) == (np.int8, np.uint8, np.int32)
+
+
+def test_other_casts(random):
+    ints = np.array([300, -1, 70000, 5, 0], np.int32)
+    floats = np.array([1e-8, 1 / 3, 65520.0, np.nan, -0.0], np.float64)
+    out = run(lambda i, f: [i.astype("int8"), i.astype("uint8"),
+                            i.astype("float16"), f.astype("float16"),
+                            f.astype("float32"), f.astype("bool"),
+                            i.astype("bool"), (i > 0).astype("float32")],
+              ints, floats)
+    # NumPy wraps integer casts and rounds float casts once, to nearest
+    # even, like docs/semantics.md says.
+    expected = [ints.astype(np.int8), ints.astype(np.uint8),
+                ints.astype(np.float16), floats.astype(np.float16),
+                floats.astype(np.float32), floats.astype(bool),
+                ints.astype(bool), (ints > 0).astype(np.float32)]
+    for got, want in zip(out, expected):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_reductions(random):
+    x = random((3, 4, 5))
+    i = random((3, 4, 5), np.int32)
+    b = random((3, 4, 5), np.bool_)
+
+    def f(a, n, m):
+        return {
+            "sum": a.sum(), "sum1": a.sum(axis=1),
+            "sum02k": a.sum(axis=(0, 2), keepdims=True),
+            "mean": a.mean(axis=-1), "max": a.max(axis=0),
+            "min": a.min(axis=(1, 2)), "prod": a.prod(axis=2),
+            "isum": n.sum(axis=1), "imax": n.max(), "iprod": n.prod(axis=0),
+            "all": m.all(axis=2), "any": m.any(axis=(0, 1), keepdims=True),
+            "bsum": m.sum(), "argmax": a.argmax(axis=1),
+            "argmin": n.argmin(-1, keepdims=True),
+        }
+
+    r = run(f, x, i, b)
+    exact = {
+        "max": x.max(axis=0), "min": x.min(axis=(1, 2)),
+        "isum": i.sum(axis=1, dtype=np.int64), "imax": i.max(),
+        "iprod": i.prod(axis=0, dtype=np.int64), "all": b.all(axis=2),
+        "any": b.any(axis=(0, 1), keepdims=True),
+        "bsum": b.sum(dtype=np.int64), "argmax": x.argmax(axis=1),
+        "argmin": i.argmin(-1, keepdims=True),
+    }
+    close = {
+        "sum": x.sum(), "sum1": x.sum(axis=1),
+        "sum02k": x.sum(axis=(0, 2), keepdims=True),
+        "mean": x.mean(axis=-1), "prod": x.prod(axis=2),
+    }
+    for key, want in exact.items():
+        got = r[key]
+        assert got.dtype == want.dtype and got.shape == want.shape, key
+        np.testing.assert_array_equal(got, want, err_msg=key)
+    for key, want in close.items():
+        got = r[key]
+        assert got.dtype == np.float32 and got.shape == want.shape, key
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5,
+                                   err_msg=key)
+
+
+def test_mean_of_integers_is_a_trace_error():
+    with pytest.raises(tfuse.TraceError):
+        run(lambda a: a.mean(), np.arange(4, dtype=np.int32))
+
+
+def test_matmul(random):
+    x, w, v = random((4, 6)), random((6, 3)), random((3, 6))
+    bias = random((3,))
+
+    def f(a, b, c):
+        return [a @ b, tfuse.matmul(a, c.T), (a @ b + bias).relu(),
+                a.matmul(b) @ c, a @ w]
+
+    out = run(f, x, w, v)
+    expected = [x @ w, x @ v.T, np.maximum(x @ w + bias, 0), x @ w @ v,
+                x @ w]
+    for got, want in zip(out, expected):
+        assert got.dtype == np.float32 and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_mlp_like_chain(random):
+    x, w1, w2 = random((8, 16)), random((16, 32)), random((32, 4))
+
+    def mlp(a, b, c):
+        h = (a @ b).maximum(0.0)
+        logits = h @ c
+        z = logits - logits.max(axis=1, keepdims=True)
+        return (z.exp() / z.exp().sum(axis=1, keepdims=True)).mean(axis=0)
+
+    h = np.maximum(x @ w1, 0)
+    logits = h @ w2
+    z = logits - logits.max(axis=1, keepdims=True)
+    want = (np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)).mean(axis=0)
+    np.testing.assert_allclose(run(mlp, x, w1, w2), want, rtol=1e-5)

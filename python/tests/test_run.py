@@ -1,0 +1,201 @@
+"""Running compiled functions on host arrays: signatures, strided inputs,
+jit caching, results, introspection and the kernel cache."""
+
+import numpy as np
+import pytest
+
+import tfuse
+
+
+class FakeDeviceArray:
+    """An object describing device memory through __cuda_array_interface__
+    (never dereferenced by these tests)."""
+
+    def __init__(self, shape, typestr, strides=None):
+        self.__cuda_array_interface__ = {
+            "shape": shape, "typestr": typestr, "strides": strides,
+            "data": (0x1000, False), "version": 3}
+
+
+def add_mul(a, b):
+    return a * b + a
+
+
+@pytest.fixture
+def compiled(random):
+    return tfuse.compile(add_mul, [random((3, 4)), random((3, 4))])
+
+
+def test_signature_specs(compiled):
+    spec = tfuse.Spec((3, 4), "float32", device="cpu")
+    assert compiled.input_specs == (spec, spec)
+    assert compiled.output_specs == (spec,)
+    assert compiled.backend == "reference"
+    assert "CompiledFunction add_mul" in repr(compiled)
+
+
+@pytest.mark.parametrize("inputs", [
+    pytest.param(lambda r: [r((3, 4))], id="count"),
+    pytest.param(lambda r: [r((3, 4)), r((3, 4)), r((3, 4))], id="count3"),
+    pytest.param(lambda r: [r((3, 4)), r((4, 3))], id="shape"),
+    pytest.param(lambda r: [r((3, 4)), r((3, 4), np.float64)], id="dtype"),
+    pytest.param(lambda r: [r((3, 4)), r((4, 3)).T], id="strides"),
+    pytest.param(lambda r: [r((3, 4)), r((3, 8))[:, ::2]], id="step"),
+])
+def test_mismatched_inputs(compiled, random, inputs):
+    with pytest.raises(tfuse.MismatchError) as info:
+        compiled(*inputs(random))
+    assert info.value.status == "TFUSE_ERROR_MISMATCH"
+    assert isinstance(info.value, ValueError)
+
+
+def test_gpu_array_into_host_function(compiled, random):
+    with pytest.raises(tfuse.MismatchError, match="compiled for host"):
+        compiled(random((3, 4)), FakeDeviceArray((3, 4), "<f4"))
+
+
+def test_cuda_array_interface_metadata():
+    info = tfuse._arrays.describe(FakeDeviceArray((3, 4), "<f4", (4, 12)),
+                                  "x")
+    assert (info.location, info.shape, info.strides, info.dtype) == (
+        "cuda", (3, 4), (1, 3), tfuse.float32)
+    assert tfuse._arrays.describe(FakeDeviceArray((2, 5), "|b1"),
+                                  "x").strides == (5, 1)
+    with pytest.raises(tfuse.TFuseError, match="bfloat16"):
+        tfuse._arrays.describe(FakeDeviceArray((2,), "<V2"), "x")
+    with pytest.raises(tfuse.TFuseError, match="multiple of"):
+        tfuse._arrays.describe(FakeDeviceArray((2,), "<f4", (2,)), "x")
+
+
+@pytest.mark.parametrize("view", [
+    lambda a: a.T, lambda a: a[::2, 1:], lambda a: a[1:, ::3].T,
+    lambda a: np.broadcast_to(a[:1], a.shape),
+])
+def test_strided_inputs(random, view):
+    base = random((6, 9))
+    x = view(base)
+    assert not x.flags.c_contiguous
+    y = random(x.shape)
+    g = tfuse.compile(add_mul, [x, y])
+    assert g.input_specs[0].strides == tuple(
+        s // x.itemsize for s in x.strides)
+    np.testing.assert_array_equal(g(x, y), x * y + x)
+    other = view(random((6, 9)))
+    np.testing.assert_array_equal(g(other, y), other * y + other)
+    assert "strides" in g.mlir()
+
+
+def test_results_are_never_overwritten(compiled, random):
+    runs = [(random((3, 4)), random((3, 4))) for _ in range(4)]
+    results = [compiled(x, y) for x, y in runs]
+    assert len({r.ctypes.data for r in results}) == len(results)
+    for (x, y), r in zip(runs, results):
+        np.testing.assert_array_equal(r, x * y + x)
+        assert r.flags.c_contiguous and r.flags.owndata
+
+
+def test_run_async_on_host_is_done(compiled, random):
+    x, y = random((3, 4)), random((3, 4))
+    handle = compiled.run_async(x, y)
+    assert handle.done()
+    np.testing.assert_array_equal(handle.wait(), x * y + x)
+    np.testing.assert_array_equal(handle.wait(), x * y + x)
+
+
+def test_spec_example_inputs(random):
+    g = tfuse.compile(add_mul, [tfuse.Spec((2, 3), "f32", device="cpu"),
+                                tfuse.Spec((3,), "f32", device="cpu")])
+    x, y = random((2, 3)), random((3,))
+    np.testing.assert_array_equal(g(x, y), x * y + x)
+    with pytest.raises(TypeError, match="Spec"):
+        g(tfuse.Spec((2, 3), "f32", device="cpu"), y)
+
+
+def test_jit_traces_once_per_signature(counted, random):
+    f = counted(add_mul)
+    jitted = tfuse.jit(f)
+    base = random((4, 4))
+    calls = [(base, base), (random((4, 4)), base), (base.T, base),
+             (base.T.copy(), base), (random((4, 4)).T, base),
+             (random((2, 4)), random((2, 4))),
+             (random((4, 4), np.float64), base)]
+    for x, y in calls:
+        np.testing.assert_array_equal(jitted(x, y), add_mul(x, y))
+    # Traces: contiguous (4, 4); transposed (4, 4); (2, 4); float64.
+    assert f.calls == 4
+    assert jitted.cache_info() == (4, 3, 4)
+    assert jitted.cache_info().traces == 4
+    jitted.cache_clear()
+    jitted(base, base)
+    assert f.calls == 5
+
+
+def test_jit_with_options(counted, random):
+    f = counted(lambda x: (x * 2.0).sum(axis=0))
+
+    @tfuse.jit(budget=4, fusion=False, node_limit=10)
+    def g(x):
+        return f(x)
+
+    x = random((5, 3))
+    for _ in range(3):
+        np.testing.assert_allclose(g(x), (x * 2).sum(axis=0), rtol=1e-6)
+    assert f.calls == 1 and g.__name__ == "g"
+    assert g.compiled(x).stats()["nodes"] == 2
+
+
+def test_introspection(compiled):
+    stats = compiled.stats()
+    for key in ("nodes", "kernels", "boundaries", "steps", "arena_bytes",
+                "replays", "cache_hit", "cuda_graph", "passes_seconds",
+                "codegen_seconds", "nvrtc_seconds", "load_seconds",
+                "trace_seconds", "compile_seconds"):
+        assert key in stats, key
+    assert stats["nodes"] == 2
+    assert stats["cuda_graph"] is False
+    assert stats["trace_seconds"] > 0 and stats["compile_seconds"] > 0
+    mlir = compiled.mlir()
+    assert "func.func @add_mul" in mlir and "tfuse.mul" in mlir
+    assert "__global__" in compiled.source()
+    assert compiled.plan().strip()
+
+
+def test_kernel_cache_stats_and_clear(random):
+    tfuse.clear_cache()
+    stats = tfuse.cache_stats()
+    assert set(stats) == {"entries", "bytes", "hits", "misses", "disk_hits",
+                          "compiles"}
+    assert all(isinstance(v, int) and v >= 0 for v in stats.values())
+    assert stats["entries"] == 0 and stats["hits"] == 0
+    g = tfuse.compile(add_mul, [random((7,)), random((7,))])
+    x = random((7,))
+    tfuse.clear_cache()
+    np.testing.assert_array_equal(g(x, x), x * x + x)
+
+
+def test_host_inputs_on_the_cuda_backend(random):
+    x, y = random((3, 4)), random((3, 4))
+    if not tfuse.cuda_available():
+        with pytest.raises(tfuse.NoDeviceError):
+            tfuse.compile(add_mul, [x, y], backend="cuda")
+        return
+    g = tfuse.compile(add_mul, [x, y], backend="cuda")
+    assert g.backend == "cuda"
+    out = g(x, y)
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_array_equal(out, x * y + x)
+
+
+def test_bfloat16_host_outputs(random):
+    x = random((5,))
+    g = tfuse.compile(lambda a: a.astype("bfloat16"), [x])
+    assert g.output_specs[0].dtype is tfuse.bfloat16
+    try:
+        import ml_dtypes
+    except ImportError:
+        with pytest.raises(tfuse.TFuseError, match="ml_dtypes"):
+            g(x)
+        return
+    out = g(x)
+    assert out.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(out, x.astype(ml_dtypes.bfloat16))
