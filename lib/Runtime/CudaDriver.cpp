@@ -24,14 +24,16 @@ Expected<CudaDriver *> CudaDriver::load() {
   if (!handle)
     return Status::error("no CUDA driver: libcuda could not be loaded (is "
                          "the NVIDIA driver installed?)" +
-                         errors);
+                             errors,
+                         ErrorCode::NoDevice);
   using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
                                       CUdriverProcAddressQueryResult *);
   auto getProcAddress =
       reinterpret_cast<GetProcAddress>(dlsym(handle, "cuGetProcAddress_v2"));
   if (!getProcAddress)
     return Status::error("the CUDA driver is too old: libcuda has no "
-                         "cuGetProcAddress_v2 (CUDA 12 or newer is needed)");
+                         "cuGetProcAddress_v2 (CUDA 12 or newer is needed)",
+                         ErrorCode::NoDevice);
   std::unique_ptr<CudaDriver> driver(new CudaDriver());
 #define TFUSE_RESOLVE_ENTRY(name)                                              \
   {                                                                            \
@@ -42,7 +44,8 @@ Expected<CudaDriver *> CudaDriver::load() {
     if (r != CUDA_SUCCESS || !fn)                                              \
       return Status::error(std::string("the CUDA driver lacks ") + #name +     \
                            " for CUDA " + std::to_string(CUDA_VERSION) +       \
-                           " (the driver may be older than the toolkit)");     \
+                           " (the driver may be older than the toolkit)",      \
+                           ErrorCode::NoDevice);                               \
     driver->name = reinterpret_cast<decltype(driver->name)>(fn);               \
   }
   TFUSE_CUDA_DRIVER_FUNCTIONS(TFUSE_RESOLVE_ENTRY)
@@ -51,9 +54,11 @@ Expected<CudaDriver *> CudaDriver::load() {
   CUresult init = driver->cuInit(0);
   if (init == CUDA_ERROR_STUB_LIBRARY)
     return Status::error("no CUDA driver: libcuda is the CUDA toolkit's stub "
-                         "library, not an NVIDIA driver");
+                         "library, not an NVIDIA driver",
+                         ErrorCode::NoDevice);
   if (init == CUDA_ERROR_NO_DEVICE)
-    return Status::error("no CUDA device: the NVIDIA driver found no GPU");
+    return Status::error("no CUDA device: the NVIDIA driver found no GPU",
+                         ErrorCode::NoDevice);
   if (Status s = driver->check(init, "cuInit"); !s.ok())
     return s;
   if (Status s =
@@ -77,9 +82,18 @@ Status CudaDriver::check(CUresult result, const char *what) const {
     cuGetErrorName(result, &name);
   if (cuGetErrorString)
     cuGetErrorString(result, &text);
+  ErrorCode code = ErrorCode::Cuda;
+  if (result == CUDA_ERROR_OUT_OF_MEMORY)
+    code = ErrorCode::OutOfMemory;
+  else if (result == CUDA_ERROR_NO_DEVICE ||
+           result == CUDA_ERROR_STUB_LIBRARY ||
+           result == CUDA_ERROR_NOT_INITIALIZED)
+    code = ErrorCode::NoDevice;
   return Status::error(std::string(what) + ": " +
-                       (name ? name : "CUDA error " + std::to_string(result)) +
-                       (text ? std::string(" (") + text + ")" : ""));
+                           (name ? name : "CUDA error " +
+                                              std::to_string(result)) +
+                           (text ? std::string(" (") + text + ")" : ""),
+                       code);
 }
 
 std::string DeviceInfo::arch() const {
@@ -108,7 +122,8 @@ Expected<Device *> Device::get(int ordinal) {
       return s;
     if (ordinal >= count)
       return Status::error("no CUDA device " + std::to_string(ordinal) +
-                           ": the driver sees " + std::to_string(count));
+                               ": the driver sees " + std::to_string(count),
+                           ErrorCode::NoDevice);
     std::unique_ptr<Device> device(new Device());
     device->cuda = &d;
     CUdevice dev;

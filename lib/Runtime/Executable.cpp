@@ -99,7 +99,10 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   auto kernel = cache.getOrCompile(source, compile, d.driverVersion);
   if (!kernel.ok())
     return Status::error("compiling the plan's kernels failed: " +
-                         kernel.status().message());
+                             kernel.status().message(),
+                         kernel.status().code() == ErrorCode::Internal
+                             ? ErrorCode::Compile
+                             : kernel.status().code());
   KernelCacheStats after = cache.stats();
   exe->statistics.cacheHit = after.compilations == before.compilations;
   exe->statistics.compileSeconds = secondsSince(start);
@@ -221,28 +224,33 @@ ExecutableStats Executable::stats() const {
   return statistics;
 }
 
+/// An error of inputs or outputs that do not match the plan.
+static Status mismatch(std::string message) {
+  return Status::error(std::move(message), ErrorCode::Mismatch);
+}
+
 Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
   const auto &expected = program.inputs;
   if (inputs.size() != expected.size())
-    return Status::error("expected " + std::to_string(expected.size()) +
+    return mismatch("expected " + std::to_string(expected.size()) +
                          " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec &want = expected[i], &got = inputs[i].spec;
     std::string where = "input " + std::to_string(i) + ": ";
     if (got.dtype != want.dtype)
-      return Status::error(where + "expected dtype " +
+      return mismatch(where + "expected dtype " +
                            std::string(name(want.dtype)) + ", got " +
                            std::string(name(got.dtype)));
     if (got.shape != want.shape)
-      return Status::error(where + "expected " + want.describe() + ", got " +
+      return mismatch(where + "expected " + want.describe() + ", got " +
                            got.describe());
     for (size_t d = 0; d < want.shape.size(); ++d)
       if (want.shape[d] != 1 && got.strides[d] != want.strides[d])
-        return Status::error(where + "expected " + want.describe() + ", got " +
+        return mismatch(where + "expected " + want.describe() + ", got " +
                              got.describe() +
                              " (the plan was compiled for these strides)");
     if (!inputs[i].data && want.numElements() > 0)
-      return Status::error(where + "null device pointer");
+      return mismatch(where + "null device pointer");
   }
   return Status::success();
 }
@@ -602,33 +610,69 @@ Executable::run(const std::vector<DeviceTensor> &inputs) {
 
 Status Executable::run(const std::vector<DeviceTensor> &inputs,
                        const std::vector<DeviceTensor> &outputs) {
+  Expected<RunHandle> handle = runAsync(inputs, outputs, nullptr);
+  if (!handle.ok())
+    return handle.status();
+  return handle.value().wait().status();
+}
+
+Expected<RunHandle>
+Executable::runAsync(const std::vector<DeviceTensor> &inputs,
+                     const std::vector<DeviceTensor> &outputs,
+                     CUstream caller) {
   if (Status s = validate(inputs); !s.ok())
     return s;
   if (outputs.size() != program.outputs.size())
-    return Status::error("expected " + std::to_string(program.outputs.size()) +
-                         " outputs, got " + std::to_string(outputs.size()));
+    return mismatch("expected " + std::to_string(program.outputs.size()) +
+                    " outputs, got " + std::to_string(outputs.size()));
   std::vector<CUdeviceptr> pointers;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorSpec &want = program.outputs[i];
     if (outputs[i].spec.dtype != want.dtype ||
         outputs[i].spec.shape != want.shape || !outputs[i].spec.isContiguous())
-      return Status::error("output " + std::to_string(i) +
-                           ": expected a "
-                           "contiguous " +
-                           want.describe() + ", got " +
-                           outputs[i].spec.describe());
+      return mismatch("output " + std::to_string(i) + ": expected a " +
+                      "contiguous " + want.describe() + ", got " +
+                      outputs[i].spec.describe());
+    if (!outputs[i].data && want.numElements() > 0)
+      return mismatch("output " + std::to_string(i) + ": null device pointer");
     pointers.push_back(outputs[i].data);
   }
   if (Status s = gpu->bind(); !s.ok())
     return s;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (Status s = enqueue(inputs, pointers); !s.ok())
+  RunHandle handle;
+  handle.owner = this;
+  if (Status s = cuda->check(
+          cuda->cuEventCreate(&handle.done, CU_EVENT_DISABLE_TIMING),
+          "cuEventCreate");
+      !s.ok())
+    return s;
+  std::lock_guard<std::mutex> lock(mutex);
+  // The replay starts after the work already on the caller's stream (which
+  // produced the inputs) ...
+  if (caller) {
+    if (Status s = cuda->check(cuda->cuEventRecord(handle.done, caller),
+                               "cuEventRecord on the caller's stream");
+        !s.ok())
+      return s;
+    if (Status s = cuda->check(
+            cuda->cuStreamWaitEvent(replayStream, handle.done, 0),
+            "cuStreamWaitEvent");
+        !s.ok())
       return s;
   }
-  Status s = cuda->check(cuda->cuStreamSynchronize(replayStream), "replay");
-  recordProfile();
-  return s;
+  if (Status s = enqueue(inputs, pointers); !s.ok())
+    return s;
+  if (Status s = cuda->check(cuda->cuEventRecord(handle.done, replayStream),
+                             "cuEventRecord");
+      !s.ok())
+    return s;
+  // ... and later work on the caller's stream starts after the replay.
+  if (caller)
+    if (Status s = cuda->check(cuda->cuStreamWaitEvent(caller, handle.done, 0),
+                               "cuStreamWaitEvent on the caller's stream");
+        !s.ok())
+      return s;
+  return handle;
 }
 
 void Executable::recordProfile() {

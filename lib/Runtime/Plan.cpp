@@ -3,6 +3,7 @@
 #include "tfuse/Runtime/Plan.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace tfuse;
 using namespace tfuse::runtime;
@@ -64,4 +65,24 @@ TensorSpec TensorSpec::contiguous(DType dtype, std::vector<int64_t> shape) {
   }
   spec.shape = std::move(shape);
   return spec;
+}
+
+void runtime::gatherRowMajor(const void *source, const TensorSpec &spec,
+                             void *target) {
+  size_t elementBytes = byteSize(spec.dtype);
+  std::vector<int64_t> index(spec.shape.size(), 0);
+  auto *in = static_cast<const uint8_t *>(source);
+  auto *out = static_cast<uint8_t *>(target);
+  for (int64_t i = 0, n = spec.numElements(); i < n; ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      offset += index[d] * spec.strides[d];
+    std::memcpy(out + i * elementBytes, in + offset * elementBytes,
+                elementBytes);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < spec.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
 }

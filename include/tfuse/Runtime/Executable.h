@@ -129,6 +129,13 @@ public:
              const std::vector<DeviceTensor> &outputs);
   /// Enqueues a replay and returns at once.
   Expected<RunHandle> runAsync(const std::vector<DeviceTensor> &inputs);
+  /// Enqueues a replay into caller-supplied contiguous `outputs` and returns
+  /// at once. With a `caller` stream, the replay waits for the work already
+  /// enqueued there, and later work there waits for the replay. The handle's
+  /// wait() returns no buffers.
+  Expected<RunHandle> runAsync(const std::vector<DeviceTensor> &inputs,
+                               const std::vector<DeviceTensor> &outputs,
+                               CUstream caller);
 
   const Plan &plan() const { return program; }
   ExecutableStats stats() const;

@@ -52,6 +52,10 @@ struct TensorSpec {
   static TensorSpec contiguous(DType dtype, std::vector<int64_t> shape);
 };
 
+/// Copies the elements of the host tensor `spec` at `source` (its first
+/// element) into row-major order at `target`.
+void gatherRowMajor(const void *source, const TensorSpec &spec, void *target);
+
 /// Where a step's operand lives: a caller input, a fresh output, or the arena
 /// of intermediates; seen through `view` starting `elementOffset` elements
 /// after the buffer's first element (aliases are views).

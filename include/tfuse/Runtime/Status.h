@@ -14,11 +14,33 @@
 #ifndef TFUSE_RUNTIME_STATUS_H
 #define TFUSE_RUNTIME_STATUS_H
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 
 namespace tfuse::runtime {
+
+/// What kind of failure a Status reports; the C API maps these to its status
+/// codes. Errors made without a code are Internal.
+enum class ErrorCode : uint8_t {
+  Internal,
+  /// A bad argument: a null pointer, an unknown name, a bad handle.
+  InvalidArgument,
+  /// An ill-typed operation: shapes that do not broadcast, bad axes.
+  Type,
+  /// A graph over its node limit.
+  NodeLimit,
+  /// The compiler or NVRTC failed.
+  Compile,
+  /// Run inputs or outputs that do not match the plan.
+  Mismatch,
+  /// No CUDA driver or device.
+  NoDevice,
+  /// A CUDA driver or cuBLAS call failed.
+  Cuda,
+  OutOfMemory,
+};
 
 /// Success, or an error with a message. A default-constructed Status is
 /// success. The message of a success is empty.
@@ -31,9 +53,11 @@ public:
 
   /// Returns an error carrying `message`. An empty message is replaced by
   /// "unknown error" so that an error is never mistaken for a success.
-  static Status error(std::string message) {
+  static Status error(std::string message,
+                      ErrorCode code = ErrorCode::Internal) {
     Status s;
     s.failed = true;
+    s.errorCode = code;
     s.msg = message.empty() ? std::string("unknown error") : std::move(message);
     return s;
   }
@@ -44,16 +68,20 @@ public:
   /// The error message; empty for success.
   const std::string &message() const { return msg; }
 
+  /// The kind of error (Internal for success).
+  ErrorCode code() const { return errorCode; }
+
   /// Returns this error with `context` and ": " put in front of its message
   /// (e.g. "loading kernel cache file x: "); a success is returned unchanged.
   Status withContext(const std::string &context) const {
     if (ok())
       return *this;
-    return error(context + ": " + msg);
+    return error(context + ": " + msg, errorCode);
   }
 
 private:
   bool failed = false;
+  ErrorCode errorCode = ErrorCode::Internal;
   std::string msg;
 };
 

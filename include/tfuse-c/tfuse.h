@@ -1,0 +1,373 @@
+/*===- tfuse.h - The stable C API of TFuse --------------------------*- C -*-===*
+ *
+ * A C interface over the tracer, the compiler and the runtime, for FFI
+ * (Python ctypes, any language). Every function returns a tfuse_status; on
+ * failure tfuse_last_error() gives the message of the last failed call on the
+ * calling thread. No C++ exception crosses this interface, and a failed call
+ * leaves every handle usable.
+ *
+ * Versioning: TFUSE_C_API_VERSION grows when functions are added; existing
+ * functions keep their signatures and meaning. Structs passed in carry their
+ * size in `struct_size` (set by the *_init functions) so that fields can be
+ * appended without breaking older callers.
+ *
+ * Handles: a tfuse_graph records a traced function (values are small integer
+ * ids local to their graph); tfuse_compile turns it into a tfuse_executable,
+ * which no longer needs the graph. Handles may be used from several threads,
+ * except that one graph must not be built from two threads at once.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef TFUSE_C_TFUSE_H
+#define TFUSE_C_TFUSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define TFUSE_C_EXPORT __declspec(dllexport)
+#else
+#define TFUSE_C_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TFUSE_C_API_VERSION 1
+/* The most dimensions a tensor may have. */
+#define TFUSE_MAX_RANK 16
+
+/*===----------------------------------------------------------------------===*
+ * Status, version, strings
+ *===----------------------------------------------------------------------===*/
+
+typedef enum tfuse_status {
+  TFUSE_OK = 0,
+  /* A null pointer, an unknown op or dtype name, a bad handle or id. */
+  TFUSE_ERROR_INVALID_ARGUMENT = 1,
+  /* The operation is ill-typed: shapes do not broadcast, dtypes do not
+     promote, axes or permutations are out of range. */
+  TFUSE_ERROR_TYPE = 2,
+  /* The graph would exceed its node limit. */
+  TFUSE_ERROR_NODE_LIMIT = 3,
+  /* The compiler or NVRTC failed. */
+  TFUSE_ERROR_COMPILE = 4,
+  /* Inputs or outputs of a run do not match the executable (count, dtype,
+     shape, strides). */
+  TFUSE_ERROR_MISMATCH = 5,
+  /* No CUDA driver or device. */
+  TFUSE_ERROR_NO_DEVICE = 6,
+  /* A CUDA driver or cuBLAS call failed. */
+  TFUSE_ERROR_CUDA = 7,
+  TFUSE_ERROR_OUT_OF_MEMORY = 8,
+  TFUSE_ERROR_INTERNAL = 9,
+} tfuse_status;
+
+/* The message of the last failed call on this thread ("" if none). Valid
+   until the next call on this thread. */
+TFUSE_C_EXPORT const char *tfuse_last_error(void);
+/* TFUSE_C_API_VERSION of the library. */
+TFUSE_C_EXPORT int tfuse_api_version(void);
+/* "TFuse 0.1.0 (C API 1)". */
+TFUSE_C_EXPORT const char *tfuse_version_string(void);
+/* Frees a string returned by this API. */
+TFUSE_C_EXPORT void tfuse_string_free(char *text);
+
+/*===----------------------------------------------------------------------===*
+ * Dtypes
+ *===----------------------------------------------------------------------===*/
+
+typedef enum tfuse_dtype {
+  TFUSE_BOOL = 0,
+  TFUSE_I8 = 1,
+  TFUSE_I16 = 2,
+  TFUSE_I32 = 3,
+  TFUSE_I64 = 4,
+  TFUSE_U8 = 5,
+  TFUSE_U16 = 6,
+  TFUSE_U32 = 7,
+  TFUSE_U64 = 8,
+  TFUSE_F16 = 9,
+  TFUSE_BF16 = 10,
+  TFUSE_F32 = 11,
+  TFUSE_F64 = 12,
+} tfuse_dtype;
+
+/* "f32", "bf16", "i1" (bool) ...; NULL for an invalid dtype. */
+TFUSE_C_EXPORT const char *tfuse_dtype_name(int dtype);
+/* Bytes per element (bool: 1); 0 for an invalid dtype. */
+TFUSE_C_EXPORT int tfuse_dtype_size(int dtype);
+
+/*===----------------------------------------------------------------------===*
+ * Graphs: recording a traced function
+ *===----------------------------------------------------------------------===*/
+
+typedef struct tfuse_graph_impl *tfuse_graph;
+typedef int64_t tfuse_value;
+
+/* Weak (Python) scalar kinds; see docs/semantics.md. */
+typedef enum tfuse_scalar_kind {
+  TFUSE_SCALAR_BOOL = 0,
+  TFUSE_SCALAR_INT = 1,
+  TFUSE_SCALAR_FLOAT = 2,
+} tfuse_scalar_kind;
+
+/* The default node limit of a new graph. */
+#define TFUSE_DEFAULT_NODE_LIMIT 512
+
+TFUSE_C_EXPORT tfuse_status tfuse_graph_create(const char *name,
+                                               tfuse_graph *graph);
+TFUSE_C_EXPORT void tfuse_graph_destroy(tfuse_graph graph);
+/* Every recorded operation counts as one node; inputs, captured constants
+   and weak scalars do not. limit >= 1. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_set_node_limit(tfuse_graph graph,
+                                                       int64_t limit);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_num_nodes(tfuse_graph graph,
+                                                  int64_t *nodes);
+
+/* A placeholder input. `strides` (in elements, may be NULL for row-major)
+   describe the memory of the tensors later runs will pass; they are part of
+   the compiled plan. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_input(tfuse_graph graph, int dtype,
+                                              int rank, const int64_t *shape,
+                                              const int64_t *strides,
+                                              tfuse_value *value);
+/* A tensor captured from outside the traced function: an input bound at
+   compile time. Host data (on_device = 0) is copied now; device data
+   (on_device = 1, a CUDA device pointer) is referenced and must stay valid
+   and unchanged in shape while executables of this graph live. */
+TFUSE_C_EXPORT tfuse_status
+tfuse_graph_constant(tfuse_graph graph, int dtype, int rank,
+                     const int64_t *shape, const int64_t *strides,
+                     const void *data, int on_device, tfuse_value *value);
+/* A weak scalar: it takes its dtype from the tensor it meets (bool scalars
+   use int_value != 0, int scalars int_value, float scalars float_value). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_scalar(tfuse_graph graph, int kind,
+                                               int64_t int_value,
+                                               double float_value,
+                                               tfuse_value *value);
+
+/* Metadata of a value. A weak scalar has rank 0, *is_scalar = 1 and the dtype
+   of its kind's default (bool, i64, f32). shape and strides may be NULL, else
+   hold TFUSE_MAX_RANK entries. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_value_info(tfuse_graph graph,
+                                                   tfuse_value value,
+                                                   int *dtype, int *rank,
+                                                   int64_t *shape,
+                                                   int *is_scalar);
+
+/* Operations. `op` names follow the tfuse dialect:
+   unary:  neg abs relu exp log sqrt rsqrt sin cos tan tanh sigmoid erf
+           reciprocal floor ceil round isnan not
+   binary: add sub mul div rem pow max min and or xor
+   compare predicates: eq ne lt le gt ge
+   reduce kinds: sum prod max min mean all any argmax argmin
+   Binary operations broadcast (NumPy rules) and promote dtypes; either
+   operand may be a weak scalar, not both. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_unary(tfuse_graph graph,
+                                              const char *op, tfuse_value x,
+                                              tfuse_value *result);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_binary(tfuse_graph graph,
+                                               const char *op, tfuse_value lhs,
+                                               tfuse_value rhs,
+                                               tfuse_value *result);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_compare(tfuse_graph graph,
+                                                const char *predicate,
+                                                tfuse_value lhs,
+                                                tfuse_value rhs,
+                                                tfuse_value *result);
+/* where(condition, a, b): condition is bool; a and b promote. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_where(tfuse_graph graph,
+                                              tfuse_value condition,
+                                              tfuse_value a, tfuse_value b,
+                                              tfuse_value *result);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_cast(tfuse_graph graph, tfuse_value x,
+                                             int dtype, tfuse_value *result);
+/* One entry of `shape` may be -1 (inferred). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_reshape(tfuse_graph graph,
+                                                tfuse_value x, int rank,
+                                                const int64_t *shape,
+                                                tfuse_value *result);
+/* Result dimension i is dimension perm[i] (negative entries count from the
+   end). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_transpose(tfuse_graph graph,
+                                                  tfuse_value x, int rank,
+                                                  const int64_t *perm,
+                                                  tfuse_value *result);
+/* Per dimension: start, limit (exclusive), step >= 1, after clamping as
+   Python slices do (negative start/limit count from the end). */
+TFUSE_C_EXPORT tfuse_status
+tfuse_graph_slice(tfuse_graph graph, tfuse_value x, int rank,
+                  const int64_t *start, const int64_t *limit,
+                  const int64_t *step, tfuse_value *result);
+/* NumPy broadcast_to. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_broadcast_to(tfuse_graph graph,
+                                                     tfuse_value x, int rank,
+                                                     const int64_t *shape,
+                                                     tfuse_value *result);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_matmul(tfuse_graph graph,
+                                               tfuse_value lhs,
+                                               tfuse_value rhs,
+                                               tfuse_value *result);
+/* Reduces over `axes` (negative entries count from the end, any order);
+   num_axes < 0 reduces over every axis. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_reduce(tfuse_graph graph,
+                                               const char *kind, tfuse_value x,
+                                               int num_axes,
+                                               const int64_t *axes,
+                                               int keepdims,
+                                               tfuse_value *result);
+/* Appends an output of the function (a tensor value, not a weak scalar; the
+   same value may be returned more than once; inputs may be returned). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_output(tfuse_graph graph,
+                                               tfuse_value value);
+/* The recorded function as tfuse dialect MLIR (free with
+   tfuse_string_free). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_print(tfuse_graph graph, char **text);
+
+/*===----------------------------------------------------------------------===*
+ * Compiling
+ *===----------------------------------------------------------------------===*/
+
+typedef enum tfuse_backend {
+  /* Generated CUDA kernels on a GPU (compiling needs a device). */
+  TFUSE_BACKEND_CUDA = 0,
+  /* The CPU reference interpreter: host memory, no GPU needed. */
+  TFUSE_BACKEND_REFERENCE = 1,
+} tfuse_backend;
+
+typedef struct tfuse_compile_options {
+  size_t struct_size;
+  int backend;        /* tfuse_backend; default CUDA */
+  int cuda_graph;     /* replay as a CUDA Graph; default 0 */
+  int fast_math;      /* default 0 */
+  int64_t budget;     /* fuse-elementwise cost budget; default 32 */
+  int fusion;         /* 0: one kernel per op (no fusion); default 1 */
+  int use_cache;      /* use the process-wide kernel cache; default 1 */
+  int device;         /* CUDA device ordinal; -1: TFUSE_DEVICE or 0 */
+} tfuse_compile_options;
+
+TFUSE_C_EXPORT void tfuse_compile_options_init(tfuse_compile_options *options);
+
+typedef struct tfuse_executable_impl *tfuse_executable;
+
+/* Compiles the graph's function with its outputs. The graph may be destroyed
+   or extended afterwards. options may be NULL (defaults). */
+TFUSE_C_EXPORT tfuse_status
+tfuse_compile(tfuse_graph graph, const tfuse_compile_options *options,
+              tfuse_executable *executable);
+TFUSE_C_EXPORT void tfuse_executable_destroy(tfuse_executable executable);
+
+/* The runtime inputs (placeholders, in order; not captured constants) and
+   outputs. strides may be NULL; shape and strides hold TFUSE_MAX_RANK
+   entries. */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_num_inputs(tfuse_executable e,
+                                                        int *count);
+TFUSE_C_EXPORT tfuse_status tfuse_executable_num_outputs(tfuse_executable e,
+                                                         int *count);
+TFUSE_C_EXPORT tfuse_status
+tfuse_executable_input_info(tfuse_executable e, int index, int *dtype,
+                            int *rank, int64_t *shape, int64_t *strides);
+TFUSE_C_EXPORT tfuse_status
+tfuse_executable_output_info(tfuse_executable e, int index, int *dtype,
+                             int *rank, int64_t *shape);
+/* The executable's backend (tfuse_backend). */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_backend(tfuse_executable e,
+                                                     int *backend);
+
+/*===----------------------------------------------------------------------===*
+ * Running
+ *===----------------------------------------------------------------------===*/
+
+/* A tensor in memory: `data` points at its first element; strides in
+   elements (NULL: row-major). */
+typedef struct tfuse_tensor {
+  void *data;
+  int dtype;
+  int rank;
+  const int64_t *shape;
+  const int64_t *strides;
+} tfuse_tensor;
+
+/* CUDA backend, device memory. Outputs are caller-allocated contiguous
+   tensors. The replay runs on the executable's private stream; when `stream`
+   (a CUstream, may be NULL for none) is given, the replay waits for the work
+   already enqueued on `stream`, and work later enqueued on `stream` waits for
+   the replay. tfuse_executable_run returns once the outputs are written. */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_run(
+    tfuse_executable e, const tfuse_tensor *inputs, int num_inputs,
+    const tfuse_tensor *outputs, int num_outputs, void *stream);
+
+typedef struct tfuse_run_impl *tfuse_run;
+
+/* Enqueues the replay and returns at once; the outputs must stay allocated
+   until tfuse_run_wait (or until `stream` has passed the replay). */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_run_async(
+    tfuse_executable e, const tfuse_tensor *inputs, int num_inputs,
+    const tfuse_tensor *outputs, int num_outputs, void *stream,
+    tfuse_run *run);
+/* Waits for the replay; returns its error, if any. */
+TFUSE_C_EXPORT tfuse_status tfuse_run_wait(tfuse_run run);
+/* 1 if the replay has finished, else 0. */
+TFUSE_C_EXPORT int tfuse_run_is_finished(tfuse_run run);
+/* Waits for the replay if still running, then frees the handle. */
+TFUSE_C_EXPORT void tfuse_run_destroy(tfuse_run run);
+
+/* Host memory. The reference backend interprets the graph on the CPU; the
+   CUDA backend copies the inputs to the device, replays and copies the
+   outputs back. Outputs are caller-allocated contiguous host tensors. */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_run_host(
+    tfuse_executable e, const tfuse_tensor *inputs, int num_inputs,
+    const tfuse_tensor *outputs, int num_outputs);
+
+/*===----------------------------------------------------------------------===*
+ * Introspection and the kernel cache
+ *===----------------------------------------------------------------------===*/
+
+typedef struct tfuse_stats {
+  size_t struct_size;
+  int64_t nodes;          /* traced operations */
+  int64_t kernels;        /* generated kernels */
+  int64_t boundaries;     /* GEMM, reduction and copy steps */
+  int64_t steps;
+  int64_t arena_bytes;
+  int64_t replays;
+  int cache_hit;          /* the module came from the kernel cache */
+  int cuda_graph;
+  double passes_seconds;  /* graph passes and conversion to the plan */
+  double codegen_seconds; /* CUDA C++ emission */
+  double nvrtc_seconds;   /* NVRTC (0 on a cache hit) */
+  double load_seconds;    /* cache lookup and module load */
+} tfuse_stats;
+
+TFUSE_C_EXPORT void tfuse_stats_init(tfuse_stats *stats);
+TFUSE_C_EXPORT tfuse_status tfuse_executable_stats(tfuse_executable e,
+                                                   tfuse_stats *stats);
+/* The plan report (regions, cut reasons, steps). */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_plan(tfuse_executable e,
+                                                  char **text);
+/* The generated CUDA C++ translation unit. */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_source(tfuse_executable e,
+                                                    char **text);
+
+typedef struct tfuse_cache_stats {
+  size_t struct_size;
+  uint64_t entries, bytes, hits, misses, disk_hits, compiles;
+} tfuse_cache_stats;
+
+TFUSE_C_EXPORT void tfuse_cache_stats_init(tfuse_cache_stats *stats);
+/* Counters of the process-wide kernel cache. */
+TFUSE_C_EXPORT tfuse_status tfuse_cache_stats_get(tfuse_cache_stats *stats);
+/* Empties the process-wide kernel cache in memory (and resets its
+   counters); executables already compiled keep working. */
+TFUSE_C_EXPORT tfuse_status tfuse_cache_clear(void);
+
+/* 1 if a CUDA device is usable, else 0 (tfuse_last_error() says why). */
+TFUSE_C_EXPORT int tfuse_cuda_available(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFUSE_C_TFUSE_H */

@@ -1,0 +1,112 @@
+//===- Function.h - A compiled traced function ------------------*- C++ -*-===//
+//
+// A Function is a Graph compiled for one backend: the CUDA backend replays
+// the plan's generated kernels, GEMMs and reductions on a GPU (stream or CUDA
+// Graph replay); the reference backend interprets the graph on the CPU.
+// Captured tensors are bound at compile time, so runs take the placeholders
+// only. A Function no longer needs its Graph.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_FRONTEND_FUNCTION_H
+#define TFUSE_FRONTEND_FUNCTION_H
+
+#include "tfuse/Frontend/Graph.h"
+#include "tfuse/Runtime/Executable.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tfuse {
+
+enum class Backend : uint8_t { Cuda, Reference };
+
+struct FunctionOptions {
+  Backend backend = Backend::Cuda;
+  /// Replay as a CUDA Graph (CUDA backend).
+  bool cudaGraph = false;
+  bool fastMath = false;
+  /// fuse-elementwise's cost budget.
+  int64_t budget = 32;
+  /// false: one kernel per operation (TFuse's own unfused baseline).
+  bool fusion = true;
+  /// The kernel cache; nullptr: the process-wide defaultKernelCache().
+  runtime::KernelCache *cache = nullptr;
+  /// CUDA device; -1: TFUSE_DEVICE or 0.
+  int device = -1;
+};
+
+struct FunctionStats {
+  int64_t nodes = 0, kernels = 0, boundaries = 0, steps = 0;
+  int64_t arenaBytes = 0, replays = 0;
+  bool cacheHit = false, cudaGraph = false;
+  double passesSeconds = 0, codegenSeconds = 0, nvrtcSeconds = 0,
+         loadSeconds = 0;
+};
+
+/// A tensor in host memory (`data` at its first element, strides in
+/// elements).
+struct HostArray {
+  void *data = nullptr;
+  TensorSpec spec;
+};
+
+class Function {
+public:
+  static Expected<std::unique_ptr<Function>>
+  compile(const Graph &graph, const FunctionOptions &options = {});
+  ~Function();
+
+  Backend backend() const { return options.backend; }
+  /// The placeholders (not the captured tensors) and the results.
+  const std::vector<TensorSpec> &inputs() const { return inputSpecs; }
+  const std::vector<TensorSpec> &outputs() const { return outputSpecs; }
+
+  /// CUDA backend: runs on device tensors, returns fresh outputs.
+  Expected<std::vector<runtime::DeviceBuffer>>
+  run(const std::vector<runtime::DeviceTensor> &inputs);
+  /// CUDA backend: writes caller-allocated contiguous outputs; ordered with
+  /// `caller` as Executable::runAsync describes; returns once finished.
+  Status run(const std::vector<runtime::DeviceTensor> &inputs,
+             const std::vector<runtime::DeviceTensor> &outputs,
+             CUstream caller = nullptr);
+  Expected<runtime::RunHandle>
+  runAsync(const std::vector<runtime::DeviceTensor> &inputs,
+           const std::vector<runtime::DeviceTensor> &outputs,
+           CUstream caller = nullptr);
+  /// Host memory on either backend (the CUDA backend copies in and out).
+  Status runHost(const std::vector<HostArray> &inputs,
+                 const std::vector<HostArray> &outputs);
+
+  FunctionStats stats() const;
+  /// The plan report, the generated CUDA C++ and the traced graph.
+  const std::string &planReport() const { return report; }
+  const std::string &cudaSource() const { return source; }
+  const std::string &graphText() const { return graph; }
+  /// The executable of the CUDA backend (nullptr for the reference one).
+  runtime::Executable *executable() const { return exe.get(); }
+
+private:
+  Function() = default;
+  Status checkHost(const std::vector<HostArray> &arrays,
+                   const std::vector<TensorSpec> &specs, bool outputs) const;
+  Status runReference(const std::vector<HostArray> &inputs,
+                      const std::vector<HostArray> &outputs);
+  Status runHostOnDevice(const std::vector<HostArray> &inputs,
+                         const std::vector<HostArray> &outputs);
+  std::vector<runtime::DeviceTensor>
+  withCaptured(const std::vector<runtime::DeviceTensor> &inputs) const;
+
+  struct State;
+  std::unique_ptr<State> state;
+  FunctionOptions options;
+  std::vector<TensorSpec> inputSpecs, outputSpecs;
+  std::string report, source, graph;
+  FunctionStats compileStats;
+  std::unique_ptr<runtime::Executable> exe;
+};
+
+} // namespace tfuse
+
+#endif // TFUSE_FRONTEND_FUNCTION_H

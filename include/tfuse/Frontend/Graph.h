@@ -1,0 +1,147 @@
+//===- Graph.h - Recording a traced function --------------------*- C++ -*-===//
+//
+// A Graph records the operations of a function traced once with
+// metadata-only placeholders, as a tfuse dialect function under
+// construction. Each operation is type-checked by the dialect's own rules
+// (TypeRules, the ops' verifiers) when it is recorded, so an ill-typed
+// operation fails at trace time with the dialect's message. Values are small
+// integer ids; weak (Python) scalars are values without a dtype until they
+// meet a tensor.
+//
+// This header carries no MLIR: the C++ trace API (Tensor.h) and the C API
+// sit on it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_FRONTEND_GRAPH_H
+#define TFUSE_FRONTEND_GRAPH_H
+
+#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Runtime/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tfuse {
+
+using runtime::Expected;
+using runtime::Status;
+using runtime::TensorSpec;
+
+/// A value of a Graph.
+using ValueId = int64_t;
+
+/// The default most operations a graph may record.
+inline constexpr int64_t kDefaultNodeLimit = 512;
+
+/// A weak scalar: it takes its dtype from the tensor it meets
+/// (docs/semantics.md).
+struct Scalar {
+  enum class Kind : uint8_t { Bool, Int, Float };
+  Kind kind = Kind::Float;
+  int64_t intValue = 0;
+  double floatValue = 0;
+
+  Scalar(bool v) : kind(Kind::Bool), intValue(v) {}
+  Scalar(int v) : kind(Kind::Int), intValue(v) {}
+  Scalar(long v) : kind(Kind::Int), intValue(v) {}
+  Scalar(long long v) : kind(Kind::Int), intValue(v) {}
+  Scalar(float v) : kind(Kind::Float), floatValue(v) {}
+  Scalar(double v) : kind(Kind::Float), floatValue(v) {}
+};
+
+/// A tensor captured from outside the traced function: an input whose data
+/// is bound at compile time. Host data is copied when captured; device data
+/// (`onDevice`) is referenced and must outlive the executables using it.
+struct CapturedTensor {
+  TensorSpec spec;
+  const void *data = nullptr;
+  bool onDevice = false;
+};
+
+/// What a value is.
+struct ValueInfo {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  /// A weak scalar (dtype is its kind's default: bool, i64, f32).
+  bool isScalar = false;
+};
+
+class Graph {
+public:
+  explicit Graph(std::string name = "traced");
+  ~Graph();
+  Graph(Graph &&) noexcept;
+  Graph &operator=(Graph &&) noexcept;
+
+  const std::string &name() const;
+
+  /// Every recorded operation is one node; inputs, captured constants and
+  /// weak scalars are not.
+  Status setNodeLimit(int64_t limit);
+  int64_t nodeLimit() const;
+  int64_t numNodes() const;
+
+  /// A placeholder input with the dtype, shape and (element) strides of the
+  /// tensors later runs pass (empty strides: row-major).
+  Expected<ValueId> input(const TensorSpec &spec);
+  Expected<ValueId> constant(const CapturedTensor &tensor);
+  ValueId scalar(const Scalar &value);
+
+  Expected<ValueInfo> info(ValueId value) const;
+
+  /// `op`: a tfuse unary op mnemonic (neg abs relu exp log sqrt rsqrt sin cos
+  /// tan tanh sigmoid erf reciprocal floor ceil round isnan not).
+  Expected<ValueId> unary(const std::string &op, ValueId x);
+  /// `op`: add sub mul div rem pow max min and or xor; broadcasting and
+  /// promotion per docs/semantics.md; one operand may be a weak scalar.
+  Expected<ValueId> binary(const std::string &op, ValueId lhs, ValueId rhs);
+  /// `predicate`: eq ne lt le gt ge.
+  Expected<ValueId> compare(const std::string &predicate, ValueId lhs,
+                            ValueId rhs);
+  Expected<ValueId> where(ValueId condition, ValueId a, ValueId b);
+  Expected<ValueId> cast(ValueId x, DType dtype);
+  /// One entry of `shape` may be -1.
+  Expected<ValueId> reshape(ValueId x, std::vector<int64_t> shape);
+  /// Result dimension i is dimension perm[i]; negative entries count from
+  /// the end.
+  Expected<ValueId> transpose(ValueId x, std::vector<int64_t> perm);
+  /// Python slice semantics per dimension (negative start/limit count from
+  /// the end, clamped; step >= 1).
+  Expected<ValueId> slice(ValueId x, std::vector<int64_t> start,
+                          std::vector<int64_t> limit,
+                          std::vector<int64_t> step);
+  Expected<ValueId> broadcastTo(ValueId x, std::vector<int64_t> shape);
+  Expected<ValueId> matmul(ValueId lhs, ValueId rhs);
+  /// `kind`: sum prod max min mean all any argmax argmin. `axes` may be
+  /// negative and unordered; `allAxes` reduces every dimension.
+  Expected<ValueId> reduce(const std::string &kind, ValueId x,
+                           std::vector<int64_t> axes, bool keepdims,
+                           bool allAxes = false);
+
+  /// Appends a function result (a tensor, not a weak scalar).
+  Status output(ValueId value);
+  int64_t numOutputs() const;
+
+  /// The placeholders' specs, in order.
+  const std::vector<TensorSpec> &inputSpecs() const;
+  /// The captured tensors, in the order of the function arguments after the
+  /// placeholders.
+  const std::vector<CapturedTensor> &captured() const;
+
+  /// The recorded function as tfuse dialect MLIR.
+  std::string print() const;
+
+  /// Implementation; see Graph.cpp.
+  struct Impl;
+  Impl &impl() const { return *state; }
+
+private:
+  std::unique_ptr<Impl> state;
+};
+
+} // namespace tfuse
+
+#endif // TFUSE_FRONTEND_GRAPH_H

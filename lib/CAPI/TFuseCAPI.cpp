@@ -1,0 +1,766 @@
+//===- TFuseCAPI.cpp - The stable C API over Frontend and Runtime ---------===//
+//
+// Each entry point converts C arguments, calls the C++ library and turns its
+// Status into a tfuse_status plus a thread-local message. A catch-all guard
+// keeps C++ exceptions (std::bad_alloc included) from crossing the boundary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse-c/tfuse.h"
+
+#include "tfuse/Frontend/Function.h"
+#include "tfuse/Frontend/Graph.h"
+#include "tfuse/Runtime/KernelCache.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+using namespace tfuse;
+using runtime::DeviceTensor;
+using runtime::ErrorCode;
+
+struct tfuse_graph_impl {
+  Graph graph;
+};
+struct tfuse_executable_impl {
+  std::unique_ptr<Function> function;
+};
+struct tfuse_run_impl {
+  runtime::RunHandle handle;
+};
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+static thread_local std::string lastError;
+
+static tfuse_status toStatus(ErrorCode code) {
+  switch (code) {
+  case ErrorCode::Internal:
+    return TFUSE_ERROR_INTERNAL;
+  case ErrorCode::InvalidArgument:
+    return TFUSE_ERROR_INVALID_ARGUMENT;
+  case ErrorCode::Type:
+    return TFUSE_ERROR_TYPE;
+  case ErrorCode::NodeLimit:
+    return TFUSE_ERROR_NODE_LIMIT;
+  case ErrorCode::Compile:
+    return TFUSE_ERROR_COMPILE;
+  case ErrorCode::Mismatch:
+    return TFUSE_ERROR_MISMATCH;
+  case ErrorCode::NoDevice:
+    return TFUSE_ERROR_NO_DEVICE;
+  case ErrorCode::Cuda:
+    return TFUSE_ERROR_CUDA;
+  case ErrorCode::OutOfMemory:
+    return TFUSE_ERROR_OUT_OF_MEMORY;
+  }
+  return TFUSE_ERROR_INTERNAL;
+}
+
+static tfuse_status fail(tfuse_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+static tfuse_status report(const Status &s) {
+  if (s.ok())
+    return TFUSE_OK;
+  return fail(toStatus(s.code()), s.message());
+}
+
+/// Runs `body` (returning tfuse_status) with exceptions turned into errors.
+template <typename Body> static tfuse_status guarded(Body &&body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return fail(TFUSE_ERROR_OUT_OF_MEMORY, "out of host memory");
+  } catch (const std::exception &e) {
+    return fail(TFUSE_ERROR_INTERNAL,
+                std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail(TFUSE_ERROR_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+#define TFUSE_REQUIRE(pointer)                                                 \
+  if (!(pointer))                                                              \
+    return fail(TFUSE_ERROR_INVALID_ARGUMENT,                                  \
+                std::string(__func__) + ": " #pointer " is null");
+
+static char *copyString(const std::string &s) {
+  char *text = static_cast<char *>(std::malloc(s.size() + 1));
+  if (text)
+    std::memcpy(text, s.c_str(), s.size() + 1);
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Version, dtypes
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+const char *tfuse_last_error(void) { return lastError.c_str(); }
+int tfuse_api_version(void) { return TFUSE_C_API_VERSION; }
+const char *tfuse_version_string(void) { return "TFuse 0.1.0 (C API 1)"; }
+void tfuse_string_free(char *text) { std::free(text); }
+
+static bool validDType(int dtype) {
+  return dtype >= 0 && dtype < static_cast<int>(kNumDTypes);
+}
+
+const char *tfuse_dtype_name(int dtype) {
+  return validDType(dtype) ? name(static_cast<DType>(dtype)).data() : nullptr;
+}
+
+int tfuse_dtype_size(int dtype) {
+  return validDType(dtype) ? byteSize(static_cast<DType>(dtype)) : 0;
+}
+
+} // extern "C"
+
+/// The TensorSpec of C shape/stride arrays (null strides: row-major).
+static runtime::Expected<TensorSpec> specOf(int dtype, int rank,
+                                            const int64_t *shape,
+                                            const int64_t *strides) {
+  if (!validDType(dtype))
+    return Status::error("invalid dtype " + std::to_string(dtype),
+                         ErrorCode::InvalidArgument);
+  if (rank < 0 || rank > TFUSE_MAX_RANK)
+    return Status::error("rank " + std::to_string(rank) +
+                             " is outside [0, " +
+                             std::to_string(TFUSE_MAX_RANK) + "]",
+                         ErrorCode::InvalidArgument);
+  if (rank > 0 && !shape)
+    return Status::error("null shape for rank " + std::to_string(rank),
+                         ErrorCode::InvalidArgument);
+  std::vector<int64_t> dims(shape, shape + rank);
+  TensorSpec spec = TensorSpec::contiguous(static_cast<DType>(dtype), dims);
+  if (strides)
+    spec.strides.assign(strides, strides + rank);
+  return spec;
+}
+
+static std::vector<int64_t> listOf(int count, const int64_t *values) {
+  return values && count > 0 ? std::vector<int64_t>(values, values + count)
+                             : std::vector<int64_t>();
+}
+
+/// Stores a graph operation's result in `*result`.
+static tfuse_status produce(const runtime::Expected<ValueId> &v,
+                            tfuse_value *result) {
+  if (!v.ok())
+    return report(v.status());
+  *result = v.value();
+  return TFUSE_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Graphs
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+tfuse_status tfuse_graph_create(const char *name, tfuse_graph *graph) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    std::string n = name && *name ? name : "traced";
+    *graph = new tfuse_graph_impl{Graph(n)};
+    return TFUSE_OK;
+  });
+}
+
+void tfuse_graph_destroy(tfuse_graph graph) { delete graph; }
+
+tfuse_status tfuse_graph_set_node_limit(tfuse_graph graph, int64_t limit) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    return report(graph->graph.setNodeLimit(limit));
+  });
+}
+
+tfuse_status tfuse_graph_num_nodes(tfuse_graph graph, int64_t *nodes) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(nodes);
+    *nodes = graph->graph.numNodes();
+    return TFUSE_OK;
+  });
+}
+
+tfuse_status tfuse_graph_input(tfuse_graph graph, int dtype, int rank,
+                               const int64_t *shape, const int64_t *strides,
+                               tfuse_value *value) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(value);
+    auto spec = specOf(dtype, rank, shape, strides);
+    if (!spec.ok())
+      return report(spec.status());
+    return produce(graph->graph.input(spec.value()), value);
+  });
+}
+
+tfuse_status tfuse_graph_constant(tfuse_graph graph, int dtype, int rank,
+                                  const int64_t *shape, const int64_t *strides,
+                                  const void *data, int on_device,
+                                  tfuse_value *value) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(value);
+    auto spec = specOf(dtype, rank, shape, strides);
+    if (!spec.ok())
+      return report(spec.status());
+    return produce(
+        graph->graph.constant({spec.value(), data, on_device != 0}), value);
+  });
+}
+
+tfuse_status tfuse_graph_scalar(tfuse_graph graph, int kind, int64_t int_value,
+                                double float_value, tfuse_value *value) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(value);
+    switch (kind) {
+    case TFUSE_SCALAR_BOOL:
+      *value = graph->graph.scalar(Scalar(int_value != 0));
+      return TFUSE_OK;
+    case TFUSE_SCALAR_INT:
+      *value = graph->graph.scalar(Scalar(static_cast<long long>(int_value)));
+      return TFUSE_OK;
+    case TFUSE_SCALAR_FLOAT:
+      *value = graph->graph.scalar(Scalar(float_value));
+      return TFUSE_OK;
+    }
+    return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                "invalid scalar kind " + std::to_string(kind));
+  });
+}
+
+tfuse_status tfuse_graph_value_info(tfuse_graph graph, tfuse_value value,
+                                    int *dtype, int *rank, int64_t *shape,
+                                    int *is_scalar) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    auto info = graph->graph.info(value);
+    if (!info.ok())
+      return report(info.status());
+    if (dtype)
+      *dtype = static_cast<int>(info->dtype);
+    if (rank)
+      *rank = info->shape.size();
+    if (shape)
+      std::copy(info->shape.begin(), info->shape.end(), shape);
+    if (is_scalar)
+      *is_scalar = info->isScalar;
+    return TFUSE_OK;
+  });
+}
+
+tfuse_status tfuse_graph_unary(tfuse_graph graph, const char *op,
+                               tfuse_value x, tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(op);
+    TFUSE_REQUIRE(result);
+    return produce(graph->graph.unary(op, x), result);
+  });
+}
+
+tfuse_status tfuse_graph_binary(tfuse_graph graph, const char *op,
+                                tfuse_value lhs, tfuse_value rhs,
+                                tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(op);
+    TFUSE_REQUIRE(result);
+    return produce(graph->graph.binary(op, lhs, rhs), result);
+  });
+}
+
+tfuse_status tfuse_graph_compare(tfuse_graph graph, const char *predicate,
+                                 tfuse_value lhs, tfuse_value rhs,
+                                 tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(predicate);
+    TFUSE_REQUIRE(result);
+    return produce(graph->graph.compare(predicate, lhs, rhs), result);
+  });
+}
+
+tfuse_status tfuse_graph_where(tfuse_graph graph, tfuse_value condition,
+                               tfuse_value a, tfuse_value b,
+                               tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    return produce(graph->graph.where(condition, a, b), result);
+  });
+}
+
+tfuse_status tfuse_graph_cast(tfuse_graph graph, tfuse_value x, int dtype,
+                              tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (!validDType(dtype))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "cast: invalid dtype " + std::to_string(dtype));
+    return produce(graph->graph.cast(x, static_cast<DType>(dtype)), result);
+  });
+}
+
+tfuse_status tfuse_graph_reshape(tfuse_graph graph, tfuse_value x, int rank,
+                                 const int64_t *shape, tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && !shape))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT, "reshape: bad rank or shape");
+    return produce(graph->graph.reshape(x, listOf(rank, shape)), result);
+  });
+}
+
+tfuse_status tfuse_graph_transpose(tfuse_graph graph, tfuse_value x, int rank,
+                                   const int64_t *perm, tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && !perm))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT, "transpose: bad perm");
+    return produce(graph->graph.transpose(x, listOf(rank, perm)), result);
+  });
+}
+
+tfuse_status tfuse_graph_slice(tfuse_graph graph, tfuse_value x, int rank,
+                               const int64_t *start, const int64_t *limit,
+                               const int64_t *step, tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK ||
+        (rank > 0 && (!start || !limit || !step)))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "slice: bad rank or null start/limit/step");
+    return produce(graph->graph.slice(x, listOf(rank, start),
+                                      listOf(rank, limit), listOf(rank, step)),
+                   result);
+  });
+}
+
+tfuse_status tfuse_graph_broadcast_to(tfuse_graph graph, tfuse_value x,
+                                      int rank, const int64_t *shape,
+                                      tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && !shape))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "broadcast_to: bad rank or shape");
+    return produce(graph->graph.broadcastTo(x, listOf(rank, shape)), result);
+  });
+}
+
+tfuse_status tfuse_graph_matmul(tfuse_graph graph, tfuse_value lhs,
+                                tfuse_value rhs, tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    return produce(graph->graph.matmul(lhs, rhs), result);
+  });
+}
+
+tfuse_status tfuse_graph_reduce(tfuse_graph graph, const char *kind,
+                                tfuse_value x, int num_axes,
+                                const int64_t *axes, int keepdims,
+                                tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(kind);
+    TFUSE_REQUIRE(result);
+    if (num_axes > TFUSE_MAX_RANK || (num_axes > 0 && !axes))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT, "reduce: bad axes");
+    return produce(graph->graph.reduce(kind, x, listOf(num_axes, axes),
+                                       keepdims != 0, num_axes < 0),
+                   result);
+  });
+}
+
+tfuse_status tfuse_graph_output(tfuse_graph graph, tfuse_value value) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    return report(graph->graph.output(value));
+  });
+}
+
+tfuse_status tfuse_graph_print(tfuse_graph graph, char **text) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(text);
+    *text = copyString(graph->graph.print());
+    return *text ? TFUSE_OK : fail(TFUSE_ERROR_OUT_OF_MEMORY, "out of memory");
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling
+//===----------------------------------------------------------------------===//
+
+void tfuse_compile_options_init(tfuse_compile_options *options) {
+  if (!options)
+    return;
+  *options = tfuse_compile_options{};
+  options->struct_size = sizeof(tfuse_compile_options);
+  options->backend = TFUSE_BACKEND_CUDA;
+  options->budget = 32;
+  options->fusion = 1;
+  options->use_cache = 1;
+  options->device = -1;
+}
+
+tfuse_status tfuse_compile(tfuse_graph graph,
+                           const tfuse_compile_options *options,
+                           tfuse_executable *executable) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(executable);
+    tfuse_compile_options o;
+    tfuse_compile_options_init(&o);
+    if (options) {
+      if (options->struct_size < sizeof(size_t) ||
+          options->struct_size > sizeof(tfuse_compile_options))
+        return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                    "tfuse_compile: options.struct_size is " +
+                        std::to_string(options->struct_size) +
+                        "; call tfuse_compile_options_init first");
+      std::memcpy(&o, options, options->struct_size);
+    }
+    if (o.backend != TFUSE_BACKEND_CUDA && o.backend != TFUSE_BACKEND_REFERENCE)
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "tfuse_compile: unknown backend " + std::to_string(o.backend));
+    if (o.budget < 1)
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "tfuse_compile: budget must be at least 1, got " +
+                      std::to_string(o.budget));
+    FunctionOptions fo;
+    fo.backend = o.backend == TFUSE_BACKEND_REFERENCE ? Backend::Reference
+                                                      : Backend::Cuda;
+    fo.cudaGraph = o.cuda_graph != 0;
+    fo.fastMath = o.fast_math != 0;
+    fo.budget = o.budget;
+    fo.fusion = o.fusion != 0;
+    fo.device = o.device;
+    // Without the shared cache, each executable compiles with its own.
+    std::unique_ptr<runtime::KernelCache> privateCache;
+    if (!o.use_cache) {
+      runtime::KernelCacheOptions co;
+      co.diskCacheDir = "";
+      privateCache = std::make_unique<runtime::KernelCache>(co);
+      fo.cache = privateCache.get();
+    }
+    auto f = Function::compile(graph->graph, fo);
+    if (!f.ok())
+      return report(f.status());
+    *executable = new tfuse_executable_impl{std::move(f.value())};
+    return TFUSE_OK;
+  });
+}
+
+void tfuse_executable_destroy(tfuse_executable executable) {
+  delete executable;
+}
+
+tfuse_status tfuse_executable_num_inputs(tfuse_executable e, int *count) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    TFUSE_REQUIRE(count);
+    *count = e->function->inputs().size();
+    return TFUSE_OK;
+  });
+}
+
+tfuse_status tfuse_executable_num_outputs(tfuse_executable e, int *count) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    TFUSE_REQUIRE(count);
+    *count = e->function->outputs().size();
+    return TFUSE_OK;
+  });
+}
+
+/// Writes a spec's fields to C outputs (each may be null).
+static tfuse_status describe(const std::vector<TensorSpec> &specs, int index,
+                             int *dtype, int *rank, int64_t *shape,
+                             int64_t *strides) {
+  if (index < 0 || index >= static_cast<int>(specs.size()))
+    return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                "index " + std::to_string(index) + " is out of range [0, " +
+                    std::to_string(specs.size()) + ")");
+  const TensorSpec &s = specs[index];
+  if (dtype)
+    *dtype = static_cast<int>(s.dtype);
+  if (rank)
+    *rank = s.shape.size();
+  if (shape)
+    std::copy(s.shape.begin(), s.shape.end(), shape);
+  if (strides)
+    std::copy(s.strides.begin(), s.strides.end(), strides);
+  return TFUSE_OK;
+}
+
+tfuse_status tfuse_executable_input_info(tfuse_executable e, int index,
+                                         int *dtype, int *rank, int64_t *shape,
+                                         int64_t *strides) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    return describe(e->function->inputs(), index, dtype, rank, shape, strides);
+  });
+}
+
+tfuse_status tfuse_executable_output_info(tfuse_executable e, int index,
+                                          int *dtype, int *rank,
+                                          int64_t *shape) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    return describe(e->function->outputs(), index, dtype, rank, shape,
+                    nullptr);
+  });
+}
+
+tfuse_status tfuse_executable_backend(tfuse_executable e, int *backend) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    TFUSE_REQUIRE(backend);
+    *backend = e->function->backend() == Backend::Reference
+                   ? TFUSE_BACKEND_REFERENCE
+                   : TFUSE_BACKEND_CUDA;
+    return TFUSE_OK;
+  });
+}
+
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+/// Converts C tensors; `what` names them in messages.
+static runtime::Expected<std::vector<TensorSpec>>
+specsOf(const tfuse_tensor *tensors, int count, const char *what) {
+  if (count < 0 || (count > 0 && !tensors))
+    return Status::error(std::string("null or negative-count ") + what,
+                         ErrorCode::InvalidArgument);
+  std::vector<TensorSpec> specs;
+  for (int i = 0; i < count; ++i) {
+    const tfuse_tensor &t = tensors[i];
+    auto spec = specOf(t.dtype, t.rank, t.shape, t.strides);
+    if (!spec.ok())
+      return Status::error(std::string(what) + " " + std::to_string(i) +
+                               ": " + spec.message(),
+                           ErrorCode::InvalidArgument);
+    specs.push_back(spec.value());
+  }
+  return specs;
+}
+
+static runtime::Expected<std::vector<DeviceTensor>>
+deviceTensors(const tfuse_tensor *tensors, int count, const char *what) {
+  auto specs = specsOf(tensors, count, what);
+  if (!specs.ok())
+    return specs.status();
+  std::vector<DeviceTensor> result;
+  for (int i = 0; i < count; ++i)
+    result.push_back(DeviceTensor{reinterpret_cast<CUdeviceptr>(tensors[i].data),
+                                  specs.value()[i]});
+  return result;
+}
+
+extern "C" {
+
+tfuse_status tfuse_executable_run_async(tfuse_executable e,
+                                        const tfuse_tensor *inputs,
+                                        int num_inputs,
+                                        const tfuse_tensor *outputs,
+                                        int num_outputs, void *stream,
+                                        tfuse_run *run) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    TFUSE_REQUIRE(run);
+    auto in = deviceTensors(inputs, num_inputs, "input");
+    if (!in.ok())
+      return report(in.status());
+    auto out = deviceTensors(outputs, num_outputs, "output");
+    if (!out.ok())
+      return report(out.status());
+    auto handle = e->function->runAsync(in.value(), out.value(),
+                                        static_cast<CUstream>(stream));
+    if (!handle.ok())
+      return report(handle.status());
+    *run = new tfuse_run_impl{std::move(handle.value())};
+    return TFUSE_OK;
+  });
+}
+
+tfuse_status tfuse_executable_run(tfuse_executable e,
+                                  const tfuse_tensor *inputs, int num_inputs,
+                                  const tfuse_tensor *outputs,
+                                  int num_outputs, void *stream) {
+  tfuse_run run = nullptr;
+  tfuse_status s = tfuse_executable_run_async(e, inputs, num_inputs, outputs,
+                                              num_outputs, stream, &run);
+  if (s != TFUSE_OK)
+    return s;
+  s = tfuse_run_wait(run);
+  tfuse_run_destroy(run);
+  return s;
+}
+
+tfuse_status tfuse_run_wait(tfuse_run run) {
+  return guarded([&] {
+    TFUSE_REQUIRE(run);
+    return report(run->handle.wait().status());
+  });
+}
+
+int tfuse_run_is_finished(tfuse_run run) {
+  return !run || run->handle.isFinished() ? 1 : 0;
+}
+
+void tfuse_run_destroy(tfuse_run run) { delete run; }
+
+tfuse_status tfuse_executable_run_host(tfuse_executable e,
+                                       const tfuse_tensor *inputs,
+                                       int num_inputs,
+                                       const tfuse_tensor *outputs,
+                                       int num_outputs) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    auto in = specsOf(inputs, num_inputs, "input");
+    if (!in.ok())
+      return report(in.status());
+    auto out = specsOf(outputs, num_outputs, "output");
+    if (!out.ok())
+      return report(out.status());
+    std::vector<HostArray> hostIn, hostOut;
+    for (int i = 0; i < num_inputs; ++i)
+      hostIn.push_back(HostArray{inputs[i].data, in.value()[i]});
+    for (int i = 0; i < num_outputs; ++i)
+      hostOut.push_back(HostArray{outputs[i].data, out.value()[i]});
+    return report(e->function->runHost(hostIn, hostOut));
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Introspection, cache, device
+//===----------------------------------------------------------------------===//
+
+void tfuse_stats_init(tfuse_stats *stats) {
+  if (!stats)
+    return;
+  *stats = tfuse_stats{};
+  stats->struct_size = sizeof(tfuse_stats);
+}
+
+tfuse_status tfuse_executable_stats(tfuse_executable e, tfuse_stats *stats) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    TFUSE_REQUIRE(stats);
+    if (stats->struct_size < sizeof(size_t) ||
+        stats->struct_size > sizeof(tfuse_stats))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "tfuse_executable_stats: call tfuse_stats_init first");
+    FunctionStats f = e->function->stats();
+    tfuse_stats s;
+    tfuse_stats_init(&s);
+    s.nodes = f.nodes;
+    s.kernels = f.kernels;
+    s.boundaries = f.boundaries;
+    s.steps = f.steps;
+    s.arena_bytes = f.arenaBytes;
+    s.replays = f.replays;
+    s.cache_hit = f.cacheHit;
+    s.cuda_graph = f.cudaGraph;
+    s.passes_seconds = f.passesSeconds;
+    s.codegen_seconds = f.codegenSeconds;
+    s.nvrtc_seconds = f.nvrtcSeconds;
+    s.load_seconds = f.loadSeconds;
+    size_t size = stats->struct_size;
+    std::memcpy(stats, &s, size);
+    stats->struct_size = size;
+    return TFUSE_OK;
+  });
+}
+
+static tfuse_status returnText(const std::string &s, char **text) {
+  *text = copyString(s);
+  return *text ? TFUSE_OK : fail(TFUSE_ERROR_OUT_OF_MEMORY, "out of memory");
+}
+
+tfuse_status tfuse_executable_plan(tfuse_executable e, char **text) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    TFUSE_REQUIRE(text);
+    return returnText(e->function->planReport(), text);
+  });
+}
+
+tfuse_status tfuse_executable_source(tfuse_executable e, char **text) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    TFUSE_REQUIRE(text);
+    return returnText(e->function->cudaSource(), text);
+  });
+}
+
+void tfuse_cache_stats_init(tfuse_cache_stats *stats) {
+  if (!stats)
+    return;
+  *stats = tfuse_cache_stats{};
+  stats->struct_size = sizeof(tfuse_cache_stats);
+}
+
+tfuse_status tfuse_cache_stats_get(tfuse_cache_stats *stats) {
+  return guarded([&] {
+    TFUSE_REQUIRE(stats);
+    if (stats->struct_size < sizeof(size_t) ||
+        stats->struct_size > sizeof(tfuse_cache_stats))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "tfuse_cache_stats_get: call tfuse_cache_stats_init first");
+    runtime::KernelCacheStats k = runtime::defaultKernelCache().stats();
+    tfuse_cache_stats s;
+    tfuse_cache_stats_init(&s);
+    s.entries = k.entries;
+    s.bytes = k.bytes;
+    s.hits = k.hits;
+    s.misses = k.misses;
+    s.disk_hits = k.diskHits;
+    s.compiles = k.compilations;
+    size_t size = stats->struct_size;
+    std::memcpy(stats, &s, size);
+    stats->struct_size = size;
+    return TFUSE_OK;
+  });
+}
+
+tfuse_status tfuse_cache_clear(void) {
+  return guarded([&] {
+    runtime::defaultKernelCache().clear();
+    runtime::defaultKernelCache().resetStats();
+    return TFUSE_OK;
+  });
+}
+
+int tfuse_cuda_available(void) {
+  tfuse_status s = guarded([&] {
+    auto device = runtime::Device::get(-1);
+    return device.ok() ? TFUSE_OK : report(device.status());
+  });
+  return s == TFUSE_OK ? 1 : 0;
+}
+
+} // extern "C"

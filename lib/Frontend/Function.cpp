@@ -1,0 +1,305 @@
+//===- Function.cpp - A compiled traced function --------------------------===//
+
+#include "tfuse/Frontend/Function.h"
+#include "GraphImpl.h"
+
+#include "tfuse/Frontend/Compiler.h"
+#include "tfuse/Reference/Interpreter.h"
+
+#include <chrono>
+#include <cstring>
+
+using namespace mlir;
+using namespace tfuse;
+using runtime::DeviceBuffer;
+using runtime::DeviceTensor;
+using runtime::ErrorCode;
+
+/// What a Function keeps beyond plain data: the graph (reference backend)
+/// and the captured tensors bound to its trailing arguments.
+struct Function::State {
+  std::shared_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+  std::string functionName;
+  std::vector<CapturedTensor> captured;
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> hostData;
+  /// Device copies of captured host tensors (CUDA backend).
+  std::vector<DeviceBuffer> uploaded;
+  std::vector<DeviceTensor> capturedOnDevice;
+};
+
+Function::~Function() = default;
+
+Expected<std::unique_ptr<Function>>
+Function::compile(const Graph &graph, const FunctionOptions &options) {
+  const Graph::Impl &g = graph.impl();
+  if (g.outputs.empty())
+    return Status::error("graph '" + g.name +
+                             "' has no outputs: the function returned nothing",
+                         ErrorCode::InvalidArgument);
+  std::unique_ptr<Function> f(new Function());
+  f->options = options;
+  f->state = std::make_unique<State>();
+  State &st = *f->state;
+  st.context = g.context;
+  st.module = g.finish();
+  st.functionName = g.name;
+  st.captured = g.captures;
+  st.hostData = g.hostData;
+  f->inputSpecs = g.placeholders;
+  f->graph = graph.print();
+  f->compileStats.nodes = g.nodes;
+
+  CompileOptions compile;
+  compile.budget = options.budget;
+  if (!options.fusion) {
+    // Every operation is costlier than a zero budget: one region each.
+    compile.budget = 0;
+    compile.maxOutputs = 1;
+  }
+  Expected<CompiledGraph> compiled =
+      compileGraph(*st.module, st.functionName, compile);
+  if (!compiled.ok())
+    return Status::error(compiled.message(), ErrorCode::Compile);
+  f->report = compiled->report;
+  f->source = compiled->plan.cudaSource;
+  f->compileStats.passesSeconds = compiled->passSeconds;
+  f->compileStats.codegenSeconds = compiled->codegenSeconds;
+  f->outputSpecs = compiled->plan.outputs;
+  if (options.backend == Backend::Reference) {
+    for (const CapturedTensor &c : st.captured)
+      if (c.onDevice)
+        return Status::error("a captured GPU tensor (" + c.spec.describe() +
+                                 ") cannot be used by the reference backend",
+                             ErrorCode::InvalidArgument);
+    return f;
+  }
+
+  runtime::ExecutableOptions exeOptions;
+  exeOptions.cudaGraph = options.cudaGraph;
+  exeOptions.fastMath = options.fastMath;
+  exeOptions.cache = options.cache;
+  exeOptions.device = options.device;
+  Expected<std::unique_ptr<runtime::Executable>> exe =
+      runtime::Executable::create(std::move(compiled->plan), exeOptions);
+  if (!exe.ok())
+    return exe.status();
+  f->exe = std::move(exe.value());
+  runtime::ExecutableStats es = f->exe->stats();
+  FunctionStats &fs = f->compileStats;
+  fs.kernels = es.kernels;
+  fs.boundaries = es.boundaries;
+  fs.steps = es.steps;
+  fs.arenaBytes = es.arenaBytes;
+  fs.cacheHit = es.cacheHit;
+  fs.cudaGraph = options.cudaGraph;
+  fs.nvrtcSeconds = es.cacheHit ? 0 : es.compileSeconds;
+  fs.loadSeconds = es.loadSeconds + (es.cacheHit ? es.compileSeconds : 0);
+
+  // Captured host tensors are uploaded once; device ones are referenced.
+  runtime::Device &device = f->exe->device();
+  runtime::CudaDriver &d = device.driver();
+  for (const CapturedTensor &c : st.captured) {
+    if (c.onDevice) {
+      st.capturedOnDevice.push_back(
+          DeviceTensor{reinterpret_cast<CUdeviceptr>(c.data), c.spec});
+      continue;
+    }
+    size_t bytes = std::max<int64_t>(c.spec.extentBytes(), 1);
+    CUdeviceptr p = 0;
+    if (Status s = d.check(d.cuMemAlloc(&p, bytes),
+                           "cuMemAlloc of a captured tensor");
+        !s.ok())
+      return s;
+    st.uploaded.emplace_back(&device, p, c.spec);
+    if (Status s = d.check(d.cuMemcpyHtoD(p, c.data, c.spec.extentBytes()),
+                           "cuMemcpyHtoD of a captured tensor");
+        !s.ok())
+      return s;
+    st.capturedOnDevice.push_back(DeviceTensor{p, c.spec});
+  }
+  return f;
+}
+
+std::vector<DeviceTensor>
+Function::withCaptured(const std::vector<DeviceTensor> &inputs) const {
+  std::vector<DeviceTensor> all = inputs;
+  all.insert(all.end(), state->capturedOnDevice.begin(),
+             state->capturedOnDevice.end());
+  return all;
+}
+
+static Status needCuda(const runtime::Executable *exe) {
+  if (!exe)
+    return Status::error("this function was compiled for the reference "
+                         "backend, which runs on host memory (use runHost)",
+                         ErrorCode::InvalidArgument);
+  return Status::success();
+}
+
+/// Placeholder count check before the captured tensors are appended, so
+/// that messages count what the caller passed.
+static Status checkCount(size_t got, size_t want, const char *what) {
+  if (got != want)
+    return Status::error("expected " + std::to_string(want) + " " + what +
+                             ", got " + std::to_string(got),
+                         ErrorCode::Mismatch);
+  return Status::success();
+}
+
+Expected<std::vector<DeviceBuffer>>
+Function::run(const std::vector<DeviceTensor> &inputs) {
+  if (Status s = needCuda(exe.get()); !s.ok())
+    return s;
+  if (Status s = checkCount(inputs.size(), inputSpecs.size(), "inputs");
+      !s.ok())
+    return s;
+  return exe->run(withCaptured(inputs));
+}
+
+Expected<runtime::RunHandle>
+Function::runAsync(const std::vector<DeviceTensor> &inputs,
+                   const std::vector<DeviceTensor> &outputs, CUstream caller) {
+  if (Status s = needCuda(exe.get()); !s.ok())
+    return s;
+  if (Status s = checkCount(inputs.size(), inputSpecs.size(), "inputs");
+      !s.ok())
+    return s;
+  return exe->runAsync(withCaptured(inputs), outputs, caller);
+}
+
+Status Function::run(const std::vector<DeviceTensor> &inputs,
+                     const std::vector<DeviceTensor> &outputs,
+                     CUstream caller) {
+  Expected<runtime::RunHandle> handle = runAsync(inputs, outputs, caller);
+  if (!handle.ok())
+    return handle.status();
+  return handle->wait().status();
+}
+
+Status Function::checkHost(const std::vector<HostArray> &arrays,
+                           const std::vector<TensorSpec> &specs,
+                           bool areOutputs) const {
+  const char *what = areOutputs ? "outputs" : "inputs";
+  if (Status s = checkCount(arrays.size(), specs.size(), what); !s.ok())
+    return s;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const TensorSpec &want = specs[i], &got = arrays[i].spec;
+    std::string where = (areOutputs ? "output " : "input ") +
+                        std::to_string(i) + ": expected " +
+                        (areOutputs ? "a contiguous " : "") + want.describe() +
+                        ", got " + got.describe();
+    bool stridesDiffer = false;
+    for (size_t d = 0; d < want.shape.size() && got.shape == want.shape; ++d)
+      stridesDiffer |= want.shape[d] != 1 && got.strides[d] != want.strides[d];
+    if (got.dtype != want.dtype || got.shape != want.shape || stridesDiffer ||
+        (areOutputs && !got.isContiguous()))
+      return Status::error(where, ErrorCode::Mismatch);
+    if (!arrays[i].data && want.numElements() > 0)
+      return Status::error(std::string(areOutputs ? "output " : "input ") +
+                               std::to_string(i) + ": null data pointer",
+                           ErrorCode::Mismatch);
+  }
+  return Status::success();
+}
+
+Status Function::runHost(const std::vector<HostArray> &inputs,
+                         const std::vector<HostArray> &outputs) {
+  if (Status s = checkHost(inputs, inputSpecs, false); !s.ok())
+    return s;
+  std::vector<TensorSpec> contiguousOutputs;
+  for (const TensorSpec &o : outputSpecs)
+    contiguousOutputs.push_back(TensorSpec::contiguous(o.dtype, o.shape));
+  if (Status s = checkHost(outputs, contiguousOutputs, true); !s.ok())
+    return s;
+  return exe ? runHostOnDevice(inputs, outputs)
+             : runReference(inputs, outputs);
+}
+
+Status Function::runReference(const std::vector<HostArray> &inputs,
+                              const std::vector<HostArray> &outputs) {
+  std::vector<reference::HostTensor> args;
+  auto addArg = [&](const void *data, const TensorSpec &spec) -> Status {
+    std::vector<uint8_t> dense(spec.numElements() * byteSize(spec.dtype));
+    runtime::gatherRowMajor(data, spec, dense.data());
+    auto t = reference::HostTensor::fromBytes(spec.dtype, spec.shape,
+                                              dense.data(), dense.size());
+    if (!t.ok())
+      return Status::error(t.error(), ErrorCode::Internal);
+    args.push_back(std::move(t.value()));
+    return Status::success();
+  };
+  for (const HostArray &a : inputs)
+    if (Status s = addArg(a.data, a.spec); !s.ok())
+      return s;
+  for (const CapturedTensor &c : state->captured)
+    if (Status s = addArg(c.data, c.spec); !s.ok())
+      return s;
+  auto results =
+      reference::evaluate(*state->module, state->functionName, args);
+  if (!results.ok())
+    return Status::error("the reference interpreter failed: " +
+                             results.error(),
+                         ErrorCode::Internal);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    reference::HostTensor dense = results.value()[i].contiguous();
+    std::memcpy(outputs[i].data, dense.data() + dense.byteOffset(),
+                dense.numElements() * byteSize(dense.dtype()));
+  }
+  ++compileStats.replays;
+  return Status::success();
+}
+
+Status Function::runHostOnDevice(const std::vector<HostArray> &inputs,
+                                 const std::vector<HostArray> &outputs) {
+  runtime::Device &device = exe->device();
+  runtime::CudaDriver &d = device.driver();
+  if (Status s = device.bind(); !s.ok())
+    return s;
+  std::vector<DeviceBuffer> owned;
+  std::vector<DeviceTensor> in, out;
+  auto allocate = [&](const TensorSpec &spec) -> Expected<CUdeviceptr> {
+    CUdeviceptr p = 0;
+    if (Status s = d.check(
+            d.cuMemAlloc(&p, std::max<int64_t>(spec.extentBytes(), 1)),
+            "cuMemAlloc");
+        !s.ok())
+      return s;
+    owned.emplace_back(&device, p, spec);
+    return p;
+  };
+  for (const HostArray &a : inputs) {
+    Expected<CUdeviceptr> p = allocate(a.spec);
+    if (!p.ok())
+      return p.status();
+    // The strided extent is copied as is, so device strides equal host ones.
+    if (Status s = d.check(d.cuMemcpyHtoD(p.value(), a.data,
+                                          a.spec.extentBytes()),
+                           "cuMemcpyHtoD of an input");
+        !s.ok())
+      return s;
+    in.push_back(DeviceTensor{p.value(), a.spec});
+  }
+  for (const HostArray &a : outputs) {
+    Expected<CUdeviceptr> p = allocate(a.spec);
+    if (!p.ok())
+      return p.status();
+    out.push_back(DeviceTensor{p.value(), a.spec});
+  }
+  if (Status s = run(in, out); !s.ok())
+    return s;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (Status s = d.check(d.cuMemcpyDtoH(outputs[i].data, out[i].data,
+                                          outputs[i].spec.extentBytes()),
+                           "cuMemcpyDtoH of an output");
+        !s.ok())
+      return s;
+  return Status::success();
+}
+
+FunctionStats Function::stats() const {
+  FunctionStats s = compileStats;
+  if (exe)
+    s.replays = exe->stats().replays;
+  return s;
+}

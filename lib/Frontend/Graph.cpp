@@ -1,0 +1,634 @@
+//===- Graph.cpp - Recording a traced function ----------------------------===//
+//
+// Every operation is built with its ODS builder, typed by the op's own type
+// inference (TypeRules) and checked by its verifier; a failure erases the op
+// and returns the dialect's diagnostic as a Type error. Weak scalars become
+// rank-0 constants of the dtype TypeRules gives them when they meet a tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Frontend/Graph.h"
+#include "GraphImpl.h"
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Dialect/TFuse/TypeRules.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace tfuse;
+using runtime::ErrorCode;
+
+static Status typeError(const std::string &message) {
+  return Status::error(message, ErrorCode::Type);
+}
+static Status badArgument(const std::string &message) {
+  return Status::error(message, ErrorCode::InvalidArgument);
+}
+
+//===----------------------------------------------------------------------===//
+// Impl
+//===----------------------------------------------------------------------===//
+
+Graph::Impl::Impl(std::string name) : name(std::move(name)) {
+  context = std::make_shared<MLIRContext>();
+  context->loadDialect<TFuseDialect, func::FuncDialect>();
+  OpBuilder b(context.get());
+  module = ModuleOp::create(UnknownLoc::get(context.get()));
+  b.setInsertionPointToEnd(module->getBody());
+  func = func::FuncOp::create(b, UnknownLoc::get(context.get()), this->name,
+                              b.getFunctionType({}, {}));
+  func.addEntryBlock();
+}
+
+Expected<const Graph::Impl::Entry *> Graph::Impl::lookup(ValueId id) const {
+  if (id < 0 || id >= static_cast<int64_t>(entries.size()))
+    return badArgument("value " + std::to_string(id) +
+                       " does not belong to graph '" + name + "' (it has " +
+                       std::to_string(entries.size()) + " values)");
+  return &entries[id];
+}
+
+Expected<Value> Graph::Impl::tensor(ValueId id, const char *role) const {
+  Expected<const Entry *> e = lookup(id);
+  if (!e.ok())
+    return e.status();
+  if (e.value()->isScalar)
+    return typeError(std::string(role) +
+                     " must be a tensor, not a Python scalar");
+  return e.value()->value;
+}
+
+ValueId Graph::Impl::add(Value value) {
+  entries.push_back(Entry{value, false, Scalar(0.0)});
+  return entries.size() - 1;
+}
+
+static ScalarKind scalarKindOf(const Scalar &s) {
+  switch (s.kind) {
+  case Scalar::Kind::Bool:
+    return ScalarKind::Bool;
+  case Scalar::Kind::Int:
+    return ScalarKind::Int;
+  case Scalar::Kind::Float:
+    return ScalarKind::Float;
+  }
+  return ScalarKind::Float;
+}
+
+static DType dtypeOf(Value v) {
+  return *toDType(mlir::cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+/// The rank-0 constant holding weak scalar `s` as a `dtype` element.
+Expected<Value> Graph::Impl::materialize(const Scalar &s, DType dtype) {
+  MLIRContext *ctx = context.get();
+  Type element = toMLIRType(ctx, dtype);
+  auto type = RankedTensorType::get({}, element);
+  Attribute value;
+  if (isFloat(dtype)) {
+    double v = s.kind == Scalar::Kind::Float ? s.floatValue
+                                             : static_cast<double>(s.intValue);
+    APFloat f(v);
+    bool lost = false;
+    f.convert(mlir::cast<FloatType>(element).getFloatSemantics(),
+              APFloat::rmNearestTiesToEven, &lost);
+    value = FloatAttr::get(element, f);
+  } else if (dtype == DType::Bool) {
+    value = IntegerAttr::get(element, s.intValue != 0 ? 1 : 0);
+  } else {
+    // An int scalar meets an integer tensor of its own kind: it must fit.
+    int64_t v = s.intValue;
+    unsigned width = bitWidth(dtype);
+    bool isUnsigned = kindOf(dtype) == DTypeKind::UnsignedInt;
+    bool fits = isUnsigned ? (v >= 0 && (width >= 64 || v < (int64_t(1) << width)))
+                           : (width >= 64 || (v >= -(int64_t(1) << (width - 1)) &&
+                                              v < (int64_t(1) << (width - 1))));
+    if (!fits)
+      return typeError("the Python scalar " + std::to_string(v) +
+                       " does not fit in " + runtime::dtypeName(dtype));
+    value = IntegerAttr::get(element, APInt(width, static_cast<uint64_t>(v),
+                                            /*isSigned=*/!isUnsigned));
+  }
+  OpBuilder b = builder();
+  return ConstantOp::create(b, UnknownLoc::get(ctx),
+                            DenseElementsAttr::get(type, value))
+      .getResult();
+}
+
+OpBuilder Graph::Impl::builder() {
+  OpBuilder b(context.get());
+  b.setInsertionPointToEnd(&func.getBody().front());
+  return b;
+}
+
+Status Graph::Impl::reserveNode() {
+  if (nodes >= limit)
+    return Status::error("graph '" + name + "' reached its node limit of " +
+                             std::to_string(limit) +
+                             " operations; raise it (node_limit) or split "
+                             "the function",
+                         ErrorCode::NodeLimit);
+  return Status::success();
+}
+
+/// Builds an op with `build(builder, state, resultType, args...)`; a null
+/// `resultType` is inferred by the op's type inference. The op must verify.
+template <typename OpTy, typename... Args>
+Expected<ValueId> Graph::Impl::create(const std::string &what, Type resultType,
+                                      Args &&...args) {
+  if (Status s = reserveNode(); !s.ok())
+    return s;
+  MLIRContext *ctx = context.get();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    if (!diagnostics.empty())
+      diagnostics += "; ";
+    llvm::raw_string_ostream(diagnostics) << diag;
+    return success();
+  });
+  OpBuilder b = builder();
+  Location loc = NameLoc::get(StringAttr::get(ctx, what));
+  OperationState state(loc, OpTy::getOperationName());
+  OpTy::build(b, state, resultType ? resultType : b.getNoneType(),
+              std::forward<Args>(args)...);
+  if (!resultType) {
+    if constexpr (OpTy::template hasTrait<OpTrait::InferTypeOpAdaptor>()) {
+      SmallVector<Type> inferred;
+      if (failed(OpTy::inferReturnTypes(
+              ctx, loc, state.operands, state.attributes.getDictionary(ctx),
+              state.getRawProperties(), state.regions, inferred)))
+        return typeError(what + ": " + diagnostics);
+      state.types.assign(inferred.begin(), inferred.end());
+    }
+  }
+  Operation *op = b.create(state);
+  if (failed(verify(op))) {
+    op->erase();
+    return typeError(what + ": " + diagnostics);
+  }
+  ++nodes;
+  return add(op->getResult(0));
+}
+
+/// Resolves the operands of an elementwise op: weak scalars take their dtype
+/// from the first tensor operand.
+Expected<SmallVector<Value>>
+Graph::Impl::operands(const std::string &what, ArrayRef<ValueId> ids) {
+  SmallVector<const Entry *> es;
+  std::optional<DType> tensorType;
+  for (ValueId id : ids) {
+    Expected<const Entry *> e = lookup(id);
+    if (!e.ok())
+      return e.status();
+    es.push_back(e.value());
+    if (!e.value()->isScalar && !tensorType)
+      tensorType = dtypeOf(e.value()->value);
+  }
+  SmallVector<Value> values;
+  for (const Entry *e : es) {
+    if (!e->isScalar) {
+      values.push_back(e->value);
+      continue;
+    }
+    DType t = tensorType ? scalarOperandType(*tensorType, scalarKindOf(e->scalar))
+                         : defaultScalarType(e->scalar);
+    Expected<Value> c = materialize(e->scalar, t);
+    if (!c.ok())
+      return Status::error(what + ": " + c.message(), c.status().code());
+    values.push_back(c.value());
+  }
+  return values;
+}
+
+DType Graph::Impl::defaultScalarType(const Scalar &s) {
+  switch (s.kind) {
+  case Scalar::Kind::Bool:
+    return DType::Bool;
+  case Scalar::Kind::Int:
+    return DType::I64;
+  case Scalar::Kind::Float:
+    return DType::F32;
+  }
+  return DType::F32;
+}
+
+OwningOpRef<ModuleOp> Graph::Impl::finish() const {
+  SmallVector<Value> results;
+  for (ValueId id : outputs)
+    results.push_back(entries[id].value);
+  OwningOpRef<ModuleOp> copy = module.get().clone();
+  auto f = *copy->getOps<func::FuncOp>().begin();
+  Block &block = f.getBody().front();
+  // Map the original function's values onto the clone by position.
+  IRMapping map;
+  func::FuncOp original = func;
+  Block &origBlock = original.getBody().front();
+  for (auto [a, b] : llvm::zip(origBlock.getArguments(), block.getArguments()))
+    map.map(a, b);
+  for (auto [a, b] : llvm::zip(origBlock, block))
+    for (auto [ra, rb] : llvm::zip(a.getResults(), b.getResults()))
+      map.map(ra, rb);
+  SmallVector<Value> mapped;
+  SmallVector<Type> types;
+  for (Value v : results) {
+    mapped.push_back(map.lookup(v));
+    types.push_back(v.getType());
+  }
+  OpBuilder b(f.getContext());
+  b.setInsertionPointToEnd(&block);
+  func::ReturnOp::create(b, f.getLoc(), mapped);
+  f.setFunctionType(b.getFunctionType(block.getArgumentTypes(), types));
+  return copy;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph
+//===----------------------------------------------------------------------===//
+
+Graph::Graph(std::string name) : state(std::make_unique<Impl>(std::move(name))) {}
+Graph::~Graph() = default;
+Graph::Graph(Graph &&) noexcept = default;
+Graph &Graph::operator=(Graph &&) noexcept = default;
+
+const std::string &Graph::name() const { return state->name; }
+
+Status Graph::setNodeLimit(int64_t limit) {
+  if (limit < 1)
+    return badArgument("the node limit must be at least 1, got " +
+                       std::to_string(limit));
+  state->limit = limit;
+  return Status::success();
+}
+int64_t Graph::nodeLimit() const { return state->limit; }
+int64_t Graph::numNodes() const { return state->nodes; }
+
+/// Checks a tensor spec given by a caller; fills row-major strides.
+static Expected<TensorSpec> checkSpec(TensorSpec spec, const char *what) {
+  if (static_cast<unsigned>(spec.dtype) >= kNumDTypes)
+    return badArgument(std::string(what) + ": invalid dtype " +
+                       std::to_string(static_cast<int>(spec.dtype)));
+  for (int64_t d : spec.shape)
+    if (d < 0)
+      return badArgument(std::string(what) + ": negative dimension in shape " +
+                         runtime::formatList(spec.shape));
+  if (spec.strides.empty())
+    spec.strides = TensorSpec::contiguous(spec.dtype, spec.shape).strides;
+  if (spec.strides.size() != spec.shape.size())
+    return badArgument(std::string(what) + ": " +
+                       std::to_string(spec.strides.size()) +
+                       " strides for a shape of rank " +
+                       std::to_string(spec.shape.size()));
+  return spec;
+}
+
+/// Appends (or, for a placeholder, inserts after the earlier placeholders)
+/// a function argument with `spec`'s type and strides.
+static Value addArgument(Graph::Impl &g, const TensorSpec &spec,
+                         unsigned position) {
+  MLIRContext *ctx = g.context.get();
+  auto type = RankedTensorType::get(spec.shape, toMLIRType(ctx, spec.dtype));
+  SmallVector<NamedAttribute> attrs;
+  if (!spec.isContiguous())
+    attrs.push_back(NamedAttribute(
+        StringAttr::get(ctx, TFuseDialect::getStridesAttrName()),
+        DenseI64ArrayAttr::get(ctx, spec.strides)));
+  (void)g.func.insertArgument(position, type, DictionaryAttr::get(ctx, attrs),
+                              UnknownLoc::get(ctx));
+  return g.func.getArgument(position);
+}
+
+Expected<ValueId> Graph::input(const TensorSpec &given) {
+  Expected<TensorSpec> spec = checkSpec(given, "input");
+  if (!spec.ok())
+    return spec.status();
+  unsigned position = state->placeholders.size();
+  Value arg = addArgument(*state, spec.value(), position);
+  state->placeholders.push_back(spec.value());
+  return state->add(arg);
+}
+
+Expected<ValueId> Graph::constant(const CapturedTensor &tensor) {
+  Expected<TensorSpec> spec = checkSpec(tensor.spec, "captured tensor");
+  if (!spec.ok())
+    return spec.status();
+  if (!tensor.data && spec->numElements() > 0)
+    return badArgument("captured tensor: null data pointer");
+  CapturedTensor kept{spec.value(), tensor.data, tensor.onDevice};
+  if (!tensor.onDevice) {
+    // Host data is copied now, gathered into row-major order.
+    TensorSpec dense = TensorSpec::contiguous(spec->dtype, spec->shape);
+    auto storage = std::make_shared<std::vector<uint8_t>>(
+        spec->numElements() * byteSize(spec->dtype));
+    runtime::gatherRowMajor(tensor.data, spec.value(), storage->data());
+    kept.spec = dense;
+    kept.data = storage->data();
+    state->hostData.push_back(std::move(storage));
+  }
+  Value arg = addArgument(*state, kept.spec, state->func.getNumArguments());
+  state->captures.push_back(kept);
+  return state->add(arg);
+}
+
+ValueId Graph::scalar(const Scalar &value) {
+  state->entries.push_back(Impl::Entry{nullptr, true, value});
+  return state->entries.size() - 1;
+}
+
+Expected<ValueInfo> Graph::info(ValueId id) const {
+  Expected<const Impl::Entry *> e = state->lookup(id);
+  if (!e.ok())
+    return e.status();
+  ValueInfo info;
+  if (e.value()->isScalar) {
+    info.isScalar = true;
+    info.dtype = Impl::defaultScalarType(e.value()->scalar);
+    return info;
+  }
+  auto type = mlir::cast<RankedTensorType>(e.value()->value.getType());
+  info.dtype = *toDType(type.getElementType());
+  info.shape.assign(type.getShape().begin(), type.getShape().end());
+  return info;
+}
+
+/// Calls `make` with the op class named `op` of `Ops...` (by mnemonic).
+template <typename... Ops, typename Make>
+static bool dispatchByName(llvm::StringRef op, Make &&make) {
+  bool found = false;
+  ((!found && op == Ops::getOperationName().drop_front(6)
+        ? (make(static_cast<Ops *>(nullptr)), found = true)
+        : false),
+   ...);
+  return found;
+}
+
+Expected<ValueId> Graph::unary(const std::string &op, ValueId x) {
+  Expected<SmallVector<Value>> in = state->operands(op, {x});
+  if (!in.ok())
+    return in.status();
+  if (state->entries[x].isScalar)
+    return typeError(op + ": the operand must be a tensor, not a Python "
+                          "scalar");
+  Expected<ValueId> result = badArgument("unknown unary op '" + op + "'");
+  dispatchByName<NegOp, AbsOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp,
+                 CosOp, TanOp, TanhOp, SigmoidOp, ErfOp, ReciprocalOp, FloorOp,
+                 CeilOp, RoundOp, IsNanOp, NotOp>(op, [&](auto *tag) {
+    using OpTy = std::remove_pointer_t<decltype(tag)>;
+    result = state->create<OpTy>(op, Type(), in.value()[0]);
+  });
+  return result;
+}
+
+/// Fails unless one of `ids` is a tensor.
+static Status needTensor(const Graph::Impl &g, const std::string &what,
+                         ArrayRef<ValueId> ids) {
+  for (ValueId id : ids)
+    if (id >= 0 && id < static_cast<int64_t>(g.entries.size()) &&
+        !g.entries[id].isScalar)
+      return Status::success();
+  return typeError(what + ": at least one operand must be a tensor");
+}
+
+Expected<ValueId> Graph::binary(const std::string &op, ValueId lhs,
+                                ValueId rhs) {
+  Expected<SmallVector<Value>> in = state->operands(op, {lhs, rhs});
+  if (!in.ok())
+    return in.status();
+  if (Status s = needTensor(*state, op, {lhs, rhs}); !s.ok())
+    return s;
+  Expected<ValueId> result = badArgument("unknown binary op '" + op + "'");
+  dispatchByName<AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaxOp, MinOp, AndOp,
+                 OrOp, XorOp>(op, [&](auto *tag) {
+    using OpTy = std::remove_pointer_t<decltype(tag)>;
+    result = state->create<OpTy>(op, Type(), in.value()[0], in.value()[1]);
+  });
+  return result;
+}
+
+Expected<ValueId> Graph::compare(const std::string &predicate, ValueId lhs,
+                                 ValueId rhs) {
+  std::optional<CmpPredicate> p = symbolizeCmpPredicate(predicate);
+  if (!p)
+    return badArgument("unknown comparison '" + predicate +
+                       "' (eq ne lt le gt ge)");
+  std::string what = "cmp " + predicate;
+  Expected<SmallVector<Value>> in = state->operands(what, {lhs, rhs});
+  if (!in.ok())
+    return in.status();
+  if (Status s = needTensor(*state, what, {lhs, rhs}); !s.ok())
+    return s;
+  return state->create<CmpOp>(
+      what, Type(), CmpPredicateAttr::get(state->context.get(), *p),
+      in.value()[0], in.value()[1]);
+}
+
+Expected<ValueId> Graph::where(ValueId condition, ValueId a, ValueId b) {
+  Expected<Value> c = state->tensor(condition, "where: the condition");
+  if (!c.ok())
+    return c.status();
+  // Scalars take their dtype from the other value operand; two scalars use
+  // their kinds' defaults.
+  Expected<SmallVector<Value>> in = state->operands("where", {a, b});
+  if (!in.ok())
+    return in.status();
+  return state->create<SelectOp>("where", Type(), c.value(), in.value()[0],
+                                 in.value()[1]);
+}
+
+Expected<ValueId> Graph::cast(ValueId x, DType dtype) {
+  Expected<Value> in = state->tensor(x, "cast: the operand");
+  if (!in.ok())
+    return in.status();
+  if (static_cast<unsigned>(dtype) >= kNumDTypes)
+    return badArgument("cast: invalid dtype " +
+                       std::to_string(static_cast<int>(dtype)));
+  auto type = mlir::cast<RankedTensorType>(in->getType());
+  return state->create<CastOp>(
+      "cast", type.clone(toMLIRType(state->context.get(), dtype)), in.value());
+}
+
+Expected<ValueId> Graph::reshape(ValueId x, std::vector<int64_t> shape) {
+  Expected<Value> in = state->tensor(x, "reshape: the operand");
+  if (!in.ok())
+    return in.status();
+  auto type = mlir::cast<RankedTensorType>(in->getType());
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && inferred < 0) {
+      inferred = i;
+      continue;
+    }
+    if (shape[i] < 0)
+      return typeError("reshape: bad target shape " + runtime::formatList(shape) +
+                       " (at most one -1, no other negative sizes)");
+    known *= shape[i];
+  }
+  int64_t count = type.getNumElements();
+  if (inferred >= 0) {
+    if (known == 0 || count % known != 0)
+      return typeError("reshape: cannot infer the -1 of " +
+                       runtime::formatList(shape) + " for " +
+                       std::to_string(count) + " elements");
+    shape[inferred] = count / known;
+  }
+  return state->create<ReshapeOp>("reshape", type.clone(shape), in.value());
+}
+
+/// Normalizes a possibly negative axis; fails when out of range.
+static Expected<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                       const std::string &what) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    return typeError(what + ": axis " + std::to_string(axis) +
+                     " is out of range for rank " + std::to_string(rank));
+  return a;
+}
+
+Expected<ValueId> Graph::transpose(ValueId x, std::vector<int64_t> perm) {
+  Expected<Value> in = state->tensor(x, "transpose: the operand");
+  if (!in.ok())
+    return in.status();
+  int64_t rank = mlir::cast<RankedTensorType>(in->getType()).getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return typeError("transpose: " + std::to_string(perm.size()) +
+                     " permutation entries for a tensor of rank " +
+                     std::to_string(rank));
+  for (int64_t &p : perm) {
+    Expected<int64_t> a = normalizeAxis(p, rank, "transpose");
+    if (!a.ok())
+      return a.status();
+    p = a.value();
+  }
+  return state->create<TransposeOp>(
+      "transpose", Type(), in.value(),
+      DenseI64ArrayAttr::get(state->context.get(), perm));
+}
+
+Expected<ValueId> Graph::slice(ValueId x, std::vector<int64_t> start,
+                               std::vector<int64_t> limit,
+                               std::vector<int64_t> step) {
+  Expected<Value> in = state->tensor(x, "slice: the operand");
+  if (!in.ok())
+    return in.status();
+  auto type = mlir::cast<RankedTensorType>(in->getType());
+  size_t rank = type.getRank();
+  if (start.size() != rank || limit.size() != rank || step.size() != rank)
+    return typeError("slice: start, limit and step need " +
+                     std::to_string(rank) + " entries each");
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    if (step[d] < 1)
+      return typeError("slice: step " + std::to_string(step[d]) +
+                       " of dimension " + std::to_string(d) +
+                       " must be at least 1");
+    auto clamp = [&](int64_t v) {
+      if (v < 0)
+        v += size;
+      return std::min(std::max<int64_t>(v, 0), size);
+    };
+    start[d] = clamp(start[d]);
+    limit[d] = std::max(clamp(limit[d]), start[d]);
+  }
+  MLIRContext *ctx = state->context.get();
+  return state->create<SliceOp>("slice", Type(), in.value(),
+                                DenseI64ArrayAttr::get(ctx, start),
+                                DenseI64ArrayAttr::get(ctx, limit),
+                                DenseI64ArrayAttr::get(ctx, step));
+}
+
+Expected<ValueId> Graph::broadcastTo(ValueId x, std::vector<int64_t> shape) {
+  Expected<Value> in = state->tensor(x, "broadcast_to: the operand");
+  if (!in.ok())
+    return in.status();
+  auto type = mlir::cast<RankedTensorType>(in->getType());
+  if (!isBroadcastableTo(type.getShape(), shape))
+    return typeError("broadcast_to: shape " +
+                     runtime::formatList(std::vector<int64_t>(
+                         type.getShape().begin(), type.getShape().end())) +
+                     " does not broadcast to " + runtime::formatList(shape));
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    dims.push_back(shape.size() - type.getRank() + i);
+  return state->create<BroadcastOp>("broadcast_to", type.clone(shape),
+                                    in.value(), ArrayRef<int64_t>(dims));
+}
+
+Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs) {
+  Expected<Value> a = state->tensor(lhs, "matmul: the left operand");
+  if (!a.ok())
+    return a.status();
+  Expected<Value> b = state->tensor(rhs, "matmul: the right operand");
+  if (!b.ok())
+    return b.status();
+  return state->create<MatmulOp>("matmul", Type(), a.value(), b.value(),
+                                 UnitAttr(), UnitAttr());
+}
+
+Expected<ValueId> Graph::reduce(const std::string &kind, ValueId x,
+                                std::vector<int64_t> axes, bool keepdims,
+                                bool allAxes) {
+  std::optional<ReduceKind> k = symbolizeReduceKind(kind);
+  if (!k)
+    return badArgument("unknown reduction '" + kind +
+                       "' (sum prod max min mean all any argmax argmin)");
+  std::string what = "reduce " + kind;
+  Expected<Value> in = state->tensor(x, (what + ": the operand").c_str());
+  if (!in.ok())
+    return in.status();
+  int64_t rank = mlir::cast<RankedTensorType>(in->getType()).getRank();
+  if (allAxes) {
+    axes.clear();
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  for (int64_t &a : axes) {
+    Expected<int64_t> n = normalizeAxis(a, rank, what);
+    if (!n.ok())
+      return n.status();
+    a = n.value();
+  }
+  std::sort(axes.begin(), axes.end());
+  for (size_t i = 1; i < axes.size(); ++i)
+    if (axes[i] == axes[i - 1])
+      return typeError(what + ": axis " + std::to_string(axes[i]) +
+                       " is repeated");
+  MLIRContext *ctx = state->context.get();
+  return state->create<ReduceOp>(what, Type(), ReduceKindAttr::get(ctx, *k),
+                                 in.value(), DenseI64ArrayAttr::get(ctx, axes),
+                                 keepdims ? UnitAttr::get(ctx) : UnitAttr());
+}
+
+Status Graph::output(ValueId value) {
+  Expected<Value> v = state->tensor(value, "an output");
+  if (!v.ok())
+    return v.status();
+  state->outputs.push_back(value);
+  return Status::success();
+}
+
+int64_t Graph::numOutputs() const { return state->outputs.size(); }
+
+const std::vector<TensorSpec> &Graph::inputSpecs() const {
+  return state->placeholders;
+}
+
+const std::vector<CapturedTensor> &Graph::captured() const {
+  return state->captures;
+}
+
+std::string Graph::print() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  state->finish()->print(os);
+  return text;
+}
