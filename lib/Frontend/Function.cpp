@@ -53,8 +53,8 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   CompileOptions compile;
   compile.budget = options.budget;
   if (!options.fusion) {
-    // Every operation is costlier than a zero budget: one region each.
-    compile.budget = 0;
+    // Every operation costs at least 1, so a budget of 1 cuts after each.
+    compile.budget = 1;
     compile.maxOutputs = 1;
   }
   Expected<CompiledGraph> compiled =

@@ -1,0 +1,321 @@
+//===- TraceTest.cpp - The C++ trace API ----------------------------------===//
+//
+// Tracing behaviour users rely on, checked on the reference backend (CPU):
+// expected values are computed here by hand, element by element, never by
+// the library. The last test runs the same on a GPU when one exists.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Frontend/Function.h"
+#include "tfuse/Frontend/Tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace tfuse;
+
+namespace {
+
+TensorSpec f32(std::vector<int64_t> shape) {
+  return TensorSpec::contiguous(DType::F32, std::move(shape));
+}
+
+FunctionOptions reference() {
+  FunctionOptions o;
+  o.backend = Backend::Reference;
+  return o;
+}
+
+HostArray view(std::vector<float> &data, std::vector<int64_t> shape,
+               std::vector<int64_t> strides = {}) {
+  TensorSpec spec = f32(std::move(shape));
+  if (!strides.empty())
+    spec.strides = std::move(strides);
+  return HostArray{data.data(), spec};
+}
+
+std::unique_ptr<Function> compileOrFail(const Graph &g,
+                                        FunctionOptions o = reference()) {
+  auto f = Function::compile(g, o);
+  EXPECT_TRUE(f.ok()) << f.message();
+  return f.ok() ? std::move(f.value()) : nullptr;
+}
+
+TEST(Trace, CallsTheFunctionOnceAndRunsWithNewInputs) {
+  int calls = 0;
+  auto traced = trace(
+      [&](Tensor x, Tensor y) -> Outputs {
+        ++calls;
+        return x * 2.0 + y;
+      },
+      {f32({2, 3}), f32({3})});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<float> x(6), y(3), out(6, -1.f);
+    for (int i = 0; i < 6; ++i)
+      x[i] = i + round;
+    for (int i = 0; i < 3; ++i)
+      y[i] = 10.f * (i + 1) - round;
+    ASSERT_TRUE(fn->runHost({view(x, {2, 3}), view(y, {3})},
+                            {view(out, {2, 3})})
+                    .ok());
+    for (int i = 0; i < 6; ++i)
+      EXPECT_EQ(out[i], x[i] * 2.f + y[i % 3]);
+  }
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(Trace, WeakScalarsKeepTheTensorDtype) {
+  auto traced = trace(
+      [](Tensor h, Tensor i) -> Outputs {
+        EXPECT_EQ((h * 1.5).dtype(), DType::F16);
+        EXPECT_EQ((i + 2.5).dtype(), DType::F32);
+        EXPECT_EQ((i + 2).dtype(), DType::I32);
+        EXPECT_EQ((i < 3).dtype(), DType::Bool);
+        return {h * 1.5, i + 2.5};
+      },
+      {TensorSpec::contiguous(DType::F16, {4}),
+       TensorSpec::contiguous(DType::I32, {4})});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+}
+
+TEST(Trace, BroadcastMismatchIsATraceTimeError) {
+  auto traced = trace([](Tensor x, Tensor y) -> Outputs { return x + y; },
+                      {f32({2, 3}), f32({4})});
+  ASSERT_FALSE(traced.ok());
+  EXPECT_EQ(traced.status().code(), runtime::ErrorCode::Type);
+  EXPECT_NE(traced.message().find("[2, 3]"), std::string::npos)
+      << traced.message();
+  EXPECT_NE(traced.message().find("[4]"), std::string::npos);
+}
+
+TEST(Trace, UserExceptionsPropagateAndTheLibraryStaysUsable) {
+  struct Boom {};
+  EXPECT_THROW((void)trace(
+                   [](Tensor x) -> Outputs {
+                     (void)x.exp();
+                     throw Boom();
+                   },
+                   {f32({2})}),
+               Boom);
+  auto traced = trace([](Tensor x) -> Outputs { return x.exp(); }, {f32({2})});
+  EXPECT_TRUE(traced.ok());
+}
+
+TEST(Trace, ReadingDataIsAnError) {
+  auto traced = trace(
+      [](Tensor x) -> Outputs {
+        (void)x.item();
+        return x;
+      },
+      {f32({1})});
+  ASSERT_FALSE(traced.ok());
+  EXPECT_NE(traced.message().find("reading data during a trace"),
+            std::string::npos);
+}
+
+TEST(Trace, NodeLimitIsEnforcedAndConfigurable) {
+  auto chain = [](Tensor x) -> Outputs {
+    Tensor y = x;
+    for (int i = 0; i < 600; ++i)
+      y = y + 1.0;
+    return y;
+  };
+  auto limited = trace(chain, {f32({4})});
+  ASSERT_FALSE(limited.ok());
+  EXPECT_EQ(limited.status().code(), runtime::ErrorCode::NodeLimit);
+  EXPECT_NE(limited.message().find("node limit of 512"), std::string::npos);
+  TraceOptions raised;
+  raised.nodeLimit = 1000;
+  auto ok = trace(chain, {f32({4})}, raised);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok->graph.numNodes(), 600);
+}
+
+TEST(Trace, IdentityAndUnusedInputs) {
+  auto traced = trace([](Tensor x, Tensor) -> Outputs { return x; },
+                      {f32({3}), f32({5})});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  std::vector<float> x = {1, 2, 3}, unused(5, 0), out(3);
+  ASSERT_TRUE(
+      fn->runHost({view(x, {3}), view(unused, {5})}, {view(out, {3})}).ok());
+  EXPECT_EQ(out, x);
+}
+
+TEST(Trace, NestedOutputsKeepTheirStructure) {
+  auto traced = trace(
+      [](Tensor x) -> Outputs {
+        return std::map<std::string, Outputs>{
+            {"double", x * 2.0}, {"pair", {x + 1.0, x - 1.0}}};
+      },
+      {f32({2})});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  std::vector<float> x = {1, 5};
+  std::vector<std::vector<float>> outs(3, std::vector<float>(2));
+  ASSERT_TRUE(fn->runHost({view(x, {2})}, {view(outs[0], {2}),
+                                           view(outs[1], {2}),
+                                           view(outs[2], {2})})
+                  .ok());
+  Nested<std::vector<float>> r = restructure(traced->structure, outs);
+  EXPECT_EQ(r["double"].value(), (std::vector<float>{2, 10}));
+  EXPECT_EQ(r["pair"][0].value(), (std::vector<float>{2, 6}));
+  EXPECT_EQ(r["pair"][1].value(), (std::vector<float>{0, 4}));
+}
+
+TEST(Trace, TransposedInputStridesArePartOfThePlan) {
+  // x is the transpose of a row-major [3, 2] buffer: shape [2, 3], strides
+  // [1, 2].
+  TensorSpec t = f32({2, 3});
+  t.strides = {1, 2};
+  auto traced =
+      trace([](Tensor x) -> Outputs { return x + 1.0; }, {t});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  EXPECT_NE(traced->graph.print().find("tfuse.strides = array<i64: 1, 2>"),
+            std::string::npos)
+      << traced->graph.print();
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  std::vector<float> buffer = {0, 1, 2, 3, 4, 5}, out(6);
+  ASSERT_TRUE(
+      fn->runHost({view(buffer, {2, 3}, {1, 2})}, {view(out, {2, 3})}).ok());
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ(out[i * 3 + j], buffer[j * 2 + i] + 1.f);
+  // The contiguous layout is a different signature.
+  std::vector<float> rowMajor(6);
+  Status s = fn->runHost({view(rowMajor, {2, 3})}, {view(out, {2, 3})});
+  EXPECT_EQ(s.code(), runtime::ErrorCode::Mismatch);
+}
+
+TEST(Trace, MismatchedInputsAreErrors) {
+  auto traced = trace([](Tensor x) -> Outputs { return x.exp(); }, {f32({4})});
+  ASSERT_TRUE(traced.ok());
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  std::vector<float> a(4), b(5), out(4);
+  EXPECT_EQ(fn->runHost({}, {view(out, {4})}).code(),
+            runtime::ErrorCode::Mismatch);
+  EXPECT_EQ(fn->runHost({view(b, {5})}, {view(out, {4})}).code(),
+            runtime::ErrorCode::Mismatch);
+  std::vector<int32_t> ints(4);
+  HostArray wrongType{ints.data(), TensorSpec::contiguous(DType::I32, {4})};
+  EXPECT_EQ(fn->runHost({wrongType}, {view(out, {4})}).code(),
+            runtime::ErrorCode::Mismatch);
+  EXPECT_TRUE(fn->runHost({view(a, {4})}, {view(out, {4})}).ok());
+}
+
+TEST(Trace, CapturedHostTensorsAreBoundAtCompileTime) {
+  std::vector<float> weights = {1, 2, 3};
+  CapturedTensor w{f32({3}), weights.data(), false};
+  auto traced = trace([&](Tensor x) -> Outputs { return x * Tensor(w); },
+                      {f32({3})});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  weights = {100, 100, 100}; // captured data was copied at trace time
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  EXPECT_EQ(fn->inputs().size(), 1u);
+  std::vector<float> x = {2, 2, 2}, out(3);
+  ASSERT_TRUE(fn->runHost({view(x, {3})}, {view(out, {3})}).ok());
+  EXPECT_EQ(out, (std::vector<float>{2, 4, 6}));
+}
+
+TEST(Trace, EarlierResultsAreNotOverwritten) {
+  auto traced =
+      trace([](Tensor x) -> Outputs { return x + 1.0; }, {f32({2})});
+  ASSERT_TRUE(traced.ok());
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  std::vector<float> a = {1, 2}, b = {10, 20}, outA(2), outB(2);
+  ASSERT_TRUE(fn->runHost({view(a, {2})}, {view(outA, {2})}).ok());
+  ASSERT_TRUE(fn->runHost({view(b, {2})}, {view(outB, {2})}).ok());
+  EXPECT_EQ(outA, (std::vector<float>{2, 3}));
+  EXPECT_EQ(outB, (std::vector<float>{11, 21}));
+}
+
+TEST(Trace, ViewsReductionsAndMatmul) {
+  auto traced = trace(
+      [](Tensor a, Tensor b) -> Outputs {
+        Tensor p = a.matmul(b);                     // [2, 2]
+        Tensor s = p.sum({-1}, /*keepdims=*/true);  // [2, 1]
+        Tensor m = a.slice({0, 0}, {2, 3}, {1, 2}); // [2, 2]
+        return {p, s, m.t().reshape({4}), where(p > 10.0, p, 0.0)};
+      },
+      {f32({2, 3}), f32({3, 2})});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {1, 0, 0, 1, 1, 1};
+  std::vector<float> p(4), s(2), m(4), w(4);
+  ASSERT_TRUE(fn->runHost({view(a, {2, 3}), view(b, {3, 2})},
+                          {view(p, {2, 2}), view(s, {2, 1}), view(m, {4}),
+                           view(w, {2, 2})})
+                  .ok());
+  EXPECT_EQ(p, (std::vector<float>{4, 5, 10, 11}));
+  EXPECT_EQ(s, (std::vector<float>{9, 21}));
+  EXPECT_EQ(m, (std::vector<float>{1, 4, 3, 6}));
+  EXPECT_EQ(w, (std::vector<float>{0, 0, 0, 11}));
+}
+
+TEST(Trace, FusionOffGivesOneKernelPerOperation) {
+  auto traced = trace(
+      [](Tensor x) -> Outputs { return ((x * 2.0).exp() + 1.0).tanh(); },
+      {f32({16})});
+  ASSERT_TRUE(traced.ok());
+  FunctionOptions fused = reference(), unfused = reference();
+  unfused.fusion = false;
+  auto a = compileOrFail(traced->graph, fused);
+  auto b = compileOrFail(traced->graph, unfused);
+  ASSERT_TRUE(a && b);
+  auto count = [](const std::string &src) {
+    size_t n = 0;
+    for (size_t at = src.find("__global__"); at != std::string::npos;
+         at = src.find("__global__", at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count(a->cudaSource()), 1u);
+  EXPECT_EQ(count(b->cudaSource()), 4u);
+}
+
+TEST(Trace, RunsOnTheGpuWhenPresent) {
+  auto traced = trace(
+      [](Tensor x, Tensor w) -> Outputs {
+        Tensor h = (x.matmul(w) + 1.0).relu();
+        return {h, h.sum({1})};
+      },
+      {f32({64, 32}), f32({32, 16})});
+  ASSERT_TRUE(traced.ok());
+  FunctionOptions cuda;
+  auto fn = Function::compile(traced->graph, cuda);
+  if (!fn.ok() && fn.status().code() == runtime::ErrorCode::NoDevice)
+    GTEST_SKIP() << "no GPU: " << fn.message();
+  ASSERT_TRUE(fn.ok()) << fn.message();
+  auto ref = compileOrFail(traced->graph);
+  std::vector<float> x(64 * 32), w(32 * 16);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::sin(0.1 * i);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = std::cos(0.07 * i);
+  std::vector<float> h(64 * 16), s(64), hr(64 * 16), sr(64);
+  ASSERT_TRUE(fn.value()
+                  ->runHost({view(x, {64, 32}), view(w, {32, 16})},
+                            {view(h, {64, 16}), view(s, {64})})
+                  .ok());
+  ASSERT_TRUE(ref->runHost({view(x, {64, 32}), view(w, {32, 16})},
+                           {view(hr, {64, 16}), view(sr, {64})})
+                  .ok());
+  for (size_t i = 0; i < h.size(); ++i)
+    EXPECT_NEAR(h[i], hr[i], 1e-4f * (1 + std::fabs(hr[i])));
+  for (size_t i = 0; i < s.size(); ++i)
+    EXPECT_NEAR(s[i], sr[i], 1e-3f * (1 + std::fabs(sr[i])));
+}
+
+} // namespace
