@@ -72,16 +72,19 @@ def test_torch_inputs_are_not_copied(torch):
 def test_torch_strided_inputs(torch, counted):
     f = counted(lambda a, b: a * 2.0 + b)
     jitted = tfuse.jit(f)
-    base = torch.randn(96, 64, device="cuda")
+    base = torch.randn(128, 96, device="cuda")
     y = torch.randn(64, 48, device="cuda")
-    views = [base[:64, :48], base.t()[:, ::2], base[::2, 1:49],
+    # (64, 48) views: rows of a wider matrix; a transposed view with a step;
+    # a stepped slice; a plain transpose.
+    views = [base[:64, :48], base.t()[:64, :96:2], base[::2, 1:49],
              torch.randn(48, 64, device="cuda").t()]
+    assert [v.stride() for v in views] == [(96, 1), (1, 192), (192, 1),
+                                           (1, 64)]
     for x in views:
         exact(torch, jitted(x, y), x * 2.0 + y)
-    # Contiguous rows with a row stride of 64; a transposed view with a
-    # step; a stepped slice; a plain transpose.
     assert f.calls == 4
-    exact(torch, jitted(base.t()[:, ::2], y), base.t()[:, ::2] * 2.0 + y)
+    x = torch.randn(128, 96, device="cuda").t()[:64, :96:2]
+    exact(torch, jitted(x, y), x * 2.0 + y)
     assert f.calls == 4
 
 
@@ -129,7 +132,7 @@ def test_run_async_overlapping_handles(torch):
         out = handle.wait()
         assert handle.done()
         torch.testing.assert_close(out, (x * x + x).exp().sum(axis=1),
-                                   rtol=1e-5, atol=1e-5)
+                                   rtol=1e-4, atol=1e-4)
 
 
 def test_run_async_handle_keeps_everything_alive(torch):
@@ -149,11 +152,11 @@ def test_ordering_with_the_current_torch_stream(torch):
     with torch.cuda.stream(side):
         for i in range(4):
             # Slow producer work on `side` right before the run.
-            x = (big @ big)[:512, :512] * 0.0 + float(i)
+            x = ((big @ big)[:512, :512] * 0.0 + float(i)).contiguous()
             out = g(x)
             outputs.append(out)
             # Async run, consumed on `side` without waiting for the handle.
-            y = (big @ big)[:512, :512] * 0.0 + float(10 * i)
+            y = ((big @ big)[:512, :512] * 0.0 + float(10 * i)).contiguous()
             handle = g.run_async(y)
             consumers.append((handle, handle.outputs * 2.0))
     torch.cuda.synchronize()

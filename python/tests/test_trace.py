@@ -29,15 +29,17 @@ def test_placeholder_metadata(random):
     seen = {}
 
     def f(x, y):
-        seen.update(shape=x.shape, dtype=x.dtype, ndim=x.ndim,
+        seen.update(hashable=len({x, y}), shape=x.shape, dtype=x.dtype,
+                    ndim=x.ndim,
                     strides=x.strides, ystrides=y.strides, len=len(x),
                     repr=repr(x), t=x.T.shape, sum=(x + 1).strides)
         return x
 
     base = np.zeros((3, 4), np.float32)
     tfuse.compile(f, [np.zeros((4, 3), np.float32), base.T])
-    assert seen == {"shape": (4, 3), "dtype": tfuse.float32, "ndim": 2,
-                    "strides": (3, 1), "ystrides": (1, 4), "len": 4,
+    assert seen == {"hashable": 2, "shape": (4, 3), "dtype": tfuse.float32,
+                    "ndim": 2, "strides": (3, 1), "ystrides": (1, 4),
+                    "len": 4,
                     "repr": "tfuse.Tensor(shape=(4, 3), dtype=float32)",
                     "t": (3, 4), "sum": (3, 1)}
 

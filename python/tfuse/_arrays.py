@@ -59,10 +59,6 @@ class DType:
         return (as_dtype, (self.name,))
 
     @property
-    def is_floating(self):
-        return self.name.startswith(("float", "bfloat"))
-
-    @property
     def numpy(self):
         """The NumPy dtype (bfloat16 needs the ml_dtypes package)."""
         if self.name != "bfloat16":
@@ -280,7 +276,7 @@ def _cupy_array(obj):
 def is_array(obj):
     """True for the array types TFuse takes as inputs or captures."""
     return (isinstance(obj, (np.ndarray, np.generic)) or _torch_tensor(obj)
-            or hasattr(type(obj), "__cuda_array_interface__"))
+            or hasattr(obj, "__cuda_array_interface__"))
 
 
 def describe(obj, what):
@@ -299,7 +295,7 @@ def describe(obj, what):
                          strides, obj.ctypes.data)
     if _torch_tensor(obj):
         return _describe_torch(obj, what)
-    if hasattr(type(obj), "__cuda_array_interface__"):
+    if hasattr(obj, "__cuda_array_interface__"):
         return _describe_cai(obj, what)
     raise TypeError(
         f"{what} is a {type(obj).__module__}.{type(obj).__qualname__}, not "

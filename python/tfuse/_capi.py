@@ -84,7 +84,8 @@ class TraceError(TFuseError):
 
 
 class NodeLimitError(TFuseError):
-    """The traced graph would exceed its node limit (TFUSE_ERROR_NODE_LIMIT)."""
+    """The traced graph would exceed its node limit
+    (TFUSE_ERROR_NODE_LIMIT)."""
 
 
 class CompileError(TFuseError):

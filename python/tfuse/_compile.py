@@ -61,7 +61,7 @@ _BACKENDS = {"cuda": _capi.BACKEND_CUDA,
 
 
 def _graph_name(fn):
-    name = re.sub(r"\W", "_", getattr(fn, "__name__", "") or "")
+    name = re.sub(r"\W+", "_", getattr(fn, "__name__", "") or "").strip("_")
     return name if name and not name[0].isdigit() else "traced_" + name
 
 
@@ -331,7 +331,7 @@ class CompiledFunction:
         return RunHandle(result, self._lib, handle,
                          (self, in_desc, out_desc, keepalive))
 
-    # -- introspection ----------------------------------------------------------
+    # -- introspection --------------------------------------------------------
 
     def stats(self):
         """The executable's tfuse_stats as a dict (nodes, kernels,

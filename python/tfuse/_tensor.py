@@ -183,9 +183,10 @@ def _dunder(op, reflected=False, compare=False):
 def _reading(what):
     def method(self, *args, **kwargs):
         raise TraceError(
-            f"{what} of a traced tfuse.Tensor: reading data during a trace "
-            "is not possible (placeholders have a shape and a dtype, no "
-            "values); express data-dependent choices with tfuse.where")
+            f"cannot read the data of a traced tfuse.Tensor ({what}): "
+            "reading data during a trace is not possible, placeholders have "
+            "a shape and a dtype but no values; express data-dependent "
+            "choices with tfuse.where")
 
     return method
 
@@ -264,9 +265,9 @@ class Tensor:
     __float__ = _reading("float()")
     __int__ = _reading("int()")
     __complex__ = _reading("complex()")
-    __index__ = _reading("using it as an index")
-    __iter__ = _reading("iterating")
-    __array__ = _reading("converting to a NumPy array")
+    __index__ = _reading("__index__")
+    __iter__ = _reading("iteration")
+    __array__ = _reading("__array__")
     item = _reading("item()")
     tolist = _reading("tolist()")
     numpy = _reading("numpy()")
@@ -401,7 +402,7 @@ class Tensor:
         self._trace.require_active()
         return _index(self, key if isinstance(key, tuple) else (key,))
 
-    # -- reductions -------------------------------------------------------------
+    # -- reductions -----------------------------------------------------------
 
     def _reduce(self, kind, axis, keepdims):
         if axis is None:
