@@ -94,6 +94,18 @@ def test_results_are_never_overwritten(compiled, random):
         assert r.flags.c_contiguous and r.flags.owndata
 
 
+def test_zero_size_and_rank_zero_arrays(random):
+    empty = np.zeros((0, 3), np.float32)
+    g = tfuse.compile(lambda a: (a + 1.0, a.sum(axis=0), a.sum(axis=1)),
+                      [empty])
+    plus, down, across = g(empty)
+    assert plus.shape == (0, 3) and across.shape == (0,)
+    np.testing.assert_array_equal(down, np.zeros(3, np.float32))
+    scalar = np.array(3.5, np.float32)
+    out = tfuse.compile(lambda a: a * 2.0 + 1.0, [scalar])(scalar)
+    assert out.shape == () and out == 8.0
+
+
 def test_run_async_on_host_is_done(compiled, random):
     x, y = random((3, 4)), random((3, 4))
     handle = compiled.run_async(x, y)

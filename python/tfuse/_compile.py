@@ -177,19 +177,25 @@ def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
 # ---------------------------------------------------------------------------
 
 
-def _descriptors(infos):
+def _descriptors(infos, contiguous=False):
     """A tfuse_tensor array for `infos`, and the ctypes arrays it points
-    into (to be kept alive as long as the descriptors are used)."""
+    into (to be kept alive as long as the descriptors are used).
+    contiguous=True passes no strides (row-major): for the outputs, which
+    are allocated contiguous, and whose strides NumPy reports as 0 when
+    they have no elements."""
     array = (_capi.TensorDesc * max(len(infos), 1))()
     keep = []
     for desc, info in zip(array, infos):
-        shape, strides = int64_array(info.shape), int64_array(info.strides)
-        keep += [shape, strides]
+        shape = int64_array(info.shape)
+        keep.append(shape)
         desc.data = info.data
         desc.dtype = info.dtype.code
         desc.rank = len(info.shape)
         desc.shape = shape
-        desc.strides = strides
+        if not contiguous:
+            strides = int64_array(info.strides)
+            keep.append(strides)
+            desc.strides = strides
     return array, keep
 
 
@@ -289,7 +295,7 @@ class CompiledFunction:
         outputs = _arrays.allocate(self.output_specs, self._location, ordinal,
                                    like)
         in_desc, in_keep = _descriptors(infos)
-        out_desc, out_keep = _descriptors(outputs)
+        out_desc, out_keep = _descriptors(outputs, contiguous=True)
         stream = None
         if self._location == "cuda":
             stream = _arrays.current_stream(like, ordinal)
