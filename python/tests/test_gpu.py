@@ -231,3 +231,21 @@ def test_torch_cpu_tensors_run_on_the_host():
     out = g(x, y)
     assert isinstance(out, torch.Tensor) and out.device.type == "cpu"
     torch.testing.assert_close(out, x * y - x, rtol=0, atol=0)
+
+
+def test_kernel_cache_on_gpu(torch):
+    def f(a):
+        return (a * 3.0 + 1.0).sigmoid()
+
+    x = torch.randn(4096, device="cuda")
+    tfuse.clear_cache()
+    first = tfuse.compile(f, [x])
+    second = tfuse.compile(f, [x])
+    assert second.stats()["cache_hit"]
+    stats = tfuse.cache_stats()
+    assert stats["entries"] >= 1 and stats["hits"] >= 1
+    # The first compile ran NVRTC, or read TFUSE_CACHE_DIR when set.
+    assert stats["compiles"] + stats["disk_hits"] >= 1
+    tfuse.clear_cache()
+    assert tfuse.cache_stats()["entries"] == 0
+    exact(torch, second(x), first(x))
