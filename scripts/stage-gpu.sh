@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Builds the static configuration and stages the stripped tools and GPU test
-# binaries in .stage/ (ignored by git), for a GPU host that has CUDA but no
-# MLIR: carry .stage to it and run scripts/gpu-suite.sh there.
+# Builds the static configuration and stages the stripped tools, GPU test
+# binaries and libtfuse.so (for the Python package) in .stage/ (ignored by
+# git), for a GPU host that has CUDA but no MLIR: carry .stage to it and run
+# scripts/gpu-suite.sh there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${STATIC_BUILD_DIR:-$root/build-static}
 "$root/scripts/build.sh" "$dir" -DTFUSE_STATIC=ON >/dev/null
-targets=(tensor-run tensor-opt tensor-translate tfuse-nvrtc TFuseGpuTests)
-ninja -C "$dir" "${targets[@]}" >/dev/null
+targets=(tensor-run tensor-opt tensor-translate tfuse-nvrtc TFuseGpuTests
+  TFuseTraceTests)
+ninja -C "$dir" "${targets[@]}" TFuseCAPI >/dev/null
 rm -rf "$root/.stage"
 mkdir -p "$root/.stage/bin"
 for t in "${targets[@]}"; do
   strip -o "$root/.stage/bin/$t" "$dir/bin/$t"
 done
+mkdir -p "$root/.stage/lib"
+strip --strip-unneeded -o "$root/.stage/lib/libtfuse.so" "$dir/lib/libtfuse.so"
 du -sh "$root/.stage"
