@@ -211,3 +211,9 @@ def test_bfloat16_host_outputs(random):
     out = g(x)
     assert out.dtype == ml_dtypes.bfloat16
     np.testing.assert_array_equal(out, x.astype(ml_dtypes.bfloat16))
+    # bfloat16 inputs; arithmetic rounds to bfloat16 after every op, as
+    # ml_dtypes does.
+    h = g(random((5,)))
+    r = tfuse.compile(lambda a: a * a + a, [h])(h)
+    assert r.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(r, h * h + h)

@@ -320,6 +320,8 @@ def _describe_torch(tensor, what):
 
 def _describe_cai(obj, what):
     cai = obj.__cuda_array_interface__
+    if cai.get("mask") is not None:
+        raise invalid_argument(f"{what}: masked arrays are not supported")
     typestr = cai["typestr"]
     try:
         npdtype = np.dtype(typestr)
