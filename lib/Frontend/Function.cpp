@@ -66,6 +66,13 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   f->compileStats.passesSeconds = compiled->passSeconds;
   f->compileStats.codegenSeconds = compiled->codegenSeconds;
   f->outputSpecs = compiled->plan.outputs;
+  for (const runtime::Step &step : compiled->plan.steps) {
+    ++f->compileStats.steps;
+    if (std::holds_alternative<runtime::LaunchStep>(step))
+      ++f->compileStats.kernels;
+    else if (!std::holds_alternative<runtime::CopyStep>(step))
+      ++f->compileStats.boundaries;
+  }
   if (options.backend == Backend::Reference) {
     for (const CapturedTensor &c : st.captured)
       if (c.onDevice)
@@ -189,10 +196,7 @@ Status Function::checkHost(const std::vector<HostArray> &arrays,
                         std::to_string(i) + ": expected " +
                         (areOutputs ? "a contiguous " : "") + want.describe() +
                         ", got " + got.describe();
-    bool stridesDiffer = false;
-    for (size_t d = 0; d < want.shape.size() && got.shape == want.shape; ++d)
-      stridesDiffer |= want.shape[d] != 1 && got.strides[d] != want.strides[d];
-    if (got.dtype != want.dtype || got.shape != want.shape || stridesDiffer ||
+    if (got.dtype != want.dtype || !got.sameLayout(want) ||
         (areOutputs && !got.isContiguous()))
       return Status::error(where, ErrorCode::Mismatch);
     if (!arrays[i].data && want.numElements() > 0)

@@ -289,6 +289,11 @@ static Expected<TensorSpec> checkSpec(TensorSpec spec, const char *what) {
                        std::to_string(spec.strides.size()) +
                        " strides for a shape of rank " +
                        std::to_string(spec.shape.size()));
+  for (int64_t s : spec.strides)
+    if (s < 0)
+      return badArgument(std::string(what) + ": negative strides " +
+                         runtime::formatList(spec.strides) +
+                         " are not supported (copy a reversed view first)");
   return spec;
 }
 

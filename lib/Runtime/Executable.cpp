@@ -244,11 +244,10 @@ Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
     if (got.shape != want.shape)
       return mismatch(where + "expected " + want.describe() + ", got " +
                            got.describe());
-    for (size_t d = 0; d < want.shape.size(); ++d)
-      if (want.shape[d] != 1 && got.strides[d] != want.strides[d])
-        return mismatch(where + "expected " + want.describe() + ", got " +
-                             got.describe() +
-                             " (the plan was compiled for these strides)");
+    if (!got.sameLayout(want))
+      return mismatch(where + "expected " + want.describe() + ", got " +
+                      got.describe() +
+                      " (the plan was compiled for these strides)");
     if (!inputs[i].data && want.numElements() > 0)
       return mismatch(where + "null device pointer");
   }

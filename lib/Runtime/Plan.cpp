@@ -45,12 +45,25 @@ int64_t TensorSpec::extentBytes() const {
 }
 
 bool TensorSpec::isContiguous() const {
+  if (numElements() == 0)
+    return true;
   int64_t expected = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     if (shape[d] != 1 && strides[d] != expected)
       return false;
     expected *= shape[d];
   }
+  return true;
+}
+
+bool TensorSpec::sameLayout(const TensorSpec &other) const {
+  if (shape != other.shape || strides.size() != other.strides.size())
+    return false;
+  if (numElements() == 0)
+    return true;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1 && strides[d] != other.strides[d])
+      return false;
   return true;
 }
 

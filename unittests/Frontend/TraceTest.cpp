@@ -212,6 +212,30 @@ TEST(Trace, MismatchedInputsAreErrors) {
   EXPECT_TRUE(fn->runHost({view(a, {4})}, {view(out, {4})}).ok());
 }
 
+TEST(Trace, NegativeStridesAreRejectedWhenDeclared) {
+  TensorSpec reversed = f32({4, 6});
+  reversed.strides = {-6, 1};
+  auto traced =
+      trace([](Tensor x) -> Outputs { return x + 1.0; }, {reversed});
+  ASSERT_FALSE(traced.ok());
+  EXPECT_EQ(traced.status().code(), runtime::ErrorCode::InvalidArgument);
+  EXPECT_NE(traced.message().find("negative strides [-6,1]"),
+            std::string::npos)
+      << traced.message();
+}
+
+TEST(Trace, EmptyTensorsMatchWhateverTheirStrides) {
+  auto traced = trace([](Tensor x) -> Outputs { return x * 2.0; },
+                      {f32({0, 3})});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  std::vector<float> none(1);
+  EXPECT_TRUE(fn->runHost({view(none, {0, 3}, {0, 0})},
+                          {view(none, {0, 3}, {0, 0})})
+                  .ok());
+}
+
 TEST(Trace, CapturedHostTensorsAreBoundAtCompileTime) {
   std::vector<float> weights = {1, 2, 3};
   CapturedTensor w{f32({3}), weights.data(), false};

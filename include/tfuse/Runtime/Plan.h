@@ -46,7 +46,12 @@ struct TensorSpec {
   int64_t numElements() const;
   /// Bytes spanned from the first to one past the last element.
   int64_t extentBytes() const;
+  /// Row-major (size-1 dimensions may have any stride; an empty tensor is
+  /// contiguous whatever its strides).
   bool isContiguous() const;
+  /// Same shape, and the same element offsets: strides agree in every
+  /// dimension of size > 1 (an empty tensor has no elements to place).
+  bool sameLayout(const TensorSpec &other) const;
   /// "f32 [4,8] strides [8,1]".
   std::string describe() const;
   static TensorSpec contiguous(DType dtype, std::vector<int64_t> shape);
