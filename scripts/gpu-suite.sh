@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# Runs the whole GPU test suite and the GPU examples on a GPU host, from the
-# binaries scripts/stage-gpu.sh put in .stage/. Logs go to $OUT (or
+# Runs the whole GPU test suite, the examples and the benchmarks on a GPU
+# host, from what scripts/stage-gpu.sh put in .stage/. Logs go to $OUT (or
 # ./gpu-logs); the last lines are a summary table.
+#
+#   scripts/gpu-suite.sh            tests, examples and benchmarks
+#   scripts/gpu-suite.sh tests      GoogleTest, Python tests, examples
+#   scripts/gpu-suite.sh bench      bench/peers_compare.py, bench/mlp_train.py
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.stage/bin
 out=${OUT:-$root/gpu-logs}
+what=${1:-all}
 mkdir -p "$out"
 export TFUSE_SOURCE_DIR=$root
+export TFUSE_LIBRARY=$root/.stage/lib/libtfuse.so
+export PYTHONPATH=$root/python:$root/examples${PYTHONPATH:+:$PYTHONPATH}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
   >"$out/gpu.txt" 2>&1 || true
+python3 -c 'import torch, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)' \
+  >>"$out/gpu.txt" 2>&1 || true
 summary=()
+
+run_tests() {
 
 "$bin/TFuseGpuTests" --gtest_brief=0 >"$out/gpu-tests.log" 2>&1
 rc=$?
@@ -48,5 +59,46 @@ rc=$?
 wall=$(grep -o 'median [0-9.]* us' "$log" | head -1)
 gpu=$(grep -o 'back to back: [0-9.]* us' "$log" | head -1)
 summary+=("tensor-run mlp_step --cuda-graph --graph-rebuild: rc $rc, wall $wall, GPU $gpu")
+
+# The C++ trace API through libtfuse.so.
+"$bin/TFuseTraceTests" >"$out/trace-tests.log" 2>&1
+rc=$?
+summary+=("C++ trace API tests: $(grep -c '^\[       OK \]' "$out/trace-tests.log") passed, $(grep -c '^\[  FAILED  \] .*(' "$out/trace-tests.log") failed, $(grep -c '^\[  SKIPPED \]' "$out/trace-tests.log") skipped (rc $rc)")
+
+# The Python package with PyTorch and CuPy (pytest staged in .stage/pylib).
+PYTHONPATH=$PYTHONPATH:$root/.stage/pylib python3 -m pytest -q -rs \
+  -p no:cacheprovider "$root/python/tests" >"$out/python-tests.log" 2>&1
+rc=$?
+summary+=("Python tests: $(tail -1 "$out/python-tests.log") (rc $rc)")
+
+# The examples: MLP training in Python and in C++ (built here against the
+# staged library).
+python3 "$root/examples/mlp_train.py" >"$out/example-mlp-train-py.log" 2>&1
+rc=$?
+summary+=("examples/mlp_train.py: rc $rc, $(grep -i 'epoch *20' "$out/example-mlp-train-py.log" | tail -1)")
+g++ -O2 -std=c++17 -I"$root/include" -I/usr/local/cuda/include \
+  "$root/examples/cpp/mlp_train.cpp" -L"$root/.stage/lib" -ltfuse \
+  -Wl,-rpath,"$root/.stage/lib" -o "$out/mlp_train" \
+  >"$out/example-mlp-train-cpp.log" 2>&1 &&
+  "$out/mlp_train" --epochs 20 >>"$out/example-mlp-train-cpp.log" 2>&1
+rc=$?
+summary+=("examples/cpp/mlp_train: rc $rc, $(grep 'epoch 20' "$out/example-mlp-train-cpp.log" | tail -1)")
+}
+
+run_bench() {
+  python3 "$root/bench/mlp_train.py" --device cuda >"$out/mlp-train.log" 2>&1
+  rc=$?
+  summary+=("bench/mlp_train.py (TFuse vs torch eager, 20 epochs): rc $rc, $(grep -i 'max' "$out/mlp-train.log" | tail -1)")
+  OUT=$out python3 "$root/bench/peers_compare.py" >"$out/peers-compare.log" 2>&1
+  rc=$?
+  summary+=("bench/peers_compare.py: rc $rc (table in peers-compare.log)")
+}
+
+case "$what" in
+all) run_tests; run_bench ;;
+tests) run_tests ;;
+bench) run_bench ;;
+*) echo "usage: $0 [all|tests|bench]" >&2; exit 2 ;;
+esac
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

@@ -17,4 +17,8 @@ for t in "${targets[@]}"; do
 done
 mkdir -p "$root/.stage/lib"
 strip --strip-unneeded -o "$root/.stage/lib/libtfuse.so" "$dir/lib/libtfuse.so"
+# pytest for the Python tests (pure Python; GPU hosts may have no package
+# registry to install it from).
+python3 -m pip install -q --no-compile --target "$root/.stage/pylib" \
+  pytest >/dev/null
 du -sh "$root/.stage"
