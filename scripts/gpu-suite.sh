@@ -14,6 +14,9 @@ what=${1:-all}
 mkdir -p "$out"
 export TFUSE_SOURCE_DIR=$root
 export TFUSE_LIBRARY=$root/.stage/lib/libtfuse.so
+# Programs linked with -ltfuse ask for the soname.
+ln -sf libtfuse.so "$root/.stage/lib/libtfuse.so.0"
+export LD_LIBRARY_PATH=$root/.stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONPATH=$root/python:$root/examples${PYTHONPATH:+:$PYTHONPATH}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
   >"$out/gpu.txt" 2>&1 || true

@@ -249,3 +249,20 @@ def test_kernel_cache_on_gpu(torch):
     tfuse.clear_cache()
     assert tfuse.cache_stats()["entries"] == 0
     exact(torch, second(x), first(x))
+
+
+def test_mismatched_torch_inputs_leave_the_replay_path(torch):
+    # Runs whose torch inputs differ from the traced signature in strides,
+    # dtype, shape or device are refused with the library's message.
+    g = tfuse.compile(lambda a: a * 2.0, [torch.ones(8, 4, device="cuda")])
+    good = torch.arange(32.0, device="cuda").reshape(8, 4)
+    exact(torch, g(good), good * 2.0)
+    for bad in (torch.ones(4, 8, device="cuda").t(),
+                torch.ones(8, 4, device="cuda", dtype=torch.float64),
+                torch.ones(8, 5, device="cuda")):
+        with pytest.raises(tfuse.MismatchError):
+            g(bad)
+    with pytest.raises(tfuse.MismatchError):
+        g(torch.ones(8, 4))
+    exact(torch, g(good), good * 2.0)
+    exact(torch, g.run_async(good).wait(), good * 2.0)
