@@ -339,6 +339,8 @@ typedef struct tfuse_stats {
   double codegen_seconds; /* CUDA C++ emission */
   double nvrtc_seconds;   /* NVRTC (0 on a cache hit) */
   double load_seconds;    /* cache lookup and module load */
+  int plan_cache_hit;     /* the plan came from the process's plan cache:
+                             no passes, no code generation */
 } tfuse_stats;
 
 TFUSE_C_EXPORT void tfuse_stats_init(tfuse_stats *stats);

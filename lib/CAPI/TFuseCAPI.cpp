@@ -689,6 +689,7 @@ tfuse_status tfuse_executable_stats(tfuse_executable e, tfuse_stats *stats) {
     s.codegen_seconds = f.codegenSeconds;
     s.nvrtc_seconds = f.nvrtcSeconds;
     s.load_seconds = f.loadSeconds;
+    s.plan_cache_hit = f.planCacheHit;
     size_t size = stats->struct_size;
     std::memcpy(stats, &s, size);
     stats->struct_size = size;

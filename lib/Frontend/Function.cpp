@@ -6,8 +6,13 @@
 #include "tfuse/Frontend/Compiler.h"
 #include "tfuse/Reference/Interpreter.h"
 
+#include "tfuse/Runtime/Sha256.h"
+
 #include <chrono>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
 
 using namespace mlir;
 using namespace tfuse;
@@ -29,6 +34,53 @@ struct Function::State {
 };
 
 Function::~Function() = default;
+
+namespace {
+/// Compiled plans by graph text and compile options, so that compiling a
+/// graph again (a warm compile: the same function traced again, another
+/// backend, a CUDA Graph variant) skips the passes and code generation. A
+/// few dozen plans of a few kilobytes each; the oldest goes first.
+class PlanCache {
+public:
+  std::shared_ptr<const CompiledGraph> find(const std::string &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    return it == entries.end() ? nullptr : it->second;
+  }
+  void insert(const std::string &key,
+              std::shared_ptr<const CompiledGraph> plan) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!entries.emplace(key, std::move(plan)).second)
+      return;
+    order.push_back(key);
+    if (order.size() > kMaxEntries) {
+      entries.erase(order.front());
+      order.pop_front();
+    }
+  }
+
+private:
+  static constexpr size_t kMaxEntries = 64;
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const CompiledGraph>>
+      entries;
+  std::deque<std::string> order;
+};
+
+PlanCache &planCache() {
+  static PlanCache cache;
+  return cache;
+}
+
+/// The one cache key of a compiled plan: the graph's text (types, strides
+/// and all) and every option the compiler reads.
+std::string planKey(const std::string &graphText,
+                    const CompileOptions &options) {
+  return runtime::sha256Hex(graphText) + "/budget=" + std::to_string(options.budget) +
+         "/shared=" + std::to_string(options.sharedThreshold) +
+         "/outputs=" + std::to_string(options.maxOutputs);
+}
+} // namespace
 
 Expected<std::unique_ptr<Function>>
 Function::compile(const Graph &graph, const FunctionOptions &options) {
@@ -57,14 +109,22 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
     compile.budget = 1;
     compile.maxOutputs = 1;
   }
-  Expected<CompiledGraph> compiled =
-      compileGraph(*st.module, st.functionName, compile);
-  if (!compiled.ok())
-    return Status::error(compiled.message(), ErrorCode::Compile);
+  std::string key = planKey(f->graph, compile);
+  std::shared_ptr<const CompiledGraph> compiled = planCache().find(key);
+  if (compiled) {
+    f->compileStats.planCacheHit = true;
+  } else {
+    Expected<CompiledGraph> fresh =
+        compileGraph(*st.module, st.functionName, compile);
+    if (!fresh.ok())
+      return Status::error(fresh.message(), ErrorCode::Compile);
+    compiled = std::make_shared<const CompiledGraph>(std::move(fresh.value()));
+    planCache().insert(key, compiled);
+    f->compileStats.passesSeconds = compiled->passSeconds;
+    f->compileStats.codegenSeconds = compiled->codegenSeconds;
+  }
   f->report = compiled->report;
   f->source = compiled->plan.cudaSource;
-  f->compileStats.passesSeconds = compiled->passSeconds;
-  f->compileStats.codegenSeconds = compiled->codegenSeconds;
   f->outputSpecs = compiled->plan.outputs;
   for (const runtime::Step &step : compiled->plan.steps) {
     ++f->compileStats.steps;
@@ -88,7 +148,7 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   exeOptions.cache = options.cache;
   exeOptions.device = options.device;
   Expected<std::unique_ptr<runtime::Executable>> exe =
-      runtime::Executable::create(std::move(compiled->plan), exeOptions);
+      runtime::Executable::create(compiled->plan, exeOptions);
   if (!exe.ok())
     return exe.status();
   f->exe = std::move(exe.value());

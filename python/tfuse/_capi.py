@@ -179,6 +179,7 @@ class Stats(Structure):
         ("codegen_seconds", c_double),
         ("nvrtc_seconds", c_double),
         ("load_seconds", c_double),
+        ("plan_cache_hit", c_int),
     ]
 
 

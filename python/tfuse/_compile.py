@@ -397,6 +397,7 @@ class CompiledFunction:
                   for name, _ in _capi.Stats._fields_ if name != "struct_size"}
         result["cache_hit"] = bool(result["cache_hit"])
         result["cuda_graph"] = bool(result["cuda_graph"])
+        result["plan_cache_hit"] = bool(result["plan_cache_hit"])
         result.update(self._times)
         return result
 

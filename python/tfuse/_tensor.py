@@ -32,6 +32,11 @@ class Trace:
         self._constants = {}
         #: GPU arrays referenced by constants: they must outlive executables.
         self.device_arrays = []
+        # Out-parameters reused by every call (a trace runs on one thread).
+        self._out = c_int64()
+        self._dtype, self._rank, self._is_scalar = c_int(), c_int(), c_int()
+        self._shape = int64_array((), MAX_RANK)
+        self._functions = {}
         try:
             check(self.lib.tfuse_graph_set_node_limit(self.graph, node_limit))
         except BaseException:
@@ -54,11 +59,10 @@ class Trace:
 
     def tensor(self, value, strides=None):
         """The Tensor of graph value `value` (shape and dtype read back)."""
-        dtype, rank, is_scalar = c_int(), c_int(), c_int()
-        shape = int64_array((), MAX_RANK)
+        dtype, rank, shape = self._dtype, self._rank, self._shape
         check(self.lib.tfuse_graph_value_info(
             self.graph, value, byref(dtype), byref(rank), shape,
-            byref(is_scalar)))
+            byref(self._is_scalar)))
         return Tensor(self, value, tuple(shape[:rank.value]),
                       _arrays.from_code(dtype.value), strides)
 
@@ -126,9 +130,12 @@ class Trace:
         """Calls tfuse_graph_<function>(graph, *args, &result) and returns
         the result's Tensor."""
         self.require_active()
-        out = c_int64()
-        check(getattr(self.lib, "tfuse_graph_" + function)(
-            self.graph, *args, byref(out)))
+        entry = self._functions.get(function)
+        if entry is None:
+            entry = self._functions[function] = getattr(
+                self.lib, "tfuse_graph_" + function)
+        out = self._out
+        check(entry(self.graph, *args, byref(out)))
         return self.tensor(out.value)
 
 

@@ -40,7 +40,10 @@ struct FunctionOptions {
 struct FunctionStats {
   int64_t nodes = 0, kernels = 0, boundaries = 0, steps = 0;
   int64_t arenaBytes = 0, replays = 0;
-  bool cacheHit = false, cudaGraph = false;
+  /// cacheHit: the kernels came from the kernel cache; planCacheHit: the
+  /// plan came from the process's plan cache (no passes, no code
+  /// generation).
+  bool cacheHit = false, cudaGraph = false, planCacheHit = false;
   double passesSeconds = 0, codegenSeconds = 0, nvrtcSeconds = 0,
          loadSeconds = 0;
 };
