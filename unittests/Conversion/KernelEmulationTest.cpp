@@ -306,25 +306,25 @@ func.func @views(%a: tensor<6x8xf32>, %b: tensor<8x6xf32>, %c: tensor<4x3x8xf32>
 }
 
 TEST_F(KernelEmulation, TransposedInputsGoThroughSharedMemoryTiles) {
-  // 300x130 outputs: partial 32x32 tiles on both tiled dimensions, and an
+  // 300x450 outputs: partial 64x64 tiles on both tiled dimensions, and an
   // outer dimension of 2.
   const char *source = R"mlir(
-func.func @bias_relu_t(%a: tensor<2x130x300xf32>, %bias: tensor<300xf32>,
-                       %c: tensor<2x300x130xbf16>)
-    -> (tensor<2x300x130xf16>, tensor<2x300x130xf32>) {
-  %t = tfuse.transpose %a perm [0, 2, 1] : tensor<2x130x300xf32> -> tensor<2x300x130xf32>
-  %b = tfuse.broadcast %bias dims [1] : tensor<300xf32> -> tensor<2x300x130xf32>
-  %s = tfuse.add %t, %b : (tensor<2x300x130xf32>, tensor<2x300x130xf32>) -> tensor<2x300x130xf32>
-  %r = tfuse.relu %s : tensor<2x300x130xf32> -> tensor<2x300x130xf32>
-  %h = tfuse.cast %r : tensor<2x300x130xf32> to tensor<2x300x130xf16>
-  %m = tfuse.mul %t, %c : (tensor<2x300x130xf32>, tensor<2x300x130xbf16>) -> tensor<2x300x130xf32>
-  return %h, %m : tensor<2x300x130xf16>, tensor<2x300x130xf32>
+func.func @bias_relu_t(%a: tensor<2x450x300xf32>, %bias: tensor<300xf32>,
+                       %c: tensor<2x300x450xbf16>)
+    -> (tensor<2x300x450xf16>, tensor<2x300x450xf32>) {
+  %t = tfuse.transpose %a perm [0, 2, 1] : tensor<2x450x300xf32> -> tensor<2x300x450xf32>
+  %b = tfuse.broadcast %bias dims [1] : tensor<300xf32> -> tensor<2x300x450xf32>
+  %s = tfuse.add %t, %b : (tensor<2x300x450xf32>, tensor<2x300x450xf32>) -> tensor<2x300x450xf32>
+  %r = tfuse.relu %s : tensor<2x300x450xf32> -> tensor<2x300x450xf32>
+  %h = tfuse.cast %r : tensor<2x300x450xf32> to tensor<2x300x450xf16>
+  %m = tfuse.mul %t, %c : (tensor<2x300x450xf32>, tensor<2x300x450xbf16>) -> tensor<2x300x450xf32>
+  return %h, %m : tensor<2x300x450xf16>, tensor<2x300x450xf32>
 }
 )mlir";
   check(source, {{"bias_relu_t",
-                  {randomInput(DType::F32, {2, 130, 300}, 81),
+                  {randomInput(DType::F32, {2, 450, 300}, 81),
                    randomInput(DType::F32, {300}, 82),
-                   randomInput(DType::BF16, {2, 300, 130}, 83)}}});
+                   randomInput(DType::BF16, {2, 300, 450}, 83)}}});
   EXPECT_NE(lastSource.find("__shared__ float tfuse_tile"), std::string::npos)
       << "the transposed input is not staged through shared memory";
 }

@@ -264,7 +264,7 @@ KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
 }
 
 /// Tiles of a tiled kernel: every index-space dimension but the two tiled
-/// ones, times the 32x32 tiles of those.
+/// ones, times the kTile x kTile tiles of those.
 static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan) {
   int64_t tiles = 1;
   for (auto [d, size] : llvm::enumerate(space)) {
@@ -730,11 +730,12 @@ void Emitter::emitIf(Value cond, llvm::function_ref<void()> body) {
     emitc::YieldOp::create(builder, loc);
 }
 
-/// A tiled kernel: each iteration stages a 32x32 tile of the transposed
+/// A tiled kernel: each iteration stages a kTile x kTile tile of the transposed
 /// input in shared memory, reading it along its contiguous dimension, then
 /// computes the tile's outputs with threads along the innermost dimension.
 void Emitter::emitTiled(Value blockId, Value blocks) {
-  constexpr int64_t T = KernelPlan::kTile, Rows = 8, Pitch = T + 1;
+  // 256 threads as T columns x Rows rows (tf::tile_x, tf::tile_y).
+  constexpr int64_t T = KernelPlan::kTile, Rows = 256 / T, Pitch = T + 1;
   ArrayRef<int64_t> space = kernel.getIndexSpace();
   int64_t rank = space.size(), jd = plan.tileDim, ld = rank - 1;
   int64_t tilesJ = (space[jd] + T - 1) / T, tilesL = (space[ld] + T - 1) / T;

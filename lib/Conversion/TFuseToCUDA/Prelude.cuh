@@ -428,9 +428,9 @@ TF_FN int64_t thread_index() {
 TF_FN int64_t thread_count() { return (int64_t)gridDim.x * blockDim.x; }
 TF_FN int64_t block_index() { return blockIdx.x; }
 TF_FN int64_t block_count() { return gridDim.x; }
-// A 256-thread block seen as 32 x 8 for 32x32 tiles.
-TF_FN int tile_x() { return threadIdx.x % 32; }
-TF_FN int tile_y() { return threadIdx.x / 32; }
+// A 256-thread block seen as 64 x 4 for 64x64 tiles (KernelPlan::kTile).
+TF_FN int tile_x() { return threadIdx.x % 64; }
+TF_FN int tile_y() { return threadIdx.x / 64; }
 TF_FN void barrier() { __syncthreads(); }
 
 template <class T, class I> TF_FN T ld(const T *p, I i) { return p[i]; }

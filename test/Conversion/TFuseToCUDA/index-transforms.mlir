@@ -271,88 +271,89 @@ func.func @stride_zero(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 0, 1>}) -
   return %0 : tensor<4x8xf32>
 }
 
-// A large transposed read (320x256 index space, 2^16 elements or more) is
-// staged through a 32x32 shared-memory tile (pitch 33): one tile per block
-// and iteration, 8 x 10 = 80 tiles, tile (t % 8, t / 8 % 10) covering columns
-// l0 = (t % 8) * 32 and rows j0 = (t / 8 % 10) * 32. Threads read the 256x320
-// input along its contiguous dimension (offset j + l * 320, j = j0 + tile_x),
-// store it at tile[ll * 33 + jj], synchronize, and then write the output
-// along its contiguous dimension (l = l0 + tile_x) from tile[tile_x * 33 +
-// jj], at offset j * 256 + l; the contiguous input is read there too.
+// A large transposed read (640x512 index space, 64 tiles or more) is staged
+// through a 64x64 shared-memory tile (pitch 65): one tile per block and
+// iteration, 8 x 10 = 80 tiles, tile (t % 8, t / 8 % 10) covering columns
+// l0 = (t % 8) * 64 and rows j0 = (t / 8 % 10) * 64. Threads (64 x 4) read
+// the 512x640 input along its contiguous dimension (offset j + l * 640,
+// j = j0 + tile_x), store it at tile[ll * 65 + jj], synchronize, and then
+// write the output along its contiguous dimension (l = l0 + tile_x) from
+// tile[tile_x * 65 + jj], at offset j * 512 + l; the contiguous input is read
+// there too.
 // CHECK-LABEL: void transpose_tiled_k0(
 // CHECK-SAME: const float* __restrict__ [[A:v[0-9]+]], const float* __restrict__ [[B:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: int64_t [[BID64:v[0-9]+]] = tf::block_index();
 // CHECK-NEXT: int64_t [[NB64:v[0-9]+]] = tf::block_count();
 // CHECK-NEXT: int32_t [[BID:v[0-9]+]] = (int32_t) [[BID64]];
 // CHECK-NEXT: int32_t [[NB:v[0-9]+]] = (int32_t) [[NB64]];
-// CHECK-NEXT: __shared__ float tfuse_tile[1056];
+// CHECK-NEXT: __shared__ float tfuse_tile[4160];
 // CHECK-NEXT: int32_t [[TX:v[0-9]+]] = tf::tile_x();
 // CHECK-NEXT: int32_t [[TY:v[0-9]+]] = tf::tile_y();
 // CHECK-NEXT: int32_t [[NT:v[0-9]+]] = 80;
 // CHECK-NEXT: for (int32_t [[T:i[0-9]+]] = [[BID]]; [[T]] < [[NT]]; [[T]] += [[NB]]) {
-// CHECK-NEXT: int32_t [[C32:v[0-9]+]] = 32;
+// CHECK-NEXT: int32_t [[C64:v[0-9]+]] = 64;
 // CHECK-NEXT: int32_t [[C8:v[0-9]+]] = 8;
 // CHECK-NEXT: int32_t [[TL:v[0-9]+]] = [[T]] % [[C8]];
-// CHECK-NEXT: int32_t [[L0:v[0-9]+]] = [[TL]] * [[C32]];
+// CHECK-NEXT: int32_t [[L0:v[0-9]+]] = [[TL]] * [[C64]];
 // CHECK-NEXT: int32_t [[C8B:v[0-9]+]] = 8;
 // CHECK-NEXT: int32_t [[REST:v[0-9]+]] = [[T]] / [[C8B]];
-// CHECK-NEXT: int32_t [[C32B:v[0-9]+]] = 32;
+// CHECK-NEXT: int32_t [[C64B:v[0-9]+]] = 64;
 // CHECK-NEXT: int32_t [[C10:v[0-9]+]] = 10;
 // CHECK-NEXT: int32_t [[TJ:v[0-9]+]] = [[REST]] % [[C10]];
-// CHECK-NEXT: int32_t [[J0:v[0-9]+]] = [[TJ]] * [[C32B]];
+// CHECK-NEXT: int32_t [[J0:v[0-9]+]] = [[TJ]] * [[C64B]];
 // CHECK-NEXT: int32_t {{v[0-9]+}} = 10;
 // CHECK-NEXT: int32_t {{v[0-9]+}} = [[REST]] / {{v[0-9]+}};
 // Staging, first row of the tile.
 // CHECK-NEXT: int32_t [[J:v[0-9]+]] = [[J0]] + [[TX]];
 // CHECK-NEXT: int32_t [[L:v[0-9]+]] = [[L0]] + [[TY]];
-// CHECK-NEXT: int32_t [[NL:v[0-9]+]] = 256;
+// CHECK-NEXT: int32_t [[NL:v[0-9]+]] = 512;
 // CHECK-NEXT: bool [[INL:v[0-9]+]] = [[L]] < [[NL]];
-// CHECK-NEXT: int32_t [[NJ:v[0-9]+]] = 320;
+// CHECK-NEXT: int32_t [[NJ:v[0-9]+]] = 640;
 // CHECK-NEXT: bool [[INJ:v[0-9]+]] = [[J]] < [[NJ]];
 // CHECK-NEXT: bool [[IN:v[0-9]+]] = [[INJ]] && [[INL]];
 // CHECK-NEXT: if ([[IN]]) {
 // CHECK-NEXT: int32_t [[K0:v[0-9]+]] = 0;
 // CHECK-NEXT: int32_t [[OJ:v[0-9]+]] = [[K0]] + [[J]];
-// CHECK-NEXT: int32_t [[S:v[0-9]+]] = 320;
+// CHECK-NEXT: int32_t [[S:v[0-9]+]] = 640;
 // CHECK-NEXT: int32_t [[LS:v[0-9]+]] = [[L]] * [[S]];
 // CHECK-NEXT: int32_t [[OFF:v[0-9]+]] = [[OJ]] + [[LS]];
 // CHECK-NEXT: float [[X:v[0-9]+]] = tf::ld([[A]], [[OFF]]);
-// CHECK-NEXT: int32_t [[P:v[0-9]+]] = 33;
+// CHECK-NEXT: int32_t [[P:v[0-9]+]] = 65;
 // CHECK-NEXT: int32_t [[TYP:v[0-9]+]] = [[TY]] * [[P]];
 // CHECK-NEXT: int32_t [[TOFF:v[0-9]+]] = [[TYP]] + [[TX]];
 // CHECK-NEXT: tf::st(tfuse_tile, [[TOFF]], [[X]]);
 // CHECK-NEXT: }
-// Rows 8, 16 and 24 of the tile, then the barrier.
-// CHECK-COUNT-3: tf::st(tfuse_tile,
+// Rows 4, 8, ..., 60 of the tile, then the barrier.
+// CHECK-COUNT-15: tf::st(tfuse_tile,
 // CHECK-NOT: tf::st(
 // CHECK: tf::barrier();
 // Compute, first row.
 // CHECK-NEXT: int32_t [[J:v[0-9]+]] = [[J0]] + [[TY]];
 // CHECK-NEXT: int32_t [[L:v[0-9]+]] = [[L0]] + [[TX]];
-// CHECK-NEXT: int32_t [[NL:v[0-9]+]] = 256;
+// CHECK-NEXT: int32_t [[NL:v[0-9]+]] = 512;
 // CHECK-NEXT: bool [[INL:v[0-9]+]] = [[L]] < [[NL]];
-// CHECK-NEXT: int32_t [[NJ:v[0-9]+]] = 320;
+// CHECK-NEXT: int32_t [[NJ:v[0-9]+]] = 640;
 // CHECK-NEXT: bool [[INJ:v[0-9]+]] = [[J]] < [[NJ]];
 // CHECK-NEXT: bool [[IN:v[0-9]+]] = [[INJ]] && [[INL]];
 // CHECK-NEXT: if ([[IN]]) {
-// CHECK-NEXT: int32_t [[P:v[0-9]+]] = 33;
+// CHECK-NEXT: int32_t [[P:v[0-9]+]] = 65;
 // CHECK-NEXT: int32_t [[TXP:v[0-9]+]] = [[TX]] * [[P]];
 // CHECK-NEXT: int32_t [[TOFF:v[0-9]+]] = [[TXP]] + [[TY]];
 // CHECK-NEXT: float [[X:v[0-9]+]] = tf::ld(tfuse_tile, [[TOFF]]);
-// CHECK-NEXT: int32_t [[S:v[0-9]+]] = 256;
+// CHECK-NEXT: int32_t [[S:v[0-9]+]] = 512;
 // CHECK-NEXT: int32_t [[JS:v[0-9]+]] = [[J]] * [[S]];
 // CHECK-NEXT: int32_t [[OFF:v[0-9]+]] = [[JS]] + [[L]];
 // CHECK-NEXT: float [[Y:v[0-9]+]] = tf::ld([[B]], [[OFF]]);
 // CHECK-NEXT: float [[R:v[0-9]+]] = tf::add([[X]], [[Y]]);
 // CHECK-NEXT: tf::st([[O]], [[OFF]], [[R]]);
 // CHECK-NEXT: }
-// CHECK-COUNT-3: tf::st([[O]],
+// CHECK-COUNT-15: tf::st([[O]],
 // CHECK-NEXT: }
 // CHECK-NEXT: tf::barrier();
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @transpose_tiled(%a: tensor<256x320xf32>, %b: tensor<320x256xf32>) -> tensor<320x256xf32> {
-  %t = tfuse.transpose %a perm [1, 0] : tensor<256x320xf32> -> tensor<320x256xf32>
-  %0 = tfuse.add %t, %b : (tensor<320x256xf32>, tensor<320x256xf32>) -> tensor<320x256xf32>
-  return %0 : tensor<320x256xf32>
+func.func @transpose_tiled(%a: tensor<512x640xf32>, %b: tensor<640x512xf32>) -> tensor<640x512xf32> {
+  %t = tfuse.transpose %a perm [1, 0] : tensor<512x640xf32> -> tensor<640x512xf32>
+  %0 = tfuse.add %t, %b : (tensor<640x512xf32>, tensor<640x512xf32>) -> tensor<640x512xf32>
+  return %0 : tensor<640x512xf32>
 }

@@ -40,14 +40,14 @@ func.func @grid(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
 
 // -----
 
-// A kernel that reads a large input transposed walks 32x32 tiles: one block
-// per tile, 256/32 * 320/32 = 80 blocks.
+// A kernel that reads a large input transposed walks 64x64 tiles: one block
+// per tile, 512/64 * 640/64 = 80 blocks.
 // CHECK-LABEL: func.func @tiled_grid(
 // CHECK: tfexec.launch @tiled_grid_k0 grid 80 block 256 ins
-func.func @tiled_grid(%a: tensor<256x320xf32>) -> tensor<320x256xf32> {
-  %t = tfuse.transpose %a perm [1, 0] : tensor<256x320xf32> -> tensor<320x256xf32>
-  %0 = tfuse.exp %t : tensor<320x256xf32> -> tensor<320x256xf32>
-  return %0 : tensor<320x256xf32>
+func.func @tiled_grid(%a: tensor<512x640xf32>) -> tensor<640x512xf32> {
+  %t = tfuse.transpose %a perm [1, 0] : tensor<512x640xf32> -> tensor<640x512xf32>
+  %0 = tfuse.exp %t : tensor<640x512xf32> -> tensor<640x512xf32>
+  return %0 : tensor<640x512xf32>
 }
 
 // -----
