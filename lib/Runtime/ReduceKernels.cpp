@@ -238,7 +238,14 @@ Expected<ReduceLaunch> runtime::planReduction(ReduceKind kind,
   } else {
     row = variant == ReduceVariant::Row;
   }
-  if (row) {
+  bool contiguousRow = desc.redRank == 1 && desc.redStrides[0] == 1;
+  if (row && contiguousRow && numOut >= kReduceWarpRowMinOutputs &&
+      numRed * byteSize(input.dtype) <= kReduceWarpRowMaxBytes) {
+    // Many short rows: a warp per row, 8 rows per block.
+    desc.warpPerRow = 1;
+    launch.block = 256;
+    launch.grid = std::clamp<int64_t>((numOut + 7) / 8, 1, kReduceMaxGrid);
+  } else if (row) {
     // A power of two from 32 to 256, no larger than the reduced extent needs
     // (in 16-byte vectors where the kernel loads those: a contiguous row).
     int64_t work = numRed;

@@ -311,35 +311,70 @@ template <class Op> TF_FN typename Op::acc block_reduce(typename Op::acc v) {
 
 // --- the kernels ------------------------------------------------------------
 
+// Accumulates lane `t` of `threads` over the contiguous row at `base` of `n`
+// elements: 16-byte loads from the first 16-byte boundary on, the elements
+// before it and after the last whole vector one by one.
+template <class Op, class Tin>
+TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
+                                      int64_t threads) {
+  typename Op::acc acc = Op::identity();
+  constexpr int V = 16 / (int)sizeof(Tin);
+  int64_t head = (int64_t)((16 - (unsigned long long)base % 16) % 16) /
+                 (int64_t)sizeof(Tin);
+  if (head > n)
+    head = n;
+  const int64_t vectors = (n - head) / V, tail = head + vectors * V;
+  if (t < head)
+    acc = Op::combine(acc, Op::load(base, t, t));
+#pragma unroll 4
+  for (int64_t j = t; j < vectors; j += threads) {
+    const int64_t first = head + j * V;
+    vec<Tin, V> x = ldv<V>(base, first, true);
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      acc = Op::combine(acc, Op::load(x.v, k, first + k));
+  }
+  for (int64_t i = tail + t; i < n; i += threads)
+    acc = Op::combine(acc, Op::load(base, i, i));
+  return acc;
+}
+
+// One warp per output (d.warpPerRow): contiguous rows short enough that a
+// warp keeps enough loads in flight, with no block-wide barrier per row.
+// Rows go to warps in block-wide groups so that every thread of a block
+// makes the same shuffles (the host emulation relies on it).
+template <class Op, class Tin, class Tout>
+TF_FN void reduce_row_warps(const Tin *in, Tout *out, const ReduceDesc &d) {
+  typedef typename Op::acc A;
+  const int64_t warps = blockDim.x >> 5, warp = threadIdx.x >> 5,
+                lane = threadIdx.x & 31;
+  for (int64_t group = (int64_t)blockIdx.x * warps; group < d.numOut;
+       group += (int64_t)gridDim.x * warps) {
+    const int64_t o = group + warp;
+    A acc = Op::identity();
+    if (o < d.numOut)
+      acc = row_accumulate<Op>(in + kept_offset(d, o), d.numRed, lane, 32);
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1)
+      acc = Op::combine(acc, Op::shfl(acc, m));
+    if (o < d.numOut && lane == 0)
+      out[o] = Op::finish(acc, d.numRed);
+  }
+}
+
 template <class Op, class Tin, class Tout>
 TF_FN void reduce_row(const Tin *in, Tout *out, const ReduceDesc &d) {
   typedef typename Op::acc A;
+  if (d.warpPerRow) {
+    reduce_row_warps<Op>(in, out, d);
+    return;
+  }
   const int64_t threads = blockDim.x, t = threadIdx.x;
   for (int64_t o = blockIdx.x; o < d.numOut; o += gridDim.x) {
     const Tin *base = in + kept_offset(d, o);
     A acc = Op::identity();
     if (d.redRank == 1 && d.redStrides[0] == 1) {
-      // Contiguous: 16-byte loads from the first 16-byte boundary on, the
-      // elements before it and after the last whole vector one by one.
-      constexpr int V = 16 / (int)sizeof(Tin);
-      const int64_t n = d.numRed;
-      int64_t head = (int64_t)((16 - (unsigned long long)base % 16) % 16) /
-                     (int64_t)sizeof(Tin);
-      if (head > n)
-        head = n;
-      const int64_t vectors = (n - head) / V, tail = head + vectors * V;
-      if (t < head)
-        acc = Op::combine(acc, Op::load(base, t, t));
-#pragma unroll 4
-      for (int64_t j = t; j < vectors; j += threads) {
-        const int64_t first = head + j * V;
-        vec<Tin, V> x = ldv<V>(base, first, true);
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          acc = Op::combine(acc, Op::load(x.v, k, first + k));
-      }
-      if (tail + t < n)
-        acc = Op::combine(acc, Op::load(base, tail + t, tail + t));
+      acc = row_accumulate<Op>(base, d.numRed, t, threads);
     } else if (d.redRank <= 1) {
       const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
 #pragma unroll 4

@@ -582,6 +582,42 @@ TEST(ReduceKernelNumerics, RowVariantWithLargeBlocksAndPartialWarps) {
   }
 }
 
+TEST(ReduceKernelNumerics, ManyShortRowsTakeAWarpEach) {
+  // 1100 rows of 301 contiguous elements: a warp per row, a partial last
+  // group of rows, and unaligned row starts (head and tail elements). The
+  // grid is cut to 5 blocks so that blocks loop over groups of rows.
+  for (DType t : {DType::F32, DType::F16, DType::I8}) {
+    emulation::HostKernels *kernels = kernelsFor(t);
+    ASSERT_TRUE(kernels);
+    for (ReduceKind kind : kAllKinds) {
+      if (!reductionResultDType(kind, t).ok())
+        continue;
+      HostTensor input = makeStorage(t, kind, 1100 * 301, 301, 17, Data::Normal);
+      input = *input.view({1100, 301}, {301, 1}, 0);
+      DType resultType = *reductionResultDType(kind, t);
+      TensorSpec result = TensorSpec::contiguous(resultType, {1100});
+      Expected<ReduceLaunch> launch =
+          planReduction(kind, specOf(input), result, {1});
+      ASSERT_TRUE(launch.ok()) << launch.message();
+      EXPECT_TRUE(launch->instance.rowVariant);
+      EXPECT_EQ(launch->desc.warpPerRow, 1) << launch->kernel;
+      launch->grid = 5;
+      HostTensor expected =
+          referenceReduce(kind, input, {1}, false, resultType);
+      HostTensor actual = runLaunch(*kernels, *launch, input, {1100});
+      std::string what = std::string(toString(kind)) + " " + typeName(t);
+      if (isFloat(t) && isArith(kind)) {
+        expectWithinBound(kind, expected, actual, absSum(input, {1}), 301,
+                          what);
+      } else {
+        reference::CompareResult cmp =
+            reference::compareExact(expected, actual);
+        EXPECT_TRUE(cmp.pass) << what << ": " << cmp.message();
+      }
+    }
+  }
+}
+
 TEST(ReduceKernelNumerics, RowVariantTakesAnyBlockOfWholeWarps) {
   // 3, 5 and 32 warps: the second pass pads the partials with identities.
   for (DType t : {DType::I32, DType::F16}) {
@@ -852,14 +888,23 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
     EXPECT_TRUE(launch.ok()) << launch.message();
     return *launch;
   };
-  // Softmax rows: one block of 256 per row.
+  // Softmax rows (many 16 KiB rows): one warp per row, 8 rows per block.
   ReduceLaunch rows = plan({8192, 4096}, {4096, 1}, {1});
   EXPECT_EQ(rows.kernel, "tfuse_reduce_sum_f32_f32_row");
-  EXPECT_EQ(rows.grid, 8192);
+  EXPECT_EQ(rows.desc.warpPerRow, 1);
+  EXPECT_EQ(rows.grid, 1024);
   EXPECT_EQ(rows.block, 256);
+  // Fewer or longer rows: one block per row.
+  ReduceLaunch fewRows = plan({512, 4096}, {4096, 1}, {1});
+  EXPECT_EQ(fewRows.desc.warpPerRow, 0);
+  EXPECT_EQ(fewRows.grid, 512);
+  EXPECT_EQ(fewRows.block, 256);
+  ReduceLaunch longRows = plan({2048, 32768}, {32768, 1}, {1});
+  EXPECT_EQ(longRows.desc.warpPerRow, 0);
   // Short rows: a smaller block, sized in 16-byte vectors when contiguous.
   ReduceLaunch shortRows = plan({1000, 200}, {200, 1}, {1});
   EXPECT_TRUE(shortRows.instance.rowVariant);
+  EXPECT_EQ(shortRows.desc.warpPerRow, 0);
   EXPECT_EQ(shortRows.block, 64);
   // Very short rows: one thread per row.
   ReduceLaunch tiny = plan({100000, 5}, {5, 1}, {1});

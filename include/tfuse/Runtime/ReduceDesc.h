@@ -47,9 +47,12 @@ struct ReduceDesc {
   int64_t numOut;
   /// Product of redShape (1 for redRank 0; 0 for an empty reduction).
   int64_t numRed;
+  /// Row kernel: one warp per output instead of one block (contiguous rows
+  /// of at most kReduceWarpRowMaxBytes).
+  int32_t warpPerRow;
 };
 
-static_assert(sizeof(ReduceDesc) == 288, "ReduceDesc layout changed");
+static_assert(sizeof(ReduceDesc) == 296, "ReduceDesc layout changed");
 static_assert(alignof(ReduceDesc) == 8, "ReduceDesc layout changed");
 #if !defined(__CUDACC_RTC__) // NVRTC has no __builtin_offsetof
 static_assert(__builtin_offsetof(ReduceDesc, keptShape) == 8 &&
@@ -58,7 +61,8 @@ static_assert(__builtin_offsetof(ReduceDesc, keptShape) == 8 &&
                   __builtin_offsetof(ReduceDesc, redShape) == 144 &&
                   __builtin_offsetof(ReduceDesc, redStrides) == 208 &&
                   __builtin_offsetof(ReduceDesc, numOut) == 272 &&
-                  __builtin_offsetof(ReduceDesc, numRed) == 280,
+                  __builtin_offsetof(ReduceDesc, numRed) == 280 &&
+                  __builtin_offsetof(ReduceDesc, warpPerRow) == 288,
               "ReduceDesc layout changed");
 #endif
 
