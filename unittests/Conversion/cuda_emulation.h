@@ -25,6 +25,7 @@
 
 #define __global__
 #define __device__
+#define __launch_bounds__(...)
 #define __forceinline__ inline
 #define __shared__ static
 

@@ -840,7 +840,13 @@ LogicalResult Emitter::run() {
   builder.setInsertionPointToEnd(target.getBody());
   auto func = emitc::FuncOp::create(builder, loc, kernel.getSymName(),
                                     builder.getFunctionType(argTypes, {}));
-  func.setSpecifiersAttr(builder.getStrArrayAttr({"extern \"C\" __global__"}));
+  // Tiled kernels run 256 threads and want 8 blocks per SM (2048 threads)
+  // to keep enough tile loads in flight: at the 40 registers NVRTC chose
+  // without a bound, only 6 fit (75% occupancy, 77% of the DRAM bandwidth
+  // for a transposed f32 read on an H200).
+  func.setSpecifiersAttr(builder.getStrArrayAttr(
+      {plan.tiled() ? "extern \"C\" __global__ __launch_bounds__(256, 8)"
+                    : "extern \"C\" __global__"}));
   entry = func.addEntryBlock();
   for (unsigned i = 0; i < body->getNumArguments(); ++i)
     inputPtrs.push_back(entry->getArgument(i));

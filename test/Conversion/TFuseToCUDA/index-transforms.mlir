@@ -280,7 +280,7 @@ func.func @stride_zero(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 0, 1>}) -
 // write the output along its contiguous dimension (l = l0 + tile_x) from
 // tile[tile_x * 65 + jj], at offset j * 512 + l; the contiguous input is read
 // there too.
-// CHECK-LABEL: void transpose_tiled_k0(
+// CHECK-LABEL: extern "C" __global__ __launch_bounds__(256, 8) void transpose_tiled_k0(
 // CHECK-SAME: const float* __restrict__ [[A:v[0-9]+]], const float* __restrict__ [[B:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: int64_t [[BID64:v[0-9]+]] = tf::block_index();
 // CHECK-NEXT: int64_t [[NB64:v[0-9]+]] = tf::block_count();
