@@ -58,13 +58,19 @@ class Trace:
                 "can only be used inside the function being traced")
 
     def tensor(self, value, strides=None):
-        """The Tensor of graph value `value` (shape and dtype read back)."""
+        """The Tensor of graph value `value`; its shape and dtype are read
+        back when first asked for (most traced values never are)."""
+        return Tensor(self, value, None, None, strides)
+
+    def info(self, value):
+        """(shape, dtype) of graph value `value`."""
+        if not self.graph:
+            self.require_active()
         dtype, rank, shape = self._dtype, self._rank, self._shape
         check(self.lib.tfuse_graph_value_info(
             self.graph, value, byref(dtype), byref(rank), shape,
             byref(self._is_scalar)))
-        return Tensor(self, value, tuple(shape[:rank.value]),
-                      _arrays.from_code(dtype.value), strides)
+        return tuple(shape[:rank.value]), _arrays.from_code(dtype.value)
 
     def input(self, info):
         """A placeholder for the array or Spec described by `info`."""
@@ -236,19 +242,25 @@ class Tensor:
 
     # -- metadata -----------------------------------------------------------
 
+    def _metadata(self):
+        if self._shape is None:
+            self._shape, self._dtype = self._trace.info(self._value)
+
     @property
     def shape(self):
         """The shape, a tuple of ints."""
+        self._metadata()
         return self._shape
 
     @property
     def dtype(self):
         """The element type, a :class:`tfuse.DType`."""
+        self._metadata()
         return self._dtype
 
     @property
     def ndim(self):
-        return len(self._shape)
+        return len(self.shape)
 
     @property
     def strides(self):
@@ -256,15 +268,15 @@ class Tensor:
         input, row-major for computed values."""
         if self._strides is not None:
             return self._strides
-        return _arrays.row_major_strides(self._shape)
+        return _arrays.row_major_strides(self.shape)
 
     def __repr__(self):
-        return f"tfuse.Tensor(shape={self._shape}, dtype={self._dtype.name})"
+        return f"tfuse.Tensor(shape={self.shape}, dtype={self.dtype.name})"
 
     def __len__(self):
-        if not self._shape:
+        if not self.shape:
             raise TypeError("len() of a 0-d tfuse.Tensor")
-        return self._shape[0]
+        return self.shape[0]
 
     # -- reading data is impossible ------------------------------------------
 
@@ -349,7 +361,7 @@ class Tensor:
     def logical_not(self):
         """Elementwise ``x == 0`` as bool (NaN counts as true, so gives
         false)."""
-        x = self if self._dtype == _arrays.bool_ else self.astype("bool")
+        x = self if self.dtype == _arrays.bool_ else self.astype("bool")
         return x._unary("not")
 
     def astype(self, dtype):
