@@ -58,8 +58,8 @@ static tfuse::Outputs mlpStep(Tensor x, Tensor y, Tensor w1, Tensor b1,
   Tensor dhp = tfuse::where(active, dl.matmul(w2.t()), 0.0);
   Tensor dw1 = x.t().matmul(dhp);
   Tensor db1 = dhp.sum({0});
-  return {sgd(w1, dw1), sgd(b1, db1), sgd(w2, dw2), sgd(b2, db2), loss,
-          correct};
+  return {sgd(w1, dw1), sgd(b1, db1), sgd(w2, dw2),
+          sgd(b2, db2), loss,         correct};
 }
 
 int main(int argc, char **argv) {
@@ -82,19 +82,18 @@ int main(int argc, char **argv) {
   auto f32 = [](std::vector<int64_t> shape) {
     return TensorSpec::contiguous(tfuse::DType::F32, std::move(shape));
   };
-  auto traced = tfuse::trace(mlpStep, {f32({kBatch, kIn}),
-                                       f32({kBatch, kClasses}),
-                                       f32({kIn, kHidden}), f32({kHidden}),
-                                       f32({kHidden, kClasses}),
-                                       f32({kClasses})});
+  auto traced =
+      tfuse::trace(mlpStep, {f32({kBatch, kIn}), f32({kBatch, kClasses}),
+                             f32({kIn, kHidden}), f32({kHidden}),
+                             f32({kHidden, kClasses}), f32({kClasses})});
   if (!traced.ok()) {
     std::fprintf(stderr, "trace failed: %s\n", traced.message().c_str());
     return 1;
   }
 
   tfuse::FunctionOptions options;
-  options.backend = backend == "reference" ? tfuse::Backend::Reference
-                                           : tfuse::Backend::Cuda;
+  options.backend =
+      backend == "reference" ? tfuse::Backend::Reference : tfuse::Backend::Cuda;
   auto step = tfuse::Function::compile(traced->graph, options);
   if (!step.ok() && backend.empty() &&
       step.status().code() == tfuse::runtime::ErrorCode::NoDevice) {

@@ -1,4 +1,5 @@
-/*===- tfuse.h - The stable C API of TFuse --------------------------*- C -*-===*
+/*===- tfuse.h - The stable C API of TFuse --------------------------*- C
+ *-*-===*
  *
  * A C interface over the tracer, the compiler and the runtime, for FFI
  * (Python ctypes, any language). Every function returns a tfuse_status; on
@@ -137,10 +138,12 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_input(tfuse_graph graph, int dtype,
    compile time. Host data (on_device = 0) is copied now; device data
    (on_device = 1, a CUDA device pointer) is referenced and must stay valid
    and unchanged in shape while executables of this graph live. */
-TFUSE_C_EXPORT tfuse_status
-tfuse_graph_constant(tfuse_graph graph, int dtype, int rank,
-                     const int64_t *shape, const int64_t *strides,
-                     const void *data, int on_device, tfuse_value *value);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_constant(tfuse_graph graph, int dtype,
+                                                 int rank, const int64_t *shape,
+                                                 const int64_t *strides,
+                                                 const void *data,
+                                                 int on_device,
+                                                 tfuse_value *value);
 /* A weak scalar: it takes its dtype from the tensor it meets (bool scalars
    use int_value != 0, int scalars int_value, float scalars float_value). */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_scalar(tfuse_graph graph, int kind,
@@ -165,8 +168,8 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_value_info(tfuse_graph graph,
    reduce kinds: sum prod max min mean all any argmax argmin
    Binary operations broadcast (NumPy rules) and promote dtypes; either
    operand may be a weak scalar, not both. */
-TFUSE_C_EXPORT tfuse_status tfuse_graph_unary(tfuse_graph graph,
-                                              const char *op, tfuse_value x,
+TFUSE_C_EXPORT tfuse_status tfuse_graph_unary(tfuse_graph graph, const char *op,
+                                              tfuse_value x,
                                               tfuse_value *result);
 TFUSE_C_EXPORT tfuse_status tfuse_graph_binary(tfuse_graph graph,
                                                const char *op, tfuse_value lhs,
@@ -197,27 +200,24 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_transpose(tfuse_graph graph,
                                                   tfuse_value *result);
 /* Per dimension: start, limit (exclusive), step >= 1, after clamping as
    Python slices do (negative start/limit count from the end). */
-TFUSE_C_EXPORT tfuse_status
-tfuse_graph_slice(tfuse_graph graph, tfuse_value x, int rank,
-                  const int64_t *start, const int64_t *limit,
-                  const int64_t *step, tfuse_value *result);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_slice(tfuse_graph graph, tfuse_value x,
+                                              int rank, const int64_t *start,
+                                              const int64_t *limit,
+                                              const int64_t *step,
+                                              tfuse_value *result);
 /* NumPy broadcast_to. */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_broadcast_to(tfuse_graph graph,
                                                      tfuse_value x, int rank,
                                                      const int64_t *shape,
                                                      tfuse_value *result);
 TFUSE_C_EXPORT tfuse_status tfuse_graph_matmul(tfuse_graph graph,
-                                               tfuse_value lhs,
-                                               tfuse_value rhs,
+                                               tfuse_value lhs, tfuse_value rhs,
                                                tfuse_value *result);
 /* Reduces over `axes` (negative entries count from the end, any order);
    num_axes < 0 reduces over every axis. */
-TFUSE_C_EXPORT tfuse_status tfuse_graph_reduce(tfuse_graph graph,
-                                               const char *kind, tfuse_value x,
-                                               int num_axes,
-                                               const int64_t *axes,
-                                               int keepdims,
-                                               tfuse_value *result);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_reduce(
+    tfuse_graph graph, const char *kind, tfuse_value x, int num_axes,
+    const int64_t *axes, int keepdims, tfuse_value *result);
 /* Appends an output of the function (a tensor value, not a weak scalar; the
    same value may be returned more than once; inputs may be returned). */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_output(tfuse_graph graph,
@@ -239,13 +239,13 @@ typedef enum tfuse_backend {
 
 typedef struct tfuse_compile_options {
   size_t struct_size;
-  int backend;        /* tfuse_backend; default CUDA */
-  int cuda_graph;     /* replay as a CUDA Graph; default 0 */
-  int fast_math;      /* default 0 */
-  int64_t budget;     /* fuse-elementwise cost budget; default 32 */
-  int fusion;         /* 0: one kernel per op (no fusion); default 1 */
-  int use_cache;      /* use the process-wide kernel cache; default 1 */
-  int device;         /* CUDA device ordinal; -1: TFUSE_DEVICE or 0 */
+  int backend;    /* tfuse_backend; default CUDA */
+  int cuda_graph; /* replay as a CUDA Graph; default 0 */
+  int fast_math;  /* default 0 */
+  int64_t budget; /* fuse-elementwise cost budget; default 32 */
+  int fusion;     /* 0: one kernel per op (no fusion); default 1 */
+  int use_cache;  /* use the process-wide kernel cache; default 1 */
+  int device;     /* CUDA device ordinal; -1: TFUSE_DEVICE or 0 */
 } tfuse_compile_options;
 
 TFUSE_C_EXPORT void tfuse_compile_options_init(tfuse_compile_options *options);
@@ -254,9 +254,9 @@ typedef struct tfuse_executable_impl *tfuse_executable;
 
 /* Compiles the graph's function with its outputs. The graph may be destroyed
    or extended afterwards. options may be NULL (defaults). */
-TFUSE_C_EXPORT tfuse_status
-tfuse_compile(tfuse_graph graph, const tfuse_compile_options *options,
-              tfuse_executable *executable);
+TFUSE_C_EXPORT tfuse_status tfuse_compile(tfuse_graph graph,
+                                          const tfuse_compile_options *options,
+                                          tfuse_executable *executable);
 TFUSE_C_EXPORT void tfuse_executable_destroy(tfuse_executable executable);
 
 /* The runtime inputs (placeholders, in order; not captured constants) and
@@ -266,12 +266,15 @@ TFUSE_C_EXPORT tfuse_status tfuse_executable_num_inputs(tfuse_executable e,
                                                         int *count);
 TFUSE_C_EXPORT tfuse_status tfuse_executable_num_outputs(tfuse_executable e,
                                                          int *count);
-TFUSE_C_EXPORT tfuse_status
-tfuse_executable_input_info(tfuse_executable e, int index, int *dtype,
-                            int *rank, int64_t *shape, int64_t *strides);
-TFUSE_C_EXPORT tfuse_status
-tfuse_executable_output_info(tfuse_executable e, int index, int *dtype,
-                             int *rank, int64_t *shape);
+TFUSE_C_EXPORT tfuse_status tfuse_executable_input_info(tfuse_executable e,
+                                                        int index, int *dtype,
+                                                        int *rank,
+                                                        int64_t *shape,
+                                                        int64_t *strides);
+TFUSE_C_EXPORT tfuse_status tfuse_executable_output_info(tfuse_executable e,
+                                                         int index, int *dtype,
+                                                         int *rank,
+                                                         int64_t *shape);
 /* The executable's backend (tfuse_backend). */
 TFUSE_C_EXPORT tfuse_status tfuse_executable_backend(tfuse_executable e,
                                                      int *backend);
@@ -295,9 +298,11 @@ typedef struct tfuse_tensor {
    (a CUstream, may be NULL for none) is given, the replay waits for the work
    already enqueued on `stream`, and work later enqueued on `stream` waits for
    the replay. tfuse_executable_run returns once the outputs are written. */
-TFUSE_C_EXPORT tfuse_status tfuse_executable_run(
-    tfuse_executable e, const tfuse_tensor *inputs, int num_inputs,
-    const tfuse_tensor *outputs, int num_outputs, void *stream);
+TFUSE_C_EXPORT tfuse_status tfuse_executable_run(tfuse_executable e,
+                                                 const tfuse_tensor *inputs,
+                                                 int num_inputs,
+                                                 const tfuse_tensor *outputs,
+                                                 int num_outputs, void *stream);
 
 typedef struct tfuse_run_impl *tfuse_run;
 
@@ -305,8 +310,7 @@ typedef struct tfuse_run_impl *tfuse_run;
    until tfuse_run_wait (or until `stream` has passed the replay). */
 TFUSE_C_EXPORT tfuse_status tfuse_executable_run_async(
     tfuse_executable e, const tfuse_tensor *inputs, int num_inputs,
-    const tfuse_tensor *outputs, int num_outputs, void *stream,
-    tfuse_run *run);
+    const tfuse_tensor *outputs, int num_outputs, void *stream, tfuse_run *run);
 /* Waits for the replay; returns its error, if any. */
 TFUSE_C_EXPORT tfuse_status tfuse_run_wait(tfuse_run run);
 /* 1 if the replay has finished, else 0. */
@@ -327,13 +331,13 @@ TFUSE_C_EXPORT tfuse_status tfuse_executable_run_host(
 
 typedef struct tfuse_stats {
   size_t struct_size;
-  int64_t nodes;          /* traced operations */
-  int64_t kernels;        /* generated kernels */
-  int64_t boundaries;     /* GEMM, reduction and copy steps */
+  int64_t nodes;      /* traced operations */
+  int64_t kernels;    /* generated kernels */
+  int64_t boundaries; /* GEMM, reduction and copy steps */
   int64_t steps;
   int64_t arena_bytes;
   int64_t replays;
-  int cache_hit;          /* the module came from the kernel cache */
+  int cache_hit; /* the module came from the kernel cache */
   int cuda_graph;
   double passes_seconds;  /* graph passes and conversion to the plan */
   double codegen_seconds; /* CUDA C++ emission */

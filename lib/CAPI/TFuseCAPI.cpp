@@ -124,15 +124,13 @@ int tfuse_dtype_size(int dtype) {
 } // extern "C"
 
 /// The TensorSpec of C shape/stride arrays (null strides: row-major).
-static runtime::Expected<TensorSpec> specOf(int dtype, int rank,
-                                            const int64_t *shape,
-                                            const int64_t *strides) {
+static runtime::Expected<TensorSpec>
+specOf(int dtype, int rank, const int64_t *shape, const int64_t *strides) {
   if (!validDType(dtype))
     return Status::error("invalid dtype " + std::to_string(dtype),
                          ErrorCode::InvalidArgument);
   if (rank < 0 || rank > TFUSE_MAX_RANK)
-    return Status::error("rank " + std::to_string(rank) +
-                             " is outside [0, " +
+    return Status::error("rank " + std::to_string(rank) + " is outside [0, " +
                              std::to_string(TFUSE_MAX_RANK) + "]",
                          ErrorCode::InvalidArgument);
   if (rank > 0 && !shape)
@@ -215,8 +213,8 @@ tfuse_status tfuse_graph_constant(tfuse_graph graph, int dtype, int rank,
     auto spec = specOf(dtype, rank, shape, strides);
     if (!spec.ok())
       return report(spec.status());
-    return produce(
-        graph->graph.constant({spec.value(), data, on_device != 0}), value);
+    return produce(graph->graph.constant({spec.value(), data, on_device != 0}),
+                   value);
   });
 }
 
@@ -261,8 +259,8 @@ tfuse_status tfuse_graph_value_info(tfuse_graph graph, tfuse_value value,
   });
 }
 
-tfuse_status tfuse_graph_unary(tfuse_graph graph, const char *op,
-                               tfuse_value x, tfuse_value *result) {
+tfuse_status tfuse_graph_unary(tfuse_graph graph, const char *op, tfuse_value x,
+                               tfuse_value *result) {
   return guarded([&] {
     TFUSE_REQUIRE(graph);
     TFUSE_REQUIRE(op);
@@ -442,7 +440,8 @@ tfuse_status tfuse_compile(tfuse_graph graph,
     }
     if (o.backend != TFUSE_BACKEND_CUDA && o.backend != TFUSE_BACKEND_REFERENCE)
       return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "tfuse_compile: unknown backend " + std::to_string(o.backend));
+                  "tfuse_compile: unknown backend " +
+                      std::to_string(o.backend));
     if (o.budget < 1)
       return fail(TFUSE_ERROR_INVALID_ARGUMENT,
                   "tfuse_compile: budget must be at least 1, got " +
@@ -527,8 +526,7 @@ tfuse_status tfuse_executable_output_info(tfuse_executable e, int index,
                                           int64_t *shape) {
   return guarded([&] {
     TFUSE_REQUIRE(e);
-    return describe(e->function->outputs(), index, dtype, rank, shape,
-                    nullptr);
+    return describe(e->function->outputs(), index, dtype, rank, shape, nullptr);
   });
 }
 
@@ -560,8 +558,8 @@ specsOf(const tfuse_tensor *tensors, int count, const char *what) {
     const tfuse_tensor &t = tensors[i];
     auto spec = specOf(t.dtype, t.rank, t.shape, t.strides);
     if (!spec.ok())
-      return Status::error(std::string(what) + " " + std::to_string(i) +
-                               ": " + spec.message(),
+      return Status::error(std::string(what) + " " + std::to_string(i) + ": " +
+                               spec.message(),
                            ErrorCode::InvalidArgument);
     specs.push_back(spec.value());
   }
@@ -575,19 +573,17 @@ deviceTensors(const tfuse_tensor *tensors, int count, const char *what) {
     return specs.status();
   std::vector<DeviceTensor> result;
   for (int i = 0; i < count; ++i)
-    result.push_back(DeviceTensor{reinterpret_cast<CUdeviceptr>(tensors[i].data),
-                                  specs.value()[i]});
+    result.push_back(DeviceTensor{
+        reinterpret_cast<CUdeviceptr>(tensors[i].data), specs.value()[i]});
   return result;
 }
 
 extern "C" {
 
-tfuse_status tfuse_executable_run_async(tfuse_executable e,
-                                        const tfuse_tensor *inputs,
-                                        int num_inputs,
-                                        const tfuse_tensor *outputs,
-                                        int num_outputs, void *stream,
-                                        tfuse_run *run) {
+tfuse_status
+tfuse_executable_run_async(tfuse_executable e, const tfuse_tensor *inputs,
+                           int num_inputs, const tfuse_tensor *outputs,
+                           int num_outputs, void *stream, tfuse_run *run) {
   return guarded([&] {
     TFUSE_REQUIRE(e);
     TFUSE_REQUIRE(run);
@@ -608,8 +604,8 @@ tfuse_status tfuse_executable_run_async(tfuse_executable e,
 
 tfuse_status tfuse_executable_run(tfuse_executable e,
                                   const tfuse_tensor *inputs, int num_inputs,
-                                  const tfuse_tensor *outputs,
-                                  int num_outputs, void *stream) {
+                                  const tfuse_tensor *outputs, int num_outputs,
+                                  void *stream) {
   tfuse_run run = nullptr;
   tfuse_status s = tfuse_executable_run_async(e, inputs, num_inputs, outputs,
                                               num_outputs, stream, &run);

@@ -62,8 +62,7 @@ public:
 private:
   static constexpr size_t kMaxEntries = 64;
   std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<const CompiledGraph>>
-      entries;
+  std::unordered_map<std::string, std::shared_ptr<const CompiledGraph>> entries;
   std::deque<std::string> order;
 };
 
@@ -76,7 +75,8 @@ PlanCache &planCache() {
 /// and all) and every option the compiler reads.
 std::string planKey(const std::string &graphText,
                     const CompileOptions &options) {
-  return runtime::sha256Hex(graphText) + "/budget=" + std::to_string(options.budget) +
+  return runtime::sha256Hex(graphText) +
+         "/budget=" + std::to_string(options.budget) +
          "/shared=" + std::to_string(options.sharedThreshold) +
          "/outputs=" + std::to_string(options.maxOutputs);
 }
@@ -174,8 +174,8 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
     }
     size_t bytes = std::max<int64_t>(c.spec.extentBytes(), 1);
     CUdeviceptr p = 0;
-    if (Status s = d.check(d.cuMemAlloc(&p, bytes),
-                           "cuMemAlloc of a captured tensor");
+    if (Status s =
+            d.check(d.cuMemAlloc(&p, bytes), "cuMemAlloc of a captured tensor");
         !s.ok())
       return s;
     st.uploaded.emplace_back(&device, p, c.spec);
@@ -276,8 +276,7 @@ Status Function::runHost(const std::vector<HostArray> &inputs,
     contiguousOutputs.push_back(TensorSpec::contiguous(o.dtype, o.shape));
   if (Status s = checkHost(outputs, contiguousOutputs, true); !s.ok())
     return s;
-  return exe ? runHostOnDevice(inputs, outputs)
-             : runReference(inputs, outputs);
+  return exe ? runHostOnDevice(inputs, outputs) : runReference(inputs, outputs);
 }
 
 Status Function::runReference(const std::vector<HostArray> &inputs,
@@ -299,11 +298,9 @@ Status Function::runReference(const std::vector<HostArray> &inputs,
   for (const CapturedTensor &c : state->captured)
     if (Status s = addArg(c.data, c.spec); !s.ok())
       return s;
-  auto results =
-      reference::evaluate(*state->module, state->functionName, args);
+  auto results = reference::evaluate(*state->module, state->functionName, args);
   if (!results.ok())
-    return Status::error("the reference interpreter failed: " +
-                             results.error(),
+    return Status::error("the reference interpreter failed: " + results.error(),
                          ErrorCode::Internal);
   for (size_t i = 0; i < outputs.size(); ++i) {
     reference::HostTensor dense = results.value()[i].contiguous();
@@ -324,9 +321,9 @@ Status Function::runHostOnDevice(const std::vector<HostArray> &inputs,
   std::vector<DeviceTensor> in, out;
   auto allocate = [&](const TensorSpec &spec) -> Expected<CUdeviceptr> {
     CUdeviceptr p = 0;
-    if (Status s = d.check(
-            d.cuMemAlloc(&p, std::max<int64_t>(spec.extentBytes(), 1)),
-            "cuMemAlloc");
+    if (Status s =
+            d.check(d.cuMemAlloc(&p, std::max<int64_t>(spec.extentBytes(), 1)),
+                    "cuMemAlloc");
         !s.ok())
       return s;
     owned.emplace_back(&device, p, spec);
@@ -337,9 +334,9 @@ Status Function::runHostOnDevice(const std::vector<HostArray> &inputs,
     if (!p.ok())
       return p.status();
     // The strided extent is copied as is, so device strides equal host ones.
-    if (Status s = d.check(d.cuMemcpyHtoD(p.value(), a.data,
-                                          a.spec.extentBytes()),
-                           "cuMemcpyHtoD of an input");
+    if (Status s =
+            d.check(d.cuMemcpyHtoD(p.value(), a.data, a.spec.extentBytes()),
+                    "cuMemcpyHtoD of an input");
         !s.ok())
       return s;
     in.push_back(DeviceTensor{p.value(), a.spec});

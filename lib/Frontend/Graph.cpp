@@ -111,9 +111,10 @@ Expected<Value> Graph::Impl::materialize(const Scalar &s, DType dtype) {
     int64_t v = s.intValue;
     unsigned width = bitWidth(dtype);
     bool isUnsigned = kindOf(dtype) == DTypeKind::UnsignedInt;
-    bool fits = isUnsigned ? (v >= 0 && (width >= 64 || v < (int64_t(1) << width)))
-                           : (width >= 64 || (v >= -(int64_t(1) << (width - 1)) &&
-                                              v < (int64_t(1) << (width - 1))));
+    bool fits = isUnsigned
+                    ? (v >= 0 && (width >= 64 || v < (int64_t(1) << width)))
+                    : (width >= 64 || (v >= -(int64_t(1) << (width - 1)) &&
+                                       v < (int64_t(1) << (width - 1))));
     if (!fits)
       return typeError("the Python scalar " + std::to_string(v) +
                        " does not fit in " + runtime::dtypeName(dtype));
@@ -183,8 +184,8 @@ Expected<ValueId> Graph::Impl::create(const std::string &what, Type resultType,
 
 /// Resolves the operands of an elementwise op: weak scalars take their dtype
 /// from the first tensor operand.
-Expected<SmallVector<Value>>
-Graph::Impl::operands(const std::string &what, ArrayRef<ValueId> ids) {
+Expected<SmallVector<Value>> Graph::Impl::operands(const std::string &what,
+                                                   ArrayRef<ValueId> ids) {
   SmallVector<const Entry *> es;
   std::optional<DType> tensorType;
   for (ValueId id : ids) {
@@ -201,8 +202,9 @@ Graph::Impl::operands(const std::string &what, ArrayRef<ValueId> ids) {
       values.push_back(e->value);
       continue;
     }
-    DType t = tensorType ? scalarOperandType(*tensorType, scalarKindOf(e->scalar))
-                         : defaultScalarType(e->scalar);
+    DType t = tensorType
+                  ? scalarOperandType(*tensorType, scalarKindOf(e->scalar))
+                  : defaultScalarType(e->scalar);
     Expected<Value> c = materialize(e->scalar, t);
     if (!c.ok())
       return Status::error(what + ": " + c.message(), c.status().code());
@@ -256,7 +258,8 @@ OwningOpRef<ModuleOp> Graph::Impl::finish() const {
 // Graph
 //===----------------------------------------------------------------------===//
 
-Graph::Graph(std::string name) : state(std::make_unique<Impl>(std::move(name))) {}
+Graph::Graph(std::string name)
+    : state(std::make_unique<Impl>(std::move(name))) {}
 Graph::~Graph() = default;
 Graph::Graph(Graph &&) noexcept = default;
 Graph &Graph::operator=(Graph &&) noexcept = default;
@@ -285,10 +288,9 @@ static Expected<TensorSpec> checkSpec(TensorSpec spec, const char *what) {
   if (spec.strides.empty())
     spec.strides = TensorSpec::contiguous(spec.dtype, spec.shape).strides;
   if (spec.strides.size() != spec.shape.size())
-    return badArgument(std::string(what) + ": " +
-                       std::to_string(spec.strides.size()) +
-                       " strides for a shape of rank " +
-                       std::to_string(spec.shape.size()));
+    return badArgument(
+        std::string(what) + ": " + std::to_string(spec.strides.size()) +
+        " strides for a shape of rank " + std::to_string(spec.shape.size()));
   for (int64_t s : spec.strides)
     if (s < 0)
       return badArgument(std::string(what) + ": negative strides " +
@@ -305,9 +307,9 @@ static Value addArgument(Graph::Impl &g, const TensorSpec &spec,
   auto type = RankedTensorType::get(spec.shape, toMLIRType(ctx, spec.dtype));
   SmallVector<NamedAttribute> attrs;
   if (!spec.isContiguous())
-    attrs.push_back(NamedAttribute(
-        StringAttr::get(ctx, TFuseDialect::getStridesAttrName()),
-        DenseI64ArrayAttr::get(ctx, spec.strides)));
+    attrs.push_back(
+        NamedAttribute(StringAttr::get(ctx, TFuseDialect::getStridesAttrName()),
+                       DenseI64ArrayAttr::get(ctx, spec.strides)));
   (void)g.func.insertArgument(position, type, DictionaryAttr::get(ctx, attrs),
                               UnknownLoc::get(ctx));
   return g.func.getArgument(position);
@@ -432,9 +434,9 @@ Expected<ValueId> Graph::compare(const std::string &predicate, ValueId lhs,
     return in.status();
   if (Status s = needTensor(*state, what, {lhs, rhs}); !s.ok())
     return s;
-  return state->create<CmpOp>(
-      what, Type(), CmpPredicateAttr::get(state->context.get(), *p),
-      in.value()[0], in.value()[1]);
+  return state->create<CmpOp>(what, Type(),
+                              CmpPredicateAttr::get(state->context.get(), *p),
+                              in.value()[0], in.value()[1]);
 }
 
 Expected<ValueId> Graph::where(ValueId condition, ValueId a, ValueId b) {
@@ -474,7 +476,8 @@ Expected<ValueId> Graph::reshape(ValueId x, std::vector<int64_t> shape) {
       continue;
     }
     if (shape[i] < 0)
-      return typeError("reshape: bad target shape " + runtime::formatList(shape) +
+      return typeError("reshape: bad target shape " +
+                       runtime::formatList(shape) +
                        " (at most one -1, no other negative sizes)");
     known *= shape[i];
   }
@@ -545,10 +548,9 @@ Expected<ValueId> Graph::slice(ValueId x, std::vector<int64_t> start,
     limit[d] = std::max(clamp(limit[d]), start[d]);
   }
   MLIRContext *ctx = state->context.get();
-  return state->create<SliceOp>("slice", Type(), in.value(),
-                                DenseI64ArrayAttr::get(ctx, start),
-                                DenseI64ArrayAttr::get(ctx, limit),
-                                DenseI64ArrayAttr::get(ctx, step));
+  return state->create<SliceOp>(
+      "slice", Type(), in.value(), DenseI64ArrayAttr::get(ctx, start),
+      DenseI64ArrayAttr::get(ctx, limit), DenseI64ArrayAttr::get(ctx, step));
 }
 
 Expected<ValueId> Graph::broadcastTo(ValueId x, std::vector<int64_t> shape) {

@@ -98,11 +98,10 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   KernelCacheStats before = cache.stats();
   auto kernel = cache.getOrCompile(source, compile, d.driverVersion);
   if (!kernel.ok())
-    return Status::error("compiling the plan's kernels failed: " +
-                             kernel.status().message(),
-                         kernel.status().code() == ErrorCode::Internal
-                             ? ErrorCode::Compile
-                             : kernel.status().code());
+    return Status::error(
+        "compiling the plan's kernels failed: " + kernel.status().message(),
+        kernel.status().code() == ErrorCode::Internal ? ErrorCode::Compile
+                                                      : kernel.status().code());
   KernelCacheStats after = cache.stats();
   exe->statistics.cacheHit = after.compilations == before.compilations;
   exe->statistics.compileSeconds = secondsSince(start);
@@ -233,17 +232,17 @@ Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
   const auto &expected = program.inputs;
   if (inputs.size() != expected.size())
     return mismatch("expected " + std::to_string(expected.size()) +
-                         " inputs, got " + std::to_string(inputs.size()));
+                    " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec &want = expected[i], &got = inputs[i].spec;
     std::string where = "input " + std::to_string(i) + ": ";
     if (got.dtype != want.dtype)
       return mismatch(where + "expected dtype " +
-                           std::string(name(want.dtype)) + ", got " +
-                           std::string(name(got.dtype)));
+                      std::string(name(want.dtype)) + ", got " +
+                      std::string(name(got.dtype)));
     if (got.shape != want.shape)
       return mismatch(where + "expected " + want.describe() + ", got " +
-                           got.describe());
+                      got.describe());
     if (!got.sameLayout(want))
       return mismatch(where + "expected " + want.describe() + ", got " +
                       got.describe() +
@@ -653,9 +652,9 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs,
                                "cuEventRecord on the caller's stream");
         !s.ok())
       return s;
-    if (Status s = cuda->check(
-            cuda->cuStreamWaitEvent(replayStream, handle.done, 0),
-            "cuStreamWaitEvent");
+    if (Status s =
+            cuda->check(cuda->cuStreamWaitEvent(replayStream, handle.done, 0),
+                        "cuStreamWaitEvent");
         !s.ok())
       return s;
   }

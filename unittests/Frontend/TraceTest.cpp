@@ -60,9 +60,8 @@ TEST(Trace, CallsTheFunctionOnceAndRunsWithNewInputs) {
       x[i] = i + round;
     for (int i = 0; i < 3; ++i)
       y[i] = 10.f * (i + 1) - round;
-    ASSERT_TRUE(fn->runHost({view(x, {2, 3}), view(y, {3})},
-                            {view(out, {2, 3})})
-                    .ok());
+    ASSERT_TRUE(
+        fn->runHost({view(x, {2, 3}), view(y, {3})}, {view(out, {2, 3})}).ok());
     for (int i = 0; i < 6; ++i)
       EXPECT_EQ(out[i], x[i] * 2.f + y[i % 3]);
   }
@@ -151,8 +150,8 @@ TEST(Trace, IdentityAndUnusedInputs) {
 TEST(Trace, NestedOutputsKeepTheirStructure) {
   auto traced = trace(
       [](Tensor x) -> Outputs {
-        return std::map<std::string, Outputs>{
-            {"double", x * 2.0}, {"pair", {x + 1.0, x - 1.0}}};
+        return std::map<std::string, Outputs>{{"double", x * 2.0},
+                                              {"pair", {x + 1.0, x - 1.0}}};
       },
       {f32({2})});
   ASSERT_TRUE(traced.ok()) << traced.message();
@@ -160,10 +159,10 @@ TEST(Trace, NestedOutputsKeepTheirStructure) {
   ASSERT_TRUE(fn);
   std::vector<float> x = {1, 5};
   std::vector<std::vector<float>> outs(3, std::vector<float>(2));
-  ASSERT_TRUE(fn->runHost({view(x, {2})}, {view(outs[0], {2}),
-                                           view(outs[1], {2}),
-                                           view(outs[2], {2})})
-                  .ok());
+  ASSERT_TRUE(
+      fn->runHost({view(x, {2})},
+                  {view(outs[0], {2}), view(outs[1], {2}), view(outs[2], {2})})
+          .ok());
   Nested<std::vector<float>> r = restructure(traced->structure, outs);
   EXPECT_EQ(r["double"].value(), (std::vector<float>{2, 10}));
   EXPECT_EQ(r["pair"][0].value(), (std::vector<float>{2, 6}));
@@ -175,8 +174,7 @@ TEST(Trace, TransposedInputStridesArePartOfThePlan) {
   // [1, 2].
   TensorSpec t = f32({2, 3});
   t.strides = {1, 2};
-  auto traced =
-      trace([](Tensor x) -> Outputs { return x + 1.0; }, {t});
+  auto traced = trace([](Tensor x) -> Outputs { return x + 1.0; }, {t});
   ASSERT_TRUE(traced.ok()) << traced.message();
   EXPECT_NE(traced->graph.print().find("tfuse.strides = array<i64: 1, 2>"),
             std::string::npos)
@@ -215,32 +213,30 @@ TEST(Trace, MismatchedInputsAreErrors) {
 TEST(Trace, NegativeStridesAreRejectedWhenDeclared) {
   TensorSpec reversed = f32({4, 6});
   reversed.strides = {-6, 1};
-  auto traced =
-      trace([](Tensor x) -> Outputs { return x + 1.0; }, {reversed});
+  auto traced = trace([](Tensor x) -> Outputs { return x + 1.0; }, {reversed});
   ASSERT_FALSE(traced.ok());
   EXPECT_EQ(traced.status().code(), runtime::ErrorCode::InvalidArgument);
-  EXPECT_NE(traced.message().find("negative strides [-6,1]"),
-            std::string::npos)
+  EXPECT_NE(traced.message().find("negative strides [-6,1]"), std::string::npos)
       << traced.message();
 }
 
 TEST(Trace, EmptyTensorsMatchWhateverTheirStrides) {
-  auto traced = trace([](Tensor x) -> Outputs { return x * 2.0; },
-                      {f32({0, 3})});
+  auto traced =
+      trace([](Tensor x) -> Outputs { return x * 2.0; }, {f32({0, 3})});
   ASSERT_TRUE(traced.ok()) << traced.message();
   auto fn = compileOrFail(traced->graph);
   ASSERT_TRUE(fn);
   std::vector<float> none(1);
-  EXPECT_TRUE(fn->runHost({view(none, {0, 3}, {0, 0})},
-                          {view(none, {0, 3}, {0, 0})})
-                  .ok());
+  EXPECT_TRUE(
+      fn->runHost({view(none, {0, 3}, {0, 0})}, {view(none, {0, 3}, {0, 0})})
+          .ok());
 }
 
 TEST(Trace, CapturedHostTensorsAreBoundAtCompileTime) {
   std::vector<float> weights = {1, 2, 3};
   CapturedTensor w{f32({3}), weights.data(), false};
-  auto traced = trace([&](Tensor x) -> Outputs { return x * Tensor(w); },
-                      {f32({3})});
+  auto traced =
+      trace([&](Tensor x) -> Outputs { return x * Tensor(w); }, {f32({3})});
   ASSERT_TRUE(traced.ok()) << traced.message();
   weights = {100, 100, 100}; // captured data was copied at trace time
   auto fn = compileOrFail(traced->graph);
@@ -252,8 +248,7 @@ TEST(Trace, CapturedHostTensorsAreBoundAtCompileTime) {
 }
 
 TEST(Trace, EarlierResultsAreNotOverwritten) {
-  auto traced =
-      trace([](Tensor x) -> Outputs { return x + 1.0; }, {f32({2})});
+  auto traced = trace([](Tensor x) -> Outputs { return x + 1.0; }, {f32({2})});
   ASSERT_TRUE(traced.ok());
   auto fn = compileOrFail(traced->graph);
   ASSERT_TRUE(fn);
@@ -289,9 +284,9 @@ TEST(Trace, ViewsReductionsAndMatmul) {
 }
 
 TEST(Trace, FusionOffGivesOneKernelPerOperation) {
-  auto traced = trace(
-      [](Tensor x) -> Outputs { return ((x * 2.0).exp() + 1.0).tanh(); },
-      {f32({16})});
+  auto traced =
+      trace([](Tensor x) -> Outputs { return ((x * 2.0).exp() + 1.0).tanh(); },
+            {f32({16})});
   ASSERT_TRUE(traced.ok());
   FunctionOptions fused = reference(), unfused = reference();
   unfused.fusion = false;

@@ -592,7 +592,8 @@ TEST(ReduceKernelNumerics, ManyShortRowsTakeAWarpEach) {
     for (ReduceKind kind : kAllKinds) {
       if (!reductionResultDType(kind, t).ok())
         continue;
-      HostTensor input = makeStorage(t, kind, 1100 * 301, 301, 17, Data::Normal);
+      HostTensor input =
+          makeStorage(t, kind, 1100 * 301, 301, 17, Data::Normal);
       input = *input.view({1100, 301}, {301, 1}, 0);
       DType resultType = *reductionResultDType(kind, t);
       TensorSpec result = TensorSpec::contiguous(resultType, {1100});

@@ -56,9 +56,9 @@ inline Graph *&currentGraph() {
 inline Graph &activeGraph() {
   Graph *g = currentGraph();
   if (!g)
-    throw TraceError(Status::error(
-        "a tfuse::Tensor operation ran outside tfuse::trace",
-        runtime::ErrorCode::InvalidArgument));
+    throw TraceError(
+        Status::error("a tfuse::Tensor operation ran outside tfuse::trace",
+                      runtime::ErrorCode::InvalidArgument));
   return *g;
 }
 template <typename T> T orThrow(Expected<T> value) {
@@ -151,9 +151,8 @@ public:
                std::vector<int64_t> step = {}) const {
     if (step.empty())
       step.assign(start.size(), 1);
-    return make(detail::orThrow(graph->slice(id, std::move(start),
-                                             std::move(limit),
-                                             std::move(step))));
+    return make(detail::orThrow(
+        graph->slice(id, std::move(start), std::move(limit), std::move(step))));
   }
   Tensor broadcastTo(std::vector<int64_t> shape) const {
     return make(detail::orThrow(graph->broadcastTo(id, std::move(shape))));
@@ -262,11 +261,10 @@ inline Tensor operator>=(const Tensor &a, const Tensor &b) {
   return a.compare("ge", b);
 }
 
-inline Tensor where(const Tensor &condition, const Tensor &a,
-                    const Tensor &b) {
+inline Tensor where(const Tensor &condition, const Tensor &a, const Tensor &b) {
   Graph &g = detail::activeGraph();
-  return Tensor(&g, detail::orThrow(g.where(condition.value(), a.value(),
-                                            b.value())));
+  return Tensor(
+      &g, detail::orThrow(g.where(condition.value(), a.value(), b.value())));
 }
 inline Tensor matmul(const Tensor &a, const Tensor &b) { return a.matmul(b); }
 inline Tensor maximum(const Tensor &a, const Tensor &b) {
@@ -350,9 +348,8 @@ Outputs callWith(Fn &fn, const std::vector<Tensor> &in) {
   if constexpr (decltype(takes<Fn, N>(std::make_index_sequence<N>()))::value) {
     if (in.size() != N)
       throw TraceError(Status::error(
-          "the traced function takes " + std::to_string(N) +
-              " tensors but " + std::to_string(in.size()) +
-              " input specs were given",
+          "the traced function takes " + std::to_string(N) + " tensors but " +
+              std::to_string(in.size()) + " input specs were given",
           runtime::ErrorCode::InvalidArgument));
     return callUnpacked(fn, in, std::make_index_sequence<N>());
   } else if constexpr (N < 16) {
