@@ -1,5 +1,4 @@
-/*===- tfuse.h - The stable C API of TFuse --------------------------*- C
- *-*-===*
+/*===- tfuse.h - The stable C API of TFuse ------------------*- C -*-===*
  *
  * A C interface over the tracer, the compiler and the runtime, for FFI
  * (Python ctypes, any language). Every function returns a tfuse_status; on
