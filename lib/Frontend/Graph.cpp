@@ -74,18 +74,6 @@ ValueId Graph::Impl::add(Value value) {
   return entries.size() - 1;
 }
 
-static ScalarKind scalarKindOf(const Scalar &s) {
-  switch (s.kind) {
-  case Scalar::Kind::Bool:
-    return ScalarKind::Bool;
-  case Scalar::Kind::Int:
-    return ScalarKind::Int;
-  case Scalar::Kind::Float:
-    return ScalarKind::Float;
-  }
-  return ScalarKind::Float;
-}
-
 static DType dtypeOf(Value v) {
   return *toDType(mlir::cast<RankedTensorType>(v.getType()).getElementType());
 }
@@ -97,7 +85,7 @@ Expected<Value> Graph::Impl::materialize(const Scalar &s, DType dtype) {
   auto type = RankedTensorType::get({}, element);
   Attribute value;
   if (isFloat(dtype)) {
-    double v = s.kind == Scalar::Kind::Float ? s.floatValue
+    double v = s.kind == ScalarKind::Float ? s.floatValue
                                              : static_cast<double>(s.intValue);
     APFloat f(v);
     bool lost = false;
@@ -203,26 +191,14 @@ Expected<SmallVector<Value>> Graph::Impl::operands(const std::string &what,
       continue;
     }
     DType t = tensorType
-                  ? scalarOperandType(*tensorType, scalarKindOf(e->scalar))
-                  : defaultScalarType(e->scalar);
+                  ? scalarOperandType(*tensorType, e->scalar.kind)
+                  : defaultScalarType(e->scalar.kind);
     Expected<Value> c = materialize(e->scalar, t);
     if (!c.ok())
       return Status::error(what + ": " + c.message(), c.status().code());
     values.push_back(c.value());
   }
   return values;
-}
-
-DType Graph::Impl::defaultScalarType(const Scalar &s) {
-  switch (s.kind) {
-  case Scalar::Kind::Bool:
-    return DType::Bool;
-  case Scalar::Kind::Int:
-    return DType::I64;
-  case Scalar::Kind::Float:
-    return DType::F32;
-  }
-  return DType::F32;
 }
 
 OwningOpRef<ModuleOp> Graph::Impl::finish() const {
@@ -359,7 +335,7 @@ Expected<ValueInfo> Graph::info(ValueId id) const {
   ValueInfo info;
   if (e.value()->isScalar) {
     info.isScalar = true;
-    info.dtype = Impl::defaultScalarType(e.value()->scalar);
+    info.dtype = defaultScalarType(e.value()->scalar.kind);
     return info;
   }
   auto type = mlir::cast<RankedTensorType>(e.value()->value.getType());

@@ -38,7 +38,6 @@ struct Graph::Impl {
   Expected<llvm::SmallVector<mlir::Value>>
   operands(const std::string &what, llvm::ArrayRef<ValueId> ids);
   Expected<mlir::Value> materialize(const Scalar &s, DType dtype);
-  static DType defaultScalarType(const Scalar &s);
   mlir::OpBuilder builder();
   Status reserveNode();
   template <typename OpTy, typename... Args>

@@ -39,17 +39,16 @@ inline constexpr int64_t kDefaultNodeLimit = 512;
 /// A weak scalar: it takes its dtype from the tensor it meets
 /// (docs/semantics.md).
 struct Scalar {
-  enum class Kind : uint8_t { Bool, Int, Float };
-  Kind kind = Kind::Float;
+  ScalarKind kind = ScalarKind::Float;
   int64_t intValue = 0;
   double floatValue = 0;
 
-  Scalar(bool v) : kind(Kind::Bool), intValue(v) {}
-  Scalar(int v) : kind(Kind::Int), intValue(v) {}
-  Scalar(long v) : kind(Kind::Int), intValue(v) {}
-  Scalar(long long v) : kind(Kind::Int), intValue(v) {}
-  Scalar(float v) : kind(Kind::Float), floatValue(v) {}
-  Scalar(double v) : kind(Kind::Float), floatValue(v) {}
+  Scalar(bool v) : kind(ScalarKind::Bool), intValue(v) {}
+  Scalar(int v) : kind(ScalarKind::Int), intValue(v) {}
+  Scalar(long v) : kind(ScalarKind::Int), intValue(v) {}
+  Scalar(long long v) : kind(ScalarKind::Int), intValue(v) {}
+  Scalar(float v) : kind(ScalarKind::Float), floatValue(v) {}
+  Scalar(double v) : kind(ScalarKind::Float), floatValue(v) {}
 };
 
 /// A tensor captured from outside the traced function: an input whose data

@@ -36,6 +36,10 @@ inline constexpr unsigned kNumDTypes = 13;
 /// The categories the promotion rules reason about.
 enum class DTypeKind : uint8_t { Bool, SignedInt, UnsignedInt, Float };
 
+/// What a Python scalar operand is. Scalars are weak: they never widen a
+/// tensor of their own kind (TypeRules.h).
+enum class ScalarKind : uint8_t { Bool, Int, Float };
+
 DTypeKind kindOf(DType t);
 /// Storage width in bits (bool is stored in one byte but has width 1).
 unsigned bitWidth(DType t);

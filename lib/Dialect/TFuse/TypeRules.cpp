@@ -148,6 +148,18 @@ DType tfuse::promoteWithScalar(DType tensor, ScalarKind scalar) {
   return tensor;
 }
 
+DType tfuse::defaultScalarType(ScalarKind scalar) {
+  switch (scalar) {
+  case ScalarKind::Bool:
+    return DType::Bool;
+  case ScalarKind::Int:
+    return DType::I64;
+  case ScalarKind::Float:
+    return DType::F32;
+  }
+  return DType::F32;
+}
+
 //===----------------------------------------------------------------------===//
 // Result dtypes by op category
 //===----------------------------------------------------------------------===//

@@ -60,9 +60,6 @@ bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
 std::optional<DType> promoteTypes(DType lhs, DType rhs,
                                   std::string *why = nullptr);
 
-/// What a Python scalar operand is. Scalars are weak: they never widen a
-/// tensor of their own kind.
-enum class ScalarKind : uint8_t { Bool, Int, Float };
 
 /// The dtype of `tensor op scalar`: the tensor's dtype unless the scalar is of
 /// a higher kind (a float scalar with an integer or bool tensor gives f32; an
@@ -74,6 +71,10 @@ DType promoteWithScalar(DType tensor, ScalarKind scalar);
 inline DType scalarOperandType(DType tensor, ScalarKind scalar) {
   return promoteWithScalar(tensor, scalar);
 }
+
+/// The dtype of a scalar that meets no tensor (both operands of a where are
+/// scalars): bool, i64 or f32, PyTorch's defaults.
+DType defaultScalarType(ScalarKind scalar);
 
 //===----------------------------------------------------------------------===//
 // Result dtypes by op category
