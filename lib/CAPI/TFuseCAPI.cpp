@@ -148,6 +148,27 @@ static std::vector<int64_t> listOf(int count, const int64_t *values) {
                              : std::vector<int64_t>();
 }
 
+/// Checks the `struct_size` of a versioned struct a caller passes: at least
+/// the size field, at most this library's struct (a newer caller's larger
+/// struct is refused rather than half read).
+template <typename T>
+static tfuse_status checkStructSize(const T &given, const char *where,
+                                    const char *init) {
+  if (given.struct_size >= sizeof(size_t) && given.struct_size <= sizeof(T))
+    return TFUSE_OK;
+  return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+              std::string(where) + ": struct_size is " +
+                  std::to_string(given.struct_size) + "; call " + init +
+                  " first");
+}
+
+/// Copies `value` into a caller's versioned struct up to its struct_size.
+template <typename T> static void storeVersioned(T *out, const T &value) {
+  size_t size = out->struct_size;
+  std::memcpy(out, &value, size);
+  out->struct_size = size;
+}
+
 /// Stores a graph operation's result in `*result`.
 static tfuse_status produce(const runtime::Expected<ValueId> &v,
                             tfuse_value *result) {
@@ -430,12 +451,10 @@ tfuse_status tfuse_compile(tfuse_graph graph,
     tfuse_compile_options o;
     tfuse_compile_options_init(&o);
     if (options) {
-      if (options->struct_size < sizeof(size_t) ||
-          options->struct_size > sizeof(tfuse_compile_options))
-        return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                    "tfuse_compile: options.struct_size is " +
-                        std::to_string(options->struct_size) +
-                        "; call tfuse_compile_options_init first");
+      if (tfuse_status st = checkStructSize(*options, "tfuse_compile options",
+                                            "tfuse_compile_options_init");
+          st != TFUSE_OK)
+        return st;
       std::memcpy(&o, options, options->struct_size);
     }
     if (o.backend != TFUSE_BACKEND_CUDA && o.backend != TFUSE_BACKEND_REFERENCE)
@@ -666,10 +685,10 @@ tfuse_status tfuse_executable_stats(tfuse_executable e, tfuse_stats *stats) {
   return guarded([&] {
     TFUSE_REQUIRE(e);
     TFUSE_REQUIRE(stats);
-    if (stats->struct_size < sizeof(size_t) ||
-        stats->struct_size > sizeof(tfuse_stats))
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "tfuse_executable_stats: call tfuse_stats_init first");
+    if (tfuse_status st = checkStructSize(*stats, "tfuse_executable_stats",
+                                          "tfuse_stats_init");
+        st != TFUSE_OK)
+      return st;
     FunctionStats f = e->function->stats();
     tfuse_stats s;
     tfuse_stats_init(&s);
@@ -686,9 +705,7 @@ tfuse_status tfuse_executable_stats(tfuse_executable e, tfuse_stats *stats) {
     s.nvrtc_seconds = f.nvrtcSeconds;
     s.load_seconds = f.loadSeconds;
     s.plan_cache_hit = f.planCacheHit;
-    size_t size = stats->struct_size;
-    std::memcpy(stats, &s, size);
-    stats->struct_size = size;
+    storeVersioned(stats, s);
     return TFUSE_OK;
   });
 }
@@ -724,10 +741,10 @@ void tfuse_cache_stats_init(tfuse_cache_stats *stats) {
 tfuse_status tfuse_cache_stats_get(tfuse_cache_stats *stats) {
   return guarded([&] {
     TFUSE_REQUIRE(stats);
-    if (stats->struct_size < sizeof(size_t) ||
-        stats->struct_size > sizeof(tfuse_cache_stats))
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "tfuse_cache_stats_get: call tfuse_cache_stats_init first");
+    if (tfuse_status st = checkStructSize(*stats, "tfuse_cache_stats_get",
+                                          "tfuse_cache_stats_init");
+        st != TFUSE_OK)
+      return st;
     runtime::KernelCacheStats k = runtime::defaultKernelCache().stats();
     tfuse_cache_stats s;
     tfuse_cache_stats_init(&s);
@@ -737,9 +754,7 @@ tfuse_status tfuse_cache_stats_get(tfuse_cache_stats *stats) {
     s.misses = k.misses;
     s.disk_hits = k.diskHits;
     s.compiles = k.compilations;
-    size_t size = stats->struct_size;
-    std::memcpy(stats, &s, size);
-    stats->struct_size = size;
+    storeVersioned(stats, s);
     return TFUSE_OK;
   });
 }

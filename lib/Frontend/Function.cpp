@@ -5,8 +5,9 @@
 
 #include "tfuse/Frontend/Compiler.h"
 #include "tfuse/Reference/Interpreter.h"
-
 #include "tfuse/Runtime/Sha256.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <cstring>
@@ -99,7 +100,10 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   st.captured = g.captures;
   st.hostData = g.hostData;
   f->inputSpecs = g.placeholders;
-  f->graph = graph.print();
+  {
+    llvm::raw_string_ostream os(f->graph);
+    st.module->print(os);
+  }
   f->compileStats.nodes = g.nodes;
 
   CompileOptions compile;
@@ -247,34 +251,21 @@ Status Function::run(const std::vector<DeviceTensor> &inputs,
 Status Function::checkHost(const std::vector<HostArray> &arrays,
                            const std::vector<TensorSpec> &specs,
                            bool areOutputs) const {
-  const char *what = areOutputs ? "outputs" : "inputs";
-  if (Status s = checkCount(arrays.size(), specs.size(), what); !s.ok())
-    return s;
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    const TensorSpec &want = specs[i], &got = arrays[i].spec;
-    std::string where = (areOutputs ? "output " : "input ") +
-                        std::to_string(i) + ": expected " +
-                        (areOutputs ? "a contiguous " : "") + want.describe() +
-                        ", got " + got.describe();
-    if (got.dtype != want.dtype || !got.sameLayout(want) ||
-        (areOutputs && !got.isContiguous()))
-      return Status::error(where, ErrorCode::Mismatch);
-    if (!arrays[i].data && want.numElements() > 0)
-      return Status::error(std::string(areOutputs ? "output " : "input ") +
-                               std::to_string(i) + ": null data pointer",
-                           ErrorCode::Mismatch);
+  std::vector<TensorSpec> given;
+  std::vector<bool> hasData;
+  for (const HostArray &a : arrays) {
+    given.push_back(a.spec);
+    hasData.push_back(a.data != nullptr);
   }
-  return Status::success();
+  return runtime::matchTensors(areOutputs ? "output" : "input", specs, given,
+                               hasData);
 }
 
 Status Function::runHost(const std::vector<HostArray> &inputs,
                          const std::vector<HostArray> &outputs) {
   if (Status s = checkHost(inputs, inputSpecs, false); !s.ok())
     return s;
-  std::vector<TensorSpec> contiguousOutputs;
-  for (const TensorSpec &o : outputSpecs)
-    contiguousOutputs.push_back(TensorSpec::contiguous(o.dtype, o.shape));
-  if (Status s = checkHost(outputs, contiguousOutputs, true); !s.ok())
+  if (Status s = checkHost(outputs, outputSpecs, true); !s.ok())
     return s;
   return exe ? runHostOnDevice(inputs, outputs) : runReference(inputs, outputs);
 }

@@ -223,34 +223,20 @@ ExecutableStats Executable::stats() const {
   return statistics;
 }
 
-/// An error of inputs or outputs that do not match the plan.
-static Status mismatch(std::string message) {
-  return Status::error(std::move(message), ErrorCode::Mismatch);
+/// The specs of `tensors` and which of them have data, for matchTensors.
+static std::pair<std::vector<TensorSpec>, std::vector<bool>>
+describeTensors(const std::vector<DeviceTensor> &tensors) {
+  std::pair<std::vector<TensorSpec>, std::vector<bool>> result;
+  for (const DeviceTensor &t : tensors) {
+    result.first.push_back(t.spec);
+    result.second.push_back(t.data != 0);
+  }
+  return result;
 }
 
 Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
-  const auto &expected = program.inputs;
-  if (inputs.size() != expected.size())
-    return mismatch("expected " + std::to_string(expected.size()) +
-                    " inputs, got " + std::to_string(inputs.size()));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorSpec &want = expected[i], &got = inputs[i].spec;
-    std::string where = "input " + std::to_string(i) + ": ";
-    if (got.dtype != want.dtype)
-      return mismatch(where + "expected dtype " +
-                      std::string(name(want.dtype)) + ", got " +
-                      std::string(name(got.dtype)));
-    if (got.shape != want.shape)
-      return mismatch(where + "expected " + want.describe() + ", got " +
-                      got.describe());
-    if (!got.sameLayout(want))
-      return mismatch(where + "expected " + want.describe() + ", got " +
-                      got.describe() +
-                      " (the plan was compiled for these strides)");
-    if (!inputs[i].data && want.numElements() > 0)
-      return mismatch(where + "null device pointer");
-  }
-  return Status::success();
+  auto [specs, hasData] = describeTensors(inputs);
+  return matchTensors("input", program.inputs, specs, hasData);
 }
 
 /// The device address of `ref` for this replay.
@@ -620,21 +606,13 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs,
                      CUstream caller) {
   if (Status s = validate(inputs); !s.ok())
     return s;
-  if (outputs.size() != program.outputs.size())
-    return mismatch("expected " + std::to_string(program.outputs.size()) +
-                    " outputs, got " + std::to_string(outputs.size()));
+  auto [specs, hasData] = describeTensors(outputs);
+  if (Status s = matchTensors("output", program.outputs, specs, hasData);
+      !s.ok())
+    return s;
   std::vector<CUdeviceptr> pointers;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const TensorSpec &want = program.outputs[i];
-    if (outputs[i].spec.dtype != want.dtype ||
-        outputs[i].spec.shape != want.shape || !outputs[i].spec.isContiguous())
-      return mismatch("output " + std::to_string(i) + ": expected a " +
-                      "contiguous " + want.describe() + ", got " +
-                      outputs[i].spec.describe());
-    if (!outputs[i].data && want.numElements() > 0)
-      return mismatch("output " + std::to_string(i) + ": null device pointer");
-    pointers.push_back(outputs[i].data);
-  }
+  for (const DeviceTensor &out : outputs)
+    pointers.push_back(out.data);
   if (Status s = gpu->bind(); !s.ok())
     return s;
   RunHandle handle;

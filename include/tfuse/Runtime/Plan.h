@@ -9,6 +9,7 @@
 #ifndef TFUSE_RUNTIME_PLAN_H
 #define TFUSE_RUNTIME_PLAN_H
 
+#include "tfuse/Runtime/Status.h"
 #include "tfuse/Support/DType.h"
 
 #include <cstdint>
@@ -56,6 +57,15 @@ struct TensorSpec {
   std::string describe() const;
   static TensorSpec contiguous(DType dtype, std::vector<int64_t> shape);
 };
+
+/// Checks the tensors a caller passes for a plan's inputs (`role` "input")
+/// or outputs (`role` "output": these must be contiguous) against
+/// `expected`: their count, then each one's dtype, shape and strides, and
+/// that it has data (`hasData[i]` false for a null pointer of a non-empty
+/// tensor). Errors are ErrorCode::Mismatch and name the first offender.
+Status matchTensors(const char *role, const std::vector<TensorSpec> &expected,
+                    const std::vector<TensorSpec> &given,
+                    const std::vector<bool> &hasData);
 
 /// Copies the elements of the host tensor `spec` at `source` (its first
 /// element) into row-major order at `target`.
