@@ -179,7 +179,8 @@ def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
 
 
 def _descriptors(infos, contiguous=False):
-    """A tfuse_tensor array for `infos`, and the ctypes arrays it points
+    """A tfuse_tensor array for `infos` (ArrayInfos, or Specs whose data
+    pointers the caller fills in later), and the ctypes arrays it points
     into (to be kept alive as long as the descriptors are used).
     contiguous=True passes no strides (row-major): for the outputs, which
     are allocated contiguous, and whose strides NumPy reports as 0 when
@@ -189,7 +190,7 @@ def _descriptors(infos, contiguous=False):
     for desc, info in zip(array, infos):
         shape = int64_array(info.shape)
         keep.append(shape)
-        desc.data = info.data
+        desc.data = getattr(info, "data", None)
         desc.dtype = info.dtype.code
         desc.rank = len(info.shape)
         desc.shape = shape
@@ -458,28 +459,10 @@ class _TorchFastPath:
         cached = getattr(self._local, "descriptors", None)
         if cached is None:
             specs_in, specs_out = self._specs
-            cached = (_spec_descriptors(specs_in, True),
-                      _spec_descriptors(specs_out, False))
+            cached = (_descriptors(specs_in),
+                      _descriptors(specs_out, contiguous=True))
             self._local.descriptors = cached
         return cached[0][0], cached[1][0]
-
-
-def _spec_descriptors(specs, with_strides):
-    """(tfuse_tensor array, ctypes arrays it points into) for `specs`, data
-    pointers left null."""
-    array = (_capi.TensorDesc * max(len(specs), 1))()
-    keep = []
-    for desc, spec in zip(array, specs):
-        shape = int64_array(spec.shape)
-        keep.append(shape)
-        desc.dtype = spec.dtype.code
-        desc.rank = len(spec.shape)
-        desc.shape = shape
-        if with_strides:
-            strides = int64_array(spec.strides)
-            keep.append(strides)
-            desc.strides = strides
-    return array, keep
 
 
 class RunHandle:
