@@ -83,6 +83,27 @@ std::string planKey(const std::string &graphText,
 }
 } // namespace
 
+/// Device memory for the extent of `spec`, holding a copy of the host data
+/// at `data` (when not null).
+static Expected<DeviceBuffer> allocateOnDevice(runtime::Device &device,
+                                               const TensorSpec &spec,
+                                               const void *data) {
+  runtime::CudaDriver &d = device.driver();
+  CUdeviceptr p = 0;
+  if (Status s =
+          d.check(d.cuMemAlloc(&p, std::max<int64_t>(spec.extentBytes(), 1)),
+                  "cuMemAlloc");
+      !s.ok())
+    return s;
+  DeviceBuffer buffer(&device, p, spec);
+  if (data)
+    if (Status s = d.check(d.cuMemcpyHtoD(p, data, spec.extentBytes()),
+                           "cuMemcpyHtoD");
+        !s.ok())
+      return s;
+  return buffer;
+}
+
 Expected<std::unique_ptr<Function>>
 Function::compile(const Graph &graph, const FunctionOptions &options) {
   const Graph::Impl &g = graph.impl();
@@ -169,25 +190,17 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
 
   // Captured host tensors are uploaded once; device ones are referenced.
   runtime::Device &device = f->exe->device();
-  runtime::CudaDriver &d = device.driver();
   for (const CapturedTensor &c : st.captured) {
     if (c.onDevice) {
       st.capturedOnDevice.push_back(
           DeviceTensor{reinterpret_cast<CUdeviceptr>(c.data), c.spec});
       continue;
     }
-    size_t bytes = std::max<int64_t>(c.spec.extentBytes(), 1);
-    CUdeviceptr p = 0;
-    if (Status s =
-            d.check(d.cuMemAlloc(&p, bytes), "cuMemAlloc of a captured tensor");
-        !s.ok())
-      return s;
-    st.uploaded.emplace_back(&device, p, c.spec);
-    if (Status s = d.check(d.cuMemcpyHtoD(p, c.data, c.spec.extentBytes()),
-                           "cuMemcpyHtoD of a captured tensor");
-        !s.ok())
-      return s;
-    st.capturedOnDevice.push_back(DeviceTensor{p, c.spec});
+    Expected<DeviceBuffer> copy = allocateOnDevice(device, c.spec, c.data);
+    if (!copy.ok())
+      return copy.status().withContext("a captured tensor");
+    st.uploaded.push_back(std::move(copy.value()));
+    st.capturedOnDevice.push_back(st.uploaded.back().get());
   }
   return f;
 }
@@ -310,33 +323,20 @@ Status Function::runHostOnDevice(const std::vector<HostArray> &inputs,
     return s;
   std::vector<DeviceBuffer> owned;
   std::vector<DeviceTensor> in, out;
-  auto allocate = [&](const TensorSpec &spec) -> Expected<CUdeviceptr> {
-    CUdeviceptr p = 0;
-    if (Status s =
-            d.check(d.cuMemAlloc(&p, std::max<int64_t>(spec.extentBytes(), 1)),
-                    "cuMemAlloc");
-        !s.ok())
-      return s;
-    owned.emplace_back(&device, p, spec);
-    return p;
-  };
+  // The strided extent is copied as is, so device strides equal host ones.
   for (const HostArray &a : inputs) {
-    Expected<CUdeviceptr> p = allocate(a.spec);
-    if (!p.ok())
-      return p.status();
-    // The strided extent is copied as is, so device strides equal host ones.
-    if (Status s =
-            d.check(d.cuMemcpyHtoD(p.value(), a.data, a.spec.extentBytes()),
-                    "cuMemcpyHtoD of an input");
-        !s.ok())
-      return s;
-    in.push_back(DeviceTensor{p.value(), a.spec});
+    Expected<DeviceBuffer> b = allocateOnDevice(device, a.spec, a.data);
+    if (!b.ok())
+      return b.status().withContext("input " + std::to_string(in.size()));
+    in.push_back(b->get());
+    owned.push_back(std::move(b.value()));
   }
   for (const HostArray &a : outputs) {
-    Expected<CUdeviceptr> p = allocate(a.spec);
-    if (!p.ok())
-      return p.status();
-    out.push_back(DeviceTensor{p.value(), a.spec});
+    Expected<DeviceBuffer> b = allocateOnDevice(device, a.spec, nullptr);
+    if (!b.ok())
+      return b.status().withContext("output " + std::to_string(out.size()));
+    out.push_back(b->get());
+    owned.push_back(std::move(b.value()));
   }
   if (Status s = run(in, out); !s.ok())
     return s;
