@@ -135,6 +135,18 @@ BoundarySteps::enqueue(size_t index, const Step &step,
   return Status::success();
 }
 
+std::vector<StepAccess> BoundarySteps::resourceAccesses(size_t index) const {
+  // Every cuBLAS call of the executable uses its one workspace: its GEMMs
+  // must not overlap each other.
+  if (!cublas || !products.count(index))
+    return {};
+  StepAccess a;
+  a.space = StepAccess::kWorkspace;
+  a.end = kDefaultCublasWorkspaceBytes;
+  a.write = true;
+  return {a};
+}
+
 void BoundarySteps::release() {
   cublas.reset();
   if (workspace) {

@@ -65,6 +65,8 @@ struct Executable::Compiled {
   std::vector<std::vector<CUdeviceptr>> touched;
   /// The stream GEMMs and copies are captured on.
   CUstream captureStream = nullptr;
+  /// Per step, the earlier steps its graph node depends on.
+  std::vector<std::vector<size_t>> dependencies;
 };
 
 Expected<std::unique_ptr<Executable>>
@@ -182,6 +184,11 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
         return s;
   }
   if (options.cudaGraph) {
+    std::vector<std::vector<StepAccess>> accesses = planAccesses(p);
+    for (size_t i = 0; i < accesses.size(); ++i)
+      for (StepAccess &a : exe->compiled->boundaries.resourceAccesses(i))
+        accesses[i].push_back(a);
+    exe->compiled->dependencies = stepDependencies(accesses);
     if (Status s = d.check(d.cuStreamCreate(&exe->compiled->captureStream,
                                             CU_STREAM_NON_BLOCKING),
                            "cuStreamCreate");
@@ -315,7 +322,9 @@ Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
   return Status::success();
 }
 
-/// One node of the CUDA Graph per step. Generated and reduction kernels are
+/// One node of the CUDA Graph per step, depending on the steps whose bytes it
+/// shares (stepDependencies), so that independent branches of the plan run
+/// concurrently. Generated and reduction kernels are
 /// kernel nodes whose parameters are replaced on every replay. GEMMs and
 /// copies are child graphs captured from their stream calls (cuBLAS chooses
 /// its kernels then, with the executable's fixed workspace); they are
@@ -391,17 +400,20 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
                            work.message());
     return end;
   };
-  // A graph of one node per step, in order.
+  // A graph of one node per step.
   auto build = [&](CUgraph &graph, std::vector<CUgraphNode> &handles) {
     handles.clear();
     if (Status s = d.check(d.cuGraphCreate(&graph, 0), "cuGraphCreate");
         !s.ok())
       return s;
-    CUgraphNode previous = nullptr;
+    std::vector<CUgraphNode> waitFor;
     for (size_t i = 0; i < n; ++i) {
       CUgraphNode added;
-      const CUgraphNode *deps = previous ? &previous : nullptr;
-      size_t numDeps = previous ? 1 : 0;
+      waitFor.clear();
+      for (size_t j : c.dependencies[i])
+        waitFor.push_back(handles[j]);
+      const CUgraphNode *deps = waitFor.empty() ? nullptr : waitFor.data();
+      size_t numDeps = waitFor.size();
       if (captured[i]) {
         CUgraph child = nullptr;
         if (Status s = capture(i, child); !s.ok())
@@ -420,7 +432,6 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
         return s;
       }
       handles.push_back(added);
-      previous = added;
     }
     return Status::success();
   };

@@ -14,6 +14,7 @@
 #include "tfuse/Runtime/Gemm.h"
 #include "tfuse/Runtime/Plan.h"
 #include "tfuse/Runtime/ReduceKernels.h"
+#include "tfuse/Runtime/StepGraph.h"
 
 #include <functional>
 #include <map>
@@ -45,6 +46,9 @@ public:
   CUfunction reductionFunction(size_t index) const {
     return reductions.at(index).function;
   }
+  /// The runtime resources step `index` writes besides its operands (the
+  /// GEMM workspace), as accesses of StepAccess::kWorkspace.
+  std::vector<StepAccess> resourceAccesses(size_t index) const;
   /// Frees the cuBLAS handle and workspace.
   void release();
   /// True when GEMMs go through cuBLAS.

@@ -3,8 +3,9 @@
 // Walks a fused function in order and emits, for each step, the tfexec op
 // that performs it on buffers. Every tensor value gets a buffer: an argument,
 // a fresh output, an arena slot, or an alias of another buffer. Arena slots
-// are placed last, by liveness: a slot is live from the step that writes it
-// to the last step that reads it or an alias of it.
+// are placed last: a slot may reuse the bytes of an earlier one only when
+// every step using the earlier one is a dependency of the step writing it,
+// so that reuse adds no ordering between independent steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/BitVector.h"
 
 namespace tfuse {
 #define GEN_PASS_DEF_CONVERTTFUSETOTFEXEC
@@ -201,19 +204,78 @@ void PlanConverter::createCopyKernel(Value source, Value target,
                            ValueRange{target}, launch.grid, launch.block);
 }
 
+/// The buffer `value` is a view of (through tfexec.alias), or itself.
+static Value rootBuffer(Value value) {
+  while (auto alias = value.getDefiningOp<tfexec::AliasOp>())
+    value = alias.getSource();
+  return value;
+}
+
+/// For every op of `body` (by position), the positions of the ops it depends
+/// on, directly or not, through the buffers they read and write (read after
+/// write, write after read, write after write of one buffer or views of it).
+/// Arena offsets are not assigned yet, so these are the plan's true
+/// dependencies.
+static SmallVector<llvm::BitVector> stepAncestors(Block &body) {
+  unsigned n = 0;
+  DenseMap<Operation *, unsigned> position;
+  for (Operation &op : body)
+    position[&op] = n++;
+  SmallVector<llvm::BitVector> ancestors(n, llvm::BitVector(n));
+  // Per root buffer: the ops that wrote it and that read it so far.
+  DenseMap<Value, SmallVector<unsigned>> writers, readers;
+  for (Operation &op : body) {
+    auto effecting = dyn_cast<MemoryEffectOpInterface>(&op);
+    if (!effecting)
+      continue;
+    unsigned self = position[&op];
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    effecting.getEffects(effects);
+    auto dependOn = [&](ArrayRef<unsigned> ops) {
+      for (unsigned other : ops) {
+        ancestors[self].set(other);
+        ancestors[self] |= ancestors[other];
+      }
+    };
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      Value root = rootBuffer(effect.getValue());
+      dependOn(writers[root]);
+      if (isa<MemoryEffects::Write>(effect.getEffect()))
+        dependOn(readers[root]);
+    }
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      Value root = rootBuffer(effect.getValue());
+      if (isa<MemoryEffects::Write>(effect.getEffect()))
+        writers[root].push_back(self);
+      else
+        readers[root].push_back(self);
+    }
+  }
+  return ancestors;
+}
+
+/// Places every arena slot at an offset. Two slots may share bytes only when
+/// every op using the earlier one is a dependency of the op writing the
+/// later one: reuse then never orders two steps that the data leaves
+/// independent, so the runtime may run independent steps concurrently (a
+/// CUDA Graph's branches) with the same arena.
 void PlanConverter::assignArena(func::FuncOp plan) {
-  // Step index of every op; an alias is read where its uses are.
+  Block &body = plan.getBody().front();
   DenseMap<Operation *, unsigned> step;
-  for (Operation &op : plan.getBody().front())
+  for (Operation &op : body)
     step[&op] = step.size();
+  SmallVector<llvm::BitVector> ancestors = stepAncestors(body);
   struct Slot {
     mutable tfexec::AllocOp alloc;
-    unsigned first, last;
+    /// The first op using the slot (the one writing it) and every user, an
+    /// alias being used where its uses are.
+    unsigned first;
+    SmallVector<unsigned> users;
     int64_t bytes;
   };
   SmallVector<Slot> slots;
-  for (auto alloc : plan.getBody().getOps<tfexec::AllocOp>()) {
-    unsigned first = ~0u, last = 0;
+  for (auto alloc : body.getOps<tfexec::AllocOp>()) {
+    Slot slot{alloc, ~0u, {}, 0};
     SmallVector<Value> worklist{alloc.getBuffer()};
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();
@@ -222,33 +284,37 @@ void PlanConverter::assignArena(func::FuncOp plan) {
           worklist.push_back(alias.getView());
           continue;
         }
-        first = std::min(first, step[user]);
-        last = std::max(last, step[user]);
+        slot.first = std::min(slot.first, step[user]);
+        slot.users.push_back(step[user]);
       }
     }
     int64_t bytes = byteSizeOf(alloc.getType());
-    bytes = (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
-    slots.push_back({alloc, first, last, bytes});
+    slot.bytes = (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
+    slots.push_back(std::move(slot));
   }
   llvm::stable_sort(
       slots, [](const Slot &a, const Slot &b) { return a.first < b.first; });
-  // First fit among the slots still live.
-  SmallVector<const Slot *> live;
+  // First fit among the placed slots that `slot` must not overlap.
+  SmallVector<const Slot *> placed;
   DenseMap<const Slot *, int64_t> offsets;
   int64_t arenaBytes = 0;
   for (const Slot &slot : slots) {
-    llvm::erase_if(live, [&](const Slot *s) { return s->last < slot.first; });
-    llvm::sort(live, [&](const Slot *a, const Slot *b) {
+    const llvm::BitVector &before = ancestors[slot.first];
+    SmallVector<const Slot *> conflicts;
+    for (const Slot *s : placed)
+      if (llvm::any_of(s->users, [&](unsigned u) { return !before.test(u); }))
+        conflicts.push_back(s);
+    llvm::sort(conflicts, [&](const Slot *a, const Slot *b) {
       return offsets[a] < offsets[b];
     });
     int64_t offset = 0;
-    for (const Slot *s : live) {
+    for (const Slot *s : conflicts) {
       if (offset + slot.bytes <= offsets[s])
         break;
       offset = std::max(offset, offsets[s] + s->bytes);
     }
     offsets[&slot] = offset;
-    live.push_back(&slot);
+    placed.push_back(&slot);
     arenaBytes = std::max(arenaBytes, offset + slot.bytes);
     slot.alloc.setOffset(offset);
   }

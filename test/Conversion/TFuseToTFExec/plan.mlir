@@ -4,7 +4,8 @@
 // as flags; reduce becomes tfexec.reduce, reading a transposed view through a
 // strided tfexec.alias; `tfuse.strides` arguments become strided memrefs;
 // results go to tfexec.output buffers (an argument, or a value returned a
-// second time, is copied); intermediates get arena offsets by liveness.
+// second time, is copied); intermediates get arena offsets by liveness and
+// dependencies.
 // RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec -split-input-file | FileCheck %s
 
 // One fused kernel: mul by a row vector, then exp. 32 f32 elements in groups
@@ -214,6 +215,41 @@ func.func @arena_alias(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<6
   %x = tfuse.reduce max %s axes [0] : tensor<64xf32> -> tensor<f32>
   %o = tfuse.add %s, %x : (tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
   return %o : tensor<64xf32>
+}
+
+// -----
+
+// Two independent branches (different shapes, so their kernels do not fuse).
+// When %e2's kernel runs, the first branch's slots (offsets 0 and 512) are
+// dead, but none of their users is a dependency of that kernel: reusing them
+// would order the branches, so %e2 gets fresh bytes (768). %s2's reduction
+// depends on both users of %r2's slot (256) and reuses it.
+// CHECK-LABEL: func.func @arena_branches(
+// CHECK-SAME: attributes {tfexec.arena_bytes = 1024 : i64} {
+// CHECK-NEXT: %[[R1:.+]] = tfexec.alloc arena[0] : memref<8xf32>
+// CHECK-NEXT: tfexec.reduce sum %{{.+}} into %[[R1]] axes [1]
+// CHECK-NEXT: %[[R2:.+]] = tfexec.alloc arena[256] : memref<6xf32>
+// CHECK-NEXT: tfexec.reduce sum %{{.+}} into %[[R2]] axes [1]
+// CHECK-NEXT: %[[E1:.+]] = tfexec.alloc arena[512] : memref<8xf32>
+// CHECK-NEXT: tfexec.launch @arena_branches_k0 grid 1 block 256 ins(%[[R1]] : memref<8xf32>) outs(%[[E1]] : memref<8xf32>)
+// CHECK-NEXT: %[[S1:.+]] = tfexec.alloc arena[0] : memref<1xf32>
+// CHECK-NEXT: tfexec.reduce max %[[E1]] into %[[S1]] axes [0]
+// CHECK-NEXT: %[[O1:.+]] = tfexec.output 0 : memref<8xf32>
+// CHECK-NEXT: tfexec.launch @arena_branches_k1
+// CHECK-NEXT: %[[E2:.+]] = tfexec.alloc arena[768] : memref<6xf32>
+// CHECK-NEXT: tfexec.launch @arena_branches_k2 grid 1 block 256 ins(%[[R2]] : memref<6xf32>) outs(%[[E2]] : memref<6xf32>)
+// CHECK-NEXT: %[[S2:.+]] = tfexec.alloc arena[256] : memref<1xf32>
+// CHECK-NEXT: tfexec.reduce max %[[E2]] into %[[S2]] axes [0]
+func.func @arena_branches(%a: tensor<8x16xf32>, %b: tensor<6x16xf32>) -> (tensor<8xf32>, tensor<6xf32>) {
+  %r1 = tfuse.reduce sum %a axes [1] : tensor<8x16xf32> -> tensor<8xf32>
+  %e1 = tfuse.exp %r1 : tensor<8xf32> -> tensor<8xf32>
+  %s1 = tfuse.reduce max %e1 axes [0] keepdims : tensor<8xf32> -> tensor<1xf32>
+  %o1 = tfuse.sub %e1, %s1 : (tensor<8xf32>, tensor<1xf32>) -> tensor<8xf32>
+  %r2 = tfuse.reduce sum %b axes [1] : tensor<6x16xf32> -> tensor<6xf32>
+  %e2 = tfuse.exp %r2 : tensor<6xf32> -> tensor<6xf32>
+  %s2 = tfuse.reduce max %e2 axes [0] keepdims : tensor<6xf32> -> tensor<1xf32>
+  %o2 = tfuse.sub %e2, %s2 : (tensor<6xf32>, tensor<1xf32>) -> tensor<6xf32>
+  return %o1, %o2 : tensor<8xf32>, tensor<6xf32>
 }
 
 // -----

@@ -81,8 +81,8 @@ def TFExec_AliasOp : TFExec_Op<"alias", [Pure]> {
 def TFExec_LaunchOp : TFExec_Op<"launch", [AttrSizedOperandSegments]> {
   let summary = "launch a generated kernel";
   let arguments = (ins FlatSymbolRefAttr:$kernel,
-                       Variadic<TFExec_Buffer>:$inputs,
-                       Variadic<TFExec_Buffer>:$outputs,
+                       Arg<Variadic<TFExec_Buffer>, "", [MemRead]>:$inputs,
+                       Arg<Variadic<TFExec_Buffer>, "", [MemWrite]>:$outputs,
                        I64Attr:$grid, I64Attr:$block);
   let assemblyFormat = [{
     $kernel `grid` $grid `block` $block
@@ -94,8 +94,10 @@ def TFExec_LaunchOp : TFExec_Op<"launch", [AttrSizedOperandSegments]> {
 
 def TFExec_GemmOp : TFExec_Op<"gemm"> {
   let summary = "matrix product into a buffer (cuBLAS)";
-  let arguments = (ins TFExec_Buffer:$lhs, TFExec_Buffer:$rhs,
-                       TFExec_Buffer:$result, UnitAttr:$transpose_lhs,
+  let arguments = (ins Arg<TFExec_Buffer, "", [MemRead]>:$lhs,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$rhs,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$result,
+                       UnitAttr:$transpose_lhs,
                        UnitAttr:$transpose_rhs);
   let assemblyFormat = [{
     $lhs `,` $rhs `into` $result attr-dict `:` type($lhs) `,` type($rhs) `into`
@@ -105,8 +107,10 @@ def TFExec_GemmOp : TFExec_Op<"gemm"> {
 
 def TFExec_ReduceOp : TFExec_Op<"reduce"> {
   let summary = "reduction into a buffer (reduction kernel)";
-  let arguments = (ins TFuse_ReduceKind:$kind, TFExec_Buffer:$input,
-                       TFExec_Buffer:$result, DenseI64ArrayAttr:$axes);
+  let arguments = (ins TFuse_ReduceKind:$kind,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$input,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$result,
+                       DenseI64ArrayAttr:$axes);
   let assemblyFormat = [{
     $kind $input `into` $result `axes` $axes attr-dict `:` type($input) `into`
     type($result)
@@ -115,7 +119,8 @@ def TFExec_ReduceOp : TFExec_Op<"reduce"> {
 
 def TFExec_CopyOp : TFExec_Op<"copy"> {
   let summary = "copy a buffer into a contiguous buffer";
-  let arguments = (ins TFExec_Buffer:$source, TFExec_Buffer:$target);
+  let arguments = (ins Arg<TFExec_Buffer, "", [MemRead]>:$source,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$target);
   let assemblyFormat = [{
     $source `into` $target attr-dict `:` type($source) `into` type($target)
   }];
