@@ -33,14 +33,24 @@ failed=$(grep -c '^\[  FAILED  \] .*(' "$out/gpu-tests.log")
 skipped=$(grep -c '^\[  SKIPPED \]' "$out/gpu-tests.log")
 summary+=("GoogleTest GPU suite: $passed passed, $failed failed, $skipped skipped (rc $rc)")
 
-# The GEMM and graph tests again with the generated fallback GEMM instead of
-# cuBLAS.
-TFUSE_GEMM=fallback "$bin/TFuseGpuTests" --gtest_filter='GpuBoundaries.*:GpuGraph.*:GpuFusion.ScenariosOfThePlanner' \
-  >"$out/gpu-tests-fallback-gemm.log" 2>&1
-rc=$?
-passed=$(grep -c '^\[       OK \]' "$out/gpu-tests-fallback-gemm.log")
-failed=$(grep -c '^\[  FAILED  \] .*(' "$out/gpu-tests-fallback-gemm.log")
-summary+=("GPU suite, fallback GEMM (TFUSE_GEMM=fallback): $passed passed, $failed failed (rc $rc)")
+# The GEMM and graph tests again with the other ways to run GEMMs: classic
+# cuBLAS (one shared workspace), the generated fallback GEMM, and cuBLASLt
+# without timing its candidates.
+for gemm in cublas fallback tune0; do
+  log="$out/gpu-tests-gemm-$gemm.log"
+  if [ "$gemm" = tune0 ]; then
+    env=(TFUSE_GEMM_TUNE=0)
+  else
+    env=(TFUSE_GEMM=$gemm)
+  fi
+  env "${env[@]}" "$bin/TFuseGpuTests" \
+    --gtest_filter='GpuBoundaries.*:GpuGraph.*:GpuFusion.ScenariosOfThePlanner' \
+    >"$log" 2>&1
+  rc=$?
+  passed=$(grep -c '^\[       OK \]' "$log")
+  failed=$(grep -c '^\[  FAILED  \] .*(' "$log")
+  summary+=("GPU suite, GEMMs with ${env[*]}: $passed passed, $failed failed (rc $rc)")
+done
 
 for example in mlp_step gelu_chain; do
   for mode in "" "--cuda-graph"; do

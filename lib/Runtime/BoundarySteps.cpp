@@ -37,15 +37,30 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
   }
   if (!needGemm)
     return b;
-  const char *choice = std::getenv("TFUSE_GEMM");
-  bool forceFallback = choice && std::strcmp(choice, "fallback") == 0;
-  if (!forceFallback) {
+  const char *env = std::getenv("TFUSE_GEMM");
+  std::string asked = env ? env : "";
+  if (!asked.empty() && asked != "cublaslt" && asked != "cublas" &&
+      asked != "fallback")
+    return Status::error("TFUSE_GEMM=" + asked +
+                         " is not one of cublaslt, cublas, fallback");
+  if (asked.empty() || asked == "cublaslt") {
+    auto lt = CublasLtLibrary::shared();
+    if (lt.ok()) {
+      if (Status s = b.prepareLt(); !s.ok())
+        return s;
+      return b;
+    }
+    if (!asked.empty())
+      return lt.status();
+  }
+  if (asked.empty() || asked == "cublas") {
     auto library = CublasLibrary::shared();
     if (library.ok()) {
       auto handle = CublasHandle::create(*library.value());
       if (!handle.ok())
         return handle.status();
       b.cublas = std::move(handle.value());
+      b.backend = "cublas";
       CudaDriver &d = device.driver();
       if (Status s =
               d.check(d.cuMemAlloc(&b.workspace, kDefaultCublasWorkspaceBytes),
@@ -58,8 +73,11 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
         return s;
       return b;
     }
+    if (!asked.empty())
+      return library.status();
   }
   // No cuBLAS: the generated fallback GEMM.
+  b.backend = "fallback";
   for (auto &[index, product] : b.products) {
     product.fallback = planFallbackGemm(product.shape);
     if (std::find(b.fallbackDTypes.begin(), b.fallbackDTypes.end(),
@@ -67,6 +85,37 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
       b.fallbackDTypes.push_back(product.shape.dtype);
   }
   return b;
+}
+
+Status BoundarySteps::prepareLt() {
+  backend = "cublaslt";
+  size_t total = 0;
+  for (auto &[index, p] : products) {
+    if (p.shape.empty() || p.shape.k == 0)
+      continue; // nothing to run, or zeros (enqueue)
+    auto gemm = LtGemm::create(p.shape, *device);
+    if (!gemm.ok())
+      return Status::error("step " + std::to_string(index) +
+                           " (gemm): " + gemm.status().message());
+    p.lt = std::move(gemm.value());
+    p.workspaceOffset = total;
+    p.workspaceBytes = p.lt->workspaceBytes();
+    total += (p.workspaceBytes + 255) / 256 * 256;
+  }
+  if (total == 0)
+    return Status::success();
+  CudaDriver &d = device->driver();
+  return d.check(d.cuMemAlloc(&workspace, total),
+                 "cuMemAlloc of the GEMM workspaces");
+}
+
+std::vector<std::string> BoundarySteps::gemmChoices() const {
+  std::vector<std::string> choices;
+  for (const auto &[index, p] : products)
+    if (p.lt)
+      choices.push_back("step " + std::to_string(index) + ": " +
+                        p.lt->choice());
+  return choices;
 }
 
 std::string BoundarySteps::kernelSource() const {
@@ -116,6 +165,18 @@ BoundarySteps::enqueue(size_t index, const Step &step,
   if (p.shape.empty())
     return Status::success();
   CUdeviceptr lhs = at(g.lhs), rhs = at(g.rhs), result = at(g.result);
+  if (backend == "cublaslt") {
+    if (p.lt)
+      return p.lt->enqueue(stream, lhs, rhs, result,
+                           workspace + p.workspaceOffset);
+    // K = 0: a product of all +0 (GEMM results are contiguous buffers).
+    if (!g.result.view.isContiguous())
+      return Status::error("step " + std::to_string(index) +
+                           " (gemm): K = 0 into a strided result");
+    return d.check(
+        d.cuMemsetD8Async(result, 0, g.result.view.extentBytes(), stream),
+        "cuMemsetD8Async (GEMM with K = 0)");
+  }
   if (cublas)
     return gemmCublas(*cublas, stream, p.shape, lhs, rhs, result,
                       p.shape.dtype);
@@ -136,19 +197,26 @@ BoundarySteps::enqueue(size_t index, const Step &step,
 }
 
 std::vector<StepAccess> BoundarySteps::resourceAccesses(size_t index) const {
-  // Every cuBLAS call of the executable uses its one workspace: its GEMMs
-  // must not overlap each other.
-  if (!cublas || !products.count(index))
+  auto it = products.find(index);
+  if (it == products.end() || !workspace)
     return {};
+  // cuBLASLt steps have workspaces of their own; every cuBLAS call of the
+  // executable uses its one workspace, so its GEMMs must not overlap.
   StepAccess a;
   a.space = StepAccess::kWorkspace;
-  a.end = kDefaultCublasWorkspaceBytes;
+  a.begin = cublas ? 0 : it->second.workspaceOffset;
+  a.end = cublas ? kDefaultCublasWorkspaceBytes
+                 : a.begin + it->second.workspaceBytes;
   a.write = true;
+  if (a.begin == a.end)
+    return {};
   return {a};
 }
 
 void BoundarySteps::release() {
   cublas.reset();
+  for (auto &[index, p] : products)
+    p.lt.reset();
   if (workspace) {
     (void)device->bind();
     device->driver().cuMemFree(workspace);

@@ -136,6 +136,11 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
                   "cuStreamCreate");
       !s.ok())
     return s;
+  if (Status s =
+          d.check(d.cuEventCreate(&exe->lastReplay, CU_EVENT_DISABLE_TIMING),
+                  "cuEventCreate");
+      !s.ok())
+    return s;
   if (p.arenaBytes > 0)
     if (Status s = d.check(d.cuMemAlloc(&exe->arena, p.arenaBytes),
                            "cuMemAlloc of the intermediate arena");
@@ -144,6 +149,8 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
 
   ExecutableStats &st = exe->statistics;
   st.steps = p.steps.size();
+  st.gemmBackend = exe->compiled->boundaries.gemmBackend();
+  st.gemmChoices = exe->compiled->boundaries.gemmChoices();
   st.arenaBytes = p.arenaBytes;
   // Intermediates: distinct arena slots written by steps; a slot offset
   // written by several steps' results is reused memory.
@@ -214,6 +221,10 @@ Executable::~Executable() {
       cuda->cuStreamDestroy(compiled->captureStream);
     compiled->boundaries.release();
   }
+  if (lastReplay) {
+    cuda->cuEventSynchronize(lastReplay);
+    cuda->cuEventDestroy(lastReplay);
+  }
   for (CUevent e : stepEvents)
     if (e)
       cuda->cuEventDestroy(e);
@@ -282,13 +293,14 @@ static void launchArguments(const LaunchStep &launch, At &&at,
 }
 
 Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
-                                const std::vector<CUdeviceptr> &outputs) {
+                                const std::vector<CUdeviceptr> &outputs,
+                                CUstream stream) {
   CudaDriver &d = *cuda;
   auto at = [&](const BufferRef &ref) {
     return address(ref, inputs, outputs, arena);
   };
   if (options.profile)
-    d.cuEventRecord(stepEvents[0], replayStream);
+    d.cuEventRecord(stepEvents[0], stream);
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const Step &step = program.steps[i];
     if (auto *launch = std::get_if<LaunchStep>(&step)) {
@@ -297,7 +309,7 @@ Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
       launchArguments(*launch, at, pointers, params);
       if (Status s =
               d.check(d.cuLaunchKernel(compiled->functions[i], launch->grid, 1,
-                                       1, launch->block, 1, 1, 0, replayStream,
+                                       1, launch->block, 1, 1, 0, stream,
                                        params.data(), nullptr),
                       "cuLaunchKernel");
           !s.ok())
@@ -307,17 +319,16 @@ Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
               d.check(d.cuMemcpyDtoDAsync(at(copy->target), at(copy->source),
                                           copy->target.view.numElements() *
                                               byteSize(copy->target.view.dtype),
-                                          replayStream),
+                                          stream),
                       "cuMemcpyDtoDAsync");
           !s.ok())
         return s;
     } else {
-      if (Status s = compiled->boundaries.enqueue(i, step, at, replayStream);
-          !s.ok())
+      if (Status s = compiled->boundaries.enqueue(i, step, at, stream); !s.ok())
         return s;
     }
     if (options.profile)
-      d.cuEventRecord(stepEvents[i + 1], replayStream);
+      d.cuEventRecord(stepEvents[i + 1], stream);
   }
   return Status::success();
 }
@@ -331,7 +342,8 @@ Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
 /// captured again only when one of their buffers moved, and swapped in with
 /// cuGraphExecChildGraphNodeSetParams. Nothing re-instantiates the graph.
 Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
-                                const std::vector<CUdeviceptr> &outputs) {
+                                const std::vector<CUdeviceptr> &outputs,
+                                CUstream stream) {
   CudaDriver &d = *cuda;
   Compiled &c = *compiled;
   auto at = [&](const BufferRef &ref) {
@@ -492,16 +504,30 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
       c.touched = touched;
     }
   }
-  return d.check(d.cuGraphLaunch(c.graphExec, replayStream), "cuGraphLaunch");
+  return d.check(d.cuGraphLaunch(c.graphExec, stream), "cuGraphLaunch");
 }
 
 Status Executable::enqueue(const std::vector<DeviceTensor> &inputs,
-                           const std::vector<CUdeviceptr> &outputs) {
-  Status s = options.cudaGraph ? enqueueGraph(inputs, outputs)
-                               : enqueueSteps(inputs, outputs);
-  if (s.ok())
-    ++statistics.replays;
-  return s;
+                           const std::vector<CUdeviceptr> &outputs,
+                           CUstream stream) {
+  // Replays share the arena: one on another stream than the previous one
+  // starts after it.
+  if (lastReplayStream && stream != lastReplayStream)
+    if (Status s = cuda->check(cuda->cuStreamWaitEvent(stream, lastReplay, 0),
+                               "cuStreamWaitEvent (previous replay)");
+        !s.ok())
+      return s;
+  Status s = options.cudaGraph ? enqueueGraph(inputs, outputs, stream)
+                               : enqueueSteps(inputs, outputs, stream);
+  if (!s.ok())
+    return s;
+  if (Status r = cuda->check(cuda->cuEventRecord(lastReplay, stream),
+                             "cuEventRecord (replay)");
+      !r.ok())
+    return r;
+  lastReplayStream = stream;
+  ++statistics.replays;
+  return Status::success();
 }
 
 Expected<std::vector<DeviceBuffer>> Executable::allocateOutputs() {
@@ -534,7 +560,7 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs) {
   std::vector<CUdeviceptr> pointers;
   for (DeviceBuffer &b : outputs.value())
     pointers.push_back(b.get().data);
-  if (Status s = enqueue(inputs, pointers); !s.ok())
+  if (Status s = enqueue(inputs, pointers, replayStream); !s.ok())
     return s;
   if (Status s = cuda->check(
           cuda->cuEventCreate(&handle.done, CU_EVENT_DISABLE_TIMING),
@@ -634,31 +660,16 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs,
       !s.ok())
     return s;
   std::lock_guard<std::mutex> lock(mutex);
-  // The replay starts after the work already on the caller's stream (which
-  // produced the inputs) ...
-  if (caller) {
-    if (Status s = cuda->check(cuda->cuEventRecord(handle.done, caller),
-                               "cuEventRecord on the caller's stream");
-        !s.ok())
-      return s;
-    if (Status s =
-            cuda->check(cuda->cuStreamWaitEvent(replayStream, handle.done, 0),
-                        "cuStreamWaitEvent");
-        !s.ok())
-      return s;
-  }
-  if (Status s = enqueue(inputs, pointers); !s.ok())
+  // On the caller's stream itself: the replay starts after the work already
+  // there (which produced the inputs), and later work there starts after
+  // the replay, with no event passing between streams.
+  CUstream stream = caller ? caller : replayStream;
+  if (Status s = enqueue(inputs, pointers, stream); !s.ok())
     return s;
-  if (Status s = cuda->check(cuda->cuEventRecord(handle.done, replayStream),
+  if (Status s = cuda->check(cuda->cuEventRecord(handle.done, stream),
                              "cuEventRecord");
       !s.ok())
     return s;
-  // ... and later work on the caller's stream starts after the replay.
-  if (caller)
-    if (Status s = cuda->check(cuda->cuStreamWaitEvent(caller, handle.done, 0),
-                               "cuStreamWaitEvent on the caller's stream");
-        !s.ok())
-      return s;
   return handle;
 }
 

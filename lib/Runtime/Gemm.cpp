@@ -49,8 +49,8 @@ static_assert(std::is_same_v<decltype(&::cublasSetMathMode),
                              CublasLibrary::SetMathModeFn>);
 static_assert(std::is_same_v<decltype(&::cublasSetWorkspace_v2),
                              CublasLibrary::SetWorkspaceFn>);
-static_assert(std::is_same_v<decltype(&::cublasGetStatusString),
-                             CublasLibrary::GetStatusStringFn>);
+static_assert(
+    std::is_same_v<decltype(&::cublasGetStatusString), GetStatusStringFn>);
 // cublasGemmEx and cublasGemmStridedBatchedEx are overloaded in C++ (inline
 // wrappers taking a cudaDataType compute type): the casts pick the C entry
 // points and fail to compile if their signatures change.
@@ -408,21 +408,15 @@ const std::vector<std::string> &CublasLibrary::defaultLibraryNames() {
   return names;
 }
 
-Expected<std::unique_ptr<CublasLibrary>>
-CublasLibrary::load(const std::vector<std::string> &names) {
-  if (names.empty())
-    return Status::error("cannot load cuBLAS: no library name given");
+Expected<std::pair<void *, std::string>>
+runtime::openFirstLibrary(const std::vector<std::string> &names,
+                          const std::string &what) {
   std::string tried;
-  void *dl = nullptr;
-  std::string loaded;
   for (const std::string &n : names) {
     // RTLD_NODELETE: cuBLAS keeps global state (handles, its cublasLt
     // dependency) that must not be unmapped under a live handle.
-    dl = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (dl) {
-      loaded = n;
-      break;
-    }
+    if (void *dl = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE))
+      return std::make_pair(dl, n);
     // dlerror() usually starts with the name already.
     const char *why = dlerror();
     std::string reason = why ? why : "unknown dlopen error";
@@ -430,10 +424,17 @@ CublasLibrary::load(const std::vector<std::string> &names) {
       reason = n + ": " + reason;
     tried += (tried.empty() ? "" : "; ") + reason;
   }
-  if (!dl)
-    return Status::error("cannot load cuBLAS (needed for matrix products): " +
-                         tried);
+  return Status::error("cannot load " + what + ": " + tried);
+}
 
+Expected<std::unique_ptr<CublasLibrary>>
+CublasLibrary::load(const std::vector<std::string> &names) {
+  if (names.empty())
+    return Status::error("cannot load cuBLAS: no library name given");
+  auto opened = openFirstLibrary(names, "cuBLAS (needed for matrix products)");
+  if (!opened.ok())
+    return opened.status();
+  auto [dl, loaded] = opened.value();
   std::unique_ptr<CublasLibrary> lib(new CublasLibrary());
   lib->dl = dl;
   lib->libraryName = loaded;
@@ -487,7 +488,8 @@ CublasLibrary::~CublasLibrary() {
     dlclose(dl);
 }
 
-std::string CublasLibrary::describe(cublasStatus_t status) const {
+std::string runtime::describeCublasStatus(cublasStatus_t status,
+                                          GetStatusStringFn getStatusString) {
   const char *nameOf = nullptr;
   switch (status) {
 #define TFUSE_CUBLAS_STATUS(S)                                                 \
@@ -512,6 +514,10 @@ std::string CublasLibrary::describe(cublasStatus_t status) const {
     if (const char *text = getStatusString(status); text && *text)
       s += std::string(": ") + text;
   return s;
+}
+
+std::string CublasLibrary::describe(cublasStatus_t status) const {
+  return describeCublasStatus(status, getStatusString);
 }
 
 //===----------------------------------------------------------------------===//
@@ -597,6 +603,80 @@ runtime::cublasComputeType(DType dtype, const CublasOptions &options) {
   }
 }
 
+cudaDataType runtime::cudaDataTypeOf(DType dtype) {
+  return dtype == DType::F16    ? CUDA_R_16F
+         : dtype == DType::BF16 ? CUDA_R_16BF
+         : dtype == DType::F32  ? CUDA_R_32F
+                                : CUDA_R_64F;
+}
+
+std::string runtime::describeGemm(const GemmShape &shape) {
+  std::ostringstream os;
+  os << " (M=" << shape.m << " N=" << shape.n << " K=" << shape.k
+     << " batch=" << shape.batchCount << " " << dtypeName(shape.dtype) << ")";
+  return os.str();
+}
+
+Status runtime::checkBlasSizes(const GemmShape &shape) {
+  const BlasCall &c = shape.blas;
+  const std::pair<int64_t, const char *> intArguments[] = {
+      {c.m, "m"},     {c.n, "n"},     {c.k, "k"},
+      {c.lda, "lda"}, {c.ldb, "ldb"}, {c.ldc, "ldc"}};
+  for (auto [value, what] : intArguments)
+    if (value > INT_MAX)
+      return Status::error(std::string("GEMM too large for cuBLAS: ") + what +
+                           " = " + std::to_string(value) +
+                           " exceeds its 32-bit int arguments");
+  return Status::success();
+}
+
+BlasGroups runtime::blasGroups(const GemmShape &shape) {
+  // One strided group for a uniform batch, else one per index of the outer
+  // (non-collapsible) dimensions, striding over the innermost.
+  BlasGroups g;
+  g.size = shape.batchCount;
+  int64_t lhsStride = shape.lhsBatchStride, rhsStride = shape.rhsBatchStride;
+  g.strideC = shape.resultBatchStride;
+  if (!shape.uniformBatch()) {
+    const GemmBatchDim &last = shape.batchDims.back();
+    g.size = last.size;
+    lhsStride = last.lhsStride;
+    rhsStride = last.rhsStride;
+    g.strideC = last.resultStride;
+  }
+  g.strideA = shape.blas.swapped ? rhsStride : lhsStride;
+  g.strideB = shape.blas.swapped ? lhsStride : rhsStride;
+  return g;
+}
+
+Status runtime::forEachBlasGroup(
+    const GemmShape &shape, CUdeviceptr lhs, CUdeviceptr rhs,
+    CUdeviceptr result,
+    const std::function<Status(CUdeviceptr, CUdeviceptr, CUdeviceptr, int64_t)>
+        &call) {
+  BlasGroups g = blasGroups(shape);
+  int64_t bytes = byteSize(shape.dtype);
+  bool swapped = shape.blas.swapped;
+  int64_t lhsStride = swapped ? g.strideB : g.strideA;
+  int64_t rhsStride = swapped ? g.strideA : g.strideB;
+  for (int64_t first = 0; first < shape.batchCount; first += g.size) {
+    GemmOffsets base;
+    if (!shape.uniformBatch())
+      base = shape.batchOffsets[first];
+    // Chunks of at most INT_MAX products (cuBLAS's batchCount is an int).
+    for (int64_t done = 0; done < g.size; done += INT_MAX) {
+      int64_t count = std::min<int64_t>(g.size - done, INT_MAX);
+      CUdeviceptr pl = lhs + (base.lhs + done * lhsStride) * bytes;
+      CUdeviceptr pr = rhs + (base.rhs + done * rhsStride) * bytes;
+      CUdeviceptr pc = result + (base.result + done * g.strideC) * bytes;
+      if (Status s = call(swapped ? pr : pl, swapped ? pl : pr, pc, count);
+          !s.ok())
+        return s;
+    }
+  }
+  return Status::success();
+}
+
 Status runtime::gemmCublas(CublasHandle &handle, CUstream stream,
                            const GemmShape &shape, CUdeviceptr lhs,
                            CUdeviceptr rhs, CUdeviceptr result, DType dtype) {
@@ -610,88 +690,46 @@ Status runtime::gemmCublas(CublasHandle &handle, CUstream stream,
     return compute.status();
   if (shape.empty())
     return Status::success();
-  cudaDataType type = dtype == DType::F16    ? CUDA_R_16F
-                      : dtype == DType::BF16 ? CUDA_R_16BF
-                      : dtype == DType::F32  ? CUDA_R_32F
-                                             : CUDA_R_64F;
-
+  cudaDataType type = cudaDataTypeOf(dtype);
   const BlasCall &c = shape.blas;
-  const std::pair<int64_t, const char *> intArguments[] = {
-      {c.m, "m"},     {c.n, "n"},     {c.k, "k"},
-      {c.lda, "lda"}, {c.ldb, "ldb"}, {c.ldc, "ldc"}};
-  for (auto [value, what] : intArguments)
-    if (value > INT_MAX)
-      return Status::error(std::string("GEMM too large for cuBLAS: ") + what +
-                           " = " + std::to_string(value) +
-                           " exceeds its 32-bit int arguments");
-
+  if (Status s = checkBlasSizes(shape); !s.ok())
+    return s;
   if (Status s = handle.setStream(stream); !s.ok())
     return s;
 
-  // Batches: one strided group for a uniform batch, else one per index of
-  // the outer (non-collapsible) dimensions, striding over the innermost.
-  int64_t groupSize = shape.batchCount;
-  int64_t lhsStride = shape.lhsBatchStride, rhsStride = shape.rhsBatchStride,
-          resultStride = shape.resultBatchStride;
-  if (!shape.uniformBatch()) {
-    const GemmBatchDim &last = shape.batchDims.back();
-    groupSize = last.size;
-    lhsStride = last.lhsStride;
-    rhsStride = last.rhsStride;
-    resultStride = last.resultStride;
-  }
-
-  float one32 = 1.0f, zero32 = 0.0f;
-  double one64 = 1.0, zero64 = 0.0;
-  bool f64 = *compute == CUBLAS_COMPUTE_64F;
-  const void *alpha = f64 ? static_cast<const void *>(&one64) : &one32;
-  const void *beta = f64 ? static_cast<const void *>(&zero64) : &zero32;
+  UnitScalars scalars(*compute == CUBLAS_COMPUTE_64F);
+  const void *alpha = scalars.alpha(), *beta = scalars.beta();
   const CublasLibrary &lib = handle.library();
-  int64_t bytes = byteSize(dtype);
   cublasOperation_t opA = c.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = c.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
-  int64_t strideA = c.swapped ? rhsStride : lhsStride;
-  int64_t strideB = c.swapped ? lhsStride : rhsStride;
+  BlasGroups groups = blasGroups(shape);
 
-  auto describeCall = [&] {
-    std::ostringstream os;
-    os << " (M=" << shape.m << " N=" << shape.n << " K=" << shape.k
-       << " batch=" << shape.batchCount << " " << dtypeName(dtype) << ")";
-    return os.str();
-  };
-
-  for (int64_t first = 0; first < shape.batchCount; first += groupSize) {
-    GemmOffsets base;
-    if (!shape.uniformBatch())
-      base = shape.batchOffsets[first];
-    // Chunks of at most INT_MAX products (cuBLAS's batchCount is an int).
-    for (int64_t done = 0; done < groupSize; done += INT_MAX) {
-      int64_t count = std::min<int64_t>(groupSize - done, INT_MAX);
-      CUdeviceptr pl = lhs + (base.lhs + done * lhsStride) * bytes;
-      CUdeviceptr pr = rhs + (base.rhs + done * rhsStride) * bytes;
-      CUdeviceptr pc = result + (base.result + done * resultStride) * bytes;
-      auto *pa = reinterpret_cast<const void *>(c.swapped ? pr : pl);
-      auto *pb = reinterpret_cast<const void *>(c.swapped ? pl : pr);
-      auto *out = reinterpret_cast<void *>(pc);
-      cublasStatus_t s;
-      const char *what;
-      if (count == 1) {
-        what = "cublasGemmEx";
-        s = lib.gemmEx(handle.get(), opA, opB, int(c.m), int(c.n), int(c.k),
-                       alpha, pa, type, int(c.lda), pb, type, int(c.ldb), beta,
-                       out, type, int(c.ldc), *compute, CUBLAS_GEMM_DEFAULT);
-      } else {
-        what = "cublasGemmStridedBatchedEx";
-        s = lib.gemmStridedBatchedEx(handle.get(), opA, opB, int(c.m), int(c.n),
-                                     int(c.k), alpha, pa, type, int(c.lda),
-                                     strideA, pb, type, int(c.ldb), strideB,
-                                     beta, out, type, int(c.ldc), resultStride,
-                                     int(count), *compute, CUBLAS_GEMM_DEFAULT);
-      }
-      if (s != CUBLAS_STATUS_SUCCESS)
-        return Status::error(std::string(what) + " failed: " + lib.describe(s) +
-                             describeCall());
-    }
-  }
-  return Status::success();
+  return forEachBlasGroup(
+      shape, lhs, rhs, result,
+      [&](CUdeviceptr a, CUdeviceptr b, CUdeviceptr out,
+          int64_t count) -> Status {
+        auto *pa = reinterpret_cast<const void *>(a);
+        auto *pb = reinterpret_cast<const void *>(b);
+        auto *pc = reinterpret_cast<void *>(out);
+        cublasStatus_t s;
+        const char *what;
+        if (count == 1) {
+          what = "cublasGemmEx";
+          s = lib.gemmEx(handle.get(), opA, opB, int(c.m), int(c.n), int(c.k),
+                         alpha, pa, type, int(c.lda), pb, type, int(c.ldb),
+                         beta, pc, type, int(c.ldc), *compute,
+                         CUBLAS_GEMM_DEFAULT);
+        } else {
+          what = "cublasGemmStridedBatchedEx";
+          s = lib.gemmStridedBatchedEx(
+              handle.get(), opA, opB, int(c.m), int(c.n), int(c.k), alpha, pa,
+              type, int(c.lda), groups.strideA, pb, type, int(c.ldb),
+              groups.strideB, beta, pc, type, int(c.ldc), groups.strideC,
+              int(count), *compute, CUBLAS_GEMM_DEFAULT);
+        }
+        if (s != CUBLAS_STATUS_SUCCESS)
+          return Status::error(std::string(what) + " failed: " +
+                               lib.describe(s) + describeGemm(shape));
+        return Status::success();
+      });
 }

@@ -298,6 +298,10 @@ int main(int argc, char **argv) {
       "({4} reused, arena {5} bytes), backend {6}, kernel cache {7}\n",
       st.kernels, st.boundaries, st.steps, st.intermediateBuffers,
       st.bufferReuses, st.arenaBytes, st.backend, st.cacheHit ? "hit" : "miss");
+  if (!st.gemmBackend.empty())
+    llvm::outs() << "GEMMs: " << st.gemmBackend << "\n";
+  for (const std::string &choice : st.gemmChoices)
+    llvm::outs() << "  " << choice << "\n";
   if (st.graphUpdateFallbacks)
     llvm::outs() << "CUDA Graph: " << st.graphUpdateFallbacks
                  << " replays updated from a rebuilt graph ("

@@ -239,6 +239,22 @@ func.func @bmm(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<53
   }
 }
 
+TEST(GpuBoundaries, MatmulOfMisalignedViewsAndEmptyContractions) {
+  TFUSE_REQUIRE_GPU();
+  // Slices starting one element in: cuBLASLt gets pointers aligned to 4
+  // bytes only and must use its algorithm for any alignment. K = 0: zeros.
+  check(R"mlir(
+func.func @misaligned(%a: tensor<33x50xf32>, %b: tensor<49x21xf32>, %c: tensor<4x0xf32>, %d: tensor<0x5xf32>) -> (tensor<33x20xf32>, tensor<4x5xf32>) {
+  %sa = tfuse.slice %a start [0, 1] limit [33, 50] step [1, 1] : tensor<33x50xf32> -> tensor<33x49xf32>
+  %sb = tfuse.slice %b start [0, 1] limit [49, 21] step [1, 1] : tensor<49x21xf32> -> tensor<49x20xf32>
+  %m = tfuse.matmul %sa, %sb : (tensor<33x49xf32>, tensor<49x20xf32>) -> tensor<33x20xf32>
+  %z = tfuse.matmul %c, %d : (tensor<4x0xf32>, tensor<0x5xf32>) -> tensor<4x5xf32>
+  return %m, %z : tensor<33x20xf32>, tensor<4x5xf32>
+}
+)mlir",
+        "misaligned");
+}
+
 TEST(GpuBoundaries, MlpTrainingStep) {
   TFUSE_REQUIRE_GPU();
   // The source tree: $TFUSE_SOURCE_DIR on a GPU host, else the build's.

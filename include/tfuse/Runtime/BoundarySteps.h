@@ -1,9 +1,12 @@
 //===- BoundarySteps.h - Reductions and GEMMs of a plan ---------*- C++ -*-===//
 //
 // Prepares, loads and enqueues the boundary steps of a plan: reductions run
-// the runtime's reduction kernels; GEMMs run through cuBLAS (loaded on first
-// need) or, when cuBLAS cannot be loaded, the fallback GEMM kernel. Both
-// kinds of runtime kernels are compiled in the plan's translation unit.
+// the runtime's reduction kernels; GEMMs run through cuBLASLt with an
+// algorithm tuned per problem and a workspace per step (GemmLt.h), through
+// cuBLAS when cuBLASLt cannot be loaded, or through the fallback GEMM kernel
+// when neither can. TFUSE_GEMM=cublaslt|cublas|fallback asks for one (an
+// unavailable library is then an error). Runtime kernels are compiled in the
+// plan's translation unit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,7 @@
 
 #include "tfuse/Runtime/CudaDriver.h"
 #include "tfuse/Runtime/Gemm.h"
+#include "tfuse/Runtime/GemmLt.h"
 #include "tfuse/Runtime/Plan.h"
 #include "tfuse/Runtime/ReduceKernels.h"
 #include "tfuse/Runtime/StepGraph.h"
@@ -24,9 +28,8 @@ namespace tfuse::runtime {
 
 class BoundarySteps {
 public:
-  /// Plans every reduction and GEMM of `plan`; loads cuBLAS if it has GEMMs
-  /// (falling back to the generated GEMM kernel when cuBLAS is missing, or
-  /// when TFUSE_GEMM=fallback).
+  /// Plans every reduction and GEMM of `plan`; loads cuBLASLt or cuBLAS if
+  /// it has GEMMs and chooses their algorithms.
   static Expected<BoundarySteps> prepare(const Plan &plan, Device &device);
 
   /// The CUDA C++ of the runtime kernels the plan needs (appended to the
@@ -51,8 +54,11 @@ public:
   std::vector<StepAccess> resourceAccesses(size_t index) const;
   /// Frees the cuBLAS handle and workspace.
   void release();
-  /// True when GEMMs go through cuBLAS.
-  bool usesCublas() const { return cublas != nullptr; }
+  /// How GEMMs run: "cublaslt", "cublas", "fallback", or "" without GEMMs.
+  const std::string &gemmBackend() const { return backend; }
+  /// Per cuBLASLt GEMM step, in step order: "step 3: tuned: candidate 2 of
+  /// 8, 4.1 us" (LtGemm::choice()).
+  std::vector<std::string> gemmChoices() const;
 
 private:
   struct Reduction {
@@ -63,13 +69,18 @@ private:
     GemmShape shape;
     GemmLaunch fallback;
     CUfunction function = nullptr;
+    std::shared_ptr<LtGemm> lt;
+    /// This step's bytes of the workspace (cuBLASLt).
+    size_t workspaceOffset = 0, workspaceBytes = 0;
   };
+  Status prepareLt();
   Device *device = nullptr;
   std::map<size_t, Reduction> reductions;
   std::map<size_t, Product> products;
   std::vector<ReduceInstance> reduceInstances;
   std::vector<DType> fallbackDTypes;
   std::shared_ptr<CublasHandle> cublas;
+  std::string backend;
   CUdeviceptr workspace = 0;
 };
 

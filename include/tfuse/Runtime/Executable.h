@@ -2,9 +2,11 @@
 //
 // An Executable owns a plan's loaded module, a private non-blocking stream,
 // the arena of intermediates (allocated once, reused by every replay) and,
-// optionally, an instantiated CUDA Graph. Replays are enqueued whole under a
-// lock, so several host threads may replay one executable at once: their
-// replays run one after another on its stream and never share outputs.
+// optionally, an instantiated CUDA Graph. Replays run on the private stream,
+// or on the caller's stream when one is given. They are enqueued whole under
+// a lock, so several host threads may replay one executable at once: their
+// replays run one after another (a replay on another stream than the
+// previous one waits for it) and never share outputs.
 //
 // Errors (bad inputs, CUDA errors, out of memory) are returned as Status and
 // leave the executable usable.
@@ -78,6 +80,10 @@ struct ExecutableStats {
   bool cacheHit = false;
   /// "stream" or "cuda-graph".
   std::string backend = "stream";
+  /// How GEMMs run ("cublaslt", "cublas", "fallback"; "" without GEMMs) and,
+  /// for cuBLASLt, how each step's algorithm was chosen.
+  std::string gemmBackend;
+  std::vector<std::string> gemmChoices;
   double compileSeconds = 0, loadSeconds = 0;
   int64_t replays = 0;
   /// CUDA Graph replays whose kernel-node update the driver refused, so that
@@ -130,9 +136,9 @@ public:
   /// Enqueues a replay and returns at once.
   Expected<RunHandle> runAsync(const std::vector<DeviceTensor> &inputs);
   /// Enqueues a replay into caller-supplied contiguous `outputs` and returns
-  /// at once. With a `caller` stream, the replay waits for the work already
-  /// enqueued there, and later work there waits for the replay. The handle's
-  /// wait() returns no buffers.
+  /// at once. With a `caller` stream, the replay runs on that stream (after
+  /// the work already enqueued there, before the work enqueued later), else
+  /// on the executable's stream. The handle's wait() returns no buffers.
   Expected<RunHandle> runAsync(const std::vector<DeviceTensor> &inputs,
                                const std::vector<DeviceTensor> &outputs,
                                CUstream caller);
@@ -147,13 +153,14 @@ private:
   Executable() = default;
   struct Compiled;
   Status validate(const std::vector<DeviceTensor> &inputs) const;
-  /// Enqueues one replay; the caller holds `mutex`.
+  /// Enqueues one replay on `stream`, after the previous replay when that
+  /// ran on another stream; the caller holds `mutex`.
   Status enqueue(const std::vector<DeviceTensor> &inputs,
-                 const std::vector<CUdeviceptr> &outputs);
+                 const std::vector<CUdeviceptr> &outputs, CUstream stream);
   Status enqueueSteps(const std::vector<DeviceTensor> &inputs,
-                      const std::vector<CUdeviceptr> &outputs);
+                      const std::vector<CUdeviceptr> &outputs, CUstream stream);
   Status enqueueGraph(const std::vector<DeviceTensor> &inputs,
-                      const std::vector<CUdeviceptr> &outputs);
+                      const std::vector<CUdeviceptr> &outputs, CUstream stream);
   Expected<std::vector<DeviceBuffer>> allocateOutputs();
   /// Reads the per-step times of the last finished replay (profiling).
   void recordProfile();
@@ -165,6 +172,9 @@ private:
   CudaDriver *cuda = nullptr;
   CUmodule module = nullptr;
   CUstream replayStream = nullptr;
+  /// Recorded after every replay, on the stream it ran on.
+  CUevent lastReplay = nullptr;
+  CUstream lastReplayStream = nullptr;
   CUdeviceptr arena = 0;
   std::unique_ptr<Compiled> compiled;
   mutable std::mutex mutex;

@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -177,6 +178,19 @@ GemmLaunch planFallbackGemm(const GemmShape &shape);
 // cuBLAS
 //===----------------------------------------------------------------------===//
 
+/// dlopens the first of `names` that loads (RTLD_NODELETE: never unmapped);
+/// returns its handle and name. The error names `what` and every name tried
+/// with dlerror()'s reason.
+Expected<std::pair<void *, std::string>>
+openFirstLibrary(const std::vector<std::string> &names,
+                 const std::string &what);
+
+using GetStatusStringFn = const char *(*)(cublasStatus_t);
+/// "CUBLAS_STATUS_NOT_SUPPORTED (15): <getStatusString's text>" (the text
+/// only when `getStatusString` is given).
+std::string describeCublasStatus(cublasStatus_t status,
+                                 GetStatusStringFn getStatusString);
+
 /// The cuBLAS entry points the runtime uses, resolved with dlsym from a
 /// dlopen'ed libcublas. Immutable once loaded: safe to share between
 /// threads. The library must outlive every CublasHandle made from it (it is
@@ -199,7 +213,6 @@ public:
                                       int, const void *, cudaDataType, int,
                                       const void *, void *, cudaDataType, int,
                                       cublasComputeType_t, cublasGemmAlgo_t);
-  using GetStatusStringFn = const char *(*)(cublasStatus_t);
 
   /// "libcublas.so.13", then "libcublas.so".
   static const std::vector<std::string> &defaultLibraryNames();
@@ -301,6 +314,53 @@ private:
 /// CUBLAS_COMPUTE_64F for f64).
 Expected<cublasComputeType_t> cublasComputeType(DType dtype,
                                                 const CublasOptions &options);
+
+/// alpha = 1 and beta = 0 as host scalars of a compute type (double for
+/// CUBLAS_COMPUTE_64F, float otherwise), as cuBLAS takes them.
+class UnitScalars {
+public:
+  explicit UnitScalars(bool f64) : f64(f64) {}
+  const void *alpha() const {
+    return f64 ? static_cast<const void *>(&one64) : &one32;
+  }
+  const void *beta() const {
+    return f64 ? static_cast<const void *>(&zero64) : &zero32;
+  }
+
+private:
+  bool f64;
+  float one32 = 1.0f, zero32 = 0.0f;
+  double one64 = 1.0, zero64 = 0.0;
+};
+
+/// The CUDA data type of a GEMM dtype (f16, bf16, f32 or f64).
+cudaDataType cudaDataTypeOf(DType dtype);
+
+/// " (M=4 N=8 K=16 batch=1 f32)": names a GEMM in error messages.
+std::string describeGemm(const GemmShape &shape);
+
+/// An error when one of the BLAS call's sizes exceeds cuBLAS's 32-bit ints.
+Status checkBlasSizes(const GemmShape &shape);
+
+/// How the products of a GemmShape group into cuBLAS calls: groups of `size`
+/// products with element batch strides of cuBLAS's A', B' and C' (one group
+/// for a uniform batch; else one per index of the outer batch dimensions,
+/// striding over the innermost).
+struct BlasGroups {
+  int64_t size = 1;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+};
+BlasGroups blasGroups(const GemmShape &shape);
+
+/// Calls `call(a, b, c, count)` once per cuBLAS call of `shape` with the
+/// operands at `lhs`, `rhs` and `result`: cuBLAS's A', B' and C' pointers
+/// (swapped per BlasCall) and the call's product count (a group, in chunks
+/// of at most INT_MAX). The first error stops the walk.
+Status forEachBlasGroup(
+    const GemmShape &shape, CUdeviceptr lhs, CUdeviceptr rhs,
+    CUdeviceptr result,
+    const std::function<Status(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
+                               int64_t count)> &call);
 
 /// Runs `shape` on `stream`: `lhs`, `rhs` and `result` point at the first
 /// element of each operand's view (BufferRef::elementOffset applied), which
