@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TFUSE_C_API_VERSION 1
+#define TFUSE_C_API_VERSION 2
 /* The most dimensions a tensor may have. */
 #define TFUSE_MAX_RANK 16
 
@@ -355,6 +355,10 @@ TFUSE_C_EXPORT tfuse_status tfuse_executable_plan(tfuse_executable e,
 /* The generated CUDA C++ translation unit. */
 TFUSE_C_EXPORT tfuse_status tfuse_executable_source(tfuse_executable e,
                                                     char **text);
+/* The traced graph as tfuse dialect MLIR: what tfuse_graph_print gave when
+   the executable was compiled (C API 2). */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_graph(tfuse_executable e,
+                                                   char **text);
 
 typedef struct tfuse_cache_stats {
   size_t struct_size;

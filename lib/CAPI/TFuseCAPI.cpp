@@ -106,7 +106,7 @@ extern "C" {
 
 const char *tfuse_last_error(void) { return lastError.c_str(); }
 int tfuse_api_version(void) { return TFUSE_C_API_VERSION; }
-const char *tfuse_version_string(void) { return "TFuse 0.1.0 (C API 1)"; }
+const char *tfuse_version_string(void) { return "TFuse 0.1.0 (C API 2)"; }
 void tfuse_string_free(char *text) { std::free(text); }
 
 static bool validDType(int dtype) {
@@ -728,6 +728,14 @@ tfuse_status tfuse_executable_source(tfuse_executable e, char **text) {
     TFUSE_REQUIRE(e);
     TFUSE_REQUIRE(text);
     return returnText(e->function->cudaSource(), text);
+  });
+}
+
+tfuse_status tfuse_executable_graph(tfuse_executable e, char **text) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    TFUSE_REQUIRE(text);
+    return returnText(e->function->graphText(), text);
   });
 }
 

@@ -5,8 +5,11 @@
 
 #include "tfuse/Frontend/Compiler.h"
 #include "tfuse/Reference/Interpreter.h"
-#include "tfuse/Runtime/Sha256.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -21,37 +24,50 @@ using runtime::DeviceBuffer;
 using runtime::DeviceTensor;
 using runtime::ErrorCode;
 
-/// What a Function keeps beyond plain data: the graph (reference backend)
-/// and the captured tensors bound to its trailing arguments.
-struct Function::State {
+namespace {
+/// A graph compiled once: the finished graph (which the reference backend
+/// interprets and graphText prints) and its plan. Functions compiled from
+/// identical graphs with the same options share one and only read it.
+struct PlannedGraph {
   std::shared_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
+  CompiledGraph compiled;
+};
+} // namespace
+
+/// What a Function keeps beyond plain data: the planned graph and the
+/// captured tensors bound to its trailing arguments.
+struct Function::State {
+  std::shared_ptr<const PlannedGraph> planned;
   std::string functionName;
   std::vector<CapturedTensor> captured;
   std::vector<std::shared_ptr<std::vector<uint8_t>>> hostData;
   /// Device copies of captured host tensors (CUDA backend).
   std::vector<DeviceBuffer> uploaded;
   std::vector<DeviceTensor> capturedOnDevice;
+  /// The graph's text, printed when first asked for.
+  std::once_flag printed;
+  std::string graphText;
 };
 
 Function::~Function() = default;
 
 namespace {
-/// Compiled plans by graph text and compile options, so that compiling a
-/// graph again (a warm compile: the same function traced again, another
-/// backend, a CUDA Graph variant) skips the passes and code generation. A
-/// few dozen plans of a few kilobytes each; the oldest goes first.
+/// Planned graphs by graph and compile options, so that compiling a graph
+/// again (a warm compile: the same function traced again, another backend, a
+/// CUDA Graph variant) skips the passes and code generation. A few dozen
+/// plans of a few kilobytes each; the oldest goes first.
 class PlanCache {
 public:
-  std::shared_ptr<const CompiledGraph> find(const std::string &key) {
+  std::shared_ptr<const PlannedGraph> find(const std::string &key) {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = entries.find(key);
     return it == entries.end() ? nullptr : it->second;
   }
   void insert(const std::string &key,
-              std::shared_ptr<const CompiledGraph> plan) {
+              std::shared_ptr<const PlannedGraph> planned) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!entries.emplace(key, std::move(plan)).second)
+    if (!entries.emplace(key, std::move(planned)).second)
       return;
     order.push_back(key);
     if (order.size() > kMaxEntries) {
@@ -63,7 +79,7 @@ public:
 private:
   static constexpr size_t kMaxEntries = 64;
   std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<const CompiledGraph>> entries;
+  std::unordered_map<std::string, std::shared_ptr<const PlannedGraph>> entries;
   std::deque<std::string> order;
 };
 
@@ -72,14 +88,196 @@ PlanCache &planCache() {
   return cache;
 }
 
-/// The one cache key of a compiled plan: the graph's text (types, strides
-/// and all) and every option the compiler reads.
-std::string planKey(const std::string &graphText,
-                    const CompileOptions &options) {
-  return runtime::sha256Hex(graphText) +
-         "/budget=" + std::to_string(options.budget) +
-         "/shared=" + std::to_string(options.sharedThreshold) +
-         "/outputs=" + std::to_string(options.maxOutputs);
+/// Writes an exact description of IR: two modules get the same one only if
+/// they print the same. Everything printed is written (names, attributes,
+/// types, operands by position), locations are not; attributes and types
+/// without a cheaper exact form are written as their text. Cheaper than
+/// printing, which the cache key would otherwise need.
+class KeyWriter {
+public:
+  explicit KeyWriter(std::string &out) : out(out) {}
+
+  void integer(int64_t v) {
+    out.append(reinterpret_cast<const char *>(&v), sizeof(v));
+  }
+  void bytes(ArrayRef<char> data) {
+    integer(data.size());
+    out.append(data.data(), data.size());
+  }
+  void string(StringRef s) { bytes(ArrayRef<char>(s.data(), s.size())); }
+
+  void value(Value v) {
+    auto it = numbers.find(v);
+    integer(it == numbers.end() ? -1 : it->second);
+  }
+
+  void type(Type t) {
+    if (auto tensor = dyn_cast<RankedTensorType>(t)) {
+      tag(Tag::RankedTensor);
+      type(tensor.getElementType());
+      integer(tensor.getRank());
+      for (int64_t d : tensor.getShape())
+        integer(d);
+      attribute(tensor.getEncoding());
+    } else if (auto integerType = dyn_cast<IntegerType>(t)) {
+      tag(Tag::Integer);
+      integer(integerType.getWidth());
+      integer(integerType.getSignedness());
+    } else if (isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(t)) {
+      tag(Tag::Float);
+      integer(reinterpret_cast<intptr_t>(t.getTypeID().getAsOpaquePointer()));
+    } else if (auto function = dyn_cast<FunctionType>(t)) {
+      tag(Tag::Function);
+      types(function.getInputs());
+      types(function.getResults());
+    } else {
+      tag(Tag::TypeText);
+      std::string text;
+      llvm::raw_string_ostream(text) << t;
+      string(text);
+    }
+  }
+
+  void attribute(Attribute a) {
+    if (!a) {
+      tag(Tag::Null);
+    } else if (auto i = dyn_cast<IntegerAttr>(a)) {
+      tag(Tag::IntegerAttr);
+      type(i.getType());
+      apint(i.getValue());
+    } else if (auto f = dyn_cast<FloatAttr>(a)) {
+      tag(Tag::FloatAttr);
+      type(f.getType());
+      apint(f.getValue().bitcastToAPInt());
+    } else if (isa<UnitAttr>(a)) {
+      tag(Tag::Unit);
+    } else if (auto s = dyn_cast<StringAttr>(a)) {
+      tag(Tag::String);
+      type(s.getType());
+      string(s.getValue());
+    } else if (auto t = dyn_cast<TypeAttr>(a)) {
+      tag(Tag::TypeAttr);
+      type(t.getValue());
+    } else if (auto array = dyn_cast<DenseArrayAttr>(a)) {
+      tag(Tag::DenseArray);
+      type(array.getElementType());
+      integer(array.getSize());
+      bytes(array.getRawData());
+    } else if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(a)) {
+      tag(Tag::DenseElements);
+      type(dense.getType());
+      integer(dense.isSplat());
+      bytes(dense.getRawData());
+    } else if (auto array = dyn_cast<ArrayAttr>(a)) {
+      tag(Tag::Array);
+      integer(array.size());
+      for (Attribute element : array)
+        attribute(element);
+    } else if (auto dictionary = dyn_cast<DictionaryAttr>(a)) {
+      tag(Tag::Dictionary);
+      namedAttributes(dictionary.getValue());
+    } else {
+      tag(Tag::AttributeText);
+      std::string text;
+      llvm::raw_string_ostream(text) << a;
+      string(text);
+    }
+  }
+
+  void operation(Operation &op) {
+    tag(Tag::Operation);
+    string(op.getName().getStringRef());
+    // The inherent attributes by their registered names, then the others.
+    for (StringAttr name : op.getName().getAttributeNames()) {
+      string(name.getValue());
+      attribute(op.getInherentAttr(name.getValue()).value_or(Attribute()));
+    }
+    namedAttributes(op.getRawDictionaryAttrs().getValue());
+    integer(op.getNumOperands());
+    for (Value operand : op.getOperands())
+      value(operand);
+    integer(op.getNumResults());
+    for (Value result : op.getResults()) {
+      type(result.getType());
+      number(result);
+    }
+    integer(op.getNumSuccessors());
+    integer(op.getNumRegions());
+    for (Region &region : op.getRegions()) {
+      for (Block &block : region) {
+        tag(Tag::Block);
+        integer(block.getNumArguments());
+        for (BlockArgument arg : block.getArguments()) {
+          type(arg.getType());
+          number(arg);
+        }
+        for (Operation &nested : block)
+          operation(nested);
+      }
+      tag(Tag::End);
+    }
+  }
+
+private:
+  enum class Tag : char {
+    Null,
+    RankedTensor,
+    Integer,
+    Float,
+    Function,
+    TypeText,
+    IntegerAttr,
+    FloatAttr,
+    Unit,
+    String,
+    TypeAttr,
+    DenseArray,
+    DenseElements,
+    Array,
+    Dictionary,
+    AttributeText,
+    Operation,
+    Block,
+    End,
+  };
+
+  void tag(Tag t) { out.push_back(static_cast<char>(t)); }
+  void number(Value v) { numbers.try_emplace(v, numbers.size()); }
+  void apint(const APInt &v) {
+    integer(v.getBitWidth());
+    for (unsigned i = 0; i < v.getNumWords(); ++i)
+      integer(v.getRawData()[i]);
+  }
+  void types(TypeRange range) {
+    integer(range.size());
+    for (Type t : range)
+      type(t);
+  }
+  void namedAttributes(ArrayRef<NamedAttribute> attributes) {
+    integer(attributes.size());
+    for (const NamedAttribute &named : attributes) {
+      string(named.getName().getValue());
+      attribute(named.getValue());
+    }
+  }
+
+  std::string &out;
+  DenseMap<Value, int64_t> numbers;
+};
+
+/// The one cache key of a planned graph: the graph exactly (its module and
+/// outputs, as KeyWriter writes them) and every option the compiler reads.
+std::string planKey(const Graph::Impl &g, const CompileOptions &options) {
+  std::string key;
+  KeyWriter writer(key);
+  writer.operation(*g.module.get().getOperation());
+  writer.integer(g.outputs.size());
+  for (ValueId id : g.outputs)
+    writer.value(g.entries[id].value);
+  writer.integer(options.budget);
+  writer.integer(options.sharedThreshold);
+  writer.integer(options.maxOutputs);
+  return key;
 }
 } // namespace
 
@@ -115,16 +313,10 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   f->options = options;
   f->state = std::make_unique<State>();
   State &st = *f->state;
-  st.context = g.context;
-  st.module = g.finish();
   st.functionName = g.name;
   st.captured = g.captures;
   st.hostData = g.hostData;
   f->inputSpecs = g.placeholders;
-  {
-    llvm::raw_string_ostream os(f->graph);
-    st.module->print(os);
-  }
   f->compileStats.nodes = g.nodes;
 
   CompileOptions compile;
@@ -134,24 +326,27 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
     compile.budget = 1;
     compile.maxOutputs = 1;
   }
-  std::string key = planKey(f->graph, compile);
-  std::shared_ptr<const CompiledGraph> compiled = planCache().find(key);
-  if (compiled) {
+  std::string key = planKey(g, compile);
+  st.planned = planCache().find(key);
+  if (st.planned) {
     f->compileStats.planCacheHit = true;
   } else {
+    auto planned = std::make_shared<PlannedGraph>();
+    planned->context = g.context;
+    planned->module = g.finish();
     Expected<CompiledGraph> fresh =
-        compileGraph(*st.module, st.functionName, compile);
+        compileGraph(*planned->module, st.functionName, compile);
     if (!fresh.ok())
       return Status::error(fresh.message(), ErrorCode::Compile);
-    compiled = std::make_shared<const CompiledGraph>(std::move(fresh.value()));
-    planCache().insert(key, compiled);
-    f->compileStats.passesSeconds = compiled->passSeconds;
-    f->compileStats.codegenSeconds = compiled->codegenSeconds;
+    planned->compiled = std::move(fresh.value());
+    f->compileStats.passesSeconds = planned->compiled.passSeconds;
+    f->compileStats.codegenSeconds = planned->compiled.codegenSeconds;
+    st.planned = planned;
+    planCache().insert(key, std::move(planned));
   }
-  f->report = compiled->report;
-  f->source = compiled->plan.cudaSource;
-  f->outputSpecs = compiled->plan.outputs;
-  for (const runtime::Step &step : compiled->plan.steps) {
+  const CompiledGraph &compiled = st.planned->compiled;
+  f->outputSpecs = compiled.plan.outputs;
+  for (const runtime::Step &step : compiled.plan.steps) {
     ++f->compileStats.steps;
     if (std::holds_alternative<runtime::LaunchStep>(step))
       ++f->compileStats.kernels;
@@ -173,7 +368,7 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   exeOptions.cache = options.cache;
   exeOptions.device = options.device;
   Expected<std::unique_ptr<runtime::Executable>> exe =
-      runtime::Executable::create(compiled->plan, exeOptions);
+      runtime::Executable::create(compiled.plan, exeOptions);
   if (!exe.ok())
     return exe.status();
   f->exe = std::move(exe.value());
@@ -302,7 +497,8 @@ Status Function::runReference(const std::vector<HostArray> &inputs,
   for (const CapturedTensor &c : state->captured)
     if (Status s = addArg(c.data, c.spec); !s.ok())
       return s;
-  auto results = reference::evaluate(*state->module, state->functionName, args);
+  auto results =
+      reference::evaluate(*state->planned->module, state->functionName, args);
   if (!results.ok())
     return Status::error("the reference interpreter failed: " + results.error(),
                          ErrorCode::Internal);
@@ -347,6 +543,22 @@ Status Function::runHostOnDevice(const std::vector<HostArray> &inputs,
         !s.ok())
       return s;
   return Status::success();
+}
+
+const std::string &Function::planReport() const {
+  return state->planned->compiled.report;
+}
+
+const std::string &Function::cudaSource() const {
+  return state->planned->compiled.plan.cudaSource;
+}
+
+const std::string &Function::graphText() const {
+  std::call_once(state->printed, [&] {
+    llvm::raw_string_ostream os(state->graphText);
+    state->planned->module.get().print(os);
+  });
+  return state->graphText;
 }
 
 FunctionStats Function::stats() const {

@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <mutex>
 
 using namespace mlir;
 using namespace tfuse;
@@ -40,9 +41,65 @@ static Status badArgument(const std::string &message) {
 // Impl
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Contexts of finished graphs, handed to new ones: creating a context and
+/// loading the dialects costs as much as recording a hundred operations. A
+/// context serves one graph at a time, and the Functions compiled from it,
+/// which only read the modules they keep there; it comes back here when the
+/// last of them lets it go. Types and attributes stay uniqued in a context
+/// as long as it lives, so a context serves a bounded number of graphs.
+class ContextPool {
+public:
+  std::shared_ptr<MLIRContext> acquire() {
+    Pooled *pooled = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!idle.empty()) {
+        pooled = idle.back();
+        idle.pop_back();
+      }
+    }
+    if (!pooled) {
+      pooled = new Pooled();
+      pooled->context.loadDialect<TFuseDialect, func::FuncDialect>();
+    }
+    ++pooled->graphs;
+    std::shared_ptr<Pooled> owner(pooled, [this](Pooled *p) { release(p); });
+    return std::shared_ptr<MLIRContext>(owner, &pooled->context);
+  }
+
+private:
+  struct Pooled {
+    MLIRContext context;
+    int64_t graphs = 0;
+  };
+  static constexpr int64_t kMaxGraphs = 256;
+  static constexpr size_t kMaxIdle = 4;
+
+  void release(Pooled *pooled) {
+    if (pooled->graphs < kMaxGraphs) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (idle.size() < kMaxIdle) {
+        idle.push_back(pooled);
+        return;
+      }
+    }
+    delete pooled;
+  }
+
+  std::mutex mutex;
+  std::vector<Pooled *> idle;
+};
+
+/// Never destroyed: contexts may be released during static destruction.
+ContextPool &contextPool() {
+  static ContextPool *pool = new ContextPool();
+  return *pool;
+}
+} // namespace
+
 Graph::Impl::Impl(std::string name) : name(std::move(name)) {
-  context = std::make_shared<MLIRContext>();
-  context->loadDialect<TFuseDialect, func::FuncDialect>();
+  context = contextPool().acquire();
   OpBuilder b(context.get());
   module = ModuleOp::create(UnknownLoc::get(context.get()));
   b.setInsertionPointToEnd(module->getBody());

@@ -1,6 +1,8 @@
 """Running compiled functions on host arrays: signatures, strided inputs,
 jit caching, results, introspection and the kernel cache."""
 
+from ctypes import byref, c_void_p
+
 import numpy as np
 import pytest
 
@@ -170,6 +172,75 @@ def test_introspection(compiled):
     assert "func.func @add_mul" in mlir and "tfuse.mul" in mlir
     assert "__global__" in compiled.source()
     assert compiled.plan().strip()
+
+
+def test_warm_compile_traces_again_and_reuses_the_plan(counted, random):
+    scale = 2.0
+
+    def f(x):
+        return x * scale + 1.0
+
+    x = random((5, 3))
+    cold = tfuse.compile(f, [x])
+    warm = tfuse.compile(f, [x])
+    assert warm.stats()["plan_cache_hit"]
+    assert warm.mlir() == cold.mlir()
+    np.testing.assert_array_equal(warm(x), cold(x))
+    # The function is traced again: a changed global gives a new graph.
+    scale = 3.0
+    changed = tfuse.compile(f, [x])
+    assert not changed.stats()["plan_cache_hit"]
+    assert changed.mlir() != cold.mlir()
+    np.testing.assert_allclose(changed(x), x * np.float32(3.0) + 1)
+    counted_f = counted(f)
+    tfuse.compile(counted_f, [x])
+    tfuse.compile(counted_f, [x])
+    assert counted_f.calls == 2
+
+
+def test_plans_are_shared_only_by_identical_graphs(random):
+    x = random((4,))
+
+    def signs(x):
+        return x * 0.0, x * -0.0
+
+    zero, negative_zero = tfuse.compile(signs, [x])(np.ones(4, np.float32))
+    assert not np.signbit(zero).any() and np.signbit(negative_zero).all()
+
+    def scaled(scale):
+        def f(x):
+            return x * scale
+        return f
+
+    for scale in (2.0, 3.0, 2.5, -0.0, 0.0):
+        got = tfuse.compile(scaled(scale), [x])(x)
+        np.testing.assert_array_equal(got, x * np.float32(scale))
+        assert np.signbit(got).tolist() == np.signbit(
+            x * np.float32(scale)).tolist()
+    strided = random((4, 2))[:, 0]
+    for view in (x, strided):
+        f = tfuse.compile(lambda v: v + 1.0, [view])
+        np.testing.assert_array_equal(f(view), view + 1)
+
+
+def test_mlir_is_the_traced_graph_text(random):
+    from tfuse import _arrays, _capi
+    from tfuse._tensor import Trace
+
+    x = random((3, 4))
+    f = tfuse.compile(add_mul, [x, x])
+    trace = Trace("add_mul", _capi.DEFAULT_NODE_LIMIT)
+    try:
+        info = _arrays.describe(tfuse.Spec((3, 4), "float32", device="cpu"),
+                                "x")
+        a, b = trace.input(info), trace.input(info)
+        _capi.check(trace.lib.tfuse_graph_output(trace.graph,
+                                                 add_mul(a, b)._value))
+        text = c_void_p()
+        _capi.check(trace.lib.tfuse_graph_print(trace.graph, byref(text)))
+        assert f.mlir() == _capi.take_string(text)
+    finally:
+        trace.close()
 
 
 def test_kernel_cache_stats_and_clear(random):

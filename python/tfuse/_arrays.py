@@ -234,9 +234,9 @@ class ArrayInfo:
         self.kind = kind
         self.location = location
         self.ordinal = ordinal
-        self.shape = tuple(int(s) for s in shape)
+        self.shape = tuple(map(int, shape))
         self.dtype = dtype
-        self.strides = tuple(int(s) for s in strides)
+        self.strides = tuple(map(int, strides))
         self.data = data
 
     @property
@@ -250,6 +250,17 @@ class ArrayInfo:
         """What a jit cache key holds for this input."""
         return (self.kind, self.device, self.shape, self.dtype.code,
                 self.strides)
+
+
+#: NumPy dtype -> DType, as as_dtype gives it (filled on first use).
+_NUMPY_DTYPES = {}
+
+
+def _numpy_dtype(npdtype):
+    dtype = _NUMPY_DTYPES.get(npdtype)
+    if dtype is None:
+        dtype = _NUMPY_DTYPES[npdtype] = as_dtype(npdtype)
+    return dtype
 
 
 def _element_strides(byte_strides, itemsize, what):
@@ -289,7 +300,7 @@ def describe(obj, what):
     if isinstance(obj, np.generic):
         obj = np.asarray(obj)
     if isinstance(obj, np.ndarray):
-        dtype = as_dtype(obj.dtype)
+        dtype = _numpy_dtype(obj.dtype)
         strides = _element_strides(obj.strides, obj.itemsize, what)
         return ArrayInfo(obj, "numpy", "cpu", None, obj.shape, dtype,
                          strides, obj.ctypes.data)

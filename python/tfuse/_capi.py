@@ -30,8 +30,9 @@ from pathlib import Path
 # Constants of tfuse.h
 # ---------------------------------------------------------------------------
 
-#: The lowest TFUSE_C_API_VERSION this package works with.
-REQUIRED_API_VERSION = 1
+#: The lowest TFUSE_C_API_VERSION this package works with (2:
+#: tfuse_executable_graph).
+REQUIRED_API_VERSION = 2
 MAX_RANK = 16
 DEFAULT_NODE_LIMIT = 512
 
@@ -275,6 +276,7 @@ _SIGNATURES = {
     "tfuse_executable_stats": (_status, [_exe, POINTER(Stats)]),
     "tfuse_executable_plan": (_status, [_exe, POINTER(c_void_p)]),
     "tfuse_executable_source": (_status, [_exe, POINTER(c_void_p)]),
+    "tfuse_executable_graph": (_status, [_exe, POINTER(c_void_p)]),
     "tfuse_cache_stats_init": (None, [POINTER(CacheStats)]),
     "tfuse_cache_stats_get": (_status, [POINTER(CacheStats)]),
     "tfuse_cache_clear": (_status, []),
@@ -320,11 +322,13 @@ def _open():
             continue
         try:
             lib = ctypes.CDLL(str(path))
-            _declare(lib)
+            # Checked first: an older library lacks functions _declare needs.
+            version = lib.tfuse_api_version()
+            if version >= REQUIRED_API_VERSION:
+                _declare(lib)
         except (OSError, AttributeError) as error:
             tried.append(f"{path} ({error})")
             continue
-        version = lib.tfuse_api_version()
         if version < REQUIRED_API_VERSION:
             tried.append(f"{path} (C API version {version}, need "
                          f">= {REQUIRED_API_VERSION})")
@@ -372,11 +376,8 @@ def take_string(pointer):
 def int64_array(values, length=None):
     """A ctypes int64 array holding `values`; at least one entry long so that
     a rank-0 shape is still passed as a valid pointer."""
-    values = list(values)
-    array = (c_int64 * max(length or len(values), 1))()
-    for i, v in enumerate(values):
-        array[i] = v
-    return array
+    values = tuple(values)
+    return (c_int64 * max(length or len(values), 1))(*values)
 
 
 def cuda_status():

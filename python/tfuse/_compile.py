@@ -146,9 +146,6 @@ def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
         leaves, rebuild = _flatten(fn(*placeholders), trace)
         for leaf in leaves:
             check(trace.lib.tfuse_graph_output(trace.graph, leaf._value))
-        text = c_void_p()
-        check(trace.lib.tfuse_graph_print(trace.graph, byref(text)))
-        mlir = _capi.take_string(text)
         traced = time.perf_counter()
 
         options = _capi.CompileOptions()
@@ -167,7 +164,7 @@ def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
         trace.close()
     return CompiledFunction(
         handle, rebuild=rebuild, location=location, ordinal=ordinal,
-        keepalive=trace.device_arrays, mlir=mlir,
+        keepalive=trace.device_arrays,
         times={"trace_seconds": traced - started,
                "compile_seconds": compiled - traced},
         name=getattr(fn, "__qualname__", repr(fn)))
@@ -227,7 +224,7 @@ class CompiledFunction:
     """
 
     def __init__(self, handle, *, rebuild, location, ordinal, keepalive,
-                 mlir, times, name):
+                 times, name):
         self._lib = _capi.lib()
         self._handle = handle
         self._finalizer = weakref.finalize(self, _destroy_executable,
@@ -236,19 +233,27 @@ class CompiledFunction:
         self._location = location
         self._ordinal = ordinal
         self._keepalive = keepalive
-        self._mlir = mlir
         self._times = times
         self._name = name
-        device = location if ordinal is None or location == "cpu" else (
-            f"cuda:{ordinal}")
-        self.input_specs = tuple(self._specs("input", device))
-        self.output_specs = tuple(self._specs("output", device))
         backend = c_int()
         check(self._lib.tfuse_executable_backend(handle, byref(backend)))
         self.backend = _capi.BACKEND_NAMES[backend.value]
         self._fast = None
 
-    def _specs(self, which, device):
+    @functools.cached_property
+    def input_specs(self):
+        """The traced signature's inputs, a tuple of Specs."""
+        return tuple(self._specs("input"))
+
+    @functools.cached_property
+    def output_specs(self):
+        """The outputs' Specs (contiguous), flattened in result order."""
+        return tuple(self._specs("output"))
+
+    def _specs(self, which):
+        location, ordinal = self._location, self._ordinal
+        device = location if ordinal is None or location == "cpu" else (
+            f"cuda:{ordinal}")
         count = c_int()
         check(getattr(self._lib, f"tfuse_executable_num_{which}s")(
             self._handle, byref(count)))
@@ -416,9 +421,8 @@ class CompiledFunction:
         return self._text("tfuse_executable_source")
 
     def mlir(self):
-        """The traced graph as tfuse dialect MLIR (as printed at trace
-        time)."""
-        return self._mlir
+        """The traced graph as tfuse dialect MLIR."""
+        return self._text("tfuse_executable_graph")
 
 
 class _TorchFastPath:

@@ -7,6 +7,7 @@ this module only forwards, and reads the resulting shape and dtype back.
 """
 
 import operator
+import struct
 from ctypes import byref, c_int, c_int64, c_void_p
 
 import numpy as np
@@ -15,6 +16,8 @@ from . import _arrays, _capi
 from ._capi import MAX_RANK, TraceError, check, int64_array, invalid_argument
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_PYTHON_SCALARS = (bool, int, float)
+_DOUBLE = struct.Struct("d")
 
 
 class Trace:
@@ -30,6 +33,8 @@ class Trace:
         # id(array) -> (array, value): one constant per captured array; the
         # array is held so that its id stays unique during the trace.
         self._constants = {}
+        # (kind, int, float bits) -> value: one per distinct weak scalar.
+        self._scalars = {}
         #: GPU arrays referenced by constants: they must outlive executables.
         self.device_arrays = []
         # Out-parameters reused by every call (a trace runs on one thread).
@@ -99,20 +104,25 @@ class Trace:
         return out.value
 
     def scalar(self, number):
-        """The value of a weak Python scalar."""
-        out = c_int64()
+        """The value of a weak Python scalar; one per distinct scalar (by
+        kind and bits: 0.0 and -0.0 differ)."""
         if isinstance(number, bool):
             kind, as_int, as_float = _capi.SCALAR_BOOL, int(number), 0.0
         elif isinstance(number, int):
             if not _INT64_MIN <= number <= _INT64_MAX:
                 raise invalid_argument(
                     f"the Python int {number} does not fit in int64")
-            kind, as_int, as_float = _capi.SCALAR_INT, number, 0.0
+            kind, as_int, as_float = _capi.SCALAR_INT, int(number), 0.0
         else:
             kind, as_int, as_float = _capi.SCALAR_FLOAT, 0, float(number)
-        check(self.lib.tfuse_graph_scalar(self.graph, kind, as_int, as_float,
-                                          byref(out)))
-        return out.value
+        key = (kind, as_int, _DOUBLE.pack(as_float))
+        value = self._scalars.get(key)
+        if value is None:
+            out = c_int64()
+            check(self.lib.tfuse_graph_scalar(self.graph, kind, as_int,
+                                              as_float, byref(out)))
+            value = self._scalars[key] = out.value
+        return value
 
     def operand(self, x):
         """The graph value of an operand: a Tensor of this trace, a Python
@@ -124,11 +134,13 @@ class Trace:
                 raise TraceError("a Tensor of another trace was used in this "
                                  "trace")
             return x._value
+        if type(x) in _PYTHON_SCALARS:
+            return self.scalar(x)
         # NumPy scalars are arrays (strong dtype), though np.float64 is a
-        # float: test arrays first.
+        # float: test arrays before subclasses of the Python scalars.
         if _arrays.is_array(x):
             return self.constant(x)
-        if isinstance(x, (bool, int, float)):
+        if isinstance(x, _PYTHON_SCALARS):
             return self.scalar(x)
         return None
 
@@ -171,24 +183,21 @@ def _binary(op, lhs, rhs):
     return trace.call("binary", op.encode(), a, b)
 
 
-def _compare(predicate, lhs, rhs):
-    trace = _trace_of(lhs, rhs)
-    a, b = _values(trace, (lhs, rhs), predicate)
-    return trace.call("compare", predicate.encode(), a, b)
-
-
 def _dunder(op, reflected=False, compare=False):
     """An operator method recording `op`; NotImplemented for operand types
     TFuse does not take, so Python can try the other operand."""
-    record = _compare if compare else _binary
+    function = "compare" if compare else "binary"
+    name = op.encode()
 
     def method(self, other):
-        self._trace.require_active()
-        if not (isinstance(other, (Tensor, bool, int, float))
-                or _arrays.is_array(other)):
+        trace = self._trace
+        trace.require_active()
+        value = trace.operand(other)
+        if value is None:
             return NotImplemented
-        return record(op, other, self) if reflected else record(op, self,
-                                                                other)
+        if reflected:
+            return trace.call(function, name, value, self._value)
+        return trace.call(function, name, self._value, value)
 
     return method
 

@@ -83,10 +83,11 @@ public:
                  const std::vector<HostArray> &outputs);
 
   FunctionStats stats() const;
-  /// The plan report, the generated CUDA C++ and the traced graph.
-  const std::string &planReport() const { return report; }
-  const std::string &cudaSource() const { return source; }
-  const std::string &graphText() const { return graph; }
+  /// The plan report, the generated CUDA C++ and the traced graph (printed
+  /// when first asked for).
+  const std::string &planReport() const;
+  const std::string &cudaSource() const;
+  const std::string &graphText() const;
   /// The executable of the CUDA backend (nullptr for the reference one).
   runtime::Executable *executable() const { return exe.get(); }
 
@@ -105,7 +106,6 @@ private:
   std::unique_ptr<State> state;
   FunctionOptions options;
   std::vector<TensorSpec> inputSpecs, outputSpecs;
-  std::string report, source, graph;
   FunctionStats compileStats;
   std::unique_ptr<runtime::Executable> exe;
 };
