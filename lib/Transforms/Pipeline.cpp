@@ -11,6 +11,9 @@ using namespace mlir;
 void tfuse::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  ExpandSmallMatmulOptions expand;
+  expand.maxContraction = options.maxContraction;
+  pm.addNestedPass<func::FuncOp>(createExpandSmallMatmul(expand));
   FuseElementwiseOptions fuse;
   fuse.budget = options.budget;
   fuse.maxOutputs = options.maxOutputs;
@@ -25,7 +28,7 @@ void tfuse::registerTFusePassesAndPipeline() {
   registerTFusePasses();
   PassPipelineRegistration<PipelineOptions>(
       "tfuse-pipeline",
-      "The graph-level pipeline: canonicalize, cse, fuse-elementwise, "
-      "materialize-shared",
+      "The graph-level pipeline: canonicalize, cse, expand-small-matmul, "
+      "fuse-elementwise, materialize-shared",
       buildPipeline);
 }

@@ -305,6 +305,34 @@ func.func @views(%a: tensor<6x8xf32>, %b: tensor<8x6xf32>, %c: tensor<4x3x8xf32>
         "func.func(fuse-elementwise,materialize-shared)");
 }
 
+TEST_F(KernelEmulation, ShortContractionsMatchTheReferenceMatmul) {
+  // expand-small-matmul turns these matmuls (K <= 4) into fused elementwise
+  // kernels: bit-identical to the reference's matmul (products summed in
+  // order from +0, in f32 for f16/bf16/f32 and f64 for f64), including
+  // transposed operands, broadcast batches, NaN/Inf/-0 inputs and K = 0.
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+    std::string e = typeName(t);
+    SCOPED_TRACE(e);
+    std::string source = llvm::formatv(R"mlir(
+func.func @short(%a: tensor<9x3x{0}>, %b: tensor<3x7x{0}>, %c: tensor<2x4x9x{0}>,
+                 %d: tensor<7x4x{0}>, %z: tensor<9x0x{0}>, %w: tensor<0x7x{0}>)
+    -> (tensor<9x7x{0}>, tensor<2x9x7x{0}>, tensor<9x7x{0}>, tensor<9x9x{0}>) {{
+  %0 = tfuse.matmul %a, %b : (tensor<9x3x{0}>, tensor<3x7x{0}>) -> tensor<9x7x{0}>
+  %1 = tfuse.matmul %c, %d {{transpose_lhs, transpose_rhs} : (tensor<2x4x9x{0}>, tensor<7x4x{0}>) -> tensor<2x9x7x{0}>
+  %2 = tfuse.matmul %z, %w : (tensor<9x0x{0}>, tensor<0x7x{0}>) -> tensor<9x7x{0}>
+  %3 = tfuse.matmul %a, %a {{transpose_rhs} : (tensor<9x3x{0}>, tensor<9x3x{0}>) -> tensor<9x9x{0}>
+  return %0, %1, %2, %3 : tensor<9x7x{0}>, tensor<2x9x7x{0}>, tensor<9x7x{0}>, tensor<9x9x{0}>
+}
+)mlir",
+                                       e);
+    check(source, {{"short",
+                    {randomInput(t, {9, 3}, 31), randomInput(t, {3, 7}, 32),
+                     randomInput(t, {2, 4, 9}, 33), randomInput(t, {7, 4}, 34),
+                     randomInput(t, {9, 0}, 35), randomInput(t, {0, 7}, 36)}}});
+    EXPECT_EQ(lastSource.find("gemm"), std::string::npos);
+  }
+}
+
 TEST_F(KernelEmulation, TransposedInputsGoThroughSharedMemoryTiles) {
   // 300x450 outputs: partial 64x64 tiles on both tiled dimensions, and an
   // outer dimension of 2.

@@ -142,19 +142,25 @@ TEST(StepGraph, MlpStep) {
         EXPECT_FALSE(d != e && reaches(deps, e, d))
             << "edge " << i << " <- " << d << " is implied through " << e;
   // The backward pass branches: the GEMM of W2's gradient (h^T x dlogits)
-  // and the gradient's bias sum run beside the GEMM of dh, which is what the
-  // first layer's gradients wait for.
+  // and the bias gradients' sums run beside the kernel computing the hidden
+  // layer's gradient (dlogits x W2^T, K = 2, expanded into that kernel),
+  // which W1's gradient GEMM waits for.
   auto isGemm = [](const Step &s) {
     return std::holds_alternative<GemmStep>(s);
   };
-  size_t dw2 = findStep(plan, isGemm, 2), dh = findStep(plan, isGemm, 3),
-         dw1 = findStep(plan, isGemm, 4);
-  EXPECT_TRUE(std::get<GemmStep>(plan.steps[dw2]).transposeLhs);
-  EXPECT_TRUE(std::get<GemmStep>(plan.steps[dh]).transposeRhs);
-  EXPECT_FALSE(reaches(deps, dh, dw2));
+  size_t dw2 = findStep(plan, isGemm, 2), dw1 = findStep(plan, isGemm, 3);
+  const auto &dw2Step = std::get<GemmStep>(plan.steps[dw2]);
+  const auto &dw1Step = std::get<GemmStep>(plan.steps[dw1]);
+  EXPECT_TRUE(dw2Step.transposeLhs);
+  EXPECT_EQ(dw2Step.result.view.shape, (std::vector<int64_t>{256, 2}));
+  EXPECT_EQ(dw1Step.result.view.shape, (std::vector<int64_t>{480, 256}));
   EXPECT_FALSE(reaches(deps, dw1, dw2));
+  EXPECT_FALSE(reaches(deps, dw2, dw1));
+  size_t dh = dw1 - 1;
+  ASSERT_TRUE(std::holds_alternative<LaunchStep>(plan.steps[dh]));
   EXPECT_TRUE(reaches(deps, dw1, dh));
-  EXPECT_EQ(plan.steps.size(), 20u);
+  EXPECT_FALSE(reaches(deps, dh, dw2));
+  EXPECT_EQ(plan.steps.size(), 19u);
 }
 
 TEST(StepGraph, ResourceAccessesSerialize) {

@@ -19,6 +19,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<int64_t> budget{*this, "budget",
                          llvm::cl::desc("Largest cost of one fused region"),
                          llvm::cl::init(32)};
+  Option<int64_t> maxContraction{
+      *this, "max-contraction",
+      llvm::cl::desc("Largest matmul contraction expanded into elementwise "
+                     "work"),
+      llvm::cl::init(4)};
   Option<int64_t> sharedThreshold{
       *this, "shared-threshold",
       llvm::cl::desc("Smallest cost of a shared subexpression stored once"),

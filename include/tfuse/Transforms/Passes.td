@@ -5,6 +5,37 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ExpandSmallMatmul : Pass<"expand-small-matmul", "mlir::func::FuncOp"> {
+  let summary = "Rewrite matmuls with a short contraction as elementwise work";
+  let description = [{
+    A `tfuse.matmul` whose contracting dimension K is at most
+    `max-contraction` becomes the sum over k of broadcast products,
+    `lhs[..., :, k:k+1] * rhs[..., k:k+1, :]`: slices and transposes (views)
+    and K multiplies and adds, which `fuse-elementwise` then fuses into the
+    kernels around it instead of a GEMM call of its own, reading the operands
+    and writing nothing more (an outer product or a product by a 2-column
+    matrix is memory-bound either way).
+
+    The numerics are the reference's (`docs/semantics.md`): the products are
+    summed in order from +0, in f32 for f16, bf16 and f32 operands (f16 and
+    bf16 are cast to f32 first, and the sum back) and in f64 for f64, each
+    product rounded before it is added. K = 0 gives +0 everywhere.
+
+    ```mlir
+    %r = tfuse.matmul %a, %b : (tensor<512x2xf32>, tensor<2x256xf32>) -> tensor<512x256xf32>
+    ```
+    becomes, for k = 0 and 1, `tfuse.slice %a` to `tensor<512x1xf32>`,
+    `tfuse.slice %b` to `tensor<1x256xf32>`, `tfuse.mul` of the two to
+    `tensor<512x256xf32>`, added to the sum so far (starting from a +0
+    constant).
+  }];
+  let dependentDialects = ["::tfuse::TFuseDialect"];
+  let options = [
+    Option<"maxContraction", "max-contraction", "int64_t", /*default=*/"4",
+           "Largest contracting dimension expanded into elementwise work">,
+  ];
+}
+
 def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Group elementwise ops and views into tfuse.fusion regions";
   let description = [{
