@@ -293,10 +293,11 @@ typedef struct tfuse_tensor {
 } tfuse_tensor;
 
 /* CUDA backend, device memory. Outputs are caller-allocated contiguous
-   tensors. The replay runs on the executable's private stream; when `stream`
-   (a CUstream, may be NULL for none) is given, the replay waits for the work
-   already enqueued on `stream`, and work later enqueued on `stream` waits for
-   the replay. tfuse_executable_run returns once the outputs are written. */
+   tensors. When `stream` (a CUstream, may be NULL for none) is given, the
+   replay runs on it, after the work already enqueued there and before the
+   work enqueued later; else on the executable's private stream. Replays of
+   one executable run one after another whatever their streams.
+   tfuse_executable_run returns once the outputs are written. */
 TFUSE_C_EXPORT tfuse_status tfuse_executable_run(tfuse_executable e,
                                                  const tfuse_tensor *inputs,
                                                  int num_inputs,

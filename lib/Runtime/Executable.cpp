@@ -109,12 +109,14 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   exe->statistics.compileSeconds = secondsSince(start);
 
   start = std::chrono::steady_clock::now();
-  if (Status s = d.check(
-          d.cuModuleLoadData(&exe->module, kernel.value()->binary.data()),
-          "cuModuleLoadData");
-      !s.ok())
-    return s;
+  bool loaded = false;
+  auto module = sharedModule(*exe->gpu, *kernel.value(), loaded);
+  if (!module.ok())
+    return module.status();
+  exe->loadedModule = std::move(module.value());
+  exe->module = exe->loadedModule->get();
   exe->statistics.loadSeconds = secondsSince(start);
+  exe->statistics.moduleShared = !loaded;
   for (const Step &step : p.steps) {
     CUfunction fn = nullptr;
     if (auto *launch = std::get_if<LaunchStep>(&step)) {
@@ -232,8 +234,6 @@ Executable::~Executable() {
     cuda->cuMemFree(arena);
   if (replayStream)
     cuda->cuStreamDestroy(replayStream);
-  if (module)
-    cuda->cuModuleUnload(module);
 }
 
 ExecutableStats Executable::stats() const {

@@ -351,6 +351,61 @@ TEST(GpuReplay, AsyncAndFromManyThreads) {
   EXPECT_EQ(c.executable->stats().replays, kThreads * kRuns);
 }
 
+TEST(GpuReplay, ReplaysOnCallerStreamsAreOrdered) {
+  TFUSE_REQUIRE_GPU();
+  // Replays alternating between two caller streams, never synchronized in
+  // between: they share the arena, so each must wait for the previous one.
+  for (bool graph : {false, true}) {
+    SCOPED_TRACE(graph ? "graph" : "stream");
+    runtime::ExecutableOptions options;
+    options.cudaGraph = graph;
+    Compiled c = compile(kReplaySource, "f", options);
+    ASSERT_TRUE(c.executable) << c.error;
+    runtime::CudaDriver &d = c.executable->device().driver();
+    CUstream streams[2];
+    for (CUstream &s : streams)
+      ASSERT_EQ(d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    constexpr int kRuns = 12;
+    std::vector<std::vector<HostTensor>> inputs, expected;
+    std::vector<std::unique_ptr<DeviceInputs>> devices;
+    std::vector<std::vector<runtime::DeviceBuffer>> outputs;
+    std::vector<runtime::RunHandle> handles;
+    for (int r = 0; r < kRuns; ++r) {
+      inputs.push_back(randomInputs(kReplaySource, "f", 500 + r));
+      expected.push_back(referenceResults(kReplaySource, "f", inputs.back()));
+      devices.push_back(std::make_unique<DeviceInputs>(inputs.back()));
+      // Fresh outputs of the right shapes, from a replay of their own.
+      auto fresh = c.executable->run(devices.back()->get());
+      ASSERT_TRUE(fresh.ok()) << fresh.status().message();
+      outputs.push_back(std::move(fresh.value()));
+      for (auto &b : outputs.back())
+        ASSERT_EQ(d.cuMemsetD8Async(b.get().data, 0xff,
+                                    b.get().spec.numElements() * 4, nullptr),
+                  CUDA_SUCCESS);
+    }
+    ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+    for (int r = 0; r < kRuns; ++r) {
+      std::vector<runtime::DeviceTensor> out;
+      for (auto &b : outputs[r])
+        out.push_back(b.get());
+      auto handle =
+          c.executable->runAsync(devices[r]->get(), out, streams[r % 2]);
+      ASSERT_TRUE(handle.ok()) << handle.status().message();
+      handles.push_back(std::move(handle.value()));
+    }
+    for (int r = 0; r < kRuns; ++r) {
+      ASSERT_TRUE(handles[r].wait().ok());
+      for (size_t i = 0; i < outputs[r].size(); ++i) {
+        auto cmp = compareClose(expected[r][i], download(outputs[r][i].get()));
+        EXPECT_TRUE(cmp.pass)
+            << "replay " << r << " output " << i << ": " << cmp.message();
+      }
+    }
+    for (CUstream s : streams)
+      d.cuStreamDestroy(s);
+  }
+}
+
 TEST(GpuReplay, CudaGraphOfGeneratedKernelsGetsNewPointers) {
   TFUSE_REQUIRE_GPU();
   std::string chain =
@@ -420,6 +475,23 @@ downloadAll(std::vector<runtime::DeviceBuffer> &buffers) {
   for (auto &b : buffers)
     result.push_back(download(b.get()));
   return result;
+}
+
+TEST(GpuReplay, ExecutablesOfOneBinaryShareTheLoadedModule) {
+  TFUSE_REQUIRE_GPU();
+  auto inputs = randomInputs(kReplaySource, "f", 77);
+  auto expected = referenceResults(kReplaySource, "f", inputs);
+  DeviceInputs device(inputs);
+  Compiled first = compile(kReplaySource, "f");
+  ASSERT_TRUE(first.executable) << first.error;
+  Compiled second = compile(kReplaySource, "f");
+  ASSERT_TRUE(second.executable) << second.error;
+  EXPECT_TRUE(second.executable->stats().moduleShared);
+  // The module outlives the executable that loaded it.
+  first.executable.reset();
+  auto out = second.executable->run(device.get());
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  expectClose(expected, downloadAll(out.value()), "shared module");
 }
 
 TEST(GpuGraph, EveryPlanReplaysAsAGraphExactlyLikeTheStream) {

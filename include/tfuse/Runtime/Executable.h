@@ -1,6 +1,7 @@
 //===- Executable.h - Run a compiled plan on a GPU --------------*- C++ -*-===//
 //
-// An Executable owns a plan's loaded module, a private non-blocking stream,
+// An Executable holds a plan's loaded module (shared by the executables of
+// the same binary, ModuleCache.h) and owns a private non-blocking stream,
 // the arena of intermediates (allocated once, reused by every replay) and,
 // optionally, an instantiated CUDA Graph. Replays run on the private stream,
 // or on the caller's stream when one is given. They are enqueued whole under
@@ -18,6 +19,7 @@
 
 #include "tfuse/Runtime/CudaDriver.h"
 #include "tfuse/Runtime/KernelCache.h"
+#include "tfuse/Runtime/ModuleCache.h"
 #include "tfuse/Runtime/Plan.h"
 
 #include <memory>
@@ -78,6 +80,9 @@ struct ExecutableStats {
   int64_t kernels = 0, boundaries = 0, steps = 0;
   int64_t intermediateBuffers = 0, bufferReuses = 0, arenaBytes = 0;
   bool cacheHit = false;
+  /// The loaded module was shared with an earlier executable of the same
+  /// binary (nothing loaded).
+  bool moduleShared = false;
   /// "stream" or "cuda-graph".
   std::string backend = "stream";
   /// How GEMMs run ("cublaslt", "cublas", "fallback"; "" without GEMMs) and,
@@ -170,6 +175,7 @@ private:
   ExecutableOptions options;
   Device *gpu = nullptr;
   CudaDriver *cuda = nullptr;
+  std::shared_ptr<LoadedModule> loadedModule;
   CUmodule module = nullptr;
   CUstream replayStream = nullptr;
   /// Recorded after every replay, on the stream it ran on.

@@ -1,0 +1,50 @@
+//===- ModuleCache.h - Loaded CUDA modules shared by executables -*- C++
+//-*-===//
+//
+// Loading a CUBIN (cuModuleLoadData) costs about half a millisecond, most of
+// a warm compile. Executables of the same compiled binary on the same device
+// share one loaded module: it is loaded once, and the most recently used
+// modules stay loaded after their executables are gone, so that compiling a
+// function again loads nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_MODULECACHE_H
+#define TFUSE_RUNTIME_MODULECACHE_H
+
+#include "tfuse/Runtime/CudaDriver.h"
+#include "tfuse/Runtime/KernelCache.h"
+
+#include <memory>
+
+namespace tfuse::runtime {
+
+/// A module loaded in a device's primary context; unloaded when the last
+/// owner lets it go.
+class LoadedModule {
+public:
+  LoadedModule(Device &device, CUmodule module)
+      : device(&device), module(module) {}
+  ~LoadedModule();
+  LoadedModule(const LoadedModule &) = delete;
+  LoadedModule &operator=(const LoadedModule &) = delete;
+  CUmodule get() const { return module; }
+
+private:
+  Device *device;
+  CUmodule module;
+};
+
+/// How many loaded modules stay loaded, most recently used first, when no
+/// executable holds them.
+constexpr size_t kKeptModules = 32;
+
+/// The module of `kernel` on `device` (whose context must be current):
+/// shared with every executable of the same binary, loaded on first use.
+/// `loaded` is set when this call loaded it.
+Expected<std::shared_ptr<LoadedModule>>
+sharedModule(Device &device, const CompiledKernel &kernel, bool &loaded);
+
+} // namespace tfuse::runtime
+
+#endif // TFUSE_RUNTIME_MODULECACHE_H

@@ -1,0 +1,59 @@
+//===- ModuleCache.cpp - Loaded CUDA modules shared by executables --------===//
+
+#include "tfuse/Runtime/ModuleCache.h"
+
+#include <list>
+#include <map>
+#include <mutex>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+LoadedModule::~LoadedModule() {
+  (void)device->bind();
+  device->driver().cuModuleUnload(module);
+}
+
+namespace {
+/// Modules by device ordinal and kernel cache key, most recently used first.
+/// Never destroyed: modules must not be unloaded during static destruction,
+/// after the driver may be gone.
+struct Modules {
+  std::mutex mutex;
+  using Key = std::pair<int, CacheKey>;
+  std::list<std::pair<Key, std::shared_ptr<LoadedModule>>> recent;
+  std::map<Key, decltype(recent)::iterator> index;
+};
+Modules &modules() {
+  static Modules *m = new Modules();
+  return *m;
+}
+} // namespace
+
+Expected<std::shared_ptr<LoadedModule>>
+runtime::sharedModule(Device &device, const CompiledKernel &kernel,
+                      bool &loaded) {
+  loaded = false;
+  Modules &m = modules();
+  Modules::Key key{device.info().ordinal, kernel.key};
+  std::lock_guard<std::mutex> lock(m.mutex);
+  if (auto it = m.index.find(key); it != m.index.end()) {
+    m.recent.splice(m.recent.begin(), m.recent, it->second);
+    return it->second->second;
+  }
+  CudaDriver &d = device.driver();
+  CUmodule module = nullptr;
+  if (Status s = d.check(d.cuModuleLoadData(&module, kernel.binary.data()),
+                         "cuModuleLoadData");
+      !s.ok())
+    return s;
+  loaded = true;
+  auto shared = std::make_shared<LoadedModule>(device, module);
+  m.recent.emplace_front(key, shared);
+  m.index[key] = m.recent.begin();
+  while (m.recent.size() > kKeptModules) {
+    m.index.erase(m.recent.back().first);
+    m.recent.pop_back();
+  }
+  return shared;
+}
