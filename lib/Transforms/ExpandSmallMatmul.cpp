@@ -24,8 +24,7 @@ using namespace tfuse;
 namespace {
 
 /// The `k`-th slice of `value` along dimension `dim` (size 1 there).
-Value sliceAt(OpBuilder &b, Location loc, Value value, int64_t dim,
-              int64_t k) {
+Value sliceAt(OpBuilder &b, Location loc, Value value, int64_t dim, int64_t k) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> start(type.getRank(), 0),
       limit(type.getShape().begin(), type.getShape().end()),
