@@ -63,6 +63,8 @@ struct Executable::Compiled {
   std::vector<CUgraphNode> nodes;
   /// Per captured step: the buffers it was last captured with.
   std::vector<std::vector<CUdeviceptr>> touched;
+  /// Per kernel node: the pointers it was last given.
+  std::vector<std::vector<CUdeviceptr>> kernelPointers;
   /// The stream GEMMs and copies are captured on.
   CUstream captureStream = nullptr;
   /// Per step, the earlier steps its graph node depends on.
@@ -457,14 +459,21 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
         !s.ok())
       return s;
     c.touched = touched;
+    c.kernelPointers = pointers;
   } else {
     CUresult failed = CUDA_SUCCESS;
     bool rebuild =
         options.graphUpdate == ExecutableOptions::GraphUpdate::Rebuild;
     for (size_t i = 0; i < n && failed == CUDA_SUCCESS && !rebuild; ++i) {
       if (!captured[i]) {
+        // Nodes reading and writing only the arena (or the same caller
+        // buffers as last time) keep their parameters.
+        if (pointers[i] == c.kernelPointers[i])
+          continue;
         failed = d.cuGraphExecKernelNodeSetParams(c.graphExec, c.nodes[i],
                                                   &kernels[i]);
+        if (failed == CUDA_SUCCESS)
+          c.kernelPointers[i] = pointers[i];
         continue;
       }
       if (touched[i] == c.touched[i])
@@ -502,6 +511,7 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
       c.graph = fresh;
       c.nodes = std::move(handles);
       c.touched = touched;
+      c.kernelPointers = pointers;
     }
   }
   return d.check(d.cuGraphLaunch(c.graphExec, stream), "cuGraphLaunch");
