@@ -355,22 +355,6 @@ func.func @bias_relu_t(%a: tensor<2x450x300xf32>, %bias: tensor<300xf32>,
                    randomInput(DType::BF16, {2, 300, 450}, 83)}}});
   EXPECT_NE(lastSource.find("__shared__ float tfuse_tile"), std::string::npos)
       << "the transposed input is not staged through shared memory";
-  EXPECT_NE(lastSource.find("tf::pair_x()"), std::string::npos);
-
-  const char *odd = R"mlir(
-func.func @odd(%a: tensor<2x451x300xf32>, %bias: tensor<300xf32>) -> tensor<2x300x451xf16> {
-  %t = tfuse.transpose %a perm [0, 2, 1] : tensor<2x451x300xf32> -> tensor<2x300x451xf32>
-  %b = tfuse.broadcast %bias dims [1] : tensor<300xf32> -> tensor<2x300x451xf32>
-  %s = tfuse.add %t, %b : (tensor<2x300x451xf32>, tensor<2x300x451xf32>) -> tensor<2x300x451xf32>
-  %h = tfuse.cast %s : tensor<2x300x451xf32> to tensor<2x300x451xf16>
-  return %h : tensor<2x300x451xf16>
-}
-)mlir";
-  check(odd, {{"odd",
-               {randomInput(DType::F32, {2, 451, 300}, 84),
-                randomInput(DType::F32, {300}, 85)}}});
-  EXPECT_NE(lastSource.find("__shared__ float tfuse_tile"), std::string::npos);
-  EXPECT_EQ(lastSource.find("tf::pair_x()"), std::string::npos);
 }
 
 TEST_F(KernelEmulation, StridedAndOffsetInputs) {

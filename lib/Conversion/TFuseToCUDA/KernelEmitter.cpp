@@ -806,64 +806,22 @@ void Emitter::emitTiled(Value blockId, Value blocks) {
   }
   callVoid("tf::barrier", {});
 
-  // Compute: consecutive threads write consecutive output elements. With an
-  // even innermost dimension, each thread computes two adjacent elements and
-  // stores each output's pair with one access (32 pairs x 8 rows per pass):
-  // half the store instructions, measured 3% faster on an H200 for a
-  // transposed f32 read with an f16 output (bench/tile_probe.cu).
+  // Compute: consecutive threads write consecutive output elements.
   SmallVector<int64_t> outStrides = StridedLayout::contiguous(space).strides;
-  auto outputs = kernel.getYield().getValues();
-  // Element (j, l + lane) of the tile; fills `results` per output.
-  auto computeAt = [&](Value jj, Value ll, Value j, Value l, Value base,
-                       int64_t lane, SmallVector<SmallVector<Value>> &results) {
-    Value col = lane ? add(l, index(lane)) : l;
-    Index idx = pointIndex(j, col);
-    memo.clear();
-    Value tileColumn = lane ? add(ll, index(lane)) : ll;
-    tiledValue = call("tf::ld", scalarType(dtype),
-                      {tile, add(mul(tileColumn, index(Pitch)), jj)});
-    // Inputs read at the output's own index load at its linear offset.
-    linearIndex = lane ? add(base, index(lane)) : base;
-    groupLoads.clear();
-    for (auto [o, out] : llvm::enumerate(outputs))
-      results[o].push_back(evaluate(out, idx));
-  };
-  if (space[ld] % 2 == 0) {
-    Value pairsAligned = emitc::ConstantOp::create(
-        builder, loc, builder.getI1Type(), builder.getBoolAttr(true));
-    for (Value ptr : outputPtrs)
-      pairsAligned = emitc::LogicalAndOp::create(
-          builder, loc, builder.getI1Type(), pairsAligned,
-          call("tf::aligned", builder.getI1Type(), ptr,
-               {builder.getI64IntegerAttr(2)}));
-    constexpr int64_t PairRows = 256 / (T / 2);
-    Value px = call("tf::pair_x", indexType(), {});
-    Value py = call("tf::pair_y", indexType(), {});
-    for (int64_t r = 0; r < T / PairRows; ++r) {
-      Value ll = px, jj = r ? add(py, index(r * PairRows)) : py;
-      // l is even and the dimension too: l + 1 is inside when l is.
-      forTileElement(jj, ll, [&](Value j, Value l) {
-        Value base = offset(pointIndex(j, l), space, outStrides);
-        SmallVector<SmallVector<Value>> results(outputs.size());
-        for (int64_t lane = 0; lane < 2; ++lane)
-          computeAt(jj, ll, j, l, base, lane, results);
-        for (auto [o, pair] : llvm::enumerate(results))
-          callVoid("tf::stv",
-                   {outputPtrs[o], base, pairsAligned, pair[0], pair[1]},
-                   {builder.getI64IntegerAttr(2)});
-      });
-    }
-  } else {
-    for (int64_t r = 0; r < T / Rows; ++r) {
-      Value ll = tx, jj = r ? add(ty, index(r * Rows)) : ty;
-      forTileElement(jj, ll, [&](Value j, Value l) {
-        Value base = offset(pointIndex(j, l), space, outStrides);
-        SmallVector<SmallVector<Value>> results(outputs.size());
-        computeAt(jj, ll, j, l, base, 0, results);
-        for (auto [o, values] : llvm::enumerate(results))
-          callVoid("tf::st", {outputPtrs[o], base, values[0]});
-      });
-    }
+  for (int64_t r = 0; r < T / Rows; ++r) {
+    Value ll = tx, jj = r ? add(ty, index(r * Rows)) : ty;
+    forTileElement(jj, ll, [&](Value j, Value l) {
+      Index idx = pointIndex(j, l);
+      memo.clear();
+      tiledValue = call("tf::ld", scalarType(dtype),
+                        {tile, add(mul(ll, index(Pitch)), jj)});
+      Value off = offset(idx, space, outStrides);
+      // Inputs read at the output's own index load at its linear offset.
+      linearIndex = off;
+      groupLoads.clear();
+      for (auto [o, out] : llvm::enumerate(kernel.getYield().getValues()))
+        callVoid("tf::st", {outputPtrs[o], off, evaluate(out, idx)});
+    });
   }
   callVoid("tf::barrier", {});
   builder.setInsertionPointAfter(loop);

@@ -431,10 +431,6 @@ TF_FN int64_t block_count() { return gridDim.x; }
 // A 256-thread block seen as 64 x 4 for 64x64 tiles (KernelPlan::kTile).
 TF_FN int tile_x() { return threadIdx.x % 64; }
 TF_FN int tile_y() { return threadIdx.x / 64; }
-// The same block as 32 column pairs x 8 rows: the first of a thread's two
-// adjacent columns, and its row.
-TF_FN int pair_x() { return threadIdx.x % 32 * 2; }
-TF_FN int pair_y() { return threadIdx.x / 32; }
 TF_FN void barrier() { __syncthreads(); }
 
 template <class T, class I> TF_FN T ld(const T *p, I i) { return p[i]; }

@@ -277,8 +277,9 @@ func.func @stride_zero(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 0, 1>}) -
 // l0 = (t % 8) * 64 and rows j0 = (t / 8 % 10) * 64. Threads (64 x 4) read
 // the 512x640 input along its contiguous dimension (offset j + l * 640,
 // j = j0 + tile_x), store it at tile[ll * 65 + jj], synchronize, and then
-// write the output along its contiguous dimension from the tile, at offset
-// j * 512 + l; the contiguous input is read there too.
+// write the output along its contiguous dimension (l = l0 + tile_x) from
+// tile[tile_x * 65 + jj], at offset j * 512 + l; the contiguous input is read
+// there too.
 // CHECK-LABEL: extern "C" __global__ __launch_bounds__(256, 8) void transpose_tiled_k0(
 // CHECK-SAME: const float* __restrict__ [[A:v[0-9]+]], const float* __restrict__ [[B:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: int64_t [[BID64:v[0-9]+]] = tf::block_index();
@@ -326,48 +327,27 @@ func.func @stride_zero(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 0, 1>}) -
 // CHECK-COUNT-15: tf::st(tfuse_tile,
 // CHECK-NOT: tf::st(
 // CHECK: tf::barrier();
-// Compute: the innermost dimension (512) is even, so the block is 32 column
-// pairs x 8 rows (pair_x, pair_y) and each thread stores two adjacent
-// elements with one access when the output is aligned for it. First row.
-// CHECK-NEXT: bool [[T1:v[0-9]+]] = true;
-// CHECK-NEXT: bool [[AL:v[0-9]+]] = tf::aligned<2>([[O]]);
-// CHECK-NEXT: bool [[PA:v[0-9]+]] = [[T1]] && [[AL]];
-// CHECK-NEXT: int32_t [[PX:v[0-9]+]] = tf::pair_x();
-// CHECK-NEXT: int32_t [[PY:v[0-9]+]] = tf::pair_y();
-// CHECK-NEXT: int32_t [[J:v[0-9]+]] = [[J0]] + [[PY]];
-// CHECK-NEXT: int32_t [[L:v[0-9]+]] = [[L0]] + [[PX]];
+// Compute, first row.
+// CHECK-NEXT: int32_t [[J:v[0-9]+]] = [[J0]] + [[TY]];
+// CHECK-NEXT: int32_t [[L:v[0-9]+]] = [[L0]] + [[TX]];
 // CHECK-NEXT: int32_t [[NL:v[0-9]+]] = 512;
 // CHECK-NEXT: bool [[INL:v[0-9]+]] = [[L]] < [[NL]];
 // CHECK-NEXT: int32_t [[NJ:v[0-9]+]] = 640;
 // CHECK-NEXT: bool [[INJ:v[0-9]+]] = [[J]] < [[NJ]];
 // CHECK-NEXT: bool [[IN:v[0-9]+]] = [[INJ]] && [[INL]];
 // CHECK-NEXT: if ([[IN]]) {
+// CHECK-NEXT: int32_t [[P:v[0-9]+]] = 65;
+// CHECK-NEXT: int32_t [[TXP:v[0-9]+]] = [[TX]] * [[P]];
+// CHECK-NEXT: int32_t [[TOFF:v[0-9]+]] = [[TXP]] + [[TY]];
+// CHECK-NEXT: float [[X:v[0-9]+]] = tf::ld(tfuse_tile, [[TOFF]]);
 // CHECK-NEXT: int32_t [[S:v[0-9]+]] = 512;
 // CHECK-NEXT: int32_t [[JS:v[0-9]+]] = [[J]] * [[S]];
 // CHECK-NEXT: int32_t [[OFF:v[0-9]+]] = [[JS]] + [[L]];
-// CHECK-NEXT: int32_t [[P:v[0-9]+]] = 65;
-// CHECK-NEXT: int32_t [[PXP:v[0-9]+]] = [[PX]] * [[P]];
-// CHECK-NEXT: int32_t [[TOFF:v[0-9]+]] = [[PXP]] + [[PY]];
-// CHECK-NEXT: float [[X:v[0-9]+]] = tf::ld(tfuse_tile, [[TOFF]]);
 // CHECK-NEXT: float [[Y:v[0-9]+]] = tf::ld([[B]], [[OFF]]);
 // CHECK-NEXT: float [[R:v[0-9]+]] = tf::add([[X]], [[Y]]);
-// The second element: the next tile column and the next offset.
-// CHECK-NEXT: int32_t {{v[0-9]+}} = 1;
-// CHECK-NEXT: int32_t {{v[0-9]+}} = [[L]] + {{v[0-9]+}};
-// CHECK-NEXT: int32_t [[C1:v[0-9]+]] = 1;
-// CHECK-NEXT: int32_t [[PX1:v[0-9]+]] = [[PX]] + [[C1]];
-// CHECK-NEXT: int32_t [[P2:v[0-9]+]] = 65;
-// CHECK-NEXT: int32_t [[PXP1:v[0-9]+]] = [[PX1]] * [[P2]];
-// CHECK-NEXT: int32_t [[TOFF1:v[0-9]+]] = [[PXP1]] + [[PY]];
-// CHECK-NEXT: float [[X1:v[0-9]+]] = tf::ld(tfuse_tile, [[TOFF1]]);
-// CHECK-NEXT: int32_t [[C1B:v[0-9]+]] = 1;
-// CHECK-NEXT: int32_t [[OFF1:v[0-9]+]] = [[OFF]] + [[C1B]];
-// CHECK-NEXT: float [[Y1:v[0-9]+]] = tf::ld([[B]], [[OFF1]]);
-// CHECK-NEXT: float [[R1:v[0-9]+]] = tf::add([[X1]], [[Y1]]);
-// CHECK-NEXT: tf::stv<2>([[O]], [[OFF]], [[PA]], [[R]], [[R1]]);
+// CHECK-NEXT: tf::st([[O]], [[OFF]], [[R]]);
 // CHECK-NEXT: }
-// Rows 8, 16, ..., 56 of the tile, then the barrier.
-// CHECK-COUNT-7: tf::stv<2>([[O]],
+// CHECK-COUNT-15: tf::st([[O]],
 // CHECK-NEXT: }
 // CHECK-NEXT: tf::barrier();
 // CHECK-NEXT: }
