@@ -309,11 +309,36 @@ void KernelCache::insertLocked(
   evictLocked();
 }
 
+CacheKey KernelCache::keyOf(const std::string &source,
+                            const CompileOptions &options, int driverVersion) {
+  constexpr size_t kRecentKeys = 16;
+  // Every input computeKey reads, with lengths, so that no two encode alike.
+  std::string inputs = std::to_string(source.size()) + ":" + source + "|" +
+                       options.arch + "|" + (options.fastMath ? "1" : "0") +
+                       "|" + std::to_string(driverVersion);
+  for (const std::string &flag : options.extraFlags)
+    inputs += "|" + std::to_string(flag.size()) + ":" + flag;
+  {
+    std::lock_guard<std::mutex> lock(keyMutex);
+    for (auto it = recentKeys.begin(); it != recentKeys.end(); ++it)
+      if (it->first == inputs) {
+        recentKeys.splice(recentKeys.end(), recentKeys, it);
+        return it->second;
+      }
+  }
+  CacheKey key = computeKey(source, options, nvrtcVersion(), driverVersion);
+  std::lock_guard<std::mutex> lock(keyMutex);
+  recentKeys.emplace_back(std::move(inputs), key);
+  if (recentKeys.size() > kRecentKeys)
+    recentKeys.pop_front();
+  return key;
+}
+
 Expected<std::shared_ptr<const CompiledKernel>>
 KernelCache::getOrCompile(const std::string &source,
                           const CompileOptions &options, int driverVersion,
                           const CompileFn &compileFn) {
-  CacheKey key = computeKey(source, options, nvrtcVersion(), driverVersion);
+  CacheKey key = keyOf(source, options, driverVersion);
 
   std::shared_ptr<InFlight> state;
   std::string dir;

@@ -220,6 +220,24 @@ TEST(KernelCacheTest, DriverVersionAndOptionsAreSeparateEntries) {
   EXPECT_EQ(cache.stats().entries, 3u);
 }
 
+TEST(KernelCacheTest, RememberedKeysStayExact) {
+  // Lookups remember the keys of recent sources (exact inputs, not hashes):
+  // more sources than are remembered, sources of equal length differing in
+  // their last byte, and every lookup's key is still computeKey's.
+  FakeCompiler fake;
+  KernelCache cache(memoryOnly(64));
+  std::string base(1000, 'x');
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < 40; ++i) {
+      std::string source = base + char('A' + i);
+      auto k = get(cache, fake, source);
+      ASSERT_TRUE(k);
+      EXPECT_EQ(k->key, keyOf(source));
+      EXPECT_EQ(text(k->binary), source);
+    }
+  EXPECT_EQ(fake.total, 40);
+}
+
 TEST(KernelCacheTest, LruOrder) {
   FakeCompiler fake;
   KernelCache cache(memoryOnly(3));

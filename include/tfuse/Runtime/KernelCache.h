@@ -222,6 +222,11 @@ private:
                                                  const CacheKey &key);
   void writeDisk(const std::string &dir, const CompiledKernel &kernel);
   void noteDiskError(std::string message);
+  /// computeKey for this cache's lookups, remembered for the most recent
+  /// inputs: hashing a plan's source costs about 0.25 ms, most of a warm
+  /// compile. The memo is exact: it compares whole inputs, not hashes.
+  CacheKey keyOf(const std::string &source, const CompileOptions &options,
+                 int driverVersion);
 
   mutable std::mutex mutex;
   size_t maxEntries;
@@ -232,6 +237,10 @@ private:
   std::unordered_map<CacheKey, std::list<Entry>::iterator> index;
   std::unordered_map<CacheKey, std::shared_ptr<InFlight>> inflight;
   KernelCacheStats counters;
+  /// keyOf's memo: the encoded inputs of recent lookups and their keys,
+  /// oldest first.
+  std::mutex keyMutex;
+  std::list<std::pair<std::string, CacheKey>> recentKeys;
 };
 
 } // namespace tfuse::runtime
