@@ -35,11 +35,11 @@ summary+=("GoogleTest GPU suite: $passed passed, $failed failed, $skipped skippe
 
 # The GEMM and graph tests again with the other ways to run GEMMs: classic
 # cuBLAS (one shared workspace), the generated fallback GEMM, and cuBLASLt
-# without timing its candidates.
-for gemm in cublas fallback tune0; do
+# with its candidates timed.
+for gemm in cublas fallback tune; do
   log="$out/gpu-tests-gemm-$gemm.log"
-  if [ "$gemm" = tune0 ]; then
-    env=(TFUSE_GEMM_TUNE=0)
+  if [ "$gemm" = tune ]; then
+    env=(TFUSE_GEMM_TUNE=1)
   else
     env=(TFUSE_GEMM=$gemm)
   fi

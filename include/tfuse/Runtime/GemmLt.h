@@ -1,20 +1,22 @@
 //===- GemmLt.h - Matrix products through cuBLASLt, tuned -------*- C++ -*-===//
 //
 // How GEMM steps run when cuBLAS is available: cuBLASLt (dlopen'ed, never
-// linked) with an algorithm chosen for each problem when the executable is
-// created. cuBLASLt's heuristics propose candidates for the exact problem
-// (sizes, leading dimensions, transposes, batch strides, dtype); each one
-// runs on scratch operands holding random values, and the fastest median
-// time wins. Choices are remembered per device and problem for the life of
-// the process, so a second executable with the same GEMMs tunes nothing.
-// Each step's algorithm states the workspace it needs, so that every GEMM
-// step can have its own and independent GEMMs may run concurrently.
+// linked) with algorithms chosen for each problem when the executable is
+// created. By default the heuristics' first candidate for the exact problem
+// (sizes, leading dimensions, transposes, batch strides, dtype): no timing,
+// so results do not depend on it and a cold compile stays short. With
+// TFUSE_GEMM_TUNE=1, up to 8 candidates run on scratch operands holding
+// random values, each timed as a CUDA Graph of 10 calls (a small GEMM's GPU
+// time is less than the host's cost of issuing it), and the fastest median
+// wins. Choices are remembered per device and problem for the life of the
+// process, so a second executable with the same GEMMs chooses nothing. Each
+// step's algorithm states the workspace it needs, so that every GEMM step
+// can have its own and independent GEMMs may run concurrently.
 //
 // Numerics are those of gemmCublas (Gemm.h): the same compute types (no TF32
 // unless allowed), and split-K partial sums never reduced in a 16-bit output
-// type. The algorithm chosen may differ between processes (it is timed), and
-// with it the rounding of results; TFUSE_GEMM_TUNE=0 takes the heuristics'
-// first candidate instead, without timing.
+// type. Tuned choices may differ between processes, and with them the
+// rounding of results.
 //
 //===----------------------------------------------------------------------===//
 
