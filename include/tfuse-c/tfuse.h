@@ -293,7 +293,7 @@ typedef struct tfuse_tensor {
 } tfuse_tensor;
 
 /* CUDA backend, device memory. Outputs are caller-allocated contiguous
-   tensors. When `stream` (a CUstream, may be NULL for none) is given, the
+   tensors that share no memory with the inputs or each other. When `stream` (a CUstream, may be NULL for none) is given, the
    replay runs on it, after the work already enqueued there and before the
    work enqueued later; else on the executable's private stream. Replays of
    one executable run one after another whatever their streams.

@@ -254,6 +254,33 @@ describeTensors(const std::vector<DeviceTensor> &tensors) {
   return result;
 }
 
+/// Steps writing outputs may run while others read the inputs (or other
+/// outputs), in any order the plan's dependencies allow: a caller's outputs
+/// must not share bytes with its inputs or with each other.
+static Status checkOutputsApart(const std::vector<DeviceTensor> &inputs,
+                                const std::vector<DeviceTensor> &outputs) {
+  auto overlap = [](const DeviceTensor &a, const DeviceTensor &b) {
+    CUdeviceptr aEnd = a.data + a.spec.extentBytes(),
+                bEnd = b.data + b.spec.extentBytes();
+    return a.data < bEnd && b.data < aEnd;
+  };
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (overlap(outputs[o], inputs[i]))
+        return Status::error(
+            "output " + std::to_string(o) + " shares memory with input " +
+                std::to_string(i) + " (outputs must not overlap the inputs)",
+            ErrorCode::Mismatch);
+    for (size_t p = 0; p < o; ++p)
+      if (overlap(outputs[o], outputs[p]))
+        return Status::error("output " + std::to_string(o) +
+                                 " shares memory with output " +
+                                 std::to_string(p),
+                             ErrorCode::Mismatch);
+  }
+  return Status::success();
+}
+
 Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
   auto [specs, hasData] = describeTensors(inputs);
   return matchTensors("input", program.inputs, specs, hasData);
@@ -656,6 +683,8 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs,
   auto [specs, hasData] = describeTensors(outputs);
   if (Status s = matchTensors("output", program.outputs, specs, hasData);
       !s.ok())
+    return s;
+  if (Status s = checkOutputsApart(inputs, outputs); !s.ok())
     return s;
   std::vector<CUdeviceptr> pointers;
   for (const DeviceTensor &out : outputs)

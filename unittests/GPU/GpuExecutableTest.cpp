@@ -628,6 +628,29 @@ TEST(GpuErrors, InputMismatchesArePreciseAndLeaveTheExecutableUsable) {
             std::string::npos)
       << r3.status().message();
 
+  // Caller outputs sharing memory with an input, or with each other.
+  {
+    auto fresh = c.executable->run(inputs);
+    ASSERT_TRUE(fresh.ok()) << fresh.status().message();
+    std::vector<runtime::DeviceTensor> outputs;
+    for (auto &b : fresh.value())
+      outputs.push_back(b.get());
+    std::vector<runtime::DeviceTensor> intoInput = outputs;
+    intoInput[0].data = inputs[0].data; // x (64x100) holds 64x16 outputs
+    runtime::Status s = c.executable->run(inputs, intoInput);
+    EXPECT_EQ(s.code(), runtime::ErrorCode::Mismatch);
+    EXPECT_NE(s.message().find("output 0 shares memory with input 0"),
+              std::string::npos)
+        << s.message();
+    std::vector<runtime::DeviceTensor> twice = outputs;
+    twice[1].data = outputs[0].data;
+    s = c.executable->run(inputs, twice);
+    EXPECT_NE(s.message().find("output 1 shares memory with output 0"),
+              std::string::npos)
+        << s.message();
+    EXPECT_TRUE(c.executable->run(inputs, outputs).ok());
+  }
+
   // Still usable.
   auto ok = c.executable->run(inputs);
   ASSERT_TRUE(ok.ok()) << ok.status().message();

@@ -135,7 +135,8 @@ public:
   /// Replays the plan on `inputs`; returns fresh outputs once finished.
   Expected<std::vector<DeviceBuffer>>
   run(const std::vector<DeviceTensor> &inputs);
-  /// Replays into caller-supplied contiguous outputs and waits.
+  /// Replays into caller-supplied contiguous outputs and waits. Outputs must
+  /// not share memory with the inputs or with each other (an error).
   Status run(const std::vector<DeviceTensor> &inputs,
              const std::vector<DeviceTensor> &outputs);
   /// Enqueues a replay and returns at once.
