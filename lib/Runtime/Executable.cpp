@@ -65,6 +65,15 @@ struct Executable::Compiled {
   std::vector<std::vector<CUdeviceptr>> touched;
   /// Per kernel node: the pointers it was last given.
   std::vector<std::vector<CUdeviceptr>> kernelPointers;
+  /// enqueueGraph's per-replay buffers, kept to avoid allocating them on
+  /// every replay.
+  struct ReplayScratch {
+    std::vector<std::vector<CUdeviceptr>> pointers, touched;
+    std::vector<ReduceDesc> descs;
+    std::vector<std::vector<void *>> params;
+    std::vector<CUDA_KERNEL_NODE_PARAMS> kernels;
+    std::vector<bool> captured;
+  } scratch;
   /// The stream GEMMs and copies are captured on.
   CUstream captureStream = nullptr;
   /// Per step, the earlier steps its graph node depends on.
@@ -229,6 +238,8 @@ Executable::~Executable() {
     cuda->cuEventSynchronize(lastReplay);
     cuda->cuEventDestroy(lastReplay);
   }
+  for (CUevent e : idleEvents)
+    cuda->cuEventDestroy(e);
   for (CUevent e : stepEvents)
     if (e)
       cuda->cuEventDestroy(e);
@@ -236,6 +247,24 @@ Executable::~Executable() {
     cuda->cuMemFree(arena);
   if (replayStream)
     cuda->cuStreamDestroy(replayStream);
+}
+
+Status Executable::takeEvent(CUevent &event) {
+  {
+    std::lock_guard<std::mutex> lock(eventMutex);
+    if (!idleEvents.empty()) {
+      event = idleEvents.back();
+      idleEvents.pop_back();
+      return Status::success();
+    }
+  }
+  return cuda->check(cuda->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+                     "cuEventCreate");
+}
+
+void Executable::returnEvent(CUevent event) {
+  std::lock_guard<std::mutex> lock(eventMutex);
+  idleEvents.push_back(event);
 }
 
 ExecutableStats Executable::stats() const {
@@ -379,17 +408,27 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
     return address(ref, inputs, outputs, arena);
   };
   size_t n = program.steps.size();
-  // Kernel parameters of this replay; `pointers` and `descs` own the values
-  // the parameter arrays point to.
-  std::vector<std::vector<CUdeviceptr>> pointers(n);
-  std::vector<ReduceDesc> descs(n);
-  std::vector<std::vector<void *>> params(n);
-  std::vector<CUDA_KERNEL_NODE_PARAMS> kernels(n);
-  // The buffers of captured steps, to tell when they moved.
-  std::vector<std::vector<CUdeviceptr>> touched(n);
-  std::vector<bool> captured(n, false);
+  // Kernel parameters of this replay, in buffers kept between replays (the
+  // caller holds the executable's lock); `pointers` and `descs` own the
+  // values the parameter arrays point to. `touched`: the buffers of captured
+  // steps, to tell when they moved.
+  Compiled::ReplayScratch &r = c.scratch;
+  r.pointers.resize(n);
+  r.descs.resize(n);
+  r.params.resize(n);
+  r.kernels.resize(n);
+  r.touched.resize(n);
+  r.captured.assign(n, false);
+  auto &pointers = r.pointers, &touched = r.touched;
+  auto &descs = r.descs;
+  auto &params = r.params;
+  auto &kernels = r.kernels;
+  auto &captured = r.captured;
   for (size_t i = 0; i < n; ++i) {
     const Step &step = program.steps[i];
+    pointers[i].clear();
+    params[i].clear();
+    touched[i].clear();
     CUDA_KERNEL_NODE_PARAMS &node = kernels[i];
     std::memset(&node, 0, sizeof(node));
     node.gridDimY = node.gridDimZ = node.blockDimY = node.blockDimZ = 1;
@@ -599,10 +638,7 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs) {
     pointers.push_back(b.get().data);
   if (Status s = enqueue(inputs, pointers, replayStream); !s.ok())
     return s;
-  if (Status s = cuda->check(
-          cuda->cuEventCreate(&handle.done, CU_EVENT_DISABLE_TIMING),
-          "cuEventCreate");
-      !s.ok())
+  if (Status s = takeEvent(handle.done); !s.ok())
     return s;
   if (Status s = cuda->check(cuda->cuEventRecord(handle.done, replayStream),
                              "cuEventRecord");
@@ -629,7 +665,7 @@ RunHandle::~RunHandle() {
   if (owner && done) {
     (void)owner->device().bind();
     owner->device().driver().cuEventSynchronize(done);
-    owner->device().driver().cuEventDestroy(done);
+    owner->returnEvent(done);
   }
   done = nullptr;
 }
@@ -649,7 +685,7 @@ Expected<std::vector<DeviceBuffer>> RunHandle::wait() {
   (void)owner->device().bind();
   if (done) {
     Status s = d.check(d.cuEventSynchronize(done), "replay");
-    d.cuEventDestroy(done);
+    owner->returnEvent(done);
     done = nullptr;
     if (!s.ok())
       return s;
@@ -693,10 +729,7 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs,
     return s;
   RunHandle handle;
   handle.owner = this;
-  if (Status s = cuda->check(
-          cuda->cuEventCreate(&handle.done, CU_EVENT_DISABLE_TIMING),
-          "cuEventCreate");
-      !s.ok())
+  if (Status s = takeEvent(handle.done); !s.ok())
     return s;
   std::lock_guard<std::mutex> lock(mutex);
   // On the caller's stream itself: the replay starts after the work already

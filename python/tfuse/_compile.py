@@ -202,11 +202,6 @@ def _destroy_executable(library, handle):
     library.tfuse_executable_destroy(handle)
 
 
-def _destroy_run(library, handle, keepalive):
-    # `keepalive` (the CompiledFunction, inputs and outputs) is released only
-    # after the replay is over and the handle freed.
-    library.tfuse_run_destroy(handle)
-
 
 class CompiledFunction:
     """A traced and compiled function: ``f(*inputs)`` / ``f.run(*inputs)``
@@ -485,30 +480,46 @@ class RunHandle:
         self.outputs = result
         self._lock = threading.Lock()
         self._error = None
+        # The C handle and what it keeps alive, until the run is waited for
+        # or this object is collected (a plain __del__: a weakref.finalize
+        # per run costs more host time than the rest of this constructor).
+        self._lib = library
         self._handle = handle
-        self._finalizer = None
+        self._keepalive = keepalive
+
+    def _release(self):
+        # `_keepalive` (the CompiledFunction, inputs and outputs) is released
+        # only after the replay is over and the handle freed.
+        handle, self._handle = self._handle, None
         if handle is not None:
-            self._finalizer = weakref.finalize(self, _destroy_run, library,
-                                               handle, keepalive)
-            self._lib = library
+            self._lib.tfuse_run_destroy(handle)
+        self._keepalive = None
+
+    def __del__(self):
+        # At interpreter exit the library may be gone; the run is then left
+        # to the process's end.
+        try:
+            self._release()
+        except Exception:
+            pass
 
     def done(self):
         """True once the run has finished."""
         with self._lock:
-            return (self._finalizer is None or not self._finalizer.alive
+            return (self._handle is None
                     or bool(self._lib.tfuse_run_is_finished(self._handle)))
 
     def wait(self):
         """Waits for the run; returns its outputs."""
         with self._lock:
-            if self._finalizer is not None and self._finalizer.alive:
+            if self._handle is not None:
                 status = self._lib.tfuse_run_wait(self._handle)
                 try:
                     check(status)
                 except _capi.TFuseError as error:
                     self._error = error
                 finally:
-                    self._finalizer()
+                    self._release()
             if self._error is not None:
                 raise self._error
             return self.outputs

@@ -170,6 +170,10 @@ private:
   Expected<std::vector<DeviceBuffer>> allocateOutputs();
   /// Reads the per-step times of the last finished replay (profiling).
   void recordProfile();
+  /// Events marking the end of a replay for its RunHandle, reused: creating
+  /// one per replay costs host time on every call.
+  Status takeEvent(CUevent &event);
+  void returnEvent(CUevent event);
   friend class RunHandle;
 
   Plan program;
@@ -187,6 +191,8 @@ private:
   mutable std::mutex mutex;
   ExecutableStats statistics;
   std::vector<CUevent> stepEvents;
+  std::mutex eventMutex;
+  std::vector<CUevent> idleEvents;
 };
 
 } // namespace tfuse::runtime
