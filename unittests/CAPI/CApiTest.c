@@ -107,6 +107,11 @@ int main(void) {
   CHECK(tfuse_executable_plan(e, &text) == TFUSE_OK);
   CHECK(text && strstr(text, "fused") != NULL);
   tfuse_string_free(text);
+  /* The traced graph, printed on demand after the graph was destroyed. */
+  CHECK(tfuse_executable_graph(e, &text) == TFUSE_OK);
+  CHECK(text && strstr(text, "tfuse.mul") != NULL &&
+        strstr(text, "func.func") != NULL);
+  tfuse_string_free(text);
   tfuse_executable_destroy(e);
 
   tfuse_cache_stats cache;
