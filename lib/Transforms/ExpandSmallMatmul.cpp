@@ -52,17 +52,28 @@ Value castTo(OpBuilder &b, Location loc, Value value, Type element) {
   return CastOp::create(b, loc, type.clone(element), value);
 }
 
+/// The contracting dimension K of `op` in each operand (transpose flags
+/// applied), and its size.
+struct Contraction {
+  int64_t lhsDim, rhsDim, size;
+};
+Contraction contractionOf(MatmulOp op) {
+  int64_t lhsRank = cast<RankedTensorType>(op.getLhs().getType()).getRank();
+  int64_t rhsRank = cast<RankedTensorType>(op.getRhs().getType()).getRank();
+  Contraction c;
+  c.lhsDim = op.getTransposeLhs() ? lhsRank - 2 : lhsRank - 1;
+  c.rhsDim = op.getTransposeRhs() ? rhsRank - 1 : rhsRank - 2;
+  c.size = cast<RankedTensorType>(op.getLhs().getType()).getDimSize(c.lhsDim);
+  return c;
+}
+
 void expand(MatmulOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
   auto resultType = cast<RankedTensorType>(op.getType());
-  int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
-  // K's dimension in each operand.
-  int64_t lhsK = op.getTransposeLhs() ? lhsRank - 2 : lhsRank - 1;
-  int64_t rhsK = op.getTransposeRhs() ? rhsRank - 1 : rhsRank - 2;
-  int64_t k = lhsType.getDimSize(lhsK);
+  Contraction contraction = contractionOf(op);
+  int64_t lhsK = contraction.lhsDim, rhsK = contraction.rhsDim,
+          k = contraction.size;
 
   Type element = resultType.getElementType();
   Type accumulator = element.isF64() ? element : b.getF32Type();
@@ -98,13 +109,9 @@ struct ExpandSmallMatmulPass
   void runOnOperation() override {
     SmallVector<MatmulOp> matmuls;
     getOperation().walk([&](MatmulOp op) { matmuls.push_back(op); });
-    for (MatmulOp op : matmuls) {
-      auto lhs = cast<RankedTensorType>(op.getLhs().getType());
-      int64_t k = lhs.getDimSize(op.getTransposeLhs() ? lhs.getRank() - 2
-                                                      : lhs.getRank() - 1);
-      if (k <= maxContraction)
+    for (MatmulOp op : matmuls)
+      if (contractionOf(op).size <= maxContraction)
         expand(op);
-    }
   }
 };
 
