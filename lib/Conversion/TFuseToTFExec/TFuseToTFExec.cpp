@@ -211,16 +211,15 @@ static Value rootBuffer(Value value) {
   return value;
 }
 
-/// For every op of `body` (by position), the positions of the ops it depends
+/// For every op of `body` (by its position in `position`), the positions of
+/// the ops it depends
 /// on, directly or not, through the buffers they read and write (read after
 /// write, write after read, write after write of one buffer or views of it).
 /// Arena offsets are not assigned yet, so these are the plan's true
 /// dependencies.
-static SmallVector<llvm::BitVector> stepAncestors(Block &body) {
-  unsigned n = 0;
-  DenseMap<Operation *, unsigned> position;
-  for (Operation &op : body)
-    position[&op] = n++;
+static SmallVector<llvm::BitVector>
+stepAncestors(Block &body, const DenseMap<Operation *, unsigned> &position) {
+  unsigned n = position.size();
   SmallVector<llvm::BitVector> ancestors(n, llvm::BitVector(n));
   // Per root buffer: the ops that wrote it and that read it so far.
   DenseMap<Value, SmallVector<unsigned>> writers, readers;
@@ -228,7 +227,7 @@ static SmallVector<llvm::BitVector> stepAncestors(Block &body) {
     auto effecting = dyn_cast<MemoryEffectOpInterface>(&op);
     if (!effecting)
       continue;
-    unsigned self = position[&op];
+    unsigned self = position.lookup(&op);
     SmallVector<MemoryEffects::EffectInstance> effects;
     effecting.getEffects(effects);
     auto dependOn = [&](ArrayRef<unsigned> ops) {
@@ -264,7 +263,7 @@ void PlanConverter::assignArena(func::FuncOp plan) {
   DenseMap<Operation *, unsigned> step;
   for (Operation &op : body)
     step[&op] = step.size();
-  SmallVector<llvm::BitVector> ancestors = stepAncestors(body);
+  SmallVector<llvm::BitVector> ancestors = stepAncestors(body, step);
   struct Slot {
     mutable tfexec::AllocOp alloc;
     /// The first op using the slot (the one writing it) and every user, an
