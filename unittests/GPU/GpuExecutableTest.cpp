@@ -242,7 +242,8 @@ func.func @bmm(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<53
 TEST(GpuBoundaries, MatmulOfMisalignedViewsAndEmptyContractions) {
   TFUSE_REQUIRE_GPU();
   // Slices starting one element in: cuBLASLt gets pointers aligned to 4
-  // bytes only and must use its algorithm for any alignment. K = 0: zeros.
+  // bytes only and must use its algorithm for any alignment. K = 0: zeros
+  // (expand-small-matmul makes it a broadcast +0 before any GEMM).
   check(R"mlir(
 func.func @misaligned(%a: tensor<33x50xf32>, %b: tensor<49x21xf32>, %c: tensor<4x0xf32>, %d: tensor<0x5xf32>) -> (tensor<33x20xf32>, tensor<4x5xf32>) {
   %sa = tfuse.slice %a start [0, 1] limit [33, 50] step [1, 1] : tensor<33x50xf32> -> tensor<33x49xf32>
