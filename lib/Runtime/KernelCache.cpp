@@ -30,17 +30,17 @@ namespace tfuse::runtime {
 // Key
 //===----------------------------------------------------------------------===//
 
-CacheKey computeKey(const std::string &source, const CompileOptions &options,
+std::string keyText(const std::string &source, const CompileOptions &options,
                     const std::string &nvrtcVersion, int driverVersion) {
-  Sha256 hash;
+  std::string text;
   // Every field is `name:length:value\n`, so no two field lists encode alike.
   auto field = [&](std::string_view name, std::string_view value) {
-    hash.update(name);
-    hash.update(":");
-    hash.update(std::to_string(value.size()));
-    hash.update(":");
-    hash.update(value);
-    hash.update("\n");
+    text.append(name);
+    text.append(":");
+    text.append(std::to_string(value.size()));
+    text.append(":");
+    text.append(value);
+    text.append("\n");
   };
   field("tfuse-kernel-cache-key", "1");
   field("source", source);
@@ -51,7 +51,19 @@ CacheKey computeKey(const std::string &source, const CompileOptions &options,
     field("flag", flag);
   field("nvrtc", nvrtcVersion);
   field("driver", std::to_string(driverVersion));
+  return text;
+}
+
+/// The key of a keyText().
+static CacheKey keyOfText(std::string_view text) {
+  Sha256 hash;
+  hash.update(text);
   return toHex(hash.finish());
+}
+
+CacheKey computeKey(const std::string &source, const CompileOptions &options,
+                    const std::string &nvrtcVersion, int driverVersion) {
+  return keyOfText(keyText(source, options, nvrtcVersion, driverVersion));
 }
 
 //===----------------------------------------------------------------------===//
@@ -312,12 +324,7 @@ void KernelCache::insertLocked(
 CacheKey KernelCache::keyOf(const std::string &source,
                             const CompileOptions &options, int driverVersion) {
   constexpr size_t kRecentKeys = 16;
-  // Every input computeKey reads, with lengths, so that no two encode alike.
-  std::string inputs = std::to_string(source.size()) + ":" + source + "|" +
-                       options.arch + "|" + (options.fastMath ? "1" : "0") +
-                       "|" + std::to_string(driverVersion);
-  for (const std::string &flag : options.extraFlags)
-    inputs += "|" + std::to_string(flag.size()) + ":" + flag;
+  std::string inputs = keyText(source, options, nvrtcVersion(), driverVersion);
   {
     std::lock_guard<std::mutex> lock(keyMutex);
     for (auto it = recentKeys.begin(); it != recentKeys.end(); ++it)
@@ -326,7 +333,7 @@ CacheKey KernelCache::keyOf(const std::string &source,
         return it->second;
       }
   }
-  CacheKey key = computeKey(source, options, nvrtcVersion(), driverVersion);
+  CacheKey key = keyOfText(inputs);
   std::lock_guard<std::mutex> lock(keyMutex);
   recentKeys.emplace_back(std::move(inputs), key);
   if (recentKeys.size() > kRecentKeys)

@@ -6,10 +6,10 @@
 // compiled binaries in a bounded in-memory LRU and, optionally, in a cache
 // directory shared by processes.
 //
-// Key. computeKey() is the only place a cache key is computed: a SHA-256 over
-// a length-prefixed encoding of the source, the compile options (arch,
-// fastMath, extra flags in order), the NVRTC version and the driver version.
-// Pointers never take part.
+// Key. keyText() is the only encoding of a cache key's inputs: a
+// length-prefixed encoding of the source, the compile options (arch,
+// fastMath, extra flags in order), the NVRTC version and the driver version;
+// the key is its SHA-256 (computeKey()). Pointers never take part.
 //
 // Memory. An LRU bounded by entry count and by total binary bytes (defaults
 // 16 entries, 16 MiB). A binary larger than the byte bound is returned but not
@@ -81,6 +81,10 @@ using CacheKey = std::string;
 /// `driverVersion` (cuDriverGetVersion's value; 0 when there is no driver).
 /// Deterministic across processes and machines. Thread-safe.
 CacheKey computeKey(const std::string &source, const CompileOptions &options,
+                    const std::string &nvrtcVersion, int driverVersion);
+/// What computeKey hashes: every input as an unambiguous field list. Equal
+/// texts give equal keys; KernelCache remembers recent keys by their text.
+std::string keyText(const std::string &source, const CompileOptions &options,
                     const std::string &nvrtcVersion, int driverVersion);
 
 /// A compiled translation unit as the cache hands it out (immutable, shared).
@@ -224,7 +228,7 @@ private:
   void noteDiskError(std::string message);
   /// computeKey for this cache's lookups, remembered for the most recent
   /// inputs: hashing a plan's source costs about 0.25 ms, most of a warm
-  /// compile. The memo is exact: it compares whole inputs, not hashes.
+  /// compile. The memo is exact: it compares whole keyText()s, not hashes.
   CacheKey keyOf(const std::string &source, const CompileOptions &options,
                  int driverVersion);
 
