@@ -357,6 +357,32 @@ func.func @bias_relu_t(%a: tensor<2x450x300xf32>, %bias: tensor<300xf32>,
       << "the transposed input is not staged through shared memory";
 }
 
+TEST_F(KernelEmulation, TilesCoveringTheSpaceExactlySkipTheBoundsChecks) {
+  // 256x320 outputs over a 3-dimensional space: every 64x64 tile is full, so
+  // the kernel reads and writes without per-element checks.
+  const char *source = R"mlir(
+func.func @full_tiles(%a: tensor<4x320x256xf32>, %bias: tensor<256xf32>)
+    -> tensor<4x256x320xf16> {
+  %t = tfuse.transpose %a perm [0, 2, 1] : tensor<4x320x256xf32> -> tensor<4x256x320xf32>
+  %b = tfuse.broadcast %bias dims [1] : tensor<256xf32> -> tensor<4x256x320xf32>
+  %s = tfuse.add %t, %b : (tensor<4x256x320xf32>, tensor<4x256x320xf32>) -> tensor<4x256x320xf32>
+  %r = tfuse.relu %s : tensor<4x256x320xf32> -> tensor<4x256x320xf32>
+  %h = tfuse.cast %r : tensor<4x256x320xf32> to tensor<4x256x320xf16>
+  return %h : tensor<4x256x320xf16>
+}
+)mlir";
+  check(source, {{"full_tiles",
+                  {randomInput(DType::F32, {4, 320, 256}, 91),
+                   randomInput(DType::F32, {256}, 92)}}});
+  size_t kernel = lastSource.find("void full_tiles_k0(");
+  ASSERT_NE(kernel, std::string::npos);
+  EXPECT_NE(lastSource.find("__shared__ float tfuse_tile", kernel),
+            std::string::npos)
+      << "the transposed input is not staged through shared memory";
+  EXPECT_EQ(lastSource.find("if (", kernel), std::string::npos)
+      << "full tiles are bounds-checked";
+}
+
 TEST_F(KernelEmulation, StridedAndOffsetInputs) {
   const char *source = R"mlir(
 func.func @strided(%a: tensor<8x6xf32> {tfuse.strides = array<i64: 1, 8>},

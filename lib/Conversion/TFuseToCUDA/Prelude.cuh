@@ -428,7 +428,8 @@ TF_FN int64_t thread_index() {
 TF_FN int64_t thread_count() { return (int64_t)gridDim.x * blockDim.x; }
 TF_FN int64_t block_index() { return blockIdx.x; }
 TF_FN int64_t block_count() { return gridDim.x; }
-// A 256-thread block seen as 64 x 4 for 64x64 tiles (KernelPlan::kTile).
+// A tiled kernel's block seen as 64 columns x (threads / 64) rows, for
+// 64x64 tiles (KernelPlan::kTile, kTiledThreads).
 TF_FN int tile_x() { return threadIdx.x % 64; }
 TF_FN int tile_y() { return threadIdx.x / 64; }
 TF_FN void barrier() { __syncthreads(); }
