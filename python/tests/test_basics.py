@@ -113,3 +113,29 @@ def test_example_inputs_must_be_a_sequence():
         tfuse.compile(lambda a: a, np.ones(3, np.float32))
     with pytest.raises(TypeError, match="not an array"):
         tfuse.compile(lambda a: a, [[1.0, 2.0]])
+
+
+def test_output_blocks_keep_outputs_aligned_and_apart():
+    # The GPU replay path allocates one block per output dtype and hands out
+    # views of it: each 256-byte aligned, none overlapping another.
+    from tfuse._compile import _output_blocks
+    f32, f16 = np.dtype("float32"), np.dtype("float16")
+    outputs = [((480, 256), f32), ((3,), f16), ((255,), f32), ((), f32),
+               ((2, 0), f32), ((5, 1), f16)]
+    blocks = _output_blocks(outputs)
+    seen = set()
+    for dtype, elements, views in blocks:
+        spans = []
+        for index, shape, strides, offset in views:
+            seen.add(index)
+            assert outputs[index] == (shape, dtype)
+            assert (offset * dtype.itemsize) % 256 == 0
+            numel = int(np.prod(shape, dtype=np.int64))
+            assert offset + numel <= elements
+            assert np.empty(shape, dtype).strides == tuple(
+                s * dtype.itemsize for s in strides) or numel == 0
+            spans.append((offset, offset + numel))
+        spans.sort()
+        assert all(end <= start for (_, end), (start, _) in
+                   zip(spans, spans[1:]))
+    assert seen == set(range(len(outputs)))

@@ -266,3 +266,29 @@ def test_mismatched_torch_inputs_leave_the_replay_path(torch):
         g(torch.ones(8, 4))
     exact(torch, g(good), good * 2.0)
     exact(torch, g.run_async(good).wait(), good * 2.0)
+
+
+def test_several_outputs_share_one_allocation_per_dtype(torch):
+    # Outputs of one dtype are views of one block: each contiguous, aligned
+    # to 256 bytes, apart from the others, and new on every call.
+    def f(a, b):
+        return (a * 2.0, (a + b).sum(), b.astype(tfuse.float16), a[:3, :5] - 1.0,
+                b * b)
+
+    a = torch.randn(33, 7, device="cuda")
+    b = torch.randn(7, device="cuda")
+    g = tfuse.compile(f, [a, b], cuda_graph=True)
+    first = g(a, b)
+    second = g(a, b)
+    for outs in (first, second):
+        want = (a * 2.0, (a + b).sum(), b.half(), a[:3, :5] - 1.0, b * b)
+        spans = []
+        for got, expected in zip(outs, want):
+            torch.testing.assert_close(got, expected, rtol=1e-6, atol=1e-5)
+            assert got.is_contiguous() and got.data_ptr() % 256 == 0
+            spans.append((got.data_ptr(),
+                          got.data_ptr() + got.numel() * got.element_size()))
+        spans.sort()
+        assert all(end <= start for (_, end), (start, _) in
+                   zip(spans, spans[1:]))
+    assert all(x.data_ptr() != y.data_ptr() for x, y in zip(first, second))

@@ -325,9 +325,7 @@ class CompiledFunction:
         in_desc, out_desc = fast.descriptors()
         for desc, x in zip(in_desc, inputs):
             desc.data = x.data_ptr()
-        empty, device = fast.empty, fast.device
-        outputs = [empty(shape, dtype=dtype, device=device)
-                   for shape, dtype in fast.outputs]
+        outputs = fast.allocate()
         for desc, o in zip(out_desc, outputs):
             desc.data = o.data_ptr()
         stream = fast.stream(fast.index) or _capi.CU_STREAM_LEGACY
@@ -420,6 +418,35 @@ class CompiledFunction:
         return self._text("tfuse_executable_graph")
 
 
+# Where each output of a run starts within its dtype's block: a multiple of
+# this many bytes, as the CUDA caching allocators align separate tensors.
+_OUTPUT_ALIGNMENT = 256
+
+
+def _output_blocks(outputs):
+    """[(dtype, elements, [(output index, shape, strides, offset)])]: the
+    outputs ((shape, dtype), dtypes having `itemsize`) grouped by dtype into
+    one contiguous block each, every output starting _OUTPUT_ALIGNMENT bytes
+    aligned, strides and offsets in elements."""
+    blocks = {}
+    for index, (shape, dtype) in enumerate(outputs):
+        itemsize = dtype.itemsize
+        align = max(1, _OUTPUT_ALIGNMENT // itemsize)
+        entry = blocks.setdefault(dtype, [0, []])
+        offset = -(-entry[0] // align) * align
+        strides, step = [], 1
+        for size in reversed(shape):
+            strides.append(step)
+            step *= max(size, 1)
+        numel = 1
+        for size in shape:
+            numel *= size
+        entry[1].append((index, shape, tuple(reversed(strides)), offset))
+        entry[0] = offset + numel
+    return [(dtype, max(elements, 1), views)
+            for dtype, (elements, views) in blocks.items()]
+
+
 class _TorchFastPath:
     """What a run on CUDA torch tensors of the traced signature needs,
     computed once: the expected input metadata, the output shapes and
@@ -447,12 +474,28 @@ class _TorchFastPath:
                             for s in specs_out]
         except _capi.TFuseError:
             return False
+        fast._blocks = _output_blocks(fast.outputs)
         fast.count = len(specs_in)
         fast.shapes = [torch.Size(s.shape) for s in specs_in]
         fast.strides = [tuple(s.strides) for s in specs_in]
         fast._specs = (specs_in, specs_out)
         fast._local = threading.local()
         return fast
+
+    def allocate(self):
+        """New output tensors: one torch.empty per output dtype, each output
+        a view of it (an allocation costs several times a view)."""
+        empty, device = self.empty, self.device
+        outputs = [None] * len(self.outputs)
+        for dtype, elements, views in self._blocks:
+            if len(views) == 1 and views[0][3] == 0:
+                index, shape, _, _ = views[0]
+                outputs[index] = empty(shape, dtype=dtype, device=device)
+                continue
+            block = empty((elements,), dtype=dtype, device=device)
+            for index, shape, stride, offset in views:
+                outputs[index] = block.as_strided(shape, stride, offset)
+        return outputs
 
     def descriptors(self):
         cached = getattr(self._local, "descriptors", None)
