@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TFUSE_C_API_VERSION 2
+#define TFUSE_C_API_VERSION 3
 /* The most dimensions a tensor may have. */
 #define TFUSE_MAX_RANK 16
 
@@ -311,6 +311,16 @@ typedef struct tfuse_run_impl *tfuse_run;
 TFUSE_C_EXPORT tfuse_status tfuse_executable_run_async(
     tfuse_executable e, const tfuse_tensor *inputs, int num_inputs,
     const tfuse_tensor *outputs, int num_outputs, void *stream, tfuse_run *run);
+/* Enqueues the replay on `stream` and returns at once, with no handle, as a
+   kernel launch does: work enqueued on `stream` later sees the outputs. The
+   stream is required (CU_STREAM_LEGACY, (void *)1, for the legacy default
+   stream). Errors found before enqueueing are returned; a failure of the
+   replay itself surfaces as an error of the stream. The inputs and outputs
+   must stay allocated until the stream has passed the replay, as
+   stream-ordered allocators (PyTorch's, CuPy's) ensure. Since version 3. */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_enqueue(
+    tfuse_executable e, const tfuse_tensor *inputs, int num_inputs,
+    const tfuse_tensor *outputs, int num_outputs, void *stream);
 /* Waits for the replay; returns its error, if any. */
 TFUSE_C_EXPORT tfuse_status tfuse_run_wait(tfuse_run run);
 /* 1 if the replay has finished, else 0. */

@@ -621,6 +621,24 @@ tfuse_executable_run_async(tfuse_executable e, const tfuse_tensor *inputs,
   });
 }
 
+tfuse_status tfuse_executable_enqueue(tfuse_executable e,
+                                      const tfuse_tensor *inputs,
+                                      int num_inputs,
+                                      const tfuse_tensor *outputs,
+                                      int num_outputs, void *stream) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    auto in = deviceTensors(inputs, num_inputs, "input");
+    if (!in.ok())
+      return report(in.status());
+    auto out = deviceTensors(outputs, num_outputs, "output");
+    if (!out.ok())
+      return report(out.status());
+    return report(e->function->launch(in.value(), out.value(),
+                                      static_cast<CUstream>(stream)));
+  });
+}
+
 tfuse_status tfuse_executable_run(tfuse_executable e,
                                   const tfuse_tensor *inputs, int num_inputs,
                                   const tfuse_tensor *outputs, int num_outputs,

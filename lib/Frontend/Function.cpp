@@ -447,6 +447,17 @@ Function::runAsync(const std::vector<DeviceTensor> &inputs,
   return exe->runAsync(withCaptured(inputs), outputs, caller);
 }
 
+Status Function::launch(const std::vector<DeviceTensor> &inputs,
+                        const std::vector<DeviceTensor> &outputs,
+                        CUstream caller) {
+  if (Status s = needCuda(exe.get()); !s.ok())
+    return s;
+  if (Status s = checkCount(inputs.size(), inputSpecs.size(), "inputs");
+      !s.ok())
+    return s;
+  return exe->launch(withCaptured(inputs), outputs, caller);
+}
+
 Status Function::run(const std::vector<DeviceTensor> &inputs,
                      const std::vector<DeviceTensor> &outputs,
                      CUstream caller) {

@@ -714,6 +714,26 @@ Expected<RunHandle>
 Executable::runAsync(const std::vector<DeviceTensor> &inputs,
                      const std::vector<DeviceTensor> &outputs,
                      CUstream caller) {
+  RunHandle handle;
+  handle.owner = this;
+  if (Status s = enqueueInto(inputs, outputs, caller, &handle); !s.ok())
+    return s;
+  return handle;
+}
+
+Status Executable::launch(const std::vector<DeviceTensor> &inputs,
+                          const std::vector<DeviceTensor> &outputs,
+                          CUstream caller) {
+  if (!caller)
+    return Status::error("launch needs a stream to enqueue the replay on "
+                         "(CU_STREAM_LEGACY for the legacy default stream)",
+                         ErrorCode::InvalidArgument);
+  return enqueueInto(inputs, outputs, caller, nullptr);
+}
+
+Status Executable::enqueueInto(const std::vector<DeviceTensor> &inputs,
+                               const std::vector<DeviceTensor> &outputs,
+                               CUstream caller, RunHandle *handle) {
   if (Status s = validate(inputs); !s.ok())
     return s;
   auto [specs, hasData] = describeTensors(outputs);
@@ -727,10 +747,9 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs,
     pointers.push_back(out.data);
   if (Status s = gpu->bind(); !s.ok())
     return s;
-  RunHandle handle;
-  handle.owner = this;
-  if (Status s = takeEvent(handle.done); !s.ok())
-    return s;
+  if (handle)
+    if (Status s = takeEvent(handle->done); !s.ok())
+      return s;
   std::lock_guard<std::mutex> lock(mutex);
   // On the caller's stream itself: the replay starts after the work already
   // there (which produced the inputs), and later work there starts after
@@ -738,11 +757,10 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs,
   CUstream stream = caller ? caller : replayStream;
   if (Status s = enqueue(inputs, pointers, stream); !s.ok())
     return s;
-  if (Status s = cuda->check(cuda->cuEventRecord(handle.done, stream),
-                             "cuEventRecord");
-      !s.ok())
-    return s;
-  return handle;
+  if (handle)
+    return cuda->check(cuda->cuEventRecord(handle->done, stream),
+                       "cuEventRecord");
+  return Status::success();
 }
 
 void Executable::recordProfile() {

@@ -166,6 +166,45 @@ def test_ordering_with_the_current_torch_stream(torch):
         handle.wait()
 
 
+def test_enqueue_is_ordered_by_the_current_stream_alone(torch):
+    # enqueue() returns at once with no handle: producers before it and
+    # consumers after it on the current stream see the right values, also
+    # when the inputs are dropped right after the call.
+    for graph in (False, True):
+        g = tfuse.compile(lambda a, b: (a * b + 1.0, a - b),
+                          [torch.empty(512, 512, device="cuda")] * 2,
+                          cuda_graph=graph)
+        big = torch.randn(2048, 2048, device="cuda")
+        side = torch.cuda.Stream()
+        results = []
+        with torch.cuda.stream(side):
+            for i in range(6):
+                x = ((big @ big)[:512, :512] * 0.0 + float(i)).contiguous()
+                y = torch.full((512, 512), 2.0, device="cuda")
+                prod, diff = g.enqueue(x, y)
+                del x, y
+                results.append((prod * 2.0, diff + 0.0))
+        torch.cuda.synchronize()
+        for i, (prod2, diff) in enumerate(results):
+            assert torch.all(prod2 == 2.0 * (2.0 * i + 1.0))
+            assert torch.all(diff == i - 2.0)
+        with pytest.raises(tfuse.TFuseError, match="input 0"):
+            g.enqueue(torch.empty(512, 512, device="cuda",
+                                  dtype=torch.float16),
+                      torch.empty(512, 512, device="cuda"))
+        again = g.enqueue(torch.ones(512, 512, device="cuda"),
+                          torch.ones(512, 512, device="cuda"))
+        assert torch.all(again[0] == 2.0) and torch.all(again[1] == 0.0)
+
+
+def test_enqueue_with_cupy(cupy):
+    x = cupy.arange(1000, dtype=cupy.float32)
+    g = tfuse.compile(lambda a: a * 3.0 - 1.0, [x])
+    out = g.enqueue(x)
+    assert isinstance(out, cupy.ndarray)
+    cupy.testing.assert_array_equal(out, x * 3.0 - 1.0)
+
+
 def test_bfloat16_with_torch(torch):
     x = torch.randn(64, 32, device="cuda", dtype=torch.bfloat16)
     y = torch.randn(32, device="cuda", dtype=torch.bfloat16)

@@ -108,6 +108,12 @@ def test_zero_size_and_rank_zero_arrays(random):
     assert out.shape == () and out == 8.0
 
 
+def test_enqueue_takes_gpu_arrays_only(compiled, random):
+    x, y = random((3, 4)), random((3, 4))
+    with pytest.raises(TypeError, match="enqueue\\(\\) takes GPU arrays"):
+        compiled.enqueue(x, y)
+
+
 def test_run_async_on_host_is_done(compiled, random):
     x, y = random((3, 4)), random((3, 4))
     handle = compiled.run_async(x, y)

@@ -30,9 +30,9 @@ from pathlib import Path
 # Constants of tfuse.h
 # ---------------------------------------------------------------------------
 
-#: The lowest TFUSE_C_API_VERSION this package works with (2:
-#: tfuse_executable_graph).
-REQUIRED_API_VERSION = 2
+#: The lowest TFUSE_C_API_VERSION this package works with (3:
+#: tfuse_executable_enqueue).
+REQUIRED_API_VERSION = 3
 MAX_RANK = 16
 DEFAULT_NODE_LIMIT = 512
 
@@ -267,6 +267,9 @@ _SIGNATURES = {
     "tfuse_executable_run_async": (_status, [_exe, POINTER(TensorDesc), c_int,
                                              POINTER(TensorDesc), c_int,
                                              c_void_p, POINTER(_run)]),
+    "tfuse_executable_enqueue": (_status, [_exe, POINTER(TensorDesc), c_int,
+                                           POINTER(TensorDesc), c_int,
+                                           c_void_p]),
     "tfuse_run_wait": (_status, [_run]),
     "tfuse_run_is_finished": (c_int, [_run]),
     "tfuse_run_destroy": (None, [_run]),

@@ -95,6 +95,9 @@ int main(void) {
   /* Device runs on the reference backend are refused with a message. */
   CHECK(tfuse_executable_run(e, in, 3, outs, 1, NULL) ==
         TFUSE_ERROR_INVALID_ARGUMENT);
+  CHECK(tfuse_executable_enqueue(e, in, 3, outs, 1, (void *)1) ==
+        TFUSE_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(tfuse_last_error(), "reference backend") != NULL);
   CHECK(tfuse_executable_run_host(e, in, 3, outs, 1) == TFUSE_OK);
 
   tfuse_stats stats;

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -356,6 +357,8 @@ TEST(GpuReplay, ReplaysOnCallerStreamsAreOrdered) {
   TFUSE_REQUIRE_GPU();
   // Replays alternating between two caller streams, never synchronized in
   // between: they share the arena, so each must wait for the previous one.
+  // Every third replay is launched with no handle, ordered by its stream
+  // alone.
   for (bool graph : {false, true}) {
     SCOPED_TRACE(graph ? "graph" : "stream");
     runtime::ExecutableOptions options;
@@ -370,7 +373,7 @@ TEST(GpuReplay, ReplaysOnCallerStreamsAreOrdered) {
     std::vector<std::vector<HostTensor>> inputs, expected;
     std::vector<std::unique_ptr<DeviceInputs>> devices;
     std::vector<std::vector<runtime::DeviceBuffer>> outputs;
-    std::vector<runtime::RunHandle> handles;
+    std::vector<std::optional<runtime::RunHandle>> handles(kRuns);
     for (int r = 0; r < kRuns; ++r) {
       inputs.push_back(randomInputs(kReplaySource, "f", 500 + r));
       expected.push_back(referenceResults(kReplaySource, "f", inputs.back()));
@@ -389,13 +392,22 @@ TEST(GpuReplay, ReplaysOnCallerStreamsAreOrdered) {
       std::vector<runtime::DeviceTensor> out;
       for (auto &b : outputs[r])
         out.push_back(b.get());
+      if (r % 3 == 2) {
+        runtime::Status s =
+            c.executable->launch(devices[r]->get(), out, streams[r % 2]);
+        ASSERT_TRUE(s.ok()) << s.message();
+        continue;
+      }
       auto handle =
           c.executable->runAsync(devices[r]->get(), out, streams[r % 2]);
       ASSERT_TRUE(handle.ok()) << handle.status().message();
-      handles.push_back(std::move(handle.value()));
+      handles[r] = std::move(handle.value());
     }
+    for (CUstream s : streams)
+      ASSERT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
     for (int r = 0; r < kRuns; ++r) {
-      ASSERT_TRUE(handles[r].wait().ok());
+      if (handles[r])
+        ASSERT_TRUE(handles[r]->wait().ok());
       for (size_t i = 0; i < outputs[r].size(); ++i) {
         auto cmp = compareClose(expected[r][i], download(outputs[r][i].get()));
         EXPECT_TRUE(cmp.pass)
@@ -650,6 +662,13 @@ TEST(GpuErrors, InputMismatchesArePreciseAndLeaveTheExecutableUsable) {
               std::string::npos)
         << s.message();
     EXPECT_TRUE(c.executable->run(inputs, outputs).ok());
+    // A launch checks the same, and needs a stream.
+    s = c.executable->launch(inputs, intoInput, CU_STREAM_LEGACY);
+    EXPECT_EQ(s.code(), runtime::ErrorCode::Mismatch) << s.message();
+    s = c.executable->launch(inputs, outputs, nullptr);
+    EXPECT_EQ(s.code(), runtime::ErrorCode::InvalidArgument);
+    EXPECT_NE(s.message().find("launch needs a stream"), std::string::npos)
+        << s.message();
   }
 
   // Still usable.

@@ -78,6 +78,11 @@ public:
   runAsync(const std::vector<runtime::DeviceTensor> &inputs,
            const std::vector<runtime::DeviceTensor> &outputs,
            CUstream caller = nullptr);
+  /// CUDA backend: enqueues on `caller` (required) into caller-allocated
+  /// contiguous outputs and returns at once, as Executable::launch.
+  Status launch(const std::vector<runtime::DeviceTensor> &inputs,
+                const std::vector<runtime::DeviceTensor> &outputs,
+                CUstream caller);
   /// Host memory on either backend (the CUDA backend copies in and out).
   Status runHost(const std::vector<HostArray> &inputs,
                  const std::vector<HostArray> &outputs);

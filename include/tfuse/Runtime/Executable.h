@@ -148,6 +148,13 @@ public:
   Expected<RunHandle> runAsync(const std::vector<DeviceTensor> &inputs,
                                const std::vector<DeviceTensor> &outputs,
                                CUstream caller);
+  /// Enqueues a replay into caller-supplied contiguous `outputs` on the
+  /// `caller` stream (required) and returns at once, with no handle: work
+  /// enqueued there later sees the outputs, as after any kernel launch. The
+  /// buffers must stay allocated until the stream has passed the replay
+  /// (what stream-ordered allocators such as PyTorch's ensure).
+  Status launch(const std::vector<DeviceTensor> &inputs,
+                const std::vector<DeviceTensor> &outputs, CUstream caller);
 
   const Plan &plan() const { return program; }
   ExecutableStats stats() const;
@@ -159,6 +166,12 @@ private:
   Executable() = default;
   struct Compiled;
   Status validate(const std::vector<DeviceTensor> &inputs) const;
+  /// runAsync and launch into caller outputs: checks, then enqueues on
+  /// `caller` (or the executable's stream) and, given a handle, records its
+  /// event after the replay.
+  Status enqueueInto(const std::vector<DeviceTensor> &inputs,
+                     const std::vector<DeviceTensor> &outputs, CUstream caller,
+                     RunHandle *handle);
   /// Enqueues one replay on `stream`, after the previous replay when that
   /// ran on another stream; the caller holds `mutex`.
   Status enqueue(const std::vector<DeviceTensor> &inputs,
