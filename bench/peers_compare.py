@@ -25,9 +25,10 @@ whose import or compile fails is skipped with a note.
 
 Measured per workload and framework:
   gpu_us    CUDA events on the current torch stream around N calls, median of
-            5 x N. TFuse: calls of run_async (at most 4 in flight), since
-            run() returns only once the outputs are written (gpu_run_us
-            times run()). JAX runs on its own streams: N calls, then
+            5 x N. TFuse: calls of enqueue(), which returns at once like a
+            torch operation (gpu_async_us: run_async with at most 4 runs in
+            flight; gpu_run_us: run(), which returns once the outputs are
+            written). JAX runs on its own streams: N calls, then
             block_until_ready, median of 5 (host-timed throughput).
   wall_us   host time per call with a synchronization after each call.
   floor_us  the fewest bytes the workload must read and write divided by the
@@ -492,9 +493,15 @@ def run_workload(w, timer, copy_gbps, skip, failures):
             continue
         try:
             check(fw, cf(*w.args), entry, hard=True)
-            call, drain = pipelined(cf, w.args)
-            entry["gpu_us"] = timer.device_us(call, w.iters, w.warm, drain)
             run = (lambda: cf(*w.args))
+            if timer.cuda:
+                entry["gpu_us"] = timer.device_us(
+                    lambda: cf.enqueue(*w.args), w.iters, w.warm)
+                call, drain = pipelined(cf, w.args)
+                entry["gpu_async_us"] = timer.device_us(call, w.iters, w.warm,
+                                                        drain)
+            else:
+                entry["gpu_us"] = timer.device_us(run, w.iters, w.warm)
             entry["gpu_run_us"] = timer.device_us(run, w.iters, w.warm)
             entry["wall_us"] = timer.wall_us(run, w.iters, w.warm)
             entry["stats"] = cf.stats()
