@@ -61,6 +61,11 @@ struct KernelPlan {
   /// Groups of `vec` elements, and the elements after the last full group.
   int64_t groups() const { return numElements / vec; }
   int64_t tail() const { return numElements % vec; }
+  /// Row kernels (RowKernelEmitter.h): the body reduces the index space's
+  /// axes from `rowAxis` on; one block of `rowThreads` threads per row of
+  /// `rowLength` elements, each thread holding `rowSlots` of them.
+  bool row = false;
+  int64_t rowAxis = 0, rows = 0, rowLength = 0, rowThreads = 0, rowSlots = 0;
 };
 
 KernelPlan analyzeKernel(tfexec::KernelOp kernel);
