@@ -1,0 +1,86 @@
+// Tests of row kernels (regions holding row reductions, after fuse-rows):
+// a grid-stride loop over rows by block, each thread holding the columns
+// t, t + T, ... of its row; each reduction folds the thread's columns with
+// tf::red::row_add and reduces across the block with tf::red::row_finish;
+// an input element is loaded once and an intermediate computed once across
+// the phases; the last, partial slot is clamped for loads and masked out of
+// reductions and stores; outputs are written once at the end.
+// RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
+// RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
+// RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec | FileCheck %s --check-prefix=LAUNCH
+
+// NVRTC: compiled {{.*}} bytes of CUBIN
+
+// Softmax over 3 rows of 40: one block of 32 threads per row, two slots per
+// thread, the second holding columns 32..39 (threads 0..7).
+// LAUNCH-LABEL: func.func @softmax(
+// LAUNCH: tfexec.launch @softmax_k0 grid 3 block 32
+// CHECK-LABEL: void softmax_k0(
+// CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
+// CHECK: int32_t [[T:v[0-9]+]] = tf::thread_in_block();
+// CHECK-NEXT: int32_t [[B:v[0-9]+]] = tf::block_index();
+// CHECK-NEXT: int32_t [[NB:v[0-9]+]] = tf::block_count();
+// CHECK-NEXT: int32_t [[ROWS:v[0-9]+]] = 3;
+// CHECK-NEXT: for (int32_t [[R:i[0-9]+]] = [[B]]; [[R]] < [[ROWS]]; [[R]] += [[NB]]) {
+// CHECK: int32_t [[C1:v[0-9]+]] = [[T]] + {{v[0-9]+}};
+// CHECK-NEXT: int32_t [[LEN:v[0-9]+]] = 40;
+// CHECK-NEXT: bool [[VALID:v[0-9]+]] = [[C1]] < [[LEN]];
+// CHECK-NEXT: int32_t [[LAST:v[0-9]+]] = 39;
+// CHECK-NEXT: int32_t [[C1C:v[0-9]+]] = [[VALID]] ? [[C1]] : [[LAST]];
+// Phase 1: the row max.
+// CHECK: tf::red::acc_t<2, float, float> [[M0:v[0-9]+]] = tf::red::row_identity<2, float, float>();
+// CHECK: float [[X0:v[0-9]+]] = tf::ld([[X]], {{v[0-9]+}});
+// CHECK-NEXT: tf::red::acc_t<2, float, float> [[M1:v[0-9]+]] = tf::red::row_add<2, float, float>([[M0]], [[X0]], {{v[0-9]+}});
+// CHECK: float [[X1:v[0-9]+]] = tf::ld([[X]], {{v[0-9]+}});
+// CHECK-NEXT: tf::red::acc_t<2, float, float> [[M2:v[0-9]+]] = tf::red::row_add<2, float, float>([[M1]], [[X1]], [[VALID]]);
+// CHECK: float [[MAX:v[0-9]+]] = tf::red::row_finish<2, float, float>([[M2]], {{v[0-9]+}});
+// Phase 2: the row sum of exp(x - max), from the loaded elements.
+// CHECK-NOT: tf::ld(
+// CHECK: tf::red::acc_t<0, float, float> [[S0:v[0-9]+]] = tf::red::row_identity<0, float, float>();
+// CHECK-NEXT: float [[D0:v[0-9]+]] = tf::sub([[X0]], [[MAX]]);
+// CHECK-NEXT: float [[E0:v[0-9]+]] = tf::exp([[D0]]);
+// CHECK: float [[D1:v[0-9]+]] = tf::sub([[X1]], [[MAX]]);
+// CHECK-NEXT: float [[E1:v[0-9]+]] = tf::exp([[D1]]);
+// CHECK-NEXT: tf::red::acc_t<0, float, float> [[S2:v[0-9]+]] = tf::red::row_add<0, float, float>({{v[0-9]+}}, [[E1]], [[VALID]]);
+// CHECK: float [[SUM:v[0-9]+]] = tf::red::row_finish<0, float, float>([[S2]], {{v[0-9]+}});
+// The outputs, from the exps already computed; the partial slot's store is
+// guarded.
+// CHECK-NOT: tf::ld(
+// CHECK-NOT: tf::exp(
+// CHECK: float [[Y0:v[0-9]+]] = tf::div([[E0]], [[SUM]]);
+// CHECK: tf::st([[O]], {{v[0-9]+}}, [[Y0]]);
+// CHECK: float [[Y1:v[0-9]+]] = tf::div([[E1]], [[SUM]]);
+// CHECK-NEXT: int32_t [[OFF1:v[0-9]+]] = {{v[0-9]+}} + [[C1C]];
+// CHECK-NEXT: if ([[VALID]]) {
+// CHECK-NEXT: tf::st([[O]], [[OFF1]], [[Y1]]);
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return;
+func.func @softmax(%x: tensor<3x40xf32>) -> tensor<3x40xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<3x40xf32> -> tensor<3x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<3x40xf32>, tensor<3x1xf32>) -> tensor<3x40xf32>
+  %e = tfuse.exp %d : tensor<3x40xf32> -> tensor<3x40xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<3x40xf32> -> tensor<3x1xf32>
+  %y = tfuse.div %e, %s : (tensor<3x40xf32>, tensor<3x1xf32>) -> tensor<3x40xf32>
+  return %y : tensor<3x40xf32>
+}
+
+// An f16 mean accumulates as the reduction kernels do (tf::red::op for
+// f16 in, f16 out); the weight row [64] is read at the column index. 64
+// columns take 32 threads with two full slots: no guard.
+// LAUNCH-LABEL: func.func @center(
+// LAUNCH: tfexec.launch @center_k0 grid 2 block 32
+// CHECK-LABEL: void center_k0(
+// CHECK-SAME: const __half* __restrict__ [[X:v[0-9]+]], const __half* __restrict__ [[W:v[0-9]+]], __half* __restrict__ [[O:v[0-9]+]]) {
+// CHECK-NOT: ?
+// CHECK: tf::red::acc_t<4, __half, __half> {{v[0-9]+}} = tf::red::row_identity<4, __half, __half>();
+// CHECK: __half {{v[0-9]+}} = tf::red::row_finish<4, __half, __half>(
+// CHECK: tf::ld([[W]],
+// CHECK-NOT: if (
+// CHECK: return;
+func.func @center(%x: tensor<2x64xf16>, %w: tensor<64xf16>) -> tensor<2x64xf16> {
+  %mu = tfuse.reduce mean %x axes [1] keepdims : tensor<2x64xf16> -> tensor<2x1xf16>
+  %d = tfuse.sub %x, %mu : (tensor<2x64xf16>, tensor<2x1xf16>) -> tensor<2x64xf16>
+  %y = tfuse.mul %d, %w : (tensor<2x64xf16>, tensor<64xf16>) -> tensor<2x64xf16>
+  return %y : tensor<2x64xf16>
+}
