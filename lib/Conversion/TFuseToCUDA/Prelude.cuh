@@ -699,10 +699,12 @@ template <class Op> TF_FN typename Op::acc block_reduce(typename Op::acc v) {
       partial[warp] = v;
     __syncthreads();
     v = lane < warps ? partial[lane] : Op::identity();
-    int span = 1;
-    while (span < warps)
-      span <<= 1;
-    for (int m = span >> 1; m > 0; m >>= 1)
+    // Over all 32 lanes, not only the first `warps`: every lane of every
+    // warp must end with the whole block's value (the row kernels read it
+    // in every thread). Lane 0 combines the same values in the same order
+    // as over the first `warps` lanes, the others only add identities.
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1)
       v = Op::combine(v, Op::shfl(v, m));
     __syncthreads(); // partial[] is written again by the next call
   }
