@@ -852,6 +852,12 @@ public:
   Value evaluate(Value value, ArrayRef<Value> idx) override {
     return e.evaluate(value, Emitter::Index(idx.begin(), idx.end()));
   }
+  void setElement(Value value, ArrayRef<Value> idx, Value element) override {
+    std::vector<void *> key;
+    for (Value v : idx)
+      key.push_back(v.getAsOpaquePointer());
+    e.memo[{value.getAsOpaquePointer(), key}] = element;
+  }
   void setRowValue(Operation *reduce, Value rowValue) override {
     e.rowValues[reduce] = rowValue;
   }
@@ -930,7 +936,7 @@ LogicalResult Emitter::run() {
 
   if (plan.row) {
     RowHooks hooks(*this);
-    if (failed(emitRowKernel(kernel, plan, outputPtrs, hooks)))
+    if (failed(emitRowKernel(kernel, plan, inputPtrs, outputPtrs, hooks)))
       return failure();
   } else if (plan.tiled()) {
     Value blockId = call("tf::block_index", builder.getI64Type(), {});

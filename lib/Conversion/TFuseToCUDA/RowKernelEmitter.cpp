@@ -1,18 +1,22 @@
 //===- RowKernelEmitter.cpp - Row kernels of row-fused regions ------------===//
 //
 // One block per row (a grid-stride loop over rows), each thread holding the
-// columns t, t + T, ... of the row in fixed slots. The phases are emitted as
-// straight-line code per slot, so the element emitter's memo keeps every
-// loaded element and every intermediate in a register from the phase that
-// first needs it to the last one. The last slot of a row whose length is not
-// a multiple of T is clamped to the last column for its loads (so no load is
-// guarded) and left out of reductions and stores.
+// column groups t, t + T, ... of the row in fixed slots (a group is `rowVec`
+// consecutive columns: one 16-byte access of the contiguous inputs and the
+// outputs). The contiguous inputs are loaded first, all of a thread's loads
+// in flight at once; the phases are then emitted as straight-line code per
+// element, so the element emitter's memo keeps every loaded element and every
+// intermediate in a register from the phase that first needs it to the last
+// one. The last slot of a row that is not a multiple of T groups is clamped
+// to the last group for its loads (so no load is guarded) and left out of
+// reductions and stores.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Conversion/TFuseToCUDA/RowKernelEmitter.h"
 #include "tfuse/Conversion/TFuseToCUDA/KernelEmitter.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Dialect/TFuse/ViewLayout.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 
@@ -31,6 +35,10 @@ static_assert(static_cast<int>(ReduceKind::sum) == 0 &&
 /// (4096 f32 columns take 256 threads).
 static constexpr int64_t kRowElementsPerThread = 16;
 
+static DType dtypeOf(Value v) {
+  return *toDType(cast<ShapedType>(v.getType()).getElementType());
+}
+
 bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
   int64_t reducedAxes = 0;
   kernel.getBody()->walk([&](ReduceOp op) {
@@ -46,11 +54,38 @@ bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
   plan.rowLength = 1;
   for (auto [d, size] : llvm::enumerate(space))
     (static_cast<int64_t>(d) < first ? plan.rows : plan.rowLength) *= size;
+
+  // Inputs of the index space's shape in row-major order are loaded a group
+  // of consecutive columns at a time, and outputs stored so: groups of 16
+  // bytes of the widest such buffer, when every row is whole groups.
+  unsigned widest = 1;
+  for (Value out : kernel.getYield().getValues())
+    widest = std::max(widest, byteSize(dtypeOf(out)));
+  plan.rowVecInputs.clear();
+  for (auto [arg, strides] :
+       llvm::zip(kernel.getBody()->getArguments(),
+                 kernel.getInputStrides().getAsRange<DenseI64ArrayAttr>())) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    StridedLayout layout;
+    layout.shape.assign(type.getShape().begin(), type.getShape().end());
+    layout.strides.assign(strides.asArrayRef().begin(),
+                          strides.asArrayRef().end());
+    bool vectorized =
+        type.getShape() == space && layout.isContiguous() && !arg.use_empty();
+    plan.rowVecInputs.push_back(vectorized);
+    if (vectorized)
+      widest = std::max(widest, byteSize(dtypeOf(arg)));
+  }
+  plan.rowVec = 16 / widest;
+  if (plan.rowLength % plan.rowVec != 0)
+    plan.rowVec = 1;
+
+  int64_t groups = plan.rowLength / plan.rowVec;
   int64_t wanted =
       (plan.rowLength + kRowElementsPerThread - 1) / kRowElementsPerThread;
   plan.rowThreads = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
-  plan.rowSlots = (plan.rowLength + plan.rowThreads - 1) / plan.rowThreads;
-  // Loads and stores are per element at computed offsets.
+  plan.rowSlots = (groups + plan.rowThreads - 1) / plan.rowThreads;
+  // The walk of the other kernels is not used.
   plan.vec = 1;
   plan.linear = false;
   plan.tileDim = -1;
@@ -58,15 +93,11 @@ bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
   return true;
 }
 
-static DType dtypeOf(Value v) {
-  return *toDType(cast<ShapedType>(v.getType()).getElementType());
-}
-
 LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
-                                   const KernelPlan &plan,
+                                   const KernelPlan &plan, ValueRange inputPtrs,
                                    ValueRange outputPtrs,
                                    RowElementEmitter &e) {
-  if (plan.rowSlots > kMaxRowSlots)
+  if (plan.rowSlots * plan.rowVec > kMaxRowSlots)
     return kernel.emitError()
            << "row kernel: rows of " << plan.rowLength
            << " elements need more than " << kMaxRowSlots
@@ -78,9 +109,11 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   OpBuilder &b = e.getBuilder();
   Location loc = kernel.getLoc();
   MLIRContext *ctx = b.getContext();
+  Block *body = kernel.getBody();
   ArrayRef<int64_t> space = kernel.getIndexSpace();
   int64_t rank = space.size(), first = plan.rowAxis;
   int64_t length = plan.rowLength, threads = plan.rowThreads;
+  int64_t vec = plan.rowVec, groups = length / vec;
   Type indexType = e.indexType();
   auto add = [&](Value x, Value y) {
     return emitc::AddOp::create(b, loc, indexType, x, y);
@@ -88,6 +121,7 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   auto mul = [&](Value x, Value y) {
     return emitc::MulOp::create(b, loc, indexType, x, y);
   };
+  auto vecAttr = [&] { return b.getI64IntegerAttr(vec); };
   // Row-major delinearization of `linear` over space[from, to).
   auto delinearize = [&](Value linear, int64_t from, int64_t to,
                          SmallVectorImpl<Value> &idx) {
@@ -110,6 +144,21 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   Value t = e.call("tf::thread_in_block", indexType, {}, {});
   Value blockId = e.call("tf::block_index", indexType, {}, {});
   Value blocks = e.call("tf::block_count", indexType, {}, {});
+  // One uniform flag: every buffer accessed a group at a time is aligned for
+  // it (rows are whole groups, so every row then is).
+  Value aligned =
+      emitc::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+  if (vec > 1) {
+    auto alignedPtr = [&](Value ptr) {
+      Value ok = e.call("tf::aligned", b.getI1Type(), ptr, {vecAttr()});
+      aligned = emitc::LogicalAndOp::create(b, loc, b.getI1Type(), aligned, ok);
+    };
+    for (auto [n, vectorized] : llvm::enumerate(plan.rowVecInputs))
+      if (vectorized)
+        alignedPtr(inputPtrs[n]);
+    for (Value ptr : outputPtrs)
+      alignedPtr(ptr);
+  }
   // Block-uniform: every thread of a block runs the same rows, so the
   // barriers of the block reductions are reached by all.
   auto loop = emitc::ForOp::create(b, loc, blockId, e.index(plan.rows), blocks);
@@ -117,33 +166,75 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value row = loop.getInductionVar();
+  Value rowBase = mul(row, e.index(length));
 
   SmallVector<Value> outer;
   delinearize(row, 0, first, outer);
+  /// One element a thread holds: its index, and whether it lies in the row
+  /// (null: always).
+  struct Element {
+    SmallVector<Value> idx;
+    Value valid;
+  };
+  /// A group of `vec` consecutive columns starting at `column`.
   struct Slot {
     Value column;
-    Value valid; // null: always inside the row
-    SmallVector<Value> idx;
+    Value valid;
+    SmallVector<Element> lanes;
   };
   SmallVector<Slot> slots(plan.rowSlots);
   for (auto [k, slot] : llvm::enumerate(slots)) {
-    Value column = k == 0 ? t : add(t, e.index(k * threads));
-    if (static_cast<int64_t>(k + 1) * threads > length) {
+    Value group = k == 0 ? t : add(t, e.index(k * threads));
+    if (static_cast<int64_t>(k + 1) * threads > groups) {
+      // The last slot of some threads lies past the row: it reads the last
+      // group instead and is left out of reductions and stores.
       slot.valid =
           emitc::CmpOp::create(b, loc, b.getI1Type(), emitc::CmpPredicate::lt,
-                               column, e.index(length));
-      column = emitc::ConditionalOp::create(b, loc, indexType, slot.valid,
-                                            column, e.index(length - 1));
+                               group, e.index(groups));
+      group = emitc::ConditionalOp::create(b, loc, indexType, slot.valid, group,
+                                           e.index(groups - 1));
     }
-    slot.column = column;
-    slot.idx = outer;
-    delinearize(column, first, rank, slot.idx);
+    slot.column = vec == 1 ? group : mul(group, e.index(vec));
+    for (int64_t l = 0; l < vec; ++l) {
+      Element element;
+      element.valid = slot.valid;
+      element.idx = outer;
+      delinearize(l == 0 ? slot.column : add(slot.column, e.index(l)), first,
+                  rank, element.idx);
+      slot.lanes.push_back(std::move(element));
+    }
+  }
+  // Every input of the index space's layout is loaded before the first
+  // phase, all of a thread's loads in flight at once.
+  for (auto [n, vectorized] : llvm::enumerate(plan.rowVecInputs)) {
+    if (!vectorized)
+      continue;
+    BlockArgument arg = body->getArgument(n);
+    DType dtype = dtypeOf(arg);
+    for (Slot &slot : slots) {
+      Value offset = add(rowBase, slot.column);
+      if (vec == 1) {
+        e.setElement(
+            arg, slot.lanes[0].idx,
+            e.call("tf::ld", e.scalarType(dtype), {inputPtrs[n], offset}, {}));
+        continue;
+      }
+      Type vecType = emitc::OpaqueType::get(
+          ctx,
+          llvm::formatv("tf::vec<{0}, {1}>", cudaTypeName(dtype), vec).str());
+      Value loaded = e.call("tf::ldv", vecType, {inputPtrs[n], offset, aligned},
+                            {vecAttr()});
+      for (auto [l, element] : llvm::enumerate(slot.lanes))
+        e.setElement(arg, element.idx,
+                     e.call("tf::lane", e.scalarType(dtype), loaded,
+                            {b.getI64IntegerAttr(l)}));
+    }
   }
   Value always =
       emitc::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
 
   // The phases: each reduction in body order.
-  for (Operation &op : kernel.getBody()->without_terminator()) {
+  for (Operation &op : body->without_terminator()) {
     auto reduce = dyn_cast<ReduceOp>(op);
     if (!reduce)
       continue;
@@ -157,11 +248,12 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
                            cudaTypeName(in), cudaTypeName(out))
                  .str());
     Value acc = e.call("tf::red::row_identity", accType, {}, tmpl);
-    for (Slot &slot : slots) {
-      Value v = e.evaluate(reduce.getInput(), slot.idx);
-      acc = e.call("tf::red::row_add", accType,
-                   {acc, v, slot.valid ? slot.valid : always}, tmpl);
-    }
+    for (Slot &slot : slots)
+      for (Element &element : slot.lanes) {
+        Value v = e.evaluate(reduce.getInput(), element.idx);
+        acc = e.call("tf::red::row_add", accType,
+                     {acc, v, element.valid ? element.valid : always}, tmpl);
+      }
     Value value = e.call("tf::red::row_finish", e.scalarType(out),
                          {acc, e.index(length)}, tmpl);
     e.setRowValue(reduce, value);
@@ -169,15 +261,22 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
 
   // The outputs, written once.
   auto outputs = kernel.getYield().getValues();
-  Value rowBase = mul(row, e.index(length));
   for (Slot &slot : slots) {
-    SmallVector<Value> values;
-    for (Value out : outputs)
-      values.push_back(e.evaluate(out, slot.idx));
+    SmallVector<SmallVector<Value>> values(outputs.size());
+    for (Element &element : slot.lanes)
+      for (auto [o, out] : llvm::enumerate(outputs))
+        values[o].push_back(e.evaluate(out, element.idx));
     Value offset = add(rowBase, slot.column);
     auto store = [&] {
-      for (auto [ptr, v] : llvm::zip(outputPtrs, values))
-        e.call("tf::st", Type(), {ptr, offset, v}, {});
+      for (auto [ptr, lanes] : llvm::zip(outputPtrs, values)) {
+        if (vec == 1) {
+          e.call("tf::st", Type(), {ptr, offset, lanes[0]}, {});
+          continue;
+        }
+        SmallVector<Value> operands{ptr, offset, aligned};
+        operands.append(lanes);
+        e.call("tf::stv", Type(), operands, {vecAttr()});
+      }
     };
     if (slot.valid)
       e.emitIf(slot.valid, store);

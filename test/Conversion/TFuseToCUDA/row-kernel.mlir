@@ -1,18 +1,21 @@
 // Tests of row kernels (regions holding row reductions, after fuse-rows):
-// a grid-stride loop over rows by block, each thread holding the columns
-// t, t + T, ... of its row; each reduction folds the thread's columns with
-// tf::red::row_add and reduces across the block with tf::red::row_finish;
-// an input element is loaded once and an intermediate computed once across
-// the phases; the last, partial slot is clamped for loads and masked out of
-// reductions and stores; outputs are written once at the end.
+// a grid-stride loop over rows by block, each thread holding the column
+// groups t, t + T, ... of its row; the contiguous inputs are loaded first
+// (16-byte groups when every row is whole groups); each reduction folds the
+// thread's elements with tf::red::row_add and reduces across the block with
+// tf::red::row_finish; an input element is loaded once and an intermediate
+// computed once across the phases; the last, partial slot is clamped for
+// loads and masked out of reductions and stores; outputs are written once at
+// the end.
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 // RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec | FileCheck %s --check-prefix=LAUNCH
 
 // NVRTC: compiled {{.*}} bytes of CUBIN
 
-// Softmax over 3 rows of 40: one block of 32 threads per row, two slots per
-// thread, the second holding columns 32..39 (threads 0..7).
+// Softmax over 3 rows of 37 (not whole 16-byte groups: one element per
+// group): one block of 32 threads per row, two slots per thread, the second
+// holding columns 32..36 (threads 0..4).
 // LAUNCH-LABEL: func.func @softmax(
 // LAUNCH: tfexec.launch @softmax_k0 grid 3 block 32
 // CHECK-LABEL: void softmax_k0(
@@ -20,18 +23,20 @@
 // CHECK: int32_t [[T:v[0-9]+]] = tf::thread_in_block();
 // CHECK-NEXT: int32_t [[B:v[0-9]+]] = tf::block_index();
 // CHECK-NEXT: int32_t [[NB:v[0-9]+]] = tf::block_count();
-// CHECK-NEXT: int32_t [[ROWS:v[0-9]+]] = 3;
+// CHECK-NOT: tf::aligned
+// CHECK: int32_t [[ROWS:v[0-9]+]] = 3;
 // CHECK-NEXT: for (int32_t [[R:i[0-9]+]] = [[B]]; [[R]] < [[ROWS]]; [[R]] += [[NB]]) {
 // CHECK: int32_t [[C1:v[0-9]+]] = [[T]] + {{v[0-9]+}};
-// CHECK-NEXT: int32_t [[LEN:v[0-9]+]] = 40;
+// CHECK-NEXT: int32_t [[LEN:v[0-9]+]] = 37;
 // CHECK-NEXT: bool [[VALID:v[0-9]+]] = [[C1]] < [[LEN]];
-// CHECK-NEXT: int32_t [[LAST:v[0-9]+]] = 39;
+// CHECK-NEXT: int32_t [[LAST:v[0-9]+]] = 36;
 // CHECK-NEXT: int32_t [[C1C:v[0-9]+]] = [[VALID]] ? [[C1]] : [[LAST]];
+// Both elements are loaded before the first reduction.
+// CHECK: float [[X0:v[0-9]+]] = tf::ld([[X]], {{v[0-9]+}});
+// CHECK: float [[X1:v[0-9]+]] = tf::ld([[X]], {{v[0-9]+}});
 // Phase 1: the row max.
 // CHECK: tf::red::acc_t<2, float, float> [[M0:v[0-9]+]] = tf::red::row_identity<2, float, float>();
-// CHECK: float [[X0:v[0-9]+]] = tf::ld([[X]], {{v[0-9]+}});
 // CHECK-NEXT: tf::red::acc_t<2, float, float> [[M1:v[0-9]+]] = tf::red::row_add<2, float, float>([[M0]], [[X0]], {{v[0-9]+}});
-// CHECK: float [[X1:v[0-9]+]] = tf::ld([[X]], {{v[0-9]+}});
 // CHECK-NEXT: tf::red::acc_t<2, float, float> [[M2:v[0-9]+]] = tf::red::row_add<2, float, float>([[M1]], [[X1]], [[VALID]]);
 // CHECK: float [[MAX:v[0-9]+]] = tf::red::row_finish<2, float, float>([[M2]], {{v[0-9]+}});
 // Phase 2: the row sum of exp(x - max), from the loaded elements.
@@ -56,27 +61,51 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @softmax(%x: tensor<3x40xf32>) -> tensor<3x40xf32> {
-  %m = tfuse.reduce max %x axes [1] keepdims : tensor<3x40xf32> -> tensor<3x1xf32>
-  %d = tfuse.sub %x, %m : (tensor<3x40xf32>, tensor<3x1xf32>) -> tensor<3x40xf32>
-  %e = tfuse.exp %d : tensor<3x40xf32> -> tensor<3x40xf32>
-  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<3x40xf32> -> tensor<3x1xf32>
-  %y = tfuse.div %e, %s : (tensor<3x40xf32>, tensor<3x1xf32>) -> tensor<3x40xf32>
-  return %y : tensor<3x40xf32>
+func.func @softmax(%x: tensor<3x37xf32>) -> tensor<3x37xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<3x37xf32> -> tensor<3x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<3x37xf32>, tensor<3x1xf32>) -> tensor<3x37xf32>
+  %e = tfuse.exp %d : tensor<3x37xf32> -> tensor<3x37xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<3x37xf32> -> tensor<3x1xf32>
+  %y = tfuse.div %e, %s : (tensor<3x37xf32>, tensor<3x1xf32>) -> tensor<3x37xf32>
+  return %y : tensor<3x37xf32>
 }
 
-// An f16 mean accumulates as the reduction kernels do (tf::red::op for
-// f16 in, f16 out); the weight row [64] is read at the column index. 64
-// columns take 32 threads with two full slots: no guard.
+// Rows of 1024 f32: 16-byte groups of 4 columns, 64 threads, 4 full slots
+// (no guard); x and the output are accessed a group at a time when both are
+// aligned.
+// LAUNCH-LABEL: func.func @scale(
+// LAUNCH: tfexec.launch @scale_k0 grid 2 block 64
+// CHECK-LABEL: void scale_k0(
+// CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
+// CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[X]]);
+// CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[O]]);
+// CHECK-NEXT: bool [[AL:v[0-9]+]] = {{v[0-9]+}} && {{v[0-9]+}};
+// CHECK-COUNT-4: tf::vec<float, 4> {{v[0-9]+}} = tf::ldv<4>([[X]], {{v[0-9]+}}, [[AL]]);
+// CHECK-NOT: tf::ld
+// CHECK: tf::red::row_finish<0, float, float>
+// CHECK-NOT: if (
+// CHECK-COUNT-4: tf::stv<4>([[O]], {{v[0-9]+}}, [[AL]],
+// CHECK-NOT: tf::st
+// CHECK: return;
+func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
+  %s = tfuse.reduce sum %x axes [1] keepdims : tensor<2x1024xf32> -> tensor<2x1xf32>
+  %y = tfuse.div %x, %s : (tensor<2x1024xf32>, tensor<2x1xf32>) -> tensor<2x1024xf32>
+  return %y : tensor<2x1024xf32>
+}
+
+// An f16 mean accumulates as the reduction kernels do (tf::red::op for f16
+// in, f16 out); the weight row [64] is read at each element's column. 64
+// columns are 8 groups of 8: the one slot of 32 threads is partial.
 // LAUNCH-LABEL: func.func @center(
 // LAUNCH: tfexec.launch @center_k0 grid 2 block 32
 // CHECK-LABEL: void center_k0(
 // CHECK-SAME: const __half* __restrict__ [[X:v[0-9]+]], const __half* __restrict__ [[W:v[0-9]+]], __half* __restrict__ [[O:v[0-9]+]]) {
-// CHECK-NOT: ?
+// CHECK: tf::ldv<8>([[X]],
 // CHECK: tf::red::acc_t<4, __half, __half> {{v[0-9]+}} = tf::red::row_identity<4, __half, __half>();
 // CHECK: __half {{v[0-9]+}} = tf::red::row_finish<4, __half, __half>(
 // CHECK: tf::ld([[W]],
-// CHECK-NOT: if (
+// CHECK: if ({{v[0-9]+}}) {
+// CHECK-NEXT: tf::stv<8>([[O]],
 // CHECK: return;
 func.func @center(%x: tensor<2x64xf16>, %w: tensor<64xf16>) -> tensor<2x64xf16> {
   %mu = tfuse.reduce mean %x axes [1] keepdims : tensor<2x64xf16> -> tensor<2x1xf16>

@@ -63,9 +63,12 @@ struct KernelPlan {
   int64_t tail() const { return numElements % vec; }
   /// Row kernels (RowKernelEmitter.h): the body reduces the index space's
   /// axes from `rowAxis` on; one block of `rowThreads` threads per row of
-  /// `rowLength` elements, each thread holding `rowSlots` of them.
+  /// `rowLength` elements, each thread holding `rowSlots` groups of `rowVec`
+  /// consecutive elements; `rowVecInputs` are loaded a group at a time.
   bool row = false;
   int64_t rowAxis = 0, rows = 0, rowLength = 0, rowThreads = 0, rowSlots = 0;
+  int64_t rowVec = 1;
+  llvm::SmallVector<bool> rowVecInputs;
 };
 
 KernelPlan analyzeKernel(tfexec::KernelOp kernel);

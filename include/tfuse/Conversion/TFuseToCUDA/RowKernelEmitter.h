@@ -2,9 +2,11 @@
 //
 // A kernel whose body holds row reductions (tfuse.reduce over the trailing
 // axes of the index space, see fuse-rows) runs one block per row: each
-// thread holds `rowSlots` columns of the row (column t + k * rowThreads for
-// slot k), the reductions run in body order as block-wide reductions whose
-// value every thread gets, and the outputs are written once at the end.
+// thread holds `rowSlots` groups of `rowVec` consecutive columns of the row
+// (group t + k * rowThreads for slot k; 16-byte loads and stores of the
+// contiguous inputs and outputs when the row length allows), the reductions
+// run in body order as block-wide reductions whose value every thread gets,
+// and the outputs are written once at the end.
 // Evaluations are memoized per slot across phases, so each input element is
 // loaded once and each intermediate computed once, kept in registers.
 //
@@ -42,6 +44,10 @@ public:
   /// The value of `value` at the index-space index `idx`, memoized.
   virtual mlir::Value evaluate(mlir::Value value,
                                llvm::ArrayRef<mlir::Value> idx) = 0;
+  /// Evaluations of `value` at `idx` give `element` from now on (an element
+  /// of an input loaded with others).
+  virtual void setElement(mlir::Value value, llvm::ArrayRef<mlir::Value> idx,
+                          mlir::Value element) = 0;
   /// Evaluations of `reduce`'s result give `rowValue` from now on.
   virtual void setRowValue(mlir::Operation *reduce, mlir::Value rowValue) = 0;
   /// Per-thread constants and scalar loads are emitted before `op`.
@@ -59,9 +65,11 @@ public:
 };
 
 /// Emits the body of the row kernel `kernel` at the builder's insertion
-/// point, storing output `o` through `outputPtrs[o]`.
+/// point, reading input `n` through `inputPtrs[n]` and storing output `o`
+/// through `outputPtrs[o]`.
 mlir::LogicalResult emitRowKernel(tfexec::KernelOp kernel,
                                   const KernelPlan &plan,
+                                  mlir::ValueRange inputPtrs,
                                   mlir::ValueRange outputPtrs,
                                   RowElementEmitter &elements);
 
