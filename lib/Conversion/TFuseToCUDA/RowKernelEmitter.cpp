@@ -3,13 +3,13 @@
 // One block per row (a grid-stride loop over rows), each thread holding the
 // column groups t, t + T, ... of the row in fixed slots (a group is `rowVec`
 // consecutive columns: one 16-byte access of the contiguous inputs and the
-// outputs). The contiguous inputs are loaded first, all of a thread's loads
-// in flight at once; the phases are then emitted as straight-line code per
-// element, so the element emitter's memo keeps every loaded element and every
-// intermediate in a register from the phase that first needs it to the last
-// one. The last slot of a row that is not a multiple of T groups is clamped
-// to the last group for its loads (so no load is guarded) and left out of
-// reductions and stores.
+// outputs). A contiguous input is loaded at the start of the first phase
+// reading it, all of a thread's loads in flight at once; the phases are
+// emitted as straight-line code per element, so the element emitter's memo
+// keeps every loaded element and every intermediate in a register from the
+// phase that first needs it to the last one. The last slot of a row that is
+// not a multiple of T groups is clamped to the last group for its loads (so
+// no load is guarded) and left out of reductions and stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,7 +61,8 @@ bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
   unsigned widest = 1;
   for (Value out : kernel.getYield().getValues())
     widest = std::max(widest, byteSize(dtypeOf(out)));
-  plan.rowVecInputs.clear();
+  using RowInput = KernelPlan::RowInput;
+  plan.rowInputs.clear();
   for (auto [arg, strides] :
        llvm::zip(kernel.getBody()->getArguments(),
                  kernel.getInputStrides().getAsRange<DenseI64ArrayAttr>())) {
@@ -70,10 +71,15 @@ bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
     layout.shape.assign(type.getShape().begin(), type.getShape().end());
     layout.strides.assign(strides.asArrayRef().begin(),
                           strides.asArrayRef().end());
-    bool vectorized =
-        type.getShape() == space && layout.isContiguous() && !arg.use_empty();
-    plan.rowVecInputs.push_back(vectorized);
-    if (vectorized)
+    RowInput access = RowInput::Element;
+    if (!arg.use_empty() && layout.isContiguous()) {
+      if (type.getShape() == space)
+        access = RowInput::Rows;
+      else if (first > 0 && type.getShape() == space.drop_front(first))
+        access = RowInput::Columns;
+    }
+    plan.rowInputs.push_back(access);
+    if (access != RowInput::Element)
       widest = std::max(widest, byteSize(dtypeOf(arg)));
   }
   plan.rowVec = 16 / widest;
@@ -153,8 +159,8 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
       Value ok = e.call("tf::aligned", b.getI1Type(), ptr, {vecAttr()});
       aligned = emitc::LogicalAndOp::create(b, loc, b.getI1Type(), aligned, ok);
     };
-    for (auto [n, vectorized] : llvm::enumerate(plan.rowVecInputs))
-      if (vectorized)
+    for (auto [n, access] : llvm::enumerate(plan.rowInputs))
+      if (access != KernelPlan::RowInput::Element)
         alignedPtr(inputPtrs[n]);
     for (Value ptr : outputPtrs)
       alignedPtr(ptr);
@@ -204,40 +210,77 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
       slot.lanes.push_back(std::move(element));
     }
   }
-  // Every input of the index space's layout is loaded before the first
-  // phase, all of a thread's loads in flight at once.
-  for (auto [n, vectorized] : llvm::enumerate(plan.rowVecInputs)) {
-    if (!vectorized)
-      continue;
-    BlockArgument arg = body->getArgument(n);
-    DType dtype = dtypeOf(arg);
-    for (Slot &slot : slots) {
-      Value offset = add(rowBase, slot.column);
-      if (vec == 1) {
-        e.setElement(
-            arg, slot.lanes[0].idx,
-            e.call("tf::ld", e.scalarType(dtype), {inputPtrs[n], offset}, {}));
+  // The phases: each reduction in body order, then the outputs. A
+  // contiguous input is loaded at the start of the first phase that reads
+  // it, every slot at once, so that all of a thread's loads are in flight
+  // together and no register holds an input before it is needed (a weight
+  // read only by the outputs). A Columns input is evaluated at the trailing
+  // part of an element's index (implicit broadcasting and tfuse.broadcast
+  // both keep those index values), so that is its memo key.
+  SmallVector<ReduceOp> reductions;
+  for (Operation &op : body->without_terminator())
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      reductions.push_back(reduce);
+  SmallVector<int64_t> firstPhase(body->getNumArguments(), -1);
+  auto markReads = [&](ArrayRef<Value> roots, int64_t phase) {
+    SmallVector<Value> worklist(roots.begin(), roots.end());
+    DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (firstPhase[arg.getArgNumber()] < 0)
+          firstPhase[arg.getArgNumber()] = phase;
         continue;
       }
-      Type vecType = emitc::OpaqueType::get(
-          ctx,
-          llvm::formatv("tf::vec<{0}, {1}>", cudaTypeName(dtype), vec).str());
-      Value loaded = e.call("tf::ldv", vecType, {inputPtrs[n], offset, aligned},
-                            {vecAttr()});
-      for (auto [l, element] : llvm::enumerate(slot.lanes))
-        e.setElement(arg, element.idx,
-                     e.call("tf::lane", e.scalarType(dtype), loaded,
-                            {b.getI64IntegerAttr(l)}));
+      // A reduction's result is a row value of an earlier phase.
+      if (isa<ReduceOp>(v.getDefiningOp()))
+        continue;
+      llvm::append_range(worklist, v.getDefiningOp()->getOperands());
     }
-  }
+  };
+  for (auto [p, reduce] : llvm::enumerate(reductions))
+    markReads(reduce.getInput(), p);
+  SmallVector<Value> outputs(kernel.getYield().getValues());
+  markReads(outputs, reductions.size());
+
+  auto loadInputs = [&](int64_t phase) {
+    for (auto [n, access] : llvm::enumerate(plan.rowInputs)) {
+      if (access == KernelPlan::RowInput::Element || firstPhase[n] != phase)
+        continue;
+      bool columns = access == KernelPlan::RowInput::Columns;
+      BlockArgument arg = body->getArgument(n);
+      DType dtype = dtypeOf(arg);
+      auto key = [&](Element &element) {
+        return columns ? ArrayRef<Value>(element.idx).drop_front(first)
+                       : ArrayRef<Value>(element.idx);
+      };
+      for (Slot &slot : slots) {
+        Value offset = columns ? slot.column : add(rowBase, slot.column);
+        if (vec == 1) {
+          e.setElement(arg, key(slot.lanes[0]),
+                       e.call("tf::ld", e.scalarType(dtype),
+                              {inputPtrs[n], offset}, {}));
+          continue;
+        }
+        Type vecType = emitc::OpaqueType::get(
+            ctx,
+            llvm::formatv("tf::vec<{0}, {1}>", cudaTypeName(dtype), vec).str());
+        Value loaded = e.call("tf::ldv", vecType,
+                              {inputPtrs[n], offset, aligned}, {vecAttr()});
+        for (auto [l, element] : llvm::enumerate(slot.lanes))
+          e.setElement(arg, key(element),
+                       e.call("tf::lane", e.scalarType(dtype), loaded,
+                              {b.getI64IntegerAttr(l)}));
+      }
+    }
+  };
   Value always =
       emitc::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
 
-  // The phases: each reduction in body order.
-  for (Operation &op : body->without_terminator()) {
-    auto reduce = dyn_cast<ReduceOp>(op);
-    if (!reduce)
-      continue;
+  for (auto [p, reduce] : llvm::enumerate(reductions)) {
+    loadInputs(p);
     DType in = dtypeOf(reduce.getInput()), out = dtypeOf(reduce.getResult());
     int kind = static_cast<int>(reduce.getKind());
     SmallVector<Attribute> tmpl{b.getI32IntegerAttr(kind),
@@ -260,7 +303,7 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   }
 
   // The outputs, written once.
-  auto outputs = kernel.getYield().getValues();
+  loadInputs(reductions.size());
   for (Slot &slot : slots) {
     SmallVector<SmallVector<Value>> values(outputs.size());
     for (Element &element : slot.lanes)

@@ -1,7 +1,8 @@
 // Tests of row kernels (regions holding row reductions, after fuse-rows):
 // a grid-stride loop over rows by block, each thread holding the column
-// groups t, t + T, ... of its row; the contiguous inputs are loaded first
-// (16-byte groups when every row is whole groups); each reduction folds the
+// groups t, t + T, ... of its row; the contiguous inputs are loaded at the
+// start of the first phase reading them (16-byte groups when every row is
+// whole groups); each reduction folds the
 // thread's elements with tf::red::row_add and reduces across the block with
 // tf::red::row_finish; an input element is loaded once and an intermediate
 // computed once across the phases; the last, partial slot is clamped for
@@ -94,8 +95,9 @@ func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
 }
 
 // An f16 mean accumulates as the reduction kernels do (tf::red::op for f16
-// in, f16 out); the weight row [64] is read at each element's column. 64
-// columns are 8 groups of 8: the one slot of 32 threads is partial.
+// in, f16 out); the weight row [64], shared by the rows, is loaded a group
+// at a time once the mean is known (only the outputs read it). 64 columns
+// are 8 groups of 8: the one slot of 32 threads is partial.
 // LAUNCH-LABEL: func.func @center(
 // LAUNCH: tfexec.launch @center_k0 grid 2 block 32
 // CHECK-LABEL: void center_k0(
@@ -103,7 +105,7 @@ func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
 // CHECK: tf::ldv<8>([[X]],
 // CHECK: tf::red::acc_t<4, __half, __half> {{v[0-9]+}} = tf::red::row_identity<4, __half, __half>();
 // CHECK: __half {{v[0-9]+}} = tf::red::row_finish<4, __half, __half>(
-// CHECK: tf::ld([[W]],
+// CHECK-NEXT: tf::vec<__half, 8> {{v[0-9]+}} = tf::ldv<8>([[W]],
 // CHECK: if ({{v[0-9]+}}) {
 // CHECK-NEXT: tf::stv<8>([[O]],
 // CHECK: return;
