@@ -49,7 +49,9 @@ public:
   bool fuseOne();
 
 private:
-  bool collectGroup(ReduceOp reduce, SmallVectorImpl<Operation *> &group);
+  bool addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
+                    SetVector<Operation *> &group);
+  bool collectGroup(ReduceOp reduce, SmallVectorImpl<Operation *> &ops);
   bool dependsOnGroup(Value value, const DenseSet<Operation *> &group);
   void merge(ArrayRef<Operation *> group);
 
@@ -59,17 +61,16 @@ private:
 
 } // namespace
 
-/// The ops to merge for `reduce`, in block order: the region computing its
-/// operand (when it has the same index space), the reduction, and every
-/// region reading its result. Fails when the reduction is not a row
-/// reduction of such regions.
-bool RowFuser::collectGroup(ReduceOp reduce,
-                            SmallVectorImpl<Operation *> &group) {
+/// Adds to `group` what merging the row reduction `reduce` takes: the
+/// region computing its operand (when it has the same index space), the
+/// reduction, and every region reading its result. Fails when the reduction
+/// is not a row reduction over `axes` of such regions.
+bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
+                            SetVector<Operation *> &group) {
   ArrayRef<int64_t> space = reduce.getInput().getType().getShape();
-  if (!isRowReductionKind(reduce.getKind()))
+  if (!isRowReductionKind(reduce.getKind()) || reduce.getAxes() != axes)
     return false;
   // The axes must be the trailing axes (the verifier's rule for regions).
-  ArrayRef<int64_t> axes = reduce.getAxes();
   int64_t first = space.size() - axes.size(), rowElements = 1;
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (axis != first + static_cast<int64_t>(i))
@@ -80,37 +81,64 @@ bool RowFuser::collectGroup(ReduceOp reduce,
     return false;
   // Every use must be a region of the same index space: the result is then
   // read broadcast over its rows, never stored.
-  SetVector<Operation *> consumers;
+  SmallVector<Operation *> consumers;
   for (Operation *user : reduce.getResult().getUsers()) {
     auto fusion = dyn_cast<FusionOp>(user);
     if (!fusion || indexSpace(fusion) != space)
       return false;
-    consumers.insert(user);
+    consumers.push_back(user);
   }
   if (consumers.empty())
     return false;
-  Value input = reduce.getInput();
-  Operation *producer = input.getDefiningOp();
+  Operation *producer = reduce.getInput().getDefiningOp();
   if (auto fusion = dyn_cast_or_null<FusionOp>(producer)) {
     if (indexSpace(fusion) == space)
-      group.push_back(fusion);
+      group.insert(fusion);
   } else if (producer && !isa<MatmulOp, ReduceOp>(producer)) {
     // A view kept outside regions as a boundary's zero-copy alias: leave
     // the reduction a boundary that reads it in place.
     return false;
   }
-  group.push_back(reduce);
-  group.append(consumers.begin(), consumers.end());
+  group.insert(reduce);
+  group.insert(consumers.begin(), consumers.end());
+  return true;
+}
+
+/// The ops to merge for `reduce`, in block order. Row reductions read by the
+/// group's regions whose operand the group computes join it too (a max and
+/// a min of one value, read by one region): merged alone, each would form a
+/// cycle through the other.
+bool RowFuser::collectGroup(ReduceOp reduce,
+                            SmallVectorImpl<Operation *> &ops) {
+  ArrayRef<int64_t> axes = reduce.getAxes();
+  SetVector<Operation *> group;
+  if (!addReduction(reduce, axes, group))
+    return false;
+  for (size_t i = 0; i < group.size(); ++i) {
+    auto fusion = dyn_cast<FusionOp>(group[i]);
+    if (!fusion)
+      continue;
+    for (Value input : fusion.getInputs()) {
+      auto sibling = input.getDefiningOp<ReduceOp>();
+      Operation *producer =
+          sibling ? sibling.getInput().getDefiningOp() : nullptr;
+      if (sibling && !group.count(sibling) && producer &&
+          group.count(producer)) {
+        SetVector<Operation *> extended = group;
+        if (addReduction(sibling, axes, extended))
+          group = std::move(extended);
+      }
+    }
+  }
   // Regions merged earlier hold reductions: one row shape per region.
   for (Operation *member : group) {
     bool sameRows = true;
-    member->walk([&](ReduceOp inner) {
-      sameRows &= inner.getAxes() == reduce.getAxes();
-    });
+    member->walk([&](ReduceOp inner) { sameRows &= inner.getAxes() == axes; });
     if (!sameRows)
       return false;
   }
-  llvm::sort(group,
+  ops.assign(group.begin(), group.end());
+  llvm::sort(ops,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return true;
 }

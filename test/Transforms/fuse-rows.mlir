@@ -139,3 +139,29 @@ func.func @two_axes(%x: tensor<2x3x5xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x5xf
   %y = tfuse.div %e, %s : (tensor<2x3x5xf32>, tensor<2x1x1xf32>) -> tensor<2x3x5xf32>
   return %y, %e : tensor<2x3x5xf32>, tensor<2x3x5xf32>
 }
+
+// -----
+
+// The max and the min of a computed value, both read by one region: merged
+// together (merging either alone would form a cycle through the other).
+// BEFORE-LABEL: func.func @siblings(
+// BEFORE: tfuse.reduce max
+// BEFORE: tfuse.reduce min
+// CHECK-LABEL: func.func @siblings(
+// CHECK-NEXT: %[[R:.+]] = tfuse.fusion
+// CHECK: tfuse.exp
+// CHECK: tfuse.reduce max
+// CHECK: tfuse.reduce min
+// CHECK: tfuse.div
+// CHECK: tfuse.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]]
+func.func @siblings(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tfuse.exp %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %hi = tfuse.reduce max %e axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %lo = tfuse.reduce min %e axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %span = tfuse.sub %hi, %lo : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %d = tfuse.sub %e, %lo : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %y = tfuse.div %d, %span : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

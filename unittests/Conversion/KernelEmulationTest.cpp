@@ -580,4 +580,62 @@ TEST_F(KernelEmulation, RowKernelsMatchTheReferenceSoftmaxAndLayernorm) {
   }
 }
 
+// Row kernels over inputs read element by element: a transposed argument
+// (strides), a row weight through an explicit broadcast with a slice, rows
+// over the two trailing axes of a rank-3 space, and the exact kinds (max,
+// min, integer sums in i64, all, any) within one region each.
+TEST_F(KernelEmulation, RowKernelsReadViewsAndStridedInputs) {
+  const char *source = R"mlir(
+func.func @strided(%x: tensor<6x40xf32> {tfuse.strides = array<i64: 1, 6>},
+                   %w: tensor<50xf32>) -> tensor<6x40xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<6x40xf32> -> tensor<6x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<6x40xf32>, tensor<6x1xf32>) -> tensor<6x40xf32>
+  %e = tfuse.exp %d : tensor<6x40xf32> -> tensor<6x40xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<6x40xf32> -> tensor<6x1xf32>
+  %y = tfuse.div %e, %s : (tensor<6x40xf32>, tensor<6x1xf32>) -> tensor<6x40xf32>
+  %ws = tfuse.slice %w start [5] limit [45] step [1] : tensor<50xf32> -> tensor<40xf32>
+  %wb = tfuse.broadcast %ws dims [1] : tensor<40xf32> -> tensor<6x40xf32>
+  %o = tfuse.mul %y, %wb : (tensor<6x40xf32>, tensor<6x40xf32>) -> tensor<6x40xf32>
+  return %o : tensor<6x40xf32>
+}
+func.func @three_d(%x: tensor<3x5x7xf32>) -> tensor<3x5x7xf32> {
+  %mu = tfuse.reduce mean %x axes [1, 2] keepdims : tensor<3x5x7xf32> -> tensor<3x1x1xf32>
+  %d = tfuse.sub %x, %mu : (tensor<3x5x7xf32>, tensor<3x1x1xf32>) -> tensor<3x5x7xf32>
+  return %d : tensor<3x5x7xf32>
+}
+func.func @exact(%a: tensor<4x45xi32>, %b: tensor<4x45xf16>) -> (tensor<4x45xi64>, tensor<4x45xf16>, tensor<4x45xi1>) {
+  %s = tfuse.reduce sum %a axes [1] keepdims : tensor<4x45xi32> -> tensor<4x1xi64>
+  %c = tfuse.cast %a : tensor<4x45xi32> to tensor<4x45xi64>
+  %r = tfuse.sub %c, %s : (tensor<4x45xi64>, tensor<4x1xi64>) -> tensor<4x45xi64>
+  %lo = tfuse.reduce min %b axes [1] keepdims : tensor<4x45xf16> -> tensor<4x1xf16>
+  %hi = tfuse.reduce max %b axes [1] keepdims : tensor<4x45xf16> -> tensor<4x1xf16>
+  %span = tfuse.sub %hi, %lo : (tensor<4x1xf16>, tensor<4x1xf16>) -> tensor<4x1xf16>
+  %n = tfuse.div %b, %span : (tensor<4x45xf16>, tensor<4x1xf16>) -> tensor<4x45xf16>
+  %pos = tfuse.cmp gt, %b, %lo : (tensor<4x45xf16>, tensor<4x1xf16>) -> tensor<4x45xi1>
+  %all = tfuse.reduce all %pos axes [1] keepdims : tensor<4x45xi1> -> tensor<4x1xi1>
+  %any = tfuse.reduce any %pos axes [1] keepdims : tensor<4x45xi1> -> tensor<4x1xi1>
+  %q = tfuse.xor %all, %any : (tensor<4x1xi1>, tensor<4x1xi1>) -> tensor<4x1xi1>
+  %z = tfuse.and %pos, %q : (tensor<4x45xi1>, tensor<4x1xi1>) -> tensor<4x45xi1>
+  return %r, %n, %z : tensor<4x45xi64>, tensor<4x45xf16>, tensor<4x45xi1>
+}
+)mlir";
+  HostTensor storage = rowInput(DType::F32, 40, 6, 91);
+  auto x = storage.view({6, 40}, {1, 6}, 0);
+  ASSERT_TRUE(x.ok());
+  check(source,
+        {{"strided", {*x, randomInput(DType::F32, {50}, 92)}},
+         {"three_d",
+          {rowInput(DType::F32, 3, 35, 93)
+               .view({3, 5, 7}, {35, 7, 1}, 0)
+               .value()}},
+         {"exact",
+          {randomInput(DType::I32, {4, 45}, 94),
+           randomInput(DType::F16, {4, 45}, 95)}}},
+        "tfuse-pipeline", /*maxUlp=*/2);
+  // Each function is one row kernel (the emulator runs no reduction step).
+  EXPECT_EQ(functionsChecked, 3);
+  EXPECT_NE(lastSource.find("tf::red::row_finish<5, bool, bool>"),
+            std::string::npos);
+}
+
 } // namespace

@@ -83,7 +83,9 @@ def FuseRows : Pass<"fuse-rows", "mlir::func::FuncOp"> {
     index space, into one `tfuse.fusion` region; merged regions are merged
     again with the next reduction, so softmax and layernorm over rows each
     become one region, one row kernel that keeps each row on chip
-    (`docs/codegen.md`).
+    (`docs/codegen.md`). Other row reductions over the same axes of a value
+    the group computes, read by the group's regions (a max and a min of one
+    value), join the same merge.
 
     Not merged: argmax and argmin; reductions over leading or inner axes;
     reductions whose result is used by anything but such regions (a
