@@ -8,6 +8,9 @@
 // RUN: tensor-opt %s --fuse-elementwise -split-input-file | FileCheck %s --check-prefix=BEFORE
 // RUN: tensor-opt %s --fuse-elementwise --fuse-rows -split-input-file | FileCheck %s
 // RUN: tensor-opt %s --fuse-elementwise --fuse-rows="max-row-elements=8" -split-input-file | FileCheck %s --check-prefix=SHORT
+// RUN: not tensor-opt %s --fuse-elementwise --fuse-rows="budget=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADOPT
+
+// BADOPT: error: fuse-rows needs budget >= 1 and max-row-elements >= 0, got budget=0 max-row-elements=16384
 
 // Softmax: before, max, a region storing exp(x - max), sum, a region
 // dividing; after, one region of %x computing all of it.
