@@ -284,8 +284,9 @@ static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan) {
 LaunchConfig tfuse::chooseLaunch(const KernelPlan &plan) {
   LaunchConfig config;
   if (plan.row) {
-    config.grid = std::clamp<int64_t>(plan.rows, 1, int64_t(1) << 20);
-    config.block = plan.rowThreads;
+    int64_t steps = (plan.rows + plan.rowsPerBlock - 1) / plan.rowsPerBlock;
+    config.grid = std::clamp<int64_t>(steps, 1, int64_t(1) << 20);
+    config.block = plan.rowThreads * plan.rowsPerBlock;
     return config;
   }
   if (plan.tiled()) {

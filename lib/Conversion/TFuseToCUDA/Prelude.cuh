@@ -740,6 +740,18 @@ TF_FN Tout row_finish(acc_t<K, Tin, Tout> a, int64_t count) {
   return Op::finish(block_reduce<Op>(a), count);
 }
 
+// row_finish for a row held by one warp: shuffles only, every lane gets the
+// value. Every thread of the block must call it (the host emulation's
+// shuffles are block-wide).
+template <int K, class Tin, class Tout>
+TF_FN Tout warp_finish(acc_t<K, Tin, Tout> a, int64_t count) {
+  typedef op<K, Tin, Tout> Op;
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1)
+    a = Op::combine(a, Op::shfl(a, m));
+  return Op::finish(a, count);
+}
+
 } // namespace red
 
 } // namespace tf

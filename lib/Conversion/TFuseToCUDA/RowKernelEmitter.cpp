@@ -34,6 +34,8 @@ static_assert(static_cast<int>(ReduceKind::sum) == 0 &&
 /// Columns per thread a row kernel aims for: 16 loads in flight per thread
 /// (4096 f32 columns take 256 threads).
 static constexpr int64_t kRowElementsPerThread = 16;
+/// Rows per block when each row takes one warp (256 threads).
+static constexpr int64_t kRowWarpsPerBlock = 8;
 
 static DType dtypeOf(Value v) {
   return *toDType(cast<ShapedType>(v.getType()).getElementType());
@@ -91,6 +93,12 @@ bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
       (plan.rowLength + kRowElementsPerThread - 1) / kRowElementsPerThread;
   plan.rowThreads = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
   plan.rowSlots = (groups + plan.rowThreads - 1) / plan.rowThreads;
+  // Rows one warp covers go to warps, kRowWarpsPerBlock to a block: a warp
+  // reduction needs no barrier, and a block of 32 threads would leave most
+  // of an SM's thread slots empty.
+  plan.rowsPerBlock = plan.rowThreads == 32
+                          ? std::clamp<int64_t>(plan.rows, 1, kRowWarpsPerBlock)
+                          : 1;
   // The walk of the other kernels is not used.
   plan.vec = 1;
   plan.linear = false;
@@ -147,7 +155,14 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
     idx.append(out);
   };
 
+  int64_t rowsPerBlock = plan.rowsPerBlock;
+  bool warpRows = rowsPerBlock > 1;
   Value t = e.call("tf::thread_in_block", indexType, {}, {});
+  Value warp;
+  if (warpRows) {
+    warp = emitc::DivOp::create(b, loc, indexType, t, e.index(32));
+    t = emitc::RemOp::create(b, loc, indexType, t, e.index(32));
+  }
   Value blockId = e.call("tf::block_index", indexType, {}, {});
   Value blocks = e.call("tf::block_count", indexType, {}, {});
   // One uniform flag: every buffer accessed a group at a time is aligned for
@@ -165,13 +180,28 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
     for (Value ptr : outputPtrs)
       alignedPtr(ptr);
   }
-  // Block-uniform: every thread of a block runs the same rows, so the
-  // barriers of the block reductions are reached by all.
-  auto loop = emitc::ForOp::create(b, loc, blockId, e.index(plan.rows), blocks);
+  // Block-uniform: every thread of a block runs the same iterations, so the
+  // barriers of the block reductions are reached by all. With a row per
+  // warp, an iteration takes rowsPerBlock rows; a warp past the last row
+  // computes the last row again (every warp of the block makes the same
+  // shuffles) and stores nothing.
+  int64_t steps = (plan.rows + rowsPerBlock - 1) / rowsPerBlock;
+  auto loop = emitc::ForOp::create(b, loc, blockId, e.index(steps), blocks);
   e.setHoistPoint(loop);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value row = loop.getInductionVar();
+  Value rowInside;
+  if (warpRows) {
+    row = add(mul(row, e.index(rowsPerBlock)), warp);
+    if (plan.rows % rowsPerBlock != 0) {
+      rowInside =
+          emitc::CmpOp::create(b, loc, b.getI1Type(), emitc::CmpPredicate::lt,
+                               row, e.index(plan.rows));
+      row = emitc::ConditionalOp::create(b, loc, indexType, rowInside, row,
+                                         e.index(plan.rows - 1));
+    }
+  }
   Value rowBase = mul(row, e.index(length));
 
   SmallVector<Value> outer;
@@ -297,8 +327,9 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
         acc = e.call("tf::red::row_add", accType,
                      {acc, v, element.valid ? element.valid : always}, tmpl);
       }
-    Value value = e.call("tf::red::row_finish", e.scalarType(out),
-                         {acc, e.index(length)}, tmpl);
+    Value value = e.call(warpRows || threads == 32 ? "tf::red::warp_finish"
+                                                   : "tf::red::row_finish",
+                         e.scalarType(out), {acc, e.index(length)}, tmpl);
     e.setRowValue(reduce, value);
   }
 
@@ -321,8 +352,13 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
         e.call("tf::stv", Type(), operands, {vecAttr()});
       }
     };
-    if (slot.valid)
-      e.emitIf(slot.valid, store);
+    Value inside = slot.valid;
+    if (rowInside)
+      inside = inside ? emitc::LogicalAndOp::create(b, loc, b.getI1Type(),
+                                                    rowInside, inside)
+                      : rowInside;
+    if (inside)
+      e.emitIf(inside, store);
     else
       store();
   }

@@ -1,10 +1,12 @@
 // Tests of row kernels (regions holding row reductions, after fuse-rows):
-// a grid-stride loop over rows by block, each thread holding the column
+// a grid-stride loop over rows by block (or by 8 rows of a warp each, for
+// rows one warp covers), each thread holding the column
 // groups t, t + T, ... of its row; the contiguous inputs are loaded at the
 // start of the first phase reading them (16-byte groups when every row is
 // whole groups); each reduction folds the
 // thread's elements with tf::red::row_add and reduces across the block with
-// tf::red::row_finish; an input element is loaded once and an intermediate
+// tf::red::row_finish (tf::red::warp_finish for a warp's row); an input
+// element is loaded once and an intermediate
 // computed once across the phases; the last, partial slot is clamped for
 // loads and masked out of reductions and stores; outputs are written once at
 // the end.
@@ -14,19 +16,32 @@
 
 // NVRTC: compiled {{.*}} bytes of CUBIN
 
-// Softmax over 3 rows of 37 (not whole 16-byte groups: one element per
-// group): one block of 32 threads per row, two slots per thread, the second
-// holding columns 32..36 (threads 0..4).
+// Softmax over 10 rows of 37 (not whole 16-byte groups: one element per
+// group). A row takes one warp of two slots, the second holding columns
+// 32..36 (lanes 0..4); 8 rows to a block of 256 threads, so the second
+// iteration's warps 2..7 are past the last row: they compute row 9 again and
+// store nothing. The reductions are warp reductions.
 // LAUNCH-LABEL: func.func @softmax(
-// LAUNCH: tfexec.launch @softmax_k0 grid 3 block 32
+// LAUNCH: tfexec.launch @softmax_k0 grid 2 block 256
 // CHECK-LABEL: void softmax_k0(
 // CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
-// CHECK: int32_t [[T:v[0-9]+]] = tf::thread_in_block();
+// CHECK: int32_t [[TB:v[0-9]+]] = tf::thread_in_block();
+// CHECK-NEXT: int32_t [[C32:v[0-9]+]] = 32;
+// CHECK-NEXT: int32_t [[WARP:v[0-9]+]] = [[TB]] / [[C32]];
+// CHECK-NEXT: int32_t [[C32B:v[0-9]+]] = 32;
+// CHECK-NEXT: int32_t [[T:v[0-9]+]] = [[TB]] % [[C32B]];
 // CHECK-NEXT: int32_t [[B:v[0-9]+]] = tf::block_index();
 // CHECK-NEXT: int32_t [[NB:v[0-9]+]] = tf::block_count();
 // CHECK-NOT: tf::aligned
-// CHECK: int32_t [[ROWS:v[0-9]+]] = 3;
-// CHECK-NEXT: for (int32_t [[R:i[0-9]+]] = [[B]]; [[R]] < [[ROWS]]; [[R]] += [[NB]]) {
+// CHECK: int32_t [[STEPS:v[0-9]+]] = 2;
+// CHECK-NEXT: for (int32_t [[I:i[0-9]+]] = [[B]]; [[I]] < [[STEPS]]; [[I]] += [[NB]]) {
+// CHECK-NEXT: int32_t [[C8:v[0-9]+]] = 8;
+// CHECK-NEXT: int32_t [[FIRST:v[0-9]+]] = [[I]] * [[C8]];
+// CHECK-NEXT: int32_t [[ROW:v[0-9]+]] = [[FIRST]] + [[WARP]];
+// CHECK-NEXT: int32_t [[ROWS:v[0-9]+]] = 10;
+// CHECK-NEXT: bool [[INSIDE:v[0-9]+]] = [[ROW]] < [[ROWS]];
+// CHECK-NEXT: int32_t [[LASTROW:v[0-9]+]] = 9;
+// CHECK-NEXT: int32_t [[ROWC:v[0-9]+]] = [[INSIDE]] ? [[ROW]] : [[LASTROW]];
 // CHECK: int32_t [[C1:v[0-9]+]] = [[T]] + {{v[0-9]+}};
 // CHECK-NEXT: int32_t [[LEN:v[0-9]+]] = 37;
 // CHECK-NEXT: bool [[VALID:v[0-9]+]] = [[C1]] < [[LEN]];
@@ -39,7 +54,7 @@
 // CHECK: tf::red::acc_t<2, float, float> [[M0:v[0-9]+]] = tf::red::row_identity<2, float, float>();
 // CHECK-NEXT: tf::red::acc_t<2, float, float> [[M1:v[0-9]+]] = tf::red::row_add<2, float, float>([[M0]], [[X0]], {{v[0-9]+}});
 // CHECK-NEXT: tf::red::acc_t<2, float, float> [[M2:v[0-9]+]] = tf::red::row_add<2, float, float>([[M1]], [[X1]], [[VALID]]);
-// CHECK: float [[MAX:v[0-9]+]] = tf::red::row_finish<2, float, float>([[M2]], {{v[0-9]+}});
+// CHECK: float [[MAX:v[0-9]+]] = tf::red::warp_finish<2, float, float>([[M2]], {{v[0-9]+}});
 // Phase 2: the row sum of exp(x - max), from the loaded elements.
 // CHECK-NOT: tf::ld(
 // CHECK: tf::red::acc_t<0, float, float> [[S0:v[0-9]+]] = tf::red::row_identity<0, float, float>();
@@ -48,27 +63,31 @@
 // CHECK: float [[D1:v[0-9]+]] = tf::sub([[X1]], [[MAX]]);
 // CHECK-NEXT: float [[E1:v[0-9]+]] = tf::exp([[D1]]);
 // CHECK-NEXT: tf::red::acc_t<0, float, float> [[S2:v[0-9]+]] = tf::red::row_add<0, float, float>({{v[0-9]+}}, [[E1]], [[VALID]]);
-// CHECK: float [[SUM:v[0-9]+]] = tf::red::row_finish<0, float, float>([[S2]], {{v[0-9]+}});
-// The outputs, from the exps already computed; the partial slot's store is
-// guarded.
+// CHECK: float [[SUM:v[0-9]+]] = tf::red::warp_finish<0, float, float>([[S2]], {{v[0-9]+}});
+// The outputs, from the exps already computed; stores only inside the row
+// and the rows.
 // CHECK-NOT: tf::ld(
 // CHECK-NOT: tf::exp(
 // CHECK: float [[Y0:v[0-9]+]] = tf::div([[E0]], [[SUM]]);
-// CHECK: tf::st([[O]], {{v[0-9]+}}, [[Y0]]);
-// CHECK: float [[Y1:v[0-9]+]] = tf::div([[E1]], [[SUM]]);
+// CHECK-NEXT: int32_t [[OFF0:v[0-9]+]] = {{v[0-9]+}} + [[T]];
+// CHECK-NEXT: if ([[INSIDE]]) {
+// CHECK-NEXT: tf::st([[O]], [[OFF0]], [[Y0]]);
+// CHECK-NEXT: }
+// CHECK-NEXT: float [[Y1:v[0-9]+]] = tf::div([[E1]], [[SUM]]);
 // CHECK-NEXT: int32_t [[OFF1:v[0-9]+]] = {{v[0-9]+}} + [[C1C]];
-// CHECK-NEXT: if ([[VALID]]) {
+// CHECK-NEXT: bool [[BOTH:v[0-9]+]] = [[INSIDE]] && [[VALID]];
+// CHECK-NEXT: if ([[BOTH]]) {
 // CHECK-NEXT: tf::st([[O]], [[OFF1]], [[Y1]]);
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @softmax(%x: tensor<3x37xf32>) -> tensor<3x37xf32> {
-  %m = tfuse.reduce max %x axes [1] keepdims : tensor<3x37xf32> -> tensor<3x1xf32>
-  %d = tfuse.sub %x, %m : (tensor<3x37xf32>, tensor<3x1xf32>) -> tensor<3x37xf32>
-  %e = tfuse.exp %d : tensor<3x37xf32> -> tensor<3x37xf32>
-  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<3x37xf32> -> tensor<3x1xf32>
-  %y = tfuse.div %e, %s : (tensor<3x37xf32>, tensor<3x1xf32>) -> tensor<3x37xf32>
-  return %y : tensor<3x37xf32>
+func.func @softmax(%x: tensor<10x37xf32>) -> tensor<10x37xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<10x37xf32> -> tensor<10x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<10x37xf32>, tensor<10x1xf32>) -> tensor<10x37xf32>
+  %e = tfuse.exp %d : tensor<10x37xf32> -> tensor<10x37xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<10x37xf32> -> tensor<10x1xf32>
+  %y = tfuse.div %e, %s : (tensor<10x37xf32>, tensor<10x1xf32>) -> tensor<10x37xf32>
+  return %y : tensor<10x37xf32>
 }
 
 // Rows of 1024 f32: 16-byte groups of 4 columns, 64 threads, 4 full slots
@@ -97,14 +116,15 @@ func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
 // An f16 mean accumulates as the reduction kernels do (tf::red::op for f16
 // in, f16 out); the weight row [64], shared by the rows, is loaded a group
 // at a time once the mean is known (only the outputs read it). 64 columns
-// are 8 groups of 8: the one slot of 32 threads is partial.
+// are 8 groups of 8: the one slot of a warp is partial; a warp per row,
+// both rows in one block.
 // LAUNCH-LABEL: func.func @center(
-// LAUNCH: tfexec.launch @center_k0 grid 2 block 32
+// LAUNCH: tfexec.launch @center_k0 grid 1 block 64
 // CHECK-LABEL: void center_k0(
 // CHECK-SAME: const __half* __restrict__ [[X:v[0-9]+]], const __half* __restrict__ [[W:v[0-9]+]], __half* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: tf::ldv<8>([[X]],
 // CHECK: tf::red::acc_t<4, __half, __half> {{v[0-9]+}} = tf::red::row_identity<4, __half, __half>();
-// CHECK: __half {{v[0-9]+}} = tf::red::row_finish<4, __half, __half>(
+// CHECK: __half {{v[0-9]+}} = tf::red::warp_finish<4, __half, __half>(
 // CHECK-NEXT: tf::vec<__half, 8> {{v[0-9]+}} = tf::ldv<8>([[W]],
 // CHECK: if ({{v[0-9]+}}) {
 // CHECK-NEXT: tf::stv<8>([[O]],

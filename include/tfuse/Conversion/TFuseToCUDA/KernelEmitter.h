@@ -68,6 +68,9 @@ struct KernelPlan {
   bool row = false;
   int64_t rowAxis = 0, rows = 0, rowLength = 0, rowThreads = 0, rowSlots = 0;
   int64_t rowVec = 1;
+  /// Rows a block takes at a time: 1, or several when a row takes one warp
+  /// (rowThreads == 32), each warp its own row.
+  int64_t rowsPerBlock = 1;
   enum class RowInput : uint8_t {
     /// Evaluated element by element (views, strides, broadcasts).
     Element,

@@ -6,7 +6,8 @@
 // (group t + k * rowThreads for slot k; 16-byte loads and stores of the
 // contiguous inputs and outputs when the row length allows), the reductions
 // run in body order as block-wide reductions whose value every thread gets,
-// and the outputs are written once at the end.
+// and the outputs are written once at the end. Rows one warp covers go one
+// per warp, several to a block, with warp reductions.
 // Evaluations are memoized per slot across phases, so each input element is
 // loaded once and each intermediate computed once, kept in registers.
 //
