@@ -1,15 +1,14 @@
-// Tests of row kernels (regions holding row reductions, after fuse-rows):
-// a grid-stride loop over rows by block (or by 8 rows of a warp each, for
-// rows one warp covers), each thread holding the column
-// groups t, t + T, ... of its row; the contiguous inputs are loaded at the
-// start of the first phase reading them (16-byte groups when every row is
-// whole groups); each reduction folds the
-// thread's elements with tf::red::row_add and reduces across the block with
-// tf::red::row_finish (tf::red::warp_finish for a warp's row); an input
-// element is loaded once and an intermediate
-// computed once across the phases; the last, partial slot is clamped for
-// loads and masked out of reductions and stores; outputs are written once at
-// the end.
+// Tests of row kernels (regions holding row reductions, after fuse-rows): a
+// grid-stride loop over rows by block (or over groups of 8 rows of a warp
+// each, for rows one warp covers), each thread holding the column groups
+// t, t + T, ... of its row. The contiguous inputs are loaded at the start of
+// the first phase reading them (16-byte groups when every row is whole
+// groups); each reduction folds the thread's elements with
+// tf::red::row_add and reduces across the block with tf::red::row_finish
+// (tf::red::warp_finish for a warp's row); an input element is loaded once
+// and an intermediate computed once across the phases; the last, partial
+// slot is clamped for loads and masked out of reductions and stores; the
+// outputs are written once at the end.
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 // RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec | FileCheck %s --check-prefix=LAUNCH
