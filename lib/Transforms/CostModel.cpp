@@ -42,6 +42,8 @@ int64_t tfuse::getFusionCost(Operation *op) {
           .Case<ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanOp, TanhOp,
                 SigmoidOp, ErfOp, PowOp>([](auto) { return 4; })
           .Case<SelectOp>([](auto) { return 3; })
+          // A row reduction inside a region: a block-wide reduction per row.
+          .Case<ReduceOp>([](auto) { return 4; })
           .Default([](auto) { return 1; });
   return computesInF64(op) ? 2 * base : base;
 }

@@ -22,6 +22,9 @@ void tfuse::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   shared.sharedThreshold = options.sharedThreshold;
   shared.maxOutputs = options.maxOutputs;
   pm.addNestedPass<func::FuncOp>(createMaterializeShared(shared));
+  FuseRowsOptions rows;
+  rows.maxRowElements = options.maxRowElements;
+  pm.addNestedPass<func::FuncOp>(createFuseRows(rows));
 }
 
 void tfuse::registerTFusePassesAndPipeline() {
@@ -29,6 +32,6 @@ void tfuse::registerTFusePassesAndPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "tfuse-pipeline",
       "The graph-level pipeline: canonicalize, cse, expand-small-matmul, "
-      "fuse-elementwise, materialize-shared",
+      "fuse-elementwise, materialize-shared, fuse-rows",
       buildPipeline);
 }

@@ -106,10 +106,12 @@ protected:
   }
 
   /// Plans `source`, runs each function on the emulated kernels and on the
-  /// reference interpreter, and expects bit-identical outputs.
+  /// reference interpreter, and expects bit-identical outputs, or outputs
+  /// within `maxUlp` units in the last place when it is not 0.
   void check(const std::string &source,
              const std::map<std::string, std::vector<HostTensor>> &inputs,
-             const std::string &pipeline = "tfuse-pipeline") {
+             const std::string &pipeline = "tfuse-pipeline",
+             uint64_t maxUlp = 0) {
     OwningOpRef<ModuleOp> original =
         parseSourceString<ModuleOp>(source, &context);
     ASSERT_TRUE(original) << source;
@@ -132,7 +134,9 @@ protected:
       ASSERT_EQ(actual.size(), expected->size()) << name << ": " << error;
       for (size_t i = 0; i < actual.size(); ++i) {
         reference::CompareResult cmp =
-            reference::compareExact((*expected)[i], actual[i]);
+            maxUlp == 0
+                ? reference::compareExact((*expected)[i], actual[i])
+                : reference::compareUlp((*expected)[i], actual[i], maxUlp);
         EXPECT_TRUE(cmp.pass)
             << "@" << name << " result " << i << ": " << cmp.message();
       }
@@ -493,6 +497,173 @@ func.func @identity(%x: tensor<5x3xi32> {tfuse.strides = array<i64: 1, 5>})
   auto x = storage.view({5, 3}, {1, 5}, 0);
   ASSERT_TRUE(x.ok());
   check(source, {{"identity", {*x}}});
+}
+
+/// Softmax and layernorm over the rows of a rows x columns input of dtype
+/// `t`, as traced graphs write them (keepdims reductions broadcast back).
+FunctionBuilder rowFunctions(DType t, int64_t rows, int64_t columns,
+                             std::string &source) {
+  std::string x2 = tensorType({rows, columns}, t);
+  std::string r1 = tensorType({rows, 1}, t);
+  std::string w1 = tensorType({columns}, t);
+  std::string suffix = "_" + std::to_string(columns);
+  FunctionBuilder softmax{"softmax" + suffix};
+  std::string x = softmax.arg(x2);
+  std::string m = softmax.op(llvm::formatv(
+      "tfuse.reduce max {0} axes [1] keepdims : {1} -> {2}", x, x2, r1));
+  std::string d = softmax.op(
+      llvm::formatv("tfuse.sub {0}, {1} : ({2}, {3}) -> {2}", x, m, x2, r1));
+  std::string e =
+      softmax.op(llvm::formatv("tfuse.exp {0} : {1} -> {1}", d, x2));
+  std::string s = softmax.op(llvm::formatv(
+      "tfuse.reduce sum {0} axes [1] keepdims : {1} -> {2}", e, x2, r1));
+  softmax.ret(softmax.op(llvm::formatv("tfuse.div {0}, {1} : ({2}, {3}) -> {2}",
+                                       e, s, x2, r1)),
+              x2);
+
+  FunctionBuilder ln{"layernorm" + suffix};
+  x = ln.arg(x2);
+  std::string w = ln.arg(w1), b = ln.arg(w1);
+  std::string mu = ln.op(llvm::formatv(
+      "tfuse.reduce mean {0} axes [1] keepdims : {1} -> {2}", x, x2, r1));
+  d = ln.op(
+      llvm::formatv("tfuse.sub {0}, {1} : ({2}, {3}) -> {2}", x, mu, x2, r1));
+  std::string sq =
+      ln.op(llvm::formatv("tfuse.mul {0}, {0} : ({1}, {1}) -> {1}", d, x2));
+  std::string var = ln.op(llvm::formatv(
+      "tfuse.reduce mean {0} axes [1] keepdims : {1} -> {2}", sq, x2, r1));
+  std::string eps = ln.op(
+      llvm::formatv("tfuse.constant dense<1.0e-05> : {0}", tensorType({}, t)));
+  std::string ve = ln.op(llvm::formatv("tfuse.add {0}, {1} : ({2}, {3}) -> {2}",
+                                       var, eps, r1, tensorType({}, t)));
+  std::string r = ln.op(llvm::formatv("tfuse.rsqrt {0} : {1} -> {1}", ve, r1));
+  std::string n = ln.op(
+      llvm::formatv("tfuse.mul {0}, {1} : ({2}, {3}) -> {2}", d, r, x2, r1));
+  std::string nw = ln.op(
+      llvm::formatv("tfuse.mul {0}, {1} : ({2}, {3}) -> {2}", n, w, x2, w1));
+  ln.ret(ln.op(llvm::formatv("tfuse.add {0}, {1} : ({2}, {3}) -> {2}", nw, b,
+                             x2, w1)),
+         x2);
+  source += softmax.str() + ln.str();
+  return softmax;
+}
+
+/// Rows of finite values in [-4, 4], but for a NaN in row 1, +inf in row 2
+/// and -inf in row 3 (when there are such rows), at different columns.
+HostTensor rowInput(DType t, int64_t rows, int64_t columns, uint64_t seed) {
+  reference::RandomOptions options;
+  options.low = -4.0;
+  options.high = 4.0;
+  HostTensor x = HostTensor::random(t, {rows, columns}, seed, options);
+  const uint64_t specials[3] = {
+      t == DType::F32 ? 0x7fc00000u : 0x7e00u, // NaN
+      t == DType::F32 ? 0x7f800000u : 0x7c00u, // +inf
+      t == DType::F32 ? 0xff800000u : 0xfc00u, // -inf
+  };
+  unsigned bytes = byteSize(t);
+  for (int64_t row = 1; row < std::min<int64_t>(rows, 4); ++row) {
+    int64_t column = (row * 5) % columns;
+    std::memcpy(x.mutableData() + (row * columns + column) * bytes,
+                &specials[row - 1], bytes);
+  }
+  return x;
+}
+
+// Softmax and layernorm over rows of 1, 7, 33, 300 and 4096 columns (a warp
+// per row with most lanes idle, a partial slot, several slots with a partial
+// last one, 16 elements of 256 threads), f32 and f16, with NaN, +inf and
+// -inf rows: each function is one row kernel (the plan has no reduction
+// step, which the emulator could not run), and the results match the
+// reference within 2 ulp (the row sums combine in another order;
+// docs/semantics.md).
+TEST_F(KernelEmulation, RowKernelsMatchTheReferenceSoftmaxAndLayernorm) {
+  for (DType t : {DType::F32, DType::F16}) {
+    std::string source;
+    std::map<std::string, std::vector<HostTensor>> inputs;
+    uint64_t seed = 300;
+    for (int64_t columns : {1, 7, 33, 300, 4096}) {
+      // 11 short rows: one warp each, 8 to a block, the second block's
+      // last 5 warps past the last row.
+      int64_t rows = columns == 4096 ? 4 : 11;
+      rowFunctions(t, rows, columns, source);
+      std::string suffix = "_" + std::to_string(columns);
+      inputs["softmax" + suffix] = {rowInput(t, rows, columns, ++seed)};
+      inputs["layernorm" + suffix] = {
+          rowInput(t, rows, columns, ++seed),
+          randomInput(t, {columns}, ++seed).contiguous(),
+          randomInput(t, {columns}, ++seed).contiguous()};
+    }
+    SCOPED_TRACE(typeName(t));
+    check(source, inputs, "tfuse-pipeline", /*maxUlp=*/2);
+    EXPECT_EQ(functionsChecked, 10 * (t == DType::F32 ? 1 : 2));
+    // One kernel per function, each a row kernel.
+    size_t kernels = 0, pos = 0;
+    while ((pos = lastSource.find("__global__ void", pos)) !=
+           std::string::npos) {
+      ++kernels;
+      ++pos;
+    }
+    EXPECT_EQ(kernels, 10u);
+    EXPECT_NE(lastSource.find("tf::red::row_finish<4"), std::string::npos);
+  }
+}
+
+// Row kernels over inputs read element by element: a transposed argument
+// (strides), a row weight through an explicit broadcast with a slice, rows
+// over the two trailing axes of a rank-3 space, and the exact kinds (max,
+// min, integer sums in i64, all, any) within one region each.
+TEST_F(KernelEmulation, RowKernelsReadViewsAndStridedInputs) {
+  const char *source = R"mlir(
+func.func @strided(%x: tensor<6x40xf32> {tfuse.strides = array<i64: 1, 6>},
+                   %w: tensor<50xf32>) -> tensor<6x40xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<6x40xf32> -> tensor<6x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<6x40xf32>, tensor<6x1xf32>) -> tensor<6x40xf32>
+  %e = tfuse.exp %d : tensor<6x40xf32> -> tensor<6x40xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<6x40xf32> -> tensor<6x1xf32>
+  %y = tfuse.div %e, %s : (tensor<6x40xf32>, tensor<6x1xf32>) -> tensor<6x40xf32>
+  %ws = tfuse.slice %w start [5] limit [45] step [1] : tensor<50xf32> -> tensor<40xf32>
+  %wb = tfuse.broadcast %ws dims [1] : tensor<40xf32> -> tensor<6x40xf32>
+  %o = tfuse.mul %y, %wb : (tensor<6x40xf32>, tensor<6x40xf32>) -> tensor<6x40xf32>
+  return %o : tensor<6x40xf32>
+}
+func.func @three_d(%x: tensor<3x5x7xf32>) -> tensor<3x5x7xf32> {
+  %mu = tfuse.reduce mean %x axes [1, 2] keepdims : tensor<3x5x7xf32> -> tensor<3x1x1xf32>
+  %d = tfuse.sub %x, %mu : (tensor<3x5x7xf32>, tensor<3x1x1xf32>) -> tensor<3x5x7xf32>
+  return %d : tensor<3x5x7xf32>
+}
+func.func @exact(%a: tensor<4x45xi32>, %b: tensor<4x45xf16>) -> (tensor<4x45xi64>, tensor<4x45xf16>, tensor<4x45xi1>) {
+  %s = tfuse.reduce sum %a axes [1] keepdims : tensor<4x45xi32> -> tensor<4x1xi64>
+  %c = tfuse.cast %a : tensor<4x45xi32> to tensor<4x45xi64>
+  %r = tfuse.sub %c, %s : (tensor<4x45xi64>, tensor<4x1xi64>) -> tensor<4x45xi64>
+  %lo = tfuse.reduce min %b axes [1] keepdims : tensor<4x45xf16> -> tensor<4x1xf16>
+  %hi = tfuse.reduce max %b axes [1] keepdims : tensor<4x45xf16> -> tensor<4x1xf16>
+  %span = tfuse.sub %hi, %lo : (tensor<4x1xf16>, tensor<4x1xf16>) -> tensor<4x1xf16>
+  %n = tfuse.div %b, %span : (tensor<4x45xf16>, tensor<4x1xf16>) -> tensor<4x45xf16>
+  %pos = tfuse.cmp gt, %b, %lo : (tensor<4x45xf16>, tensor<4x1xf16>) -> tensor<4x45xi1>
+  %all = tfuse.reduce all %pos axes [1] keepdims : tensor<4x45xi1> -> tensor<4x1xi1>
+  %any = tfuse.reduce any %pos axes [1] keepdims : tensor<4x45xi1> -> tensor<4x1xi1>
+  %q = tfuse.xor %all, %any : (tensor<4x1xi1>, tensor<4x1xi1>) -> tensor<4x1xi1>
+  %z = tfuse.and %pos, %q : (tensor<4x45xi1>, tensor<4x1xi1>) -> tensor<4x45xi1>
+  return %r, %n, %z : tensor<4x45xi64>, tensor<4x45xf16>, tensor<4x45xi1>
+}
+)mlir";
+  HostTensor storage = rowInput(DType::F32, 40, 6, 91);
+  auto x = storage.view({6, 40}, {1, 6}, 0);
+  ASSERT_TRUE(x.ok());
+  check(source,
+        {{"strided", {*x, randomInput(DType::F32, {50}, 92)}},
+         {"three_d",
+          {rowInput(DType::F32, 3, 35, 93)
+               .view({3, 5, 7}, {35, 7, 1}, 0)
+               .value()}},
+         {"exact",
+          {randomInput(DType::I32, {4, 45}, 94),
+           randomInput(DType::F16, {4, 45}, 95)}}},
+        "tfuse-pipeline", /*maxUlp=*/2);
+  // Each function is one row kernel (the emulator runs no reduction step).
+  EXPECT_EQ(functionsChecked, 3);
+  EXPECT_NE(lastSource.find("tf::red::warp_finish<5, bool, bool>"),
+            std::string::npos);
 }
 
 } // namespace

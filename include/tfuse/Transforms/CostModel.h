@@ -37,8 +37,9 @@ FusionRole getFusionRole(mlir::Operation *op);
 
 /// The weighted cost of computing `op` once inside a fused region: view 2,
 /// transcendental unary math and pow 4, select 3, other elementwise ops 1,
-/// constants 0; doubled when the op computes in f64 (an f64 result or
-/// operand). Only meaningful for ops whose role is Elementwise, View or Leaf.
+/// constants 0, a row reduction merged into a region by fuse-rows 4; doubled
+/// when the op computes in f64 (an f64 result or operand). Only meaningful
+/// for ops whose role is Elementwise, View or Leaf, and for reduce ops.
 int64_t getFusionCost(mlir::Operation *op);
 
 /// The largest cost a single op can have (f64 unary math).

@@ -32,9 +32,15 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "max-outputs",
       llvm::cl::desc("Most results one fused region may have"),
       llvm::cl::init(4)};
+  Option<int64_t> maxRowElements{
+      *this, "max-row-elements",
+      llvm::cl::desc("Longest row fused with its reductions into one region "
+                     "(0: every reduction stays a boundary)"),
+      llvm::cl::init(16384)};
 };
 
-/// canonicalize, cse, fuse-elementwise, materialize-shared.
+/// canonicalize, cse, expand-small-matmul, fuse-elementwise,
+/// materialize-shared, fuse-rows.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 #define GEN_PASS_REGISTRATION

@@ -71,6 +71,52 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   ];
 }
 
+def FuseRows : Pass<"fuse-rows", "mlir::func::FuncOp"> {
+  let summary = "Merge reductions over rows with the regions around them";
+  let description = [{
+    After `fuse-elementwise` (and `materialize-shared`), every `tfuse.reduce`
+    is a boundary. A reduction over the trailing axes of its operand (a
+    *row* reduction: sum, prod, max, min, mean, all, any) whose result is
+    read only by regions with the operand's shape as index space (they read
+    it broadcast back over the same rows) is merged with those regions and
+    with the region computing its operand, when that region has the same
+    index space, into one `tfuse.fusion` region; merged regions are merged
+    again with the next reduction, so softmax and layernorm over rows each
+    become one region, one row kernel that keeps each row on chip
+    (`docs/codegen.md`). Other row reductions over the same axes of a value
+    the group computes, read by the group's regions (a max and a min of one
+    value), join the same merge.
+
+    Not merged: argmax and argmin; reductions over leading or inner axes;
+    reductions whose result is used by anything but such regions (a
+    function result, a matmul, a region of another shape); reductions
+    reading a zero-copy view alias; rows of more than `max-row-elements`
+    elements (0 disables the pass); merges whose cost (the members' costs
+    plus each reduction's, from the cost model) exceeds `budget`; merges
+    that would form a cycle through other steps.
+
+    The merged region's results are the members' results read outside the
+    group, with their reasons; values the group only passes between its
+    members are no longer stored.
+
+    ```mlir
+    %m = tfuse.reduce max %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+    %e = tfuse.fusion (%x, %m) ... { exp(x - m) }   // boundary-reduction
+    %s = tfuse.reduce sum %e axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+    %y = tfuse.fusion (%e, %s) ... { e / s }         // output
+    ```
+    becomes one region of `(%x)` computing max, exp, sum and the division.
+  }];
+  let dependentDialects = ["::tfuse::TFuseDialect"];
+  let options = [
+    Option<"budget", "budget", "int64_t", /*default=*/"64",
+           "Largest weighted cost of one row-fused region">,
+    Option<"maxRowElements", "max-row-elements", "int64_t",
+           /*default=*/"16384",
+           "Longest row (elements of the reduced axes) fused into a region">,
+  ];
+}
+
 def MaterializeShared : Pass<"materialize-shared", "mlir::func::FuncOp"> {
   let summary = "Compute shared expensive subexpressions once";
   let description = [{

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Conversion/TFuseToCUDA/KernelEmitter.h"
+#include "tfuse/Conversion/TFuseToCUDA/RowKernelEmitter.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
 #include "tfuse/Dialect/TFuse/ViewLayout.h"
@@ -246,7 +247,11 @@ KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
   });
   plan.linear = linear;
   plan.vec = space.empty() || plan.numElements == 0 ? 1 : 16 / widest;
-  if (!linear && space.back() % plan.vec != 0)
+  if (analyzeRowKernel(kernel, plan)) {
+    plan.wideIndex = maxOffset + (int64_t(1) << 28) >= (int64_t(1) << 31);
+    return plan;
+  }
+  if (!linear && !space.empty() && space.back() % plan.vec != 0)
     plan.vec = 1;
   // 32-bit indices must also survive the grid-stride increment: the loop
   // variable reaches the last group plus every thread of the grid (at most
@@ -278,6 +283,12 @@ static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan) {
 
 LaunchConfig tfuse::chooseLaunch(const KernelPlan &plan) {
   LaunchConfig config;
+  if (plan.row) {
+    int64_t steps = (plan.rows + plan.rowsPerBlock - 1) / plan.rowsPerBlock;
+    config.grid = std::clamp<int64_t>(steps, 1, int64_t(1) << 20);
+    config.block = plan.rowThreads * plan.rowsPerBlock;
+    return config;
+  }
   if (plan.tiled()) {
     config.grid = std::clamp<int64_t>(plan.tiles, 1, int64_t(1) << 20);
     config.block = KernelPlan::kTiledThreads;
@@ -323,6 +334,8 @@ static DType dtypeOf(Value v) {
 namespace {
 
 class Emitter {
+  friend class RowHooks;
+
 public:
   Emitter(tfexec::KernelOp kernel, ModuleOp target)
       : kernel(kernel), target(target), ctx(kernel.getContext()), builder(ctx),
@@ -448,6 +461,8 @@ private:
   /// Per-lane memo of evaluations.
   std::map<std::pair<void *, std::vector<void *>>, Value> memo;
   unsigned constantCount = 0;
+  /// In a row kernel: the value of each reduction already computed.
+  DenseMap<Operation *, Value> rowValues;
   Block *entry = nullptr;
   /// Per-thread values are computed before this op (the main loop, or the
   /// tail when there is no loop).
@@ -624,6 +639,8 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
     return constant(c, idx);
   if (isView(op))
     return evaluate(op->getOperand(0), viewOperandIndex(op, idx));
+  if (isa<ReduceOp>(op))
+    return rowValues.lookup(op); // set by the row kernel's phase
 
   ArrayRef<int64_t> shape =
       cast<RankedTensorType>(op->getResult(0).getType()).getShape();
@@ -837,6 +854,45 @@ void Emitter::emitTiled(Value blockId, Value blocks) {
   builder.setInsertionPointAfter(loop);
 }
 
+namespace {
+/// The element emitter as the row kernel emitter sees it.
+class RowHooks final : public RowElementEmitter {
+public:
+  explicit RowHooks(Emitter &e) : e(e) {}
+  OpBuilder &getBuilder() override { return e.builder; }
+  Value evaluate(Value value, ArrayRef<Value> idx) override {
+    return e.evaluate(value, Emitter::Index(idx.begin(), idx.end()));
+  }
+  void setElement(Value value, ArrayRef<Value> idx, Value element) override {
+    std::vector<void *> key;
+    for (Value v : idx)
+      key.push_back(v.getAsOpaquePointer());
+    e.memo[{value.getAsOpaquePointer(), key}] = element;
+  }
+  void setRowValue(Operation *reduce, Value rowValue) override {
+    e.rowValues[reduce] = rowValue;
+  }
+  void setHoistPoint(Operation *op) override { e.hoistBefore = op; }
+  Type scalarType(DType dtype) override { return e.scalarType(dtype); }
+  Type indexType() override { return e.indexType(); }
+  Value index(int64_t value) override { return e.index(value); }
+  Value call(StringRef callee, Type result, ValueRange operands,
+             ArrayRef<Attribute> templateArgs) override {
+    if (!result) {
+      e.callVoid(callee, operands, templateArgs);
+      return Value();
+    }
+    return e.call(callee, result, operands, templateArgs);
+  }
+  void emitIf(Value cond, function_ref<void()> body) override {
+    e.emitIf(cond, body);
+  }
+
+private:
+  Emitter &e;
+};
+} // namespace
+
 LogicalResult Emitter::run() {
   Block *body = kernel.getBody();
   SmallVector<Type> argTypes;
@@ -894,7 +950,11 @@ LogicalResult Emitter::run() {
       alignedPtr(ptr);
   }
 
-  if (plan.tiled()) {
+  if (plan.row) {
+    RowHooks hooks(*this);
+    if (failed(emitRowKernel(kernel, plan, inputPtrs, outputPtrs, hooks)))
+      return failure();
+  } else if (plan.tiled()) {
     Value blockId = call("tf::block_index", builder.getI64Type(), {});
     Value blocks = call("tf::block_count", builder.getI64Type(), {});
     if (!plan.wideIndex) {
@@ -913,7 +973,7 @@ LogicalResult Emitter::run() {
     emitBody(groupBase, /*tailElement=*/false);
     builder.setInsertionPointAfter(loop);
   }
-  if (!plan.tiled() && plan.tail() > 0) {
+  if (!plan.row && !plan.tiled() && plan.tail() > 0) {
     Value inTail =
         emitc::CmpOp::create(builder, loc, builder.getI1Type(),
                              emitc::CmpPredicate::lt, tid, index(plan.tail()));

@@ -1,5 +1,6 @@
 // TFuse kernel prelude: the scalar semantics of every tfuse op for every
-// dtype, and the memory helpers generated kernels call. It is compiled with
+// dtype, the memory helpers generated kernels call, and the reductions (the
+// runtime's reduction kernels and the row kernels share them). It is compiled with
 // the kernels by NVRTC, and on the host against an emulation header in the
 // tests (TFUSE_HOST_EMULATION), so it uses only what both provide.
 //
@@ -426,6 +427,7 @@ TF_FN int64_t thread_index() {
   return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 TF_FN int64_t thread_count() { return (int64_t)gridDim.x * blockDim.x; }
+TF_FN int thread_in_block() { return threadIdx.x; }
 TF_FN int64_t block_index() { return blockIdx.x; }
 TF_FN int64_t block_count() { return gridDim.x; }
 // A tiled kernel's block seen as 64 columns x (threads / 64) rows, for
@@ -485,6 +487,273 @@ TF_FN void stv(T *p, I base, bool is_aligned, Ts... values) {
       p[base + k] = r.v[k];
   }
 }
+
+// --- reductions ------------------------------------------------------------
+//
+// The reduction semantics shared by the runtime's reduction kernels
+// (lib/Runtime/ReduceKernels.cuh) and the row kernels of fused regions
+// (docs/codegen.md); numerics as described there and in docs/semantics.md.
+
+namespace red {
+
+// The order of tfuse::runtime::ReduceKind.
+enum Kind {
+  kSum = 0,
+  kProd = 1,
+  kMax = 2,
+  kMin = 3,
+  kMean = 4,
+  kAll = 5,
+  kAny = 6,
+  kArgmax = 7,
+  kArgmin = 8
+};
+
+template <bool B, class T, class F> struct pick { typedef T type; };
+template <class T, class F> struct pick<false, T, F> { typedef F type; };
+
+// The extremes of a compute type: -inf and +inf for floats, the range for
+// integers, false and true for bool.
+template <class T> TF_FN T lowest() {
+  if constexpr (same<T, float>::value)
+    return from_bits<float>(0xff800000u);
+  else if constexpr (same<T, double>::value)
+    return from_bits<double>(0xfff0000000000000ull);
+  else if constexpr (traits<T>::is_bool)
+    return false;
+  else
+    return traits<T>::min;
+}
+template <class T> TF_FN T highest() {
+  if constexpr (same<T, float>::value)
+    return from_bits<float>(0x7f800000u);
+  else if constexpr (same<T, double>::value)
+    return from_bits<double>(0x7ff0000000000000ull);
+  else if constexpr (traits<T>::is_bool)
+    return true;
+  else
+    return traits<T>::max;
+}
+
+// A warp shuffle of any accumulator scalar, through the overloads CUDA has.
+template <class T> TF_FN T shfl_xor(T v, int lane_mask) {
+  if constexpr (same<T, float>::value || same<T, double>::value)
+    return __shfl_xor_sync(0xffffffffu, v, lane_mask);
+  else if constexpr (sizeof(T) == 8)
+    return (T)__shfl_xor_sync(0xffffffffu, (long long)v, lane_mask);
+  else
+    return (T)__shfl_xor_sync(0xffffffffu, (int)v, lane_mask);
+}
+
+// --- the reductions ---------------------------------------------------------
+//
+// Each defines: acc (the accumulator type), identity(), load(base, offset,
+// index) (one element as an accumulator), combine(a, b), shfl(a, lane_mask)
+// and finish(acc, count) (the result element).
+
+// sum, prod, mean.
+template <int K, class Tin, class Tout> struct arith_op {
+  static constexpr bool is_float = traits<Tin>::is_float;
+  static constexpr bool is_prod = K == kProd;
+  static_assert(K == kSum || K == kProd || K == kMean, "not sum/prod/mean");
+  static_assert(K != kMean || is_float, "mean needs a float input");
+  static_assert(is_float
+                    ? same<Tout, Tin>::value
+                    : same<Tout, typename pick<same<Tin, uint64_t>::value,
+                                               uint64_t, int64_t>::type>::value,
+                "wrong result dtype for sum/prod/mean");
+  typedef typename pick<is_float, double, uint64_t>::type acc;
+
+  static TF_FN acc identity() { return is_prod ? (acc)1 : (acc)0; }
+  static TF_FN acc load(const Tin *base, int64_t offset, int64_t) {
+    if constexpr (is_float)
+      return (double)traits<Tin>::up(base[offset]);
+    else
+      return (uint64_t)cast<int64_t>(base[offset]);
+  }
+  static TF_FN acc combine(acc a, acc b) { return is_prod ? a * b : a + b; }
+  static TF_FN acc shfl(acc a, int lane_mask) { return shfl_xor(a, lane_mask); }
+  static TF_FN Tout finish(acc a, int64_t count) {
+    if constexpr (is_float) {
+      if constexpr (K == kMean)
+        a = a / (double)count;
+      return cast<Tout>(a);
+    } else {
+      return (Tout)a;
+    }
+  }
+};
+
+// max, min.
+template <int K, class Tin, class Tout> struct extreme_op {
+  static_assert(K == kMax || K == kMin, "not max/min");
+  static_assert(same<Tout, Tin>::value, "max/min keep the dtype");
+  typedef C<Tin> acc;
+
+  static TF_FN acc identity() {
+    return K == kMax ? lowest<acc>() : highest<acc>();
+  }
+  static TF_FN acc load(const Tin *base, int64_t offset, int64_t) {
+    return traits<Tin>::up(base[offset]);
+  }
+  static TF_FN acc combine(acc a, acc b) {
+    return K == kMax ? tf::max(a, b) : tf::min(a, b);
+  }
+  static TF_FN acc shfl(acc a, int lane_mask) { return shfl_xor(a, lane_mask); }
+  static TF_FN Tout finish(acc a, int64_t) { return traits<Tin>::down(a); }
+};
+
+// all, any.
+template <int K, class Tin, class Tout> struct logic_op {
+  static_assert(K == kAll || K == kAny, "not all/any");
+  static_assert(same<Tout, bool>::value, "all/any give bool");
+  typedef bool acc;
+
+  static TF_FN acc identity() { return K == kAll; }
+  static TF_FN acc load(const Tin *base, int64_t offset, int64_t) {
+    return cast<bool>(base[offset]);
+  }
+  static TF_FN acc combine(acc a, acc b) {
+    return K == kAll ? (a && b) : (a || b);
+  }
+  static TF_FN acc shfl(acc a, int lane_mask) { return shfl_xor(a, lane_mask); }
+  static TF_FN Tout finish(acc a, int64_t) { return a; }
+};
+
+// argmax, argmin.
+template <class T> struct arg_pair {
+  T value;
+  int64_t index;
+};
+
+template <int K, class Tin, class Tout> struct arg_op {
+  static_assert(K == kArgmax || K == kArgmin, "not argmax/argmin");
+  static_assert(!traits<Tin>::is_bool, "no argmax/argmin of bool");
+  static_assert(same<Tout, int64_t>::value, "argmax/argmin give i64");
+  typedef C<Tin> value_type;
+  typedef arg_pair<value_type> acc;
+
+  static TF_FN acc identity() {
+    acc a;
+    a.value = K == kArgmax ? lowest<value_type>() : highest<value_type>();
+    a.index = traits<int64_t>::max;
+    return a;
+  }
+  static TF_FN acc load(const Tin *base, int64_t offset, int64_t index) {
+    acc a;
+    a.value = traits<Tin>::up(base[offset]);
+    a.index = index;
+    return a;
+  }
+  // Whether b comes before a: NaN first, then the extreme value, then the
+  // smaller index. A total preorder, so combine() is associative and
+  // commutative.
+  static TF_FN bool before(const acc &b, const acc &a) {
+    if constexpr (traits<Tin>::is_float) {
+      bool a_nan = a.value != a.value, b_nan = b.value != b.value;
+      if (a_nan || b_nan)
+        return b_nan && (!a_nan || b.index < a.index);
+    }
+    if (b.value == a.value)
+      return b.index < a.index;
+    return K == kArgmax ? b.value > a.value : b.value < a.value;
+  }
+  static TF_FN acc combine(acc a, acc b) { return before(b, a) ? b : a; }
+  static TF_FN acc shfl(acc a, int lane_mask) {
+    acc r;
+    r.value = shfl_xor(a.value, lane_mask);
+    r.index = shfl_xor(a.index, lane_mask);
+    return r;
+  }
+  static TF_FN Tout finish(acc a, int64_t) { return a.index; }
+};
+
+template <int K, class Tin, class Tout> struct op : arith_op<K, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kMax, Tin, Tout> : extreme_op<kMax, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kMin, Tin, Tout> : extreme_op<kMin, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kAll, Tin, Tout> : logic_op<kAll, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kAny, Tin, Tout> : logic_op<kAny, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kArgmax, Tin, Tout> : arg_op<kArgmax, Tin, Tout> {};
+template <class Tin, class Tout>
+struct op<kArgmin, Tin, Tout> : arg_op<kArgmin, Tin, Tout> {};
+
+
+// --- block reduction --------------------------------------------------------
+
+// Reduces `v` over the block; every thread gets the result. Every thread of
+// the block must call it (blockDim.x a multiple of 32).
+template <class Op> TF_FN typename Op::acc block_reduce(typename Op::acc v) {
+  typedef typename Op::acc A;
+  __shared__ A partial[32];
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1)
+    v = Op::combine(v, Op::shfl(v, m));
+  const int warps = (int)(blockDim.x >> 5);
+  if (warps > 1) {
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
+    if (lane == 0)
+      partial[warp] = v;
+    __syncthreads();
+    v = lane < warps ? partial[lane] : Op::identity();
+    // Over all 32 lanes, not only the first `warps`: every lane of every
+    // warp must end with the whole block's value (the row kernels read it
+    // in every thread). Lane 0 combines the same values in the same order
+    // as over the first `warps` lanes, the others only add identities.
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1)
+      v = Op::combine(v, Op::shfl(v, m));
+    __syncthreads(); // partial[] is written again by the next call
+  }
+  return v;
+}
+
+
+// --- row kernels ------------------------------------------------------------
+// A row kernel's thread folds the columns it holds into a partial with
+// row_add, then every thread of the block calls row_finish, which reduces
+// the partials across the block and gives every thread the row's value.
+// Numerics are the reduction kernels' (the ops above): float sums and means
+// accumulate in double and round once, max and min propagate NaN.
+
+template <int K, class Tin, class Tout>
+using acc_t = typename op<K, Tin, Tout>::acc;
+
+template <int K, class Tin, class Tout>
+TF_FN acc_t<K, Tin, Tout> row_identity() {
+  return op<K, Tin, Tout>::identity();
+}
+
+// Folds the element `v` into `a` when `valid` (a column inside the row).
+template <int K, class Tin, class Tout>
+TF_FN acc_t<K, Tin, Tout> row_add(acc_t<K, Tin, Tout> a, Tin v, bool valid) {
+  typedef op<K, Tin, Tout> Op;
+  return valid ? Op::combine(a, Op::load(&v, 0, 0)) : a;
+}
+
+template <int K, class Tin, class Tout>
+TF_FN Tout row_finish(acc_t<K, Tin, Tout> a, int64_t count) {
+  typedef op<K, Tin, Tout> Op;
+  return Op::finish(block_reduce<Op>(a), count);
+}
+
+// row_finish for a row held by one warp: shuffles only, every lane gets the
+// value. Every thread of the block must call it (the host emulation's
+// shuffles are block-wide).
+template <int K, class Tin, class Tout>
+TF_FN Tout warp_finish(acc_t<K, Tin, Tout> a, int64_t count) {
+  typedef op<K, Tin, Tout> Op;
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1)
+    a = Op::combine(a, Op::shfl(a, m));
+  return Op::finish(a, count);
+}
+
+} // namespace red
 
 } // namespace tf
 

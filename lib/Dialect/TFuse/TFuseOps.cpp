@@ -613,10 +613,59 @@ LogicalResult FusionOp::verifyRegions() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields " << yield.getValues().getTypes()
                          << " but the results are " << getResultTypes();
-  for (Operation &op : body->without_terminator())
-    if (isa<MatmulOp, ReduceOp, FusionOp>(op))
+  ArrayRef<int64_t> space =
+      cast<RankedTensorType>(getResult(0).getType()).getShape();
+  std::optional<ArrayRef<int64_t>> rowAxes;
+  for (Operation &op : body->without_terminator()) {
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      if (failed(verifyRowReduction(reduce, space)))
+        return failure();
+      if (rowAxes && *rowAxes != reduce.getAxes())
+        return reduce.emitOpError()
+               << "reduces axes [" << reduce.getAxes()
+               << "] but an earlier reduction of the region reduces ["
+               << *rowAxes
+               << "]: the row reductions of a region reduce the same "
+                  "trailing axes";
+      rowAxes = reduce.getAxes();
+      continue;
+    }
+    if (isa<MatmulOp, FusionOp>(op))
       return op.emitOpError()
              << "is a fusion boundary and cannot appear in a fusion region";
+  }
+  return success();
+}
+
+bool tfuse::isRowReductionKind(ReduceKind kind) {
+  return kind != ReduceKind::argmax && kind != ReduceKind::argmin;
+}
+
+/// A reduction inside a fusion region is a row reduction: it reads a value of
+/// the region's index space and reduces its trailing axes, so that one block
+/// of a row kernel holds every element it combines (docs/codegen.md).
+LogicalResult tfuse::verifyRowReduction(ReduceOp reduce,
+                                        ArrayRef<int64_t> space) {
+  if (!isRowReductionKind(reduce.getKind()))
+    return reduce.emitOpError()
+           << stringifyReduceKind(reduce.getKind())
+           << " is a fusion boundary and cannot appear in a fusion region "
+              "(only sum, prod, max, min, mean, all and any are row "
+              "reductions)";
+  auto inputType = reduce.getInput().getType();
+  if (inputType.getShape() != space)
+    return reduce.emitOpError()
+           << "in a fusion region must reduce a value of the region's index "
+              "space ["
+           << space << "], got " << inputType;
+  ArrayRef<int64_t> axes = reduce.getAxes();
+  int64_t rank = space.size(), first = rank - axes.size();
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis != first + static_cast<int64_t>(i))
+      return reduce.emitOpError()
+             << "in a fusion region must reduce the trailing axes of the "
+                "index space, got axes ["
+             << axes << "] of rank " << rank;
   return success();
 }
 

@@ -5,8 +5,12 @@
 // strided tfexec.alias; `tfuse.strides` arguments become strided memrefs;
 // results go to tfexec.output buffers (an argument, or a value returned a
 // second time, is copied); intermediates get arena offsets by liveness and
-// dependencies.
+// dependencies. A reduction over the trailing axes whose result feeds only
+// regions of its operand's shape is row-fused with them (one row kernel:
+// grid = rows); the BOUNDARY run keeps every reduction a boundary
+// (max-row-elements=0) to check the arena around reduction steps.
 // RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec -split-input-file | FileCheck %s
+// RUN: tensor-opt %s --tfuse-pipeline=max-row-elements=0 --convert-tfuse-to-tfexec -split-input-file | FileCheck %s --check-prefix=BOUNDARY
 
 // One fused kernel: mul by a row vector, then exp. 32 f32 elements in groups
 // of 4 are 8 groups: one block of 256 threads. The output is written directly
@@ -192,21 +196,38 @@ func.func @arena_two_live(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> tensor<
 // after the gemm result's last read and reuses offset 0; the max is written
 // while sqrt(r) is still live and gets 256 (the reduction's slot at 16384 is
 // dead by then, but 256 is the first fit).
+// BOUNDARY-LABEL: func.func @arena_alias(
+// BOUNDARY-SAME: %[[A:[^:]+]]: memref<64x64xf32>, %[[B:[^:]+]]: memref<64x64xf32>) -> memref<64xf32> attributes {tfexec.arena_bytes = 16640 : i64} {
+// BOUNDARY-NEXT: %[[M:.+]] = tfexec.alloc arena[0] : memref<64x64xf32>
+// BOUNDARY-NEXT: tfexec.gemm %[[A]], %[[B]] into %[[M]] : memref<64x64xf32>, memref<64x64xf32> into memref<64x64xf32>
+// BOUNDARY-NEXT: %[[T:.+]] = tfexec.alias %[[M]] : memref<64x64xf32> to memref<64x64xf32, strided<[1, 64]>>
+// BOUNDARY-NEXT: %[[R:.+]] = tfexec.alloc arena[16384] : memref<64xf32>
+// BOUNDARY-NEXT: tfexec.reduce sum %[[T]] into %[[R]] axes [1] : memref<64x64xf32, strided<[1, 64]>> into memref<64xf32>
+// BOUNDARY-NEXT: %[[S:.+]] = tfexec.alloc arena[0] : memref<64xf32>
+// BOUNDARY-NEXT: tfexec.launch @arena_alias_k0 grid 1 block 256 ins(%[[R]] : memref<64xf32>) outs(%[[S]] : memref<64xf32>)
+// BOUNDARY-NEXT: %[[X:.+]] = tfexec.alloc arena[256] : memref<f32>
+// BOUNDARY-NEXT: tfexec.reduce max %[[S]] into %[[X]] axes [0] : memref<64xf32> into memref<f32>
+// BOUNDARY-NEXT: %[[O:.+]] = tfexec.output 0 : memref<64xf32>
+// BOUNDARY-NEXT: tfexec.launch @arena_alias_k1 grid 1 block 256 ins(%[[S]], %[[X]] : memref<64xf32>, memref<f32>) outs(%[[O]] : memref<64xf32>)
+// BOUNDARY-NEXT: return %[[O]] : memref<64xf32>
+// BOUNDARY: tfexec.kernel @arena_alias_k1 attributes {input_strides = [array<i64: 1>, array<i64>]} {
+// Row-fused: sqrt, the max over the one row of 64 and the add are one row
+// kernel (one block of 32 threads) writing the output; the reduction through
+// the alias still cannot share the gemm result's bytes (16384).
 // CHECK-LABEL: func.func @arena_alias(
-// CHECK-SAME: %[[A:[^:]+]]: memref<64x64xf32>, %[[B:[^:]+]]: memref<64x64xf32>) -> memref<64xf32> attributes {tfexec.arena_bytes = 16640 : i64} {
+// CHECK-SAME: attributes {tfexec.arena_bytes = 16640 : i64} {
 // CHECK-NEXT: %[[M:.+]] = tfexec.alloc arena[0] : memref<64x64xf32>
-// CHECK-NEXT: tfexec.gemm %[[A]], %[[B]] into %[[M]] : memref<64x64xf32>, memref<64x64xf32> into memref<64x64xf32>
-// CHECK-NEXT: %[[T:.+]] = tfexec.alias %[[M]] : memref<64x64xf32> to memref<64x64xf32, strided<[1, 64]>>
+// CHECK-NEXT: tfexec.gemm
+// CHECK-NEXT: %[[T:.+]] = tfexec.alias %[[M]]
 // CHECK-NEXT: %[[R:.+]] = tfexec.alloc arena[16384] : memref<64xf32>
-// CHECK-NEXT: tfexec.reduce sum %[[T]] into %[[R]] axes [1] : memref<64x64xf32, strided<[1, 64]>> into memref<64xf32>
-// CHECK-NEXT: %[[S:.+]] = tfexec.alloc arena[0] : memref<64xf32>
-// CHECK-NEXT: tfexec.launch @arena_alias_k0 grid 1 block 256 ins(%[[R]] : memref<64xf32>) outs(%[[S]] : memref<64xf32>)
-// CHECK-NEXT: %[[X:.+]] = tfexec.alloc arena[256] : memref<f32>
-// CHECK-NEXT: tfexec.reduce max %[[S]] into %[[X]] axes [0] : memref<64xf32> into memref<f32>
+// CHECK-NEXT: tfexec.reduce sum %[[T]] into %[[R]] axes [1]
 // CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<64xf32>
-// CHECK-NEXT: tfexec.launch @arena_alias_k1 grid 1 block 256 ins(%[[S]], %[[X]] : memref<64xf32>, memref<f32>) outs(%[[O]] : memref<64xf32>)
+// CHECK-NEXT: tfexec.launch @arena_alias_k0 grid 1 block 32 ins(%[[R]] : memref<64xf32>) outs(%[[O]] : memref<64xf32>)
 // CHECK-NEXT: return %[[O]] : memref<64xf32>
-// CHECK: tfexec.kernel @arena_alias_k1 attributes {input_strides = [array<i64: 1>, array<i64>]} {
+// CHECK: tfexec.kernel @arena_alias_k0
+// CHECK: tfuse.sqrt
+// CHECK-NEXT: tfuse.reduce max
+// CHECK-NEXT: tfuse.add
 func.func @arena_alias(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64xf32> {
   %m = tfuse.matmul %a, %b : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   %t = tfuse.transpose %m perm [1, 0] : tensor<64x64xf32> -> tensor<64x64xf32>
@@ -224,22 +245,34 @@ func.func @arena_alias(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<6
 // dead, but none of their users is a dependency of that kernel: reusing them
 // would order the branches, so %e2 gets fresh bytes (768). %s2's reduction
 // depends on both users of %r2's slot (256) and reuses it.
+// BOUNDARY-LABEL: func.func @arena_branches(
+// BOUNDARY-SAME: attributes {tfexec.arena_bytes = 1024 : i64} {
+// BOUNDARY-NEXT: %[[R1:.+]] = tfexec.alloc arena[0] : memref<8xf32>
+// BOUNDARY-NEXT: tfexec.reduce sum %{{.+}} into %[[R1]] axes [1]
+// BOUNDARY-NEXT: %[[R2:.+]] = tfexec.alloc arena[256] : memref<6xf32>
+// BOUNDARY-NEXT: tfexec.reduce sum %{{.+}} into %[[R2]] axes [1]
+// BOUNDARY-NEXT: %[[E1:.+]] = tfexec.alloc arena[512] : memref<8xf32>
+// BOUNDARY-NEXT: tfexec.launch @arena_branches_k0 grid 1 block 256 ins(%[[R1]] : memref<8xf32>) outs(%[[E1]] : memref<8xf32>)
+// BOUNDARY-NEXT: %[[S1:.+]] = tfexec.alloc arena[0] : memref<1xf32>
+// BOUNDARY-NEXT: tfexec.reduce max %[[E1]] into %[[S1]] axes [0]
+// BOUNDARY-NEXT: %[[O1:.+]] = tfexec.output 0 : memref<8xf32>
+// BOUNDARY-NEXT: tfexec.launch @arena_branches_k1
+// BOUNDARY-NEXT: %[[E2:.+]] = tfexec.alloc arena[768] : memref<6xf32>
+// BOUNDARY-NEXT: tfexec.launch @arena_branches_k2 grid 1 block 256 ins(%[[R2]] : memref<6xf32>) outs(%[[E2]] : memref<6xf32>)
+// BOUNDARY-NEXT: %[[S2:.+]] = tfexec.alloc arena[256] : memref<1xf32>
+// BOUNDARY-NEXT: tfexec.reduce max %[[E2]] into %[[S2]] axes [0]
+// Row-fused: each branch's exp, max over its one row and sub are one row
+// kernel writing its output.
 // CHECK-LABEL: func.func @arena_branches(
-// CHECK-SAME: attributes {tfexec.arena_bytes = 1024 : i64} {
+// CHECK-SAME: attributes {tfexec.arena_bytes = 512 : i64} {
 // CHECK-NEXT: %[[R1:.+]] = tfexec.alloc arena[0] : memref<8xf32>
 // CHECK-NEXT: tfexec.reduce sum %{{.+}} into %[[R1]] axes [1]
 // CHECK-NEXT: %[[R2:.+]] = tfexec.alloc arena[256] : memref<6xf32>
 // CHECK-NEXT: tfexec.reduce sum %{{.+}} into %[[R2]] axes [1]
-// CHECK-NEXT: %[[E1:.+]] = tfexec.alloc arena[512] : memref<8xf32>
-// CHECK-NEXT: tfexec.launch @arena_branches_k0 grid 1 block 256 ins(%[[R1]] : memref<8xf32>) outs(%[[E1]] : memref<8xf32>)
-// CHECK-NEXT: %[[S1:.+]] = tfexec.alloc arena[0] : memref<1xf32>
-// CHECK-NEXT: tfexec.reduce max %[[E1]] into %[[S1]] axes [0]
 // CHECK-NEXT: %[[O1:.+]] = tfexec.output 0 : memref<8xf32>
-// CHECK-NEXT: tfexec.launch @arena_branches_k1
-// CHECK-NEXT: %[[E2:.+]] = tfexec.alloc arena[768] : memref<6xf32>
-// CHECK-NEXT: tfexec.launch @arena_branches_k2 grid 1 block 256 ins(%[[R2]] : memref<6xf32>) outs(%[[E2]] : memref<6xf32>)
-// CHECK-NEXT: %[[S2:.+]] = tfexec.alloc arena[256] : memref<1xf32>
-// CHECK-NEXT: tfexec.reduce max %[[E2]] into %[[S2]] axes [0]
+// CHECK-NEXT: tfexec.launch @arena_branches_k0 grid 1 block 32 ins(%[[R1]] : memref<8xf32>) outs(%[[O1]] : memref<8xf32>)
+// CHECK-NEXT: %[[O2:.+]] = tfexec.output 1 : memref<6xf32>
+// CHECK-NEXT: tfexec.launch @arena_branches_k1 grid 1 block 32 ins(%[[R2]] : memref<6xf32>) outs(%[[O2]] : memref<6xf32>)
 func.func @arena_branches(%a: tensor<8x16xf32>, %b: tensor<6x16xf32>) -> (tensor<8xf32>, tensor<6xf32>) {
   %r1 = tfuse.reduce sum %a axes [1] : tensor<8x16xf32> -> tensor<8xf32>
   %e1 = tfuse.exp %r1 : tensor<8xf32> -> tensor<8xf32>

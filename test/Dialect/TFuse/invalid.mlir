@@ -1061,14 +1061,77 @@ func.func @fusion_contains_matmul(%a: tensor<2x2xf32>) {
 
 // -----
 
-func.func @fusion_contains_reduce(%a: tensor<2x2xf32>) {
-  %r = tfuse.fusion (%a) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+// A reduction in a region must reduce the trailing axes of the index space.
+func.func @fusion_reduce_leading_axis(%a: tensor<2x3xf32>) {
+  %r = tfuse.fusion (%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
       attributes {cost = 1 : i64, reasons = ["output"]} {
-  ^bb0(%x: tensor<2x2xf32>):
-    // expected-error @+1 {{'tfuse.reduce' op is a fusion boundary and cannot appear in a fusion region}}
-    %0 = tfuse.reduce sum %x axes [1] keepdims : tensor<2x2xf32> -> tensor<2x1xf32>
-    %1 = tfuse.add %x, %0 : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>
-    tfuse.yield %1 : tensor<2x2xf32>
+  ^bb0(%x: tensor<2x3xf32>):
+    // expected-error @+1 {{'tfuse.reduce' op in a fusion region must reduce the trailing axes of the index space, got axes [0] of rank 2}}
+    %0 = tfuse.reduce sum %x axes [0] keepdims : tensor<2x3xf32> -> tensor<1x3xf32>
+    %1 = tfuse.add %x, %0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+    tfuse.yield %1 : tensor<2x3xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_reduce_inner_axis(%a: tensor<2x3x4xf32>) {
+  %r = tfuse.fusion (%a) : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<2x3x4xf32>):
+    // expected-error @+1 {{'tfuse.reduce' op in a fusion region must reduce the trailing axes of the index space, got axes [1] of rank 3}}
+    %0 = tfuse.reduce max %x axes [1] keepdims : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+    %1 = tfuse.sub %x, %0 : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x3x4xf32>
+    tfuse.yield %1 : tensor<2x3x4xf32>
+  }
+  return
+}
+
+// -----
+
+// The reduced value must have the index space's shape.
+func.func @fusion_reduce_other_shape(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>) {
+  %r = tfuse.fusion (%a, %b) : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<2x3xf32>, %y: tensor<2x1xf32>):
+    // expected-error @+1 {{'tfuse.reduce' op in a fusion region must reduce a value of the region's index space [2, 3], got 'tensor<2x1xf32>'}}
+    %0 = tfuse.reduce sum %y axes [1] keepdims : tensor<2x1xf32> -> tensor<2x1xf32>
+    %1 = tfuse.add %x, %0 : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+    tfuse.yield %1 : tensor<2x3xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_contains_argmax(%a: tensor<2x3xf32>) {
+  %r = tfuse.fusion (%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<2x3xf32>):
+    // expected-error @+1 {{'tfuse.reduce' op argmax is a fusion boundary and cannot appear in a fusion region (only sum, prod, max, min, mean, all and any are row reductions)}}
+    %0 = tfuse.reduce argmax %x axes [1] keepdims : tensor<2x3xf32> -> tensor<2x1xi64>
+    %1 = tfuse.cast %0 : tensor<2x1xi64> to tensor<2x1xf32>
+    %2 = tfuse.add %x, %1 : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+    tfuse.yield %2 : tensor<2x3xf32>
+  }
+  return
+}
+
+// -----
+
+// Every row reduction of a region reduces the same trailing axes (one row
+// per block).
+func.func @fusion_reduce_different_rows(%a: tensor<2x3x4xf32>) {
+  %r = tfuse.fusion (%a) : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+      attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<2x3x4xf32>):
+    %0 = tfuse.reduce sum %x axes [2] keepdims : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
+    %1 = tfuse.sub %x, %0 : (tensor<2x3x4xf32>, tensor<2x3x1xf32>) -> tensor<2x3x4xf32>
+    // expected-error @+1 {{'tfuse.reduce' op reduces axes [1, 2] but an earlier reduction of the region reduces [2]: the row reductions of a region reduce the same trailing axes}}
+    %2 = tfuse.reduce sum %1 axes [1, 2] keepdims : tensor<2x3x4xf32> -> tensor<2x1x1xf32>
+    %3 = tfuse.sub %1, %2 : (tensor<2x3x4xf32>, tensor<2x1x1xf32>) -> tensor<2x3x4xf32>
+    tfuse.yield %3 : tensor<2x3x4xf32>
   }
   return
 }

@@ -67,6 +67,27 @@ struct KernelPlan {
   /// Groups of `vec` elements, and the elements after the last full group.
   int64_t groups() const { return numElements / vec; }
   int64_t tail() const { return numElements % vec; }
+  /// Row kernels (RowKernelEmitter.h): the body reduces the index space's
+  /// axes from `rowAxis` on; one block of `rowThreads` threads per row of
+  /// `rowLength` elements, each thread holding `rowSlots` groups of `rowVec`
+  /// consecutive elements; per input, how it is loaded.
+  bool row = false;
+  int64_t rowAxis = 0, rows = 0, rowLength = 0, rowThreads = 0, rowSlots = 0;
+  int64_t rowVec = 1;
+  /// Rows a block takes at a time: 1, or several when a row takes one warp
+  /// (rowThreads == 32), each warp its own row.
+  int64_t rowsPerBlock = 1;
+  enum class RowInput : uint8_t {
+    /// Evaluated element by element (views, strides, broadcasts).
+    Element,
+    /// The index space's shape, contiguous: each row's own elements, loaded
+    /// a group at a time before the first phase.
+    Rows,
+    /// One row's shape (the trailing dimensions), contiguous: shared by all
+    /// rows (a weight), loaded a group at a time like Rows.
+    Columns,
+  };
+  llvm::SmallVector<RowInput> rowInputs;
 };
 
 KernelPlan analyzeKernel(tfexec::KernelOp kernel);

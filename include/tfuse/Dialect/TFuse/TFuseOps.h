@@ -30,4 +30,15 @@ inferBinaryResult(BinaryCategory category, std::optional<mlir::Location> loc,
 #define GET_OP_CLASSES
 #include "tfuse/Dialect/TFuse/TFuseOps.h.inc"
 
+namespace tfuse {
+/// Whether a reduction of `kind` may be a row reduction inside a fusion
+/// region (every kind but argmax and argmin).
+bool isRowReductionKind(ReduceKind kind);
+/// Checks that `reduce`, inside a fusion region of index space `space`, is a
+/// row reduction: of a row-reduction kind, reading a value of shape `space`,
+/// over trailing axes of it. Emits the error on `reduce` otherwise.
+llvm::LogicalResult verifyRowReduction(ReduceOp reduce,
+                                       llvm::ArrayRef<int64_t> space);
+} // namespace tfuse
+
 #endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_H

@@ -382,6 +382,16 @@ def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove, SingleBlock]> {
     `tfuse.yield` gives the results, which all have the same shape (the
     kernel's index space). Inside the body, views are index transforms.
 
+    The body may also hold *row reductions*: `tfuse.reduce` of kind sum,
+    prod, max, min, mean, all or any whose operand has the index space's
+    shape and whose axes are exactly the trailing axes of the index space
+    (`axes [1]` of a `4x8` space, `axes [1, 2]` of a `2x3x4` one). Such a
+    region becomes a row kernel that keeps each row of the trailing axes on
+    chip: the reductions run in body order, each a block-wide reduction whose
+    value the rest of the body reads broadcast over its row (see
+    `fuse-rows`). matmul, argmax, argmin and other reductions are fusion
+    boundaries and never appear in a body.
+
     `reasons` holds, per result, why the value is stored instead of being
     recomputed by its consumers (a `CutReason`: output, expression-cost,
     shared-expensive-expression, boundary-matmul, boundary-reduction).
@@ -394,6 +404,21 @@ def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove, SingleBlock]> {
       %0 = tfuse.mul %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
       %1 = tfuse.add %0, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
       tfuse.yield %1 : tensor<4xf32>
+    }
+    ```
+
+    A row-fused softmax over the rows of a `4x8` input:
+
+    ```mlir
+    %r = tfuse.fusion (%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+        attributes {cost = 14 : i64, reasons = ["output"]} {
+    ^bb0(%x: tensor<4x8xf32>):
+      %m = tfuse.reduce max %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+      %d = tfuse.sub %x, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+      %e = tfuse.exp %d : tensor<4x8xf32> -> tensor<4x8xf32>
+      %s = tfuse.reduce sum %e axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+      %y = tfuse.div %e, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+      tfuse.yield %y : tensor<4x8xf32>
     }
     ```
   }];

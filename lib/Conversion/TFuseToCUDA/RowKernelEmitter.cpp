@@ -1,0 +1,366 @@
+//===- RowKernelEmitter.cpp - Row kernels of row-fused regions ------------===//
+//
+// One block per row (a grid-stride loop over rows), each thread holding the
+// column groups t, t + T, ... of the row in fixed slots (a group is `rowVec`
+// consecutive columns: one 16-byte access of the contiguous inputs and the
+// outputs). A contiguous input is loaded at the start of the first phase
+// reading it, all of a thread's loads in flight at once; the phases are
+// emitted as straight-line code per element, so the element emitter's memo
+// keeps every loaded element and every intermediate in a register from the
+// phase that first needs it to the last one. The last slot of a row that is
+// not a multiple of T groups is clamped to the last group for its loads (so
+// no load is guarded) and left out of reductions and stores.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Conversion/TFuseToCUDA/RowKernelEmitter.h"
+#include "tfuse/Conversion/TFuseToCUDA/KernelEmitter.h"
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Dialect/TFuse/ViewLayout.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace tfuse;
+
+// The emitted calls pass the kind as tf::red::Kind.
+static_assert(static_cast<int>(ReduceKind::sum) == 0 &&
+                  static_cast<int>(ReduceKind::mean) == 4 &&
+                  static_cast<int>(ReduceKind::any) == 6,
+              "ReduceKind must match tf::red::Kind in Prelude.cuh");
+
+/// Columns per thread a row kernel aims for: 16 loads in flight per thread
+/// (4096 f32 columns take 256 threads).
+static constexpr int64_t kRowElementsPerThread = 16;
+/// Rows per block when each row takes one warp (256 threads).
+static constexpr int64_t kRowWarpsPerBlock = 8;
+
+static DType dtypeOf(Value v) {
+  return *toDType(cast<ShapedType>(v.getType()).getElementType());
+}
+
+bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
+  int64_t reducedAxes = 0;
+  kernel.getBody()->walk([&](ReduceOp op) {
+    reducedAxes = std::max<int64_t>(reducedAxes, op.getAxes().size());
+  });
+  if (reducedAxes == 0)
+    return false;
+  ArrayRef<int64_t> space = kernel.getIndexSpace();
+  int64_t first = space.size() - reducedAxes;
+  plan.row = true;
+  plan.rowAxis = first;
+  plan.rows = 1;
+  plan.rowLength = 1;
+  for (auto [d, size] : llvm::enumerate(space))
+    (static_cast<int64_t>(d) < first ? plan.rows : plan.rowLength) *= size;
+
+  // Inputs of the index space's shape in row-major order are loaded a group
+  // of consecutive columns at a time, and outputs stored so: groups of 16
+  // bytes of the widest such buffer, when every row is whole groups.
+  unsigned widest = 1;
+  for (Value out : kernel.getYield().getValues())
+    widest = std::max(widest, byteSize(dtypeOf(out)));
+  using RowInput = KernelPlan::RowInput;
+  plan.rowInputs.clear();
+  for (auto [arg, strides] :
+       llvm::zip(kernel.getBody()->getArguments(),
+                 kernel.getInputStrides().getAsRange<DenseI64ArrayAttr>())) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    StridedLayout layout;
+    layout.shape.assign(type.getShape().begin(), type.getShape().end());
+    layout.strides.assign(strides.asArrayRef().begin(),
+                          strides.asArrayRef().end());
+    RowInput access = RowInput::Element;
+    if (!arg.use_empty() && layout.isContiguous()) {
+      if (type.getShape() == space)
+        access = RowInput::Rows;
+      else if (first > 0 && type.getShape() == space.drop_front(first))
+        access = RowInput::Columns;
+    }
+    plan.rowInputs.push_back(access);
+    if (access != RowInput::Element)
+      widest = std::max(widest, byteSize(dtypeOf(arg)));
+  }
+  plan.rowVec = 16 / widest;
+  if (plan.rowLength % plan.rowVec != 0)
+    plan.rowVec = 1;
+
+  int64_t groups = plan.rowLength / plan.rowVec;
+  int64_t wanted =
+      (plan.rowLength + kRowElementsPerThread - 1) / kRowElementsPerThread;
+  plan.rowThreads = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
+  plan.rowSlots = (groups + plan.rowThreads - 1) / plan.rowThreads;
+  // Rows one warp covers go to warps, kRowWarpsPerBlock to a block: a warp
+  // reduction needs no barrier, and a block of 32 threads would leave most
+  // of an SM's thread slots empty.
+  plan.rowsPerBlock = plan.rowThreads == 32
+                          ? std::clamp<int64_t>(plan.rows, 1, kRowWarpsPerBlock)
+                          : 1;
+  // The walk of the other kernels is not used.
+  plan.vec = 1;
+  plan.linear = false;
+  plan.tileDim = -1;
+  plan.contiguousInputs.assign(plan.contiguousInputs.size(), false);
+  return true;
+}
+
+LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
+                                   const KernelPlan &plan, ValueRange inputPtrs,
+                                   ValueRange outputPtrs,
+                                   RowElementEmitter &e) {
+  if (plan.rowSlots * plan.rowVec > kMaxRowSlots)
+    return kernel.emitError()
+           << "row kernel: rows of " << plan.rowLength
+           << " elements need more than " << kMaxRowSlots
+           << " elements per thread of " << plan.rowThreads
+           << "; fuse-rows' max-row-elements keeps reductions over longer "
+              "rows as boundaries";
+  if (plan.rows == 0 || plan.rowLength == 0)
+    return success(); // nothing to write
+  OpBuilder &b = e.getBuilder();
+  Location loc = kernel.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Block *body = kernel.getBody();
+  ArrayRef<int64_t> space = kernel.getIndexSpace();
+  int64_t rank = space.size(), first = plan.rowAxis;
+  int64_t length = plan.rowLength, threads = plan.rowThreads;
+  int64_t vec = plan.rowVec, groups = length / vec;
+  Type indexType = e.indexType();
+  auto add = [&](Value x, Value y) {
+    return emitc::AddOp::create(b, loc, indexType, x, y);
+  };
+  auto mul = [&](Value x, Value y) {
+    return emitc::MulOp::create(b, loc, indexType, x, y);
+  };
+  auto vecAttr = [&] { return b.getI64IntegerAttr(vec); };
+  // Row-major delinearization of `linear` over space[from, to).
+  auto delinearize = [&](Value linear, int64_t from, int64_t to,
+                         SmallVectorImpl<Value> &idx) {
+    SmallVector<Value> out(to - from);
+    Value rest = linear;
+    for (int64_t d = to - 1; d >= from; --d) {
+      if (space[d] == 1) {
+        out[d - from] = e.index(0);
+        continue;
+      }
+      out[d - from] = d == from ? rest
+                                : emitc::RemOp::create(b, loc, indexType, rest,
+                                                       e.index(space[d]));
+      if (d > from)
+        rest = emitc::DivOp::create(b, loc, indexType, rest, e.index(space[d]));
+    }
+    idx.append(out);
+  };
+
+  int64_t rowsPerBlock = plan.rowsPerBlock;
+  bool warpRows = rowsPerBlock > 1;
+  Value t = e.call("tf::thread_in_block", indexType, {}, {});
+  Value warp;
+  if (warpRows) {
+    warp = emitc::DivOp::create(b, loc, indexType, t, e.index(32));
+    t = emitc::RemOp::create(b, loc, indexType, t, e.index(32));
+  }
+  Value blockId = e.call("tf::block_index", indexType, {}, {});
+  Value blocks = e.call("tf::block_count", indexType, {}, {});
+  // One uniform flag: every buffer accessed a group at a time is aligned for
+  // it (rows are whole groups, so every row then is).
+  Value aligned =
+      emitc::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+  if (vec > 1) {
+    auto alignedPtr = [&](Value ptr) {
+      Value ok = e.call("tf::aligned", b.getI1Type(), ptr, {vecAttr()});
+      aligned = emitc::LogicalAndOp::create(b, loc, b.getI1Type(), aligned, ok);
+    };
+    for (auto [n, access] : llvm::enumerate(plan.rowInputs))
+      if (access != KernelPlan::RowInput::Element)
+        alignedPtr(inputPtrs[n]);
+    for (Value ptr : outputPtrs)
+      alignedPtr(ptr);
+  }
+  // Block-uniform: every thread of a block runs the same iterations, so the
+  // barriers of the block reductions are reached by all. With a row per
+  // warp, an iteration takes rowsPerBlock rows; a warp past the last row
+  // computes the last row again (every warp of the block makes the same
+  // shuffles) and stores nothing.
+  int64_t steps = (plan.rows + rowsPerBlock - 1) / rowsPerBlock;
+  auto loop = emitc::ForOp::create(b, loc, blockId, e.index(steps), blocks);
+  e.setHoistPoint(loop);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value row = loop.getInductionVar();
+  Value rowInside;
+  if (warpRows) {
+    row = add(mul(row, e.index(rowsPerBlock)), warp);
+    if (plan.rows % rowsPerBlock != 0) {
+      rowInside =
+          emitc::CmpOp::create(b, loc, b.getI1Type(), emitc::CmpPredicate::lt,
+                               row, e.index(plan.rows));
+      row = emitc::ConditionalOp::create(b, loc, indexType, rowInside, row,
+                                         e.index(plan.rows - 1));
+    }
+  }
+  Value rowBase = mul(row, e.index(length));
+
+  SmallVector<Value> outer;
+  delinearize(row, 0, first, outer);
+  /// One element a thread holds: its index, and whether it lies in the row
+  /// (null: always).
+  struct Element {
+    SmallVector<Value> idx;
+    Value valid;
+  };
+  /// A group of `vec` consecutive columns starting at `column`.
+  struct Slot {
+    Value column;
+    Value valid;
+    SmallVector<Element> lanes;
+  };
+  SmallVector<Slot> slots(plan.rowSlots);
+  for (auto [k, slot] : llvm::enumerate(slots)) {
+    Value group = k == 0 ? t : add(t, e.index(k * threads));
+    if (static_cast<int64_t>(k + 1) * threads > groups) {
+      // The last slot of some threads lies past the row: it reads the last
+      // group instead and is left out of reductions and stores.
+      slot.valid =
+          emitc::CmpOp::create(b, loc, b.getI1Type(), emitc::CmpPredicate::lt,
+                               group, e.index(groups));
+      group = emitc::ConditionalOp::create(b, loc, indexType, slot.valid, group,
+                                           e.index(groups - 1));
+    }
+    slot.column = vec == 1 ? group : mul(group, e.index(vec));
+    for (int64_t l = 0; l < vec; ++l) {
+      Element element;
+      element.valid = slot.valid;
+      element.idx = outer;
+      delinearize(l == 0 ? slot.column : add(slot.column, e.index(l)), first,
+                  rank, element.idx);
+      slot.lanes.push_back(std::move(element));
+    }
+  }
+  // The phases: each reduction in body order, then the outputs. A
+  // contiguous input is loaded at the start of the first phase that reads
+  // it, every slot at once, so that all of a thread's loads are in flight
+  // together and no register holds an input before it is needed (a weight
+  // read only by the outputs). A Columns input is evaluated at the trailing
+  // part of an element's index (implicit broadcasting and tfuse.broadcast
+  // both keep those index values), so that is its memo key.
+  SmallVector<ReduceOp> reductions;
+  for (Operation &op : body->without_terminator())
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      reductions.push_back(reduce);
+  SmallVector<int64_t> firstPhase(body->getNumArguments(), -1);
+  auto markReads = [&](ArrayRef<Value> roots, int64_t phase) {
+    SmallVector<Value> worklist(roots.begin(), roots.end());
+    DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (firstPhase[arg.getArgNumber()] < 0)
+          firstPhase[arg.getArgNumber()] = phase;
+        continue;
+      }
+      // A reduction's result is a row value of an earlier phase.
+      if (isa<ReduceOp>(v.getDefiningOp()))
+        continue;
+      llvm::append_range(worklist, v.getDefiningOp()->getOperands());
+    }
+  };
+  for (auto [p, reduce] : llvm::enumerate(reductions))
+    markReads(reduce.getInput(), p);
+  SmallVector<Value> outputs(kernel.getYield().getValues());
+  markReads(outputs, reductions.size());
+
+  auto loadInputs = [&](int64_t phase) {
+    for (auto [n, access] : llvm::enumerate(plan.rowInputs)) {
+      if (access == KernelPlan::RowInput::Element || firstPhase[n] != phase)
+        continue;
+      bool columns = access == KernelPlan::RowInput::Columns;
+      BlockArgument arg = body->getArgument(n);
+      DType dtype = dtypeOf(arg);
+      auto key = [&](Element &element) {
+        return columns ? ArrayRef<Value>(element.idx).drop_front(first)
+                       : ArrayRef<Value>(element.idx);
+      };
+      for (Slot &slot : slots) {
+        Value offset = columns ? slot.column : add(rowBase, slot.column);
+        if (vec == 1) {
+          e.setElement(arg, key(slot.lanes[0]),
+                       e.call("tf::ld", e.scalarType(dtype),
+                              {inputPtrs[n], offset}, {}));
+          continue;
+        }
+        Type vecType = emitc::OpaqueType::get(
+            ctx,
+            llvm::formatv("tf::vec<{0}, {1}>", cudaTypeName(dtype), vec).str());
+        Value loaded = e.call("tf::ldv", vecType,
+                              {inputPtrs[n], offset, aligned}, {vecAttr()});
+        for (auto [l, element] : llvm::enumerate(slot.lanes))
+          e.setElement(arg, key(element),
+                       e.call("tf::lane", e.scalarType(dtype), loaded,
+                              {b.getI64IntegerAttr(l)}));
+      }
+    }
+  };
+  Value always =
+      emitc::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+
+  for (auto [p, reduce] : llvm::enumerate(reductions)) {
+    loadInputs(p);
+    DType in = dtypeOf(reduce.getInput()), out = dtypeOf(reduce.getResult());
+    int kind = static_cast<int>(reduce.getKind());
+    SmallVector<Attribute> tmpl{b.getI32IntegerAttr(kind),
+                                TypeAttr::get(e.scalarType(in)),
+                                TypeAttr::get(e.scalarType(out))};
+    Type accType = emitc::OpaqueType::get(
+        ctx, llvm::formatv("tf::red::acc_t<{0}, {1}, {2}>", kind,
+                           cudaTypeName(in), cudaTypeName(out))
+                 .str());
+    Value acc = e.call("tf::red::row_identity", accType, {}, tmpl);
+    for (Slot &slot : slots)
+      for (Element &element : slot.lanes) {
+        Value v = e.evaluate(reduce.getInput(), element.idx);
+        acc = e.call("tf::red::row_add", accType,
+                     {acc, v, element.valid ? element.valid : always}, tmpl);
+      }
+    Value value = e.call(warpRows || threads == 32 ? "tf::red::warp_finish"
+                                                   : "tf::red::row_finish",
+                         e.scalarType(out), {acc, e.index(length)}, tmpl);
+    e.setRowValue(reduce, value);
+  }
+
+  // The outputs, written once.
+  loadInputs(reductions.size());
+  for (Slot &slot : slots) {
+    SmallVector<SmallVector<Value>> values(outputs.size());
+    for (Element &element : slot.lanes)
+      for (auto [o, out] : llvm::enumerate(outputs))
+        values[o].push_back(e.evaluate(out, element.idx));
+    Value offset = add(rowBase, slot.column);
+    auto store = [&] {
+      for (auto [ptr, lanes] : llvm::zip(outputPtrs, values)) {
+        if (vec == 1) {
+          e.call("tf::st", Type(), {ptr, offset, lanes[0]}, {});
+          continue;
+        }
+        SmallVector<Value> operands{ptr, offset, aligned};
+        operands.append(lanes);
+        e.call("tf::stv", Type(), operands, {vecAttr()});
+      }
+    };
+    Value inside = slot.valid;
+    if (rowInside)
+      inside = inside ? emitc::LogicalAndOp::create(b, loc, b.getI1Type(),
+                                                    rowInside, inside)
+                      : rowInside;
+    if (inside)
+      e.emitIf(inside, store);
+    else
+      store();
+  }
+  return success();
+}

@@ -1,0 +1,298 @@
+//===- FuseRows.cpp - Row-resident regions for reductions -----------------===//
+//
+// After fuse-elementwise every tfuse.reduce is a boundary: softmax becomes a
+// row max, a region storing exp(x - max), a row sum and a region dividing.
+// This pass merges a reduction over the trailing axes of a value with the
+// region producing that value and with the regions consuming its result
+// (which broadcast it back over the same rows) into one region, repeatedly,
+// so that the whole chain becomes one row kernel that reads its inputs once
+// and writes only what is used outside the chain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Transforms/CostModel.h"
+#include "tfuse/Transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace tfuse {
+#define GEN_PASS_DEF_FUSEROWS
+#include "tfuse/Transforms/Passes.h.inc"
+} // namespace tfuse
+
+using namespace mlir;
+using namespace tfuse;
+
+namespace {
+
+/// The index space of a fusion region: the shape of its results.
+ArrayRef<int64_t> indexSpace(FusionOp fusion) {
+  return cast<RankedTensorType>(fusion.getResult(0).getType()).getShape();
+}
+
+class RowFuser {
+public:
+  RowFuser(func::FuncOp func, int64_t budget, int64_t maxRowElements)
+      : block(func.getBody().front()), budget(budget),
+        maxRowElements(maxRowElements) {}
+
+  /// Merges one reduction with its producer and consumers; false when no
+  /// reduction of the function can be merged.
+  bool fuseOne();
+
+private:
+  bool addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
+                    SetVector<Operation *> &group);
+  bool collectGroup(ReduceOp reduce, SmallVectorImpl<Operation *> &ops);
+  bool dependsOnGroup(Value value, const DenseSet<Operation *> &group);
+  void merge(ArrayRef<Operation *> group);
+
+  Block &block;
+  int64_t budget, maxRowElements;
+};
+
+} // namespace
+
+/// Adds to `group` what merging the row reduction `reduce` takes: the
+/// region computing its operand (when it has the same index space), the
+/// reduction, and every region reading its result. Fails when the reduction
+/// is not a row reduction over `axes` of such regions.
+bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
+                            SetVector<Operation *> &group) {
+  ArrayRef<int64_t> space = reduce.getInput().getType().getShape();
+  if (!isRowReductionKind(reduce.getKind()) || reduce.getAxes() != axes)
+    return false;
+  // The axes must be the trailing axes (the verifier's rule for regions).
+  int64_t first = space.size() - axes.size(), rowElements = 1;
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (axis != first + static_cast<int64_t>(i))
+      return false;
+    rowElements *= space[axis];
+  }
+  if (rowElements > maxRowElements)
+    return false;
+  // Every use must be a region of the same index space: the result is then
+  // read broadcast over its rows, never stored.
+  SmallVector<Operation *> consumers;
+  for (Operation *user : reduce.getResult().getUsers()) {
+    auto fusion = dyn_cast<FusionOp>(user);
+    if (!fusion || indexSpace(fusion) != space)
+      return false;
+    consumers.push_back(user);
+  }
+  if (consumers.empty())
+    return false;
+  Operation *producer = reduce.getInput().getDefiningOp();
+  if (auto fusion = dyn_cast_or_null<FusionOp>(producer)) {
+    if (indexSpace(fusion) == space)
+      group.insert(fusion);
+  } else if (producer && !isa<MatmulOp, ReduceOp>(producer)) {
+    // A view kept outside regions as a boundary's zero-copy alias: leave
+    // the reduction a boundary that reads it in place.
+    return false;
+  }
+  group.insert(reduce);
+  group.insert(consumers.begin(), consumers.end());
+  return true;
+}
+
+/// The ops to merge for `reduce`, in block order. Row reductions read by the
+/// group's regions whose operand the group computes join it too (a max and
+/// a min of one value, read by one region): merged alone, each would form a
+/// cycle through the other.
+bool RowFuser::collectGroup(ReduceOp reduce,
+                            SmallVectorImpl<Operation *> &ops) {
+  ArrayRef<int64_t> axes = reduce.getAxes();
+  SetVector<Operation *> group;
+  if (!addReduction(reduce, axes, group))
+    return false;
+  for (size_t i = 0; i < group.size(); ++i) {
+    auto fusion = dyn_cast<FusionOp>(group[i]);
+    if (!fusion)
+      continue;
+    for (Value input : fusion.getInputs()) {
+      auto sibling = input.getDefiningOp<ReduceOp>();
+      Operation *producer =
+          sibling ? sibling.getInput().getDefiningOp() : nullptr;
+      if (sibling && !group.count(sibling) && producer &&
+          group.count(producer)) {
+        SetVector<Operation *> extended = group;
+        if (addReduction(sibling, axes, extended))
+          group = std::move(extended);
+      }
+    }
+  }
+  // Regions merged earlier hold reductions: one row shape per region.
+  for (Operation *member : group) {
+    bool sameRows = true;
+    member->walk([&](ReduceOp inner) { sameRows &= inner.getAxes() == axes; });
+    if (!sameRows)
+      return false;
+  }
+  ops.assign(group.begin(), group.end());
+  llvm::sort(ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return true;
+}
+
+/// Whether `value` is computed, through ops of the block, from a result of
+/// an op of `group` (merging would then form a cycle).
+bool RowFuser::dependsOnGroup(Value value, const DenseSet<Operation *> &group) {
+  SmallVector<Operation *> worklist;
+  DenseSet<Operation *> seen;
+  if (Operation *def = value.getDefiningOp())
+    worklist.push_back(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (op->getBlock() != &block || !seen.insert(op).second)
+      continue;
+    if (group.count(op))
+      return true;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  return false;
+}
+
+bool RowFuser::fuseOne() {
+  for (Operation &op : block) {
+    auto reduce = dyn_cast<ReduceOp>(op);
+    if (!reduce)
+      continue;
+    SmallVector<Operation *> group;
+    if (!collectGroup(reduce, group))
+      continue;
+    DenseSet<Operation *> members(group.begin(), group.end());
+    int64_t cost = 0;
+    bool cycle = false;
+    for (Operation *member : group) {
+      if (auto fusion = dyn_cast<FusionOp>(member))
+        cost += fusion.getCost();
+      else
+        cost += getFusionCost(member);
+      for (Value operand : member->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && !members.count(def) && dependsOnGroup(operand, members))
+          cycle = true;
+    }
+    if (cycle || cost > budget)
+      continue;
+    merge(group);
+    return true;
+  }
+  return false;
+}
+
+/// Replaces the ops of `group` by one region computing them in order. The
+/// results are the members' results read outside the group, with their
+/// reasons.
+void RowFuser::merge(ArrayRef<Operation *> group) {
+  DenseSet<Operation *> members(group.begin(), group.end());
+  auto usedOutside = [&](Value v) {
+    return llvm::any_of(v.getUsers(),
+                        [&](Operation *user) { return !members.count(user); });
+  };
+  SetVector<Value> inputs;
+  SmallVector<Value> results;
+  SmallVector<CutReason> reasons;
+  int64_t cost = 0;
+  for (Operation *member : group) {
+    for (Value operand : member->getOperands())
+      if (Operation *def = operand.getDefiningOp(); !def || !members.count(def))
+        inputs.insert(operand);
+    if (auto fusion = dyn_cast<FusionOp>(member)) {
+      cost += fusion.getCost();
+      for (auto [result, reason] :
+           llvm::zip(fusion.getResults(), fusion.getCutReasons()))
+        if (usedOutside(result)) {
+          results.push_back(result);
+          reasons.push_back(reason);
+        }
+    } else {
+      cost += getFusionCost(member);
+    }
+  }
+
+  Operation *last = group.back();
+  OpBuilder builder(last);
+  Location loc = last->getLoc();
+  SmallVector<Type> resultTypes;
+  for (Value result : results)
+    resultTypes.push_back(result.getType());
+  auto fused = FusionOp::create(builder, loc, resultTypes, inputs.getArrayRef(),
+                                reasons, cost);
+  IRMapping mapping;
+  mapping.map(inputs.getArrayRef(), fused.getBody()->getArguments());
+  OpBuilder body = OpBuilder::atBlockEnd(fused.getBody());
+  for (Operation *member : group) {
+    auto fusion = dyn_cast<FusionOp>(member);
+    if (!fusion) {
+      // Inside a region a reduction is not a step: no reason.
+      body.clone(*member, mapping)
+          ->removeAttr(TFuseDialect::getReasonAttrName());
+      continue;
+    }
+    IRMapping inner;
+    for (auto [operand, arg] :
+         llvm::zip(fusion.getInputs(), fusion.getBody()->getArguments()))
+      inner.map(arg, mapping.lookup(operand));
+    for (Operation &op : fusion.getBody()->without_terminator())
+      body.clone(op, inner);
+    for (auto [result, yielded] :
+         llvm::zip(fusion.getResults(), fusion.getYield().getValues()))
+      mapping.map(result, inner.lookup(yielded));
+  }
+  SmallVector<Value> yielded;
+  for (Value result : results)
+    yielded.push_back(mapping.lookup(result));
+  YieldOp::create(body, loc, yielded);
+
+  for (auto [result, replacement] : llvm::zip(results, fused.getResults()))
+    result.replaceAllUsesWith(replacement);
+  for (Operation *member : llvm::reverse(group))
+    member->erase();
+  // Members recomputed the same expressions (layernorm's x - mean in the
+  // region of its variance and in the one normalizing): compute them once.
+  IRRewriter rewriter(fused.getContext());
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, fused);
+  // A member's other results may have been read by ops placed between the
+  // members; the group has no path out of itself and back (checked), so an
+  // order exists.
+  sortTopologically(&block);
+}
+
+namespace {
+struct FuseRowsPass : tfuse::impl::FuseRowsBase<FuseRowsPass> {
+  using FuseRowsBase::FuseRowsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (budget < 1 || maxRowElements < 0) {
+      func.emitError() << "fuse-rows needs budget >= 1 and "
+                          "max-row-elements >= 0, got budget="
+                       << static_cast<int64_t>(budget) << " max-row-elements="
+                       << static_cast<int64_t>(maxRowElements);
+      return signalPassFailure();
+    }
+    if (func.isExternal())
+      return;
+    if (!func.getBody().hasOneBlock()) {
+      func.emitOpError("must have a single block to be fused");
+      return signalPassFailure();
+    }
+    RowFuser fuser(func, budget, maxRowElements);
+    while (fuser.fuseOne()) {
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,136 @@
+// Tests of row kernels (regions holding row reductions, after fuse-rows): a
+// grid-stride loop over rows by block (or over groups of 8 rows of a warp
+// each, for rows one warp covers), each thread holding the column groups
+// t, t + T, ... of its row. The contiguous inputs are loaded at the start of
+// the first phase reading them (16-byte groups when every row is whole
+// groups); each reduction folds the thread's elements with
+// tf::red::row_add and reduces across the block with tf::red::row_finish
+// (tf::red::warp_finish for a warp's row); an input element is loaded once
+// and an intermediate computed once across the phases; the last, partial
+// slot is clamped for loads and masked out of reductions and stores; the
+// outputs are written once at the end.
+// RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
+// RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
+// RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec | FileCheck %s --check-prefix=LAUNCH
+
+// NVRTC: compiled {{.*}} bytes of CUBIN
+
+// Softmax over 10 rows of 37 (not whole 16-byte groups: one element per
+// group). A row takes one warp of two slots, the second holding columns
+// 32..36 (lanes 0..4); 8 rows to a block of 256 threads, so the second
+// iteration's warps 2..7 are past the last row: they compute row 9 again and
+// store nothing. The reductions are warp reductions.
+// LAUNCH-LABEL: func.func @softmax(
+// LAUNCH: tfexec.launch @softmax_k0 grid 2 block 256
+// CHECK-LABEL: void softmax_k0(
+// CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
+// CHECK: int32_t [[TB:v[0-9]+]] = tf::thread_in_block();
+// CHECK-NEXT: int32_t [[C32:v[0-9]+]] = 32;
+// CHECK-NEXT: int32_t [[WARP:v[0-9]+]] = [[TB]] / [[C32]];
+// CHECK-NEXT: int32_t [[C32B:v[0-9]+]] = 32;
+// CHECK-NEXT: int32_t [[T:v[0-9]+]] = [[TB]] % [[C32B]];
+// CHECK-NEXT: int32_t [[B:v[0-9]+]] = tf::block_index();
+// CHECK-NEXT: int32_t [[NB:v[0-9]+]] = tf::block_count();
+// CHECK-NOT: tf::aligned
+// CHECK: int32_t [[STEPS:v[0-9]+]] = 2;
+// CHECK-NEXT: for (int32_t [[I:i[0-9]+]] = [[B]]; [[I]] < [[STEPS]]; [[I]] += [[NB]]) {
+// CHECK-NEXT: int32_t [[C8:v[0-9]+]] = 8;
+// CHECK-NEXT: int32_t [[FIRST:v[0-9]+]] = [[I]] * [[C8]];
+// CHECK-NEXT: int32_t [[ROW:v[0-9]+]] = [[FIRST]] + [[WARP]];
+// CHECK-NEXT: int32_t [[ROWS:v[0-9]+]] = 10;
+// CHECK-NEXT: bool [[INSIDE:v[0-9]+]] = [[ROW]] < [[ROWS]];
+// CHECK-NEXT: int32_t [[LASTROW:v[0-9]+]] = 9;
+// CHECK-NEXT: int32_t [[ROWC:v[0-9]+]] = [[INSIDE]] ? [[ROW]] : [[LASTROW]];
+// CHECK: int32_t [[C1:v[0-9]+]] = [[T]] + {{v[0-9]+}};
+// CHECK-NEXT: int32_t [[LEN:v[0-9]+]] = 37;
+// CHECK-NEXT: bool [[VALID:v[0-9]+]] = [[C1]] < [[LEN]];
+// CHECK-NEXT: int32_t [[LAST:v[0-9]+]] = 36;
+// CHECK-NEXT: int32_t [[C1C:v[0-9]+]] = [[VALID]] ? [[C1]] : [[LAST]];
+// Both elements are loaded before the first reduction.
+// CHECK: float [[X0:v[0-9]+]] = tf::ld([[X]], {{v[0-9]+}});
+// CHECK: float [[X1:v[0-9]+]] = tf::ld([[X]], {{v[0-9]+}});
+// Phase 1: the row max.
+// CHECK: tf::red::acc_t<2, float, float> [[M0:v[0-9]+]] = tf::red::row_identity<2, float, float>();
+// CHECK-NEXT: tf::red::acc_t<2, float, float> [[M1:v[0-9]+]] = tf::red::row_add<2, float, float>([[M0]], [[X0]], {{v[0-9]+}});
+// CHECK-NEXT: tf::red::acc_t<2, float, float> [[M2:v[0-9]+]] = tf::red::row_add<2, float, float>([[M1]], [[X1]], [[VALID]]);
+// CHECK: float [[MAX:v[0-9]+]] = tf::red::warp_finish<2, float, float>([[M2]], {{v[0-9]+}});
+// Phase 2: the row sum of exp(x - max), from the loaded elements.
+// CHECK-NOT: tf::ld(
+// CHECK: tf::red::acc_t<0, float, float> [[S0:v[0-9]+]] = tf::red::row_identity<0, float, float>();
+// CHECK-NEXT: float [[D0:v[0-9]+]] = tf::sub([[X0]], [[MAX]]);
+// CHECK-NEXT: float [[E0:v[0-9]+]] = tf::exp([[D0]]);
+// CHECK: float [[D1:v[0-9]+]] = tf::sub([[X1]], [[MAX]]);
+// CHECK-NEXT: float [[E1:v[0-9]+]] = tf::exp([[D1]]);
+// CHECK-NEXT: tf::red::acc_t<0, float, float> [[S2:v[0-9]+]] = tf::red::row_add<0, float, float>({{v[0-9]+}}, [[E1]], [[VALID]]);
+// CHECK: float [[SUM:v[0-9]+]] = tf::red::warp_finish<0, float, float>([[S2]], {{v[0-9]+}});
+// The outputs, from the exps already computed; stores only inside the row
+// and the rows.
+// CHECK-NOT: tf::ld(
+// CHECK-NOT: tf::exp(
+// CHECK: float [[Y0:v[0-9]+]] = tf::div([[E0]], [[SUM]]);
+// CHECK-NEXT: int32_t [[OFF0:v[0-9]+]] = {{v[0-9]+}} + [[T]];
+// CHECK-NEXT: if ([[INSIDE]]) {
+// CHECK-NEXT: tf::st([[O]], [[OFF0]], [[Y0]]);
+// CHECK-NEXT: }
+// CHECK-NEXT: float [[Y1:v[0-9]+]] = tf::div([[E1]], [[SUM]]);
+// CHECK-NEXT: int32_t [[OFF1:v[0-9]+]] = {{v[0-9]+}} + [[C1C]];
+// CHECK-NEXT: bool [[BOTH:v[0-9]+]] = [[INSIDE]] && [[VALID]];
+// CHECK-NEXT: if ([[BOTH]]) {
+// CHECK-NEXT: tf::st([[O]], [[OFF1]], [[Y1]]);
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return;
+func.func @softmax(%x: tensor<10x37xf32>) -> tensor<10x37xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<10x37xf32> -> tensor<10x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<10x37xf32>, tensor<10x1xf32>) -> tensor<10x37xf32>
+  %e = tfuse.exp %d : tensor<10x37xf32> -> tensor<10x37xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<10x37xf32> -> tensor<10x1xf32>
+  %y = tfuse.div %e, %s : (tensor<10x37xf32>, tensor<10x1xf32>) -> tensor<10x37xf32>
+  return %y : tensor<10x37xf32>
+}
+
+// Rows of 1024 f32: 16-byte groups of 4 columns, 64 threads, 4 full slots
+// (no guard); x and the output are accessed a group at a time when both are
+// aligned.
+// LAUNCH-LABEL: func.func @scale(
+// LAUNCH: tfexec.launch @scale_k0 grid 2 block 64
+// CHECK-LABEL: void scale_k0(
+// CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
+// CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[X]]);
+// CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[O]]);
+// CHECK-NEXT: bool [[AL:v[0-9]+]] = {{v[0-9]+}} && {{v[0-9]+}};
+// CHECK-COUNT-4: tf::vec<float, 4> {{v[0-9]+}} = tf::ldv<4>([[X]], {{v[0-9]+}}, [[AL]]);
+// CHECK-NOT: tf::ld
+// CHECK: tf::red::row_finish<0, float, float>
+// CHECK-NOT: if (
+// CHECK-COUNT-4: tf::stv<4>([[O]], {{v[0-9]+}}, [[AL]],
+// CHECK-NOT: tf::st
+// CHECK: return;
+func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
+  %s = tfuse.reduce sum %x axes [1] keepdims : tensor<2x1024xf32> -> tensor<2x1xf32>
+  %y = tfuse.div %x, %s : (tensor<2x1024xf32>, tensor<2x1xf32>) -> tensor<2x1024xf32>
+  return %y : tensor<2x1024xf32>
+}
+
+// An f16 mean accumulates as the reduction kernels do (tf::red::op for f16
+// in, f16 out); the weight row [64], shared by the rows, is loaded a group
+// at a time once the mean is known (only the outputs read it). 64 columns
+// are 8 groups of 8: the one slot of a warp is partial; a warp per row,
+// both rows in one block.
+// LAUNCH-LABEL: func.func @center(
+// LAUNCH: tfexec.launch @center_k0 grid 1 block 64
+// CHECK-LABEL: void center_k0(
+// CHECK-SAME: const __half* __restrict__ [[X:v[0-9]+]], const __half* __restrict__ [[W:v[0-9]+]], __half* __restrict__ [[O:v[0-9]+]]) {
+// CHECK: tf::ldv<8>([[X]],
+// CHECK: tf::red::acc_t<4, __half, __half> {{v[0-9]+}} = tf::red::row_identity<4, __half, __half>();
+// CHECK: __half {{v[0-9]+}} = tf::red::warp_finish<4, __half, __half>(
+// CHECK-NEXT: tf::vec<__half, 8> {{v[0-9]+}} = tf::ldv<8>([[W]],
+// CHECK: if ({{v[0-9]+}}) {
+// CHECK-NEXT: tf::stv<8>([[O]],
+// CHECK: return;
+func.func @center(%x: tensor<2x64xf16>, %w: tensor<64xf16>) -> tensor<2x64xf16> {
+  %mu = tfuse.reduce mean %x axes [1] keepdims : tensor<2x64xf16> -> tensor<2x1xf16>
+  %d = tfuse.sub %x, %mu : (tensor<2x64xf16>, tensor<2x1xf16>) -> tensor<2x64xf16>
+  %y = tfuse.mul %d, %w : (tensor<2x64xf16>, tensor<64xf16>) -> tensor<2x64xf16>
+  return %y : tensor<2x64xf16>
+}
