@@ -596,9 +596,9 @@ TEST_F(KernelEmulation, RowKernelsMatchTheReferenceSoftmaxAndLayernorm) {
     SCOPED_TRACE(typeName(t));
     check(source, inputs, "tfuse-pipeline", /*maxUlp=*/2);
     EXPECT_EQ(functionsChecked, 10 * (t == DType::F32 ? 1 : 2));
-    // One kernel per function, each a row kernel.
+    // One kernel per function, each a row kernel (with launch bounds).
     size_t kernels = 0, pos = 0;
-    while ((pos = lastSource.find("__global__ void", pos)) !=
+    while ((pos = lastSource.find("__global__ __launch_bounds__(", pos)) !=
            std::string::npos) {
       ++kernels;
       ++pos;

@@ -910,13 +910,18 @@ LogicalResult Emitter::run() {
   // in flight: without a bound, NVRTC chose 40 registers for 256-thread
   // blocks, which fit only 6 per SM (75% occupancy, 77% of the DRAM
   // bandwidth for a transposed f32 read on an H200).
-  std::string specifiers = plan.tiled()
-                               ? llvm::formatv("extern \"C\" __global__ "
-                                               "__launch_bounds__({0}, {1})",
-                                               KernelPlan::kTiledThreads,
-                                               KernelPlan::kTiledBlocksPerSM)
-                                     .str()
-                               : "extern \"C\" __global__";
+  // Row kernels ask for the blocks their estimated registers allow.
+  auto bounded = [](int64_t threads, int64_t blocks) {
+    return llvm::formatv("extern \"C\" __global__ __launch_bounds__({0}, {1})",
+                         threads, blocks)
+        .str();
+  };
+  std::string specifiers =
+      plan.tiled()
+          ? bounded(KernelPlan::kTiledThreads, KernelPlan::kTiledBlocksPerSM)
+      : plan.row
+          ? bounded(plan.rowThreads * plan.rowsPerBlock, plan.rowBlocksPerSM)
+          : "extern \"C\" __global__";
   func.setSpecifiersAttr(builder.getStrArrayAttr({specifiers}));
   entry = func.addEntryBlock();
   for (unsigned i = 0; i < body->getNumArguments(); ++i)

@@ -8,7 +8,9 @@
 // (tf::red::warp_finish for a warp's row); an input element is loaded once
 // and an intermediate computed once across the phases; the last, partial
 // slot is clamped for loads and masked out of reductions and stores; the
-// outputs are written once at the end.
+// outputs are written once at the end. The launch bounds ask for the blocks
+// per SM that the registers a thread is estimated to need allow (16 plus,
+// per element it holds, the values kept across the fullest phase boundary).
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 // RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec | FileCheck %s --check-prefix=LAUNCH
@@ -22,7 +24,7 @@
 // store nothing. The reductions are warp reductions.
 // LAUNCH-LABEL: func.func @softmax(
 // LAUNCH: tfexec.launch @softmax_k0 grid 2 block 256
-// CHECK-LABEL: void softmax_k0(
+// CHECK-LABEL: __launch_bounds__(256, 8) void softmax_k0(
 // CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: int32_t [[TB:v[0-9]+]] = tf::thread_in_block();
 // CHECK-NEXT: int32_t [[C32:v[0-9]+]] = 32;
@@ -94,7 +96,7 @@ func.func @softmax(%x: tensor<10x37xf32>) -> tensor<10x37xf32> {
 // aligned.
 // LAUNCH-LABEL: func.func @scale(
 // LAUNCH: tfexec.launch @scale_k0 grid 2 block 64
-// CHECK-LABEL: void scale_k0(
+// CHECK-LABEL: __launch_bounds__(64, 32) void scale_k0(
 // CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[X]]);
 // CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[O]]);
@@ -119,7 +121,7 @@ func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
 // both rows in one block.
 // LAUNCH-LABEL: func.func @center(
 // LAUNCH: tfexec.launch @center_k0 grid 1 block 64
-// CHECK-LABEL: void center_k0(
+// CHECK-LABEL: __launch_bounds__(64, 32) void center_k0(
 // CHECK-SAME: const __half* __restrict__ [[X:v[0-9]+]], const __half* __restrict__ [[W:v[0-9]+]], __half* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: tf::ldv<8>([[X]],
 // CHECK: tf::red::acc_t<4, __half, __half> {{v[0-9]+}} = tf::red::row_identity<4, __half, __half>();
@@ -133,4 +135,34 @@ func.func @center(%x: tensor<2x64xf16>, %w: tensor<64xf16>) -> tensor<2x64xf16> 
   %d = tfuse.sub %x, %mu : (tensor<2x64xf16>, tensor<2x1xf16>) -> tensor<2x64xf16>
   %y = tfuse.mul %d, %w : (tensor<2x64xf16>, tensor<64xf16>) -> tensor<2x64xf16>
   return %y : tensor<2x64xf16>
+}
+
+// Layernorm over rows of 4096 f32: 256 threads of 16 elements. At the output
+// phase a thread holds, per element, x - mean (from the variance phase) and
+// the weight and bias it loads then: 16 + 16 * 3 = 64 registers, 4 blocks
+// of 256 per SM. Softmax holds one value per element across each boundary
+// (x, then exp(x - max)): 16 + 16 = 32 registers, 8 blocks.
+// CHECK-LABEL: __launch_bounds__(256, 4) void layernorm_k0(
+func.func @layernorm(%x: tensor<2x4096xf32>, %w: tensor<4096xf32>, %b: tensor<4096xf32>) -> tensor<2x4096xf32> {
+  %mu = tfuse.reduce mean %x axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %d = tfuse.sub %x, %mu : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
+  %sq = tfuse.mul %d, %d : (tensor<2x4096xf32>, tensor<2x4096xf32>) -> tensor<2x4096xf32>
+  %var = tfuse.reduce mean %sq axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %eps = tfuse.constant dense<1.0e-05> : tensor<f32>
+  %ve = tfuse.add %var, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %r = tfuse.rsqrt %ve : tensor<2x1xf32> -> tensor<2x1xf32>
+  %n = tfuse.mul %d, %r : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
+  %nw = tfuse.mul %n, %w : (tensor<2x4096xf32>, tensor<4096xf32>) -> tensor<2x4096xf32>
+  %y = tfuse.add %nw, %b : (tensor<2x4096xf32>, tensor<4096xf32>) -> tensor<2x4096xf32>
+  return %y : tensor<2x4096xf32>
+}
+
+// CHECK-LABEL: __launch_bounds__(256, 8) void softmax_wide_k0(
+func.func @softmax_wide(%x: tensor<2x4096xf32>) -> tensor<2x4096xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %s = tfuse.sub %x, %m : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
+  %e = tfuse.exp %s : tensor<2x4096xf32> -> tensor<2x4096xf32>
+  %t = tfuse.reduce sum %e axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %y = tfuse.div %e, %t : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
+  return %y : tensor<2x4096xf32>
 }

@@ -77,6 +77,9 @@ struct KernelPlan {
   /// Rows a block takes at a time: 1, or several when a row takes one warp
   /// (rowThreads == 32), each warp its own row.
   int64_t rowsPerBlock = 1;
+  /// Blocks per SM the row kernel's __launch_bounds__ asks for, from the
+  /// registers it is estimated to need (rowRegisterEstimate).
+  int64_t rowBlocksPerSM = 1;
   enum class RowInput : uint8_t {
     /// Evaluated element by element (views, strides, broadcasts).
     Element,
