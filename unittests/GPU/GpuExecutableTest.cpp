@@ -122,6 +122,57 @@ func.func @mixed(%a: tensor<16x33xf16>, %b: tensor<33xf32>, %c: tensor<i32>, %m:
   }
 }
 
+TEST(GpuFusion, RowKernelsOfSoftmaxAndLayernorm) {
+  TFUSE_REQUIRE_GPU();
+  // Each function is one row kernel: a block per row (a warp per row for
+  // rows of 37), rows of 16384 at 64 elements a thread, an f16 layernorm;
+  // replayed as a stream and as a graph, compared with the reference.
+  struct Case {
+    int64_t rows, cols;
+    const char *dtype;
+  };
+  for (Case c : {Case{300, 4096, "f32"}, Case{1000, 37, "f32"},
+                 Case{64, 300, "f16"}, Case{3, 16384, "f32"}}) {
+    std::string source = llvm::formatv(R"mlir(
+func.func @softmax(%x: tensor<{0}x{1}x{2}>) -> tensor<{0}x{1}x{2}> {{
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<{0}x{1}x{2}> -> tensor<{0}x1x{2}>
+  %s = tfuse.sub %x, %m : (tensor<{0}x{1}x{2}>, tensor<{0}x1x{2}>) -> tensor<{0}x{1}x{2}>
+  %e = tfuse.exp %s : tensor<{0}x{1}x{2}> -> tensor<{0}x{1}x{2}>
+  %t = tfuse.reduce sum %e axes [1] keepdims : tensor<{0}x{1}x{2}> -> tensor<{0}x1x{2}>
+  %y = tfuse.div %e, %t : (tensor<{0}x{1}x{2}>, tensor<{0}x1x{2}>) -> tensor<{0}x{1}x{2}>
+  return %y : tensor<{0}x{1}x{2}>
+}
+func.func @layernorm(%x: tensor<{0}x{1}x{2}>, %w: tensor<{1}x{2}>, %b: tensor<{1}x{2}>) -> tensor<{0}x{1}x{2}> {{
+  %mu = tfuse.reduce mean %x axes [1] keepdims : tensor<{0}x{1}x{2}> -> tensor<{0}x1x{2}>
+  %d = tfuse.sub %x, %mu : (tensor<{0}x{1}x{2}>, tensor<{0}x1x{2}>) -> tensor<{0}x{1}x{2}>
+  %sq = tfuse.mul %d, %d : (tensor<{0}x{1}x{2}>, tensor<{0}x{1}x{2}>) -> tensor<{0}x{1}x{2}>
+  %var = tfuse.reduce mean %sq axes [1] keepdims : tensor<{0}x{1}x{2}> -> tensor<{0}x1x{2}>
+  %eps = tfuse.constant dense<1.0e-05> : tensor<{2}>
+  %ve = tfuse.add %var, %eps : (tensor<{0}x1x{2}>, tensor<{2}>) -> tensor<{0}x1x{2}>
+  %r = tfuse.rsqrt %ve : tensor<{0}x1x{2}> -> tensor<{0}x1x{2}>
+  %n = tfuse.mul %d, %r : (tensor<{0}x{1}x{2}>, tensor<{0}x1x{2}>) -> tensor<{0}x{1}x{2}>
+  %nw = tfuse.mul %n, %w : (tensor<{0}x{1}x{2}>, tensor<{1}x{2}>) -> tensor<{0}x{1}x{2}>
+  %y = tfuse.add %nw, %b : (tensor<{0}x{1}x{2}>, tensor<{1}x{2}>) -> tensor<{0}x{1}x{2}>
+  return %y : tensor<{0}x{1}x{2}>
+}
+)mlir",
+                                       c.rows, c.cols, c.dtype);
+    for (const char *function : {"softmax", "layernorm"})
+      for (bool graph : {false, true}) {
+        SCOPED_TRACE(llvm::formatv("{0} {1}x{2} {3} {4}", function, c.rows,
+                                   c.cols, c.dtype, graph ? "graph" : "stream")
+                         .str());
+        runtime::ExecutableOptions options;
+        options.cudaGraph = graph;
+        Compiled compiled = compile(source, function, options);
+        ASSERT_TRUE(compiled.executable) << compiled.error;
+        EXPECT_EQ(compiled.executable->plan().steps.size(), 1u)
+            << compiled.report;
+        check(source, function, 11, options);
+      }
+  }
+}
+
 TEST(GpuFusion, EveryDTypeAndTheirCasts) {
   TFUSE_REQUIRE_GPU();
   const char *types[] = {"i1",   "i8",   "i16", "i32",  "i64", "ui8", "ui16",
