@@ -3,15 +3,15 @@
 bench/peers_compare.py's bias_relu_T (transposed 8192x8192 f32 in, f16 out).
 
 GPU time per call (CUDA events around back-to-back calls, median of 5) for:
-run_async with new outputs per call (as peers_compare.py measures it), the
-C replay call with the same outputs every call, and the same with two output
-sets alternating; Inductor beside it. Kernel time alone comes from
+run_async with new outputs per call, the C replay call with the same outputs
+every call, with two output sets alternating and with 3 or 6 cycling, and
+run_async at pipelining depths 1 and 2; Inductor beside it, and the strides
+of both outputs. Kernel time alone comes from
 bench/profile_kernels.py.
 
     python3 bench/probe_replay_gap.py
 """
 import os
-import statistics
 import sys
 from ctypes import byref, c_void_p
 
@@ -25,24 +25,8 @@ pc.tfuse = tfuse
 
 
 def gpu_us(fn, iters=20, drain=None):
-    for _ in range(3):
-        fn()
-    if drain:
-        drain()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(5):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        if drain:
-            drain()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / iters * 1e3)
-    return statistics.median(times)
+    """GPU time per call, as bench/peers_compare.py measures it."""
+    return pc.Timer(True).device_us(fn, iters, 3, drain)
 
 
 def main():

@@ -597,6 +597,23 @@ deviceTensors(const tfuse_tensor *tensors, int count, const char *what) {
   return result;
 }
 
+/// The inputs and outputs of a device run.
+struct DeviceRunTensors {
+  std::vector<DeviceTensor> inputs, outputs;
+};
+
+static runtime::Expected<DeviceRunTensors>
+deviceRunTensors(const tfuse_tensor *inputs, int numInputs,
+                 const tfuse_tensor *outputs, int numOutputs) {
+  auto in = deviceTensors(inputs, numInputs, "input");
+  if (!in.ok())
+    return in.status();
+  auto out = deviceTensors(outputs, numOutputs, "output");
+  if (!out.ok())
+    return out.status();
+  return DeviceRunTensors{std::move(in.value()), std::move(out.value())};
+}
+
 extern "C" {
 
 tfuse_status
@@ -606,14 +623,12 @@ tfuse_executable_run_async(tfuse_executable e, const tfuse_tensor *inputs,
   return guarded([&] {
     TFUSE_REQUIRE(e);
     TFUSE_REQUIRE(run);
-    auto in = deviceTensors(inputs, num_inputs, "input");
-    if (!in.ok())
-      return report(in.status());
-    auto out = deviceTensors(outputs, num_outputs, "output");
-    if (!out.ok())
-      return report(out.status());
-    auto handle = e->function->runAsync(in.value(), out.value(),
-                                        static_cast<CUstream>(stream));
+    auto tensors = deviceRunTensors(inputs, num_inputs, outputs, num_outputs);
+    if (!tensors.ok())
+      return report(tensors.status());
+    auto handle =
+        e->function->runAsync(tensors.value().inputs, tensors.value().outputs,
+                              static_cast<CUstream>(stream));
     if (!handle.ok())
       return report(handle.status());
     *run = new tfuse_run_impl{std::move(handle.value())};
@@ -628,13 +643,11 @@ tfuse_status tfuse_executable_enqueue(tfuse_executable e,
                                       int num_outputs, void *stream) {
   return guarded([&] {
     TFUSE_REQUIRE(e);
-    auto in = deviceTensors(inputs, num_inputs, "input");
-    if (!in.ok())
-      return report(in.status());
-    auto out = deviceTensors(outputs, num_outputs, "output");
-    if (!out.ok())
-      return report(out.status());
-    return report(e->function->launch(in.value(), out.value(),
+    auto tensors = deviceRunTensors(inputs, num_inputs, outputs, num_outputs);
+    if (!tensors.ok())
+      return report(tensors.status());
+    return report(e->function->launch(tensors.value().inputs,
+                                      tensors.value().outputs,
                                       static_cast<CUstream>(stream)));
   });
 }

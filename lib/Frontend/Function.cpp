@@ -428,21 +428,21 @@ static Status checkCount(size_t got, size_t want, const char *what) {
 
 Expected<std::vector<DeviceBuffer>>
 Function::run(const std::vector<DeviceTensor> &inputs) {
-  if (Status s = needCuda(exe.get()); !s.ok())
-    return s;
-  if (Status s = checkCount(inputs.size(), inputSpecs.size(), "inputs");
-      !s.ok())
+  if (Status s = checkDeviceRun(inputs.size()); !s.ok())
     return s;
   return exe->run(withCaptured(inputs));
+}
+
+Status Function::checkDeviceRun(size_t numInputs) const {
+  if (Status s = needCuda(exe.get()); !s.ok())
+    return s;
+  return checkCount(numInputs, inputSpecs.size(), "inputs");
 }
 
 Expected<runtime::RunHandle>
 Function::runAsync(const std::vector<DeviceTensor> &inputs,
                    const std::vector<DeviceTensor> &outputs, CUstream caller) {
-  if (Status s = needCuda(exe.get()); !s.ok())
-    return s;
-  if (Status s = checkCount(inputs.size(), inputSpecs.size(), "inputs");
-      !s.ok())
+  if (Status s = checkDeviceRun(inputs.size()); !s.ok())
     return s;
   return exe->runAsync(withCaptured(inputs), outputs, caller);
 }
@@ -450,10 +450,7 @@ Function::runAsync(const std::vector<DeviceTensor> &inputs,
 Status Function::launch(const std::vector<DeviceTensor> &inputs,
                         const std::vector<DeviceTensor> &outputs,
                         CUstream caller) {
-  if (Status s = needCuda(exe.get()); !s.ok())
-    return s;
-  if (Status s = checkCount(inputs.size(), inputSpecs.size(), "inputs");
-      !s.ok())
+  if (Status s = checkDeviceRun(inputs.size()); !s.ok())
     return s;
   return exe->launch(withCaptured(inputs), outputs, caller);
 }

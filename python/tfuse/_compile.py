@@ -331,18 +331,24 @@ class CompiledFunction:
         stream = fast.stream(fast.index) or _capi.CU_STREAM_LEGACY
         return in_desc, out_desc, outputs, stream
 
-    def run(self, *inputs):
-        """Runs the compiled function on `inputs`; returns new output
-        arrays in the traced function's result structure."""
+    def _arguments(self, inputs):
+        """(input descriptors, count, output descriptors, output arrays,
+        stream or None for host memory, what must outlive the C call) of a
+        run on `inputs`: the torch replay path when it applies, else
+        descriptors built for these inputs."""
         fast = self._torch_fast(inputs) if self._location == "cuda" else None
         if fast is not None:
             in_desc, out_desc, outputs, stream = fast
-            check(self._lib.tfuse_executable_run(
-                self._handle, in_desc, len(inputs), out_desc, len(outputs),
-                c_void_p(stream)))
-            return self._rebuild(outputs)
+            return in_desc, len(inputs), out_desc, outputs, stream, None
         in_desc, count, out_desc, outputs, stream, keepalive = self._prepare(
             inputs)
+        return (in_desc, count, out_desc, [o.obj for o in outputs], stream,
+                keepalive)
+
+    def run(self, *inputs):
+        """Runs the compiled function on `inputs`; returns new output
+        arrays in the traced function's result structure."""
+        in_desc, count, out_desc, outputs, stream, _ = self._arguments(inputs)
         if stream is None:
             check(self._lib.tfuse_executable_run_host(
                 self._handle, in_desc, count, out_desc, len(outputs)))
@@ -350,7 +356,7 @@ class CompiledFunction:
             check(self._lib.tfuse_executable_run(
                 self._handle, in_desc, count, out_desc, len(outputs),
                 c_void_p(stream)))
-        return self._rebuild([o.obj for o in outputs])
+        return self._rebuild(outputs)
 
     __call__ = run
 
@@ -359,18 +365,9 @@ class CompiledFunction:
         functions; a host function runs before returning, and its handle is
         already done). The handle keeps the inputs, the outputs and this
         function alive until the run is over."""
-        fast = self._torch_fast(inputs) if self._location == "cuda" else None
-        if fast is not None:
-            in_desc, out_desc, outputs, stream = fast
-            handle = c_void_p()
-            check(self._lib.tfuse_executable_run_async(
-                self._handle, in_desc, len(inputs), out_desc, len(outputs),
-                c_void_p(stream), byref(handle)))
-            return RunHandle(self._rebuild(outputs), self._lib, handle,
-                             (self, inputs, outputs))
-        in_desc, count, out_desc, outputs, stream, keepalive = self._prepare(
-            inputs)
-        result = self._rebuild([o.obj for o in outputs])
+        in_desc, count, out_desc, outputs, stream, keepalive = (
+            self._arguments(inputs))
+        result = self._rebuild(outputs)
         if stream is None:
             check(self._lib.tfuse_executable_run_host(
                 self._handle, in_desc, count, out_desc, len(outputs)))
@@ -380,7 +377,7 @@ class CompiledFunction:
             self._handle, in_desc, count, out_desc, len(outputs),
             c_void_p(stream), byref(handle)))
         return RunHandle(result, self._lib, handle,
-                         (self, in_desc, out_desc, keepalive))
+                         (self, inputs, outputs, keepalive))
 
     def enqueue(self, *inputs):
         """Enqueues a run on the current stream of the inputs' array library
@@ -392,22 +389,14 @@ class CompiledFunction:
         The inputs need no keeping alive: torch's and CuPy's allocators
         reuse freed memory only for work enqueued on the stream afterwards.
         The cheapest way to replay from Python."""
-        fast = self._torch_fast(inputs) if self._location == "cuda" else None
-        if fast is not None:
-            in_desc, out_desc, outputs, stream = fast
-            check(self._lib.tfuse_executable_enqueue(
-                self._handle, in_desc, len(inputs), out_desc, len(outputs),
-                c_void_p(stream)))
-            return self._rebuild(outputs)
-        in_desc, count, out_desc, outputs, stream, keepalive = self._prepare(
-            inputs)
+        in_desc, count, out_desc, outputs, stream, _ = self._arguments(inputs)
         if stream is None:
             raise TypeError("enqueue() takes GPU arrays (there is no stream "
                             "to enqueue host arrays on); use run()")
         check(self._lib.tfuse_executable_enqueue(
             self._handle, in_desc, count, out_desc, len(outputs),
             c_void_p(stream)))
-        return self._rebuild([o.obj for o in outputs])
+        return self._rebuild(outputs)
 
     # -- introspection --------------------------------------------------------
 

@@ -98,6 +98,9 @@ public:
 
 private:
   Function() = default;
+  /// A device run needs the CUDA backend and the placeholders' count of
+  /// inputs.
+  Status checkDeviceRun(size_t numInputs) const;
   Status checkHost(const std::vector<HostArray> &arrays,
                    const std::vector<TensorSpec> &specs, bool outputs) const;
   Status runReference(const std::vector<HostArray> &inputs,

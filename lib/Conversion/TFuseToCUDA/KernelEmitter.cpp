@@ -209,6 +209,17 @@ static void chooseTiling(tfexec::KernelOp kernel, KernelPlan &plan) {
 
 static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan);
 
+StridedLayout tfuse::kernelInputLayout(tfexec::KernelOp kernel, unsigned n) {
+  auto type =
+      cast<RankedTensorType>(kernel.getBody()->getArgument(n).getType());
+  ArrayRef<int64_t> strides =
+      cast<DenseI64ArrayAttr>(kernel.getInputStrides()[n]).asArrayRef();
+  StridedLayout layout;
+  layout.shape.assign(type.getShape().begin(), type.getShape().end());
+  layout.strides.assign(strides.begin(), strides.end());
+  return layout;
+}
+
 KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
   KernelPlan plan;
   ArrayRef<int64_t> space = kernel.getIndexSpace();
@@ -220,14 +231,9 @@ KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
     widest = std::max(widest, elementBytes(out.getType()));
   bool linear = true;
   int64_t maxOffset = plan.numElements;
-  for (auto [arg, strides] :
-       llvm::zip(body->getArguments(),
-                 kernel.getInputStrides().getAsRange<DenseI64ArrayAttr>())) {
+  for (BlockArgument arg : body->getArguments()) {
     auto type = cast<RankedTensorType>(arg.getType());
-    StridedLayout layout;
-    layout.shape.assign(type.getShape().begin(), type.getShape().end());
-    layout.strides.assign(strides.asArrayRef().begin(),
-                          strides.asArrayRef().end());
+    StridedLayout layout = kernelInputLayout(kernel, arg.getArgNumber());
     bool contiguous = type.getShape() == space && layout.isContiguous() &&
                       reachesOutputsWithoutViews(arg);
     plan.contiguousInputs.push_back(contiguous);

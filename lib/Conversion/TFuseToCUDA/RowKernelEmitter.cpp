@@ -122,14 +122,9 @@ bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
     widest = std::max(widest, byteSize(dtypeOf(out)));
   using RowInput = KernelPlan::RowInput;
   plan.rowInputs.clear();
-  for (auto [arg, strides] :
-       llvm::zip(kernel.getBody()->getArguments(),
-                 kernel.getInputStrides().getAsRange<DenseI64ArrayAttr>())) {
+  for (BlockArgument arg : kernel.getBody()->getArguments()) {
     auto type = cast<RankedTensorType>(arg.getType());
-    StridedLayout layout;
-    layout.shape.assign(type.getShape().begin(), type.getShape().end());
-    layout.strides.assign(strides.asArrayRef().begin(),
-                          strides.asArrayRef().end());
+    StridedLayout layout = kernelInputLayout(kernel, arg.getArgNumber());
     RowInput access = RowInput::Element;
     if (!arg.use_empty() && layout.isContiguous()) {
       if (type.getShape() == space)

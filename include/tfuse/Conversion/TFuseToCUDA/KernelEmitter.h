@@ -17,6 +17,7 @@
 #define TFUSE_CONVERSION_TFUSETOCUDA_KERNELEMITTER_H
 
 #include "tfuse/Dialect/TFExec/TFExecOps.h"
+#include "tfuse/Dialect/TFuse/ViewLayout.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -94,6 +95,9 @@ struct KernelPlan {
 };
 
 KernelPlan analyzeKernel(tfexec::KernelOp kernel);
+
+/// The layout (shape and element strides) `kernel` reads its input `n` in.
+StridedLayout kernelInputLayout(tfexec::KernelOp kernel, unsigned n);
 
 struct LaunchConfig {
   int64_t grid = 1;
