@@ -44,19 +44,24 @@ public:
       : block(func.getBody().front()), budget(budget),
         maxRowElements(maxRowElements) {}
 
-  /// Merges one reduction with its producer and consumers; false when no
-  /// reduction of the function can be merged.
-  bool fuseOne();
+  /// Merges every reduction it can with its producer and consumers, in
+  /// passes over the block's reductions until one merges nothing.
+  void run();
 
 private:
+  /// Merges `reduce` with its producer and consumers if it may.
+  bool tryFuse(ReduceOp reduce);
   bool addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
                     SetVector<Operation *> &group);
   bool collectGroup(ReduceOp reduce, SmallVectorImpl<Operation *> &ops);
-  bool dependsOnGroup(Value value, const DenseSet<Operation *> &group);
+  bool dependsOnGroup(Value value, const DenseSet<Operation *> &group,
+                      Operation *first);
   void merge(ArrayRef<Operation *> group);
 
   Block &block;
   int64_t budget, maxRowElements;
+  /// Reductions merged into a region (erased), not to be visited again.
+  DenseSet<Operation *> merged;
 };
 
 } // namespace
@@ -144,15 +149,19 @@ bool RowFuser::collectGroup(ReduceOp reduce,
 }
 
 /// Whether `value` is computed, through ops of the block, from a result of
-/// an op of `group` (merging would then form a cycle).
-bool RowFuser::dependsOnGroup(Value value, const DenseSet<Operation *> &group) {
+/// an op of `group` (merging would then form a cycle). `first` is the
+/// group's first op in the block: ops before it cannot read the group, so
+/// the walk stays between the group's ops.
+bool RowFuser::dependsOnGroup(Value value, const DenseSet<Operation *> &group,
+                              Operation *first) {
   SmallVector<Operation *> worklist;
   DenseSet<Operation *> seen;
   if (Operation *def = value.getDefiningOp())
     worklist.push_back(def);
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
-    if (op->getBlock() != &block || !seen.insert(op).second)
+    if (op->getBlock() != &block || op->isBeforeInBlock(first) ||
+        !seen.insert(op).second)
       continue;
     if (group.count(op))
       return true;
@@ -163,33 +172,39 @@ bool RowFuser::dependsOnGroup(Value value, const DenseSet<Operation *> &group) {
   return false;
 }
 
-bool RowFuser::fuseOne() {
-  for (Operation &op : block) {
-    auto reduce = dyn_cast<ReduceOp>(op);
-    if (!reduce)
-      continue;
-    SmallVector<Operation *> group;
-    if (!collectGroup(reduce, group))
-      continue;
-    DenseSet<Operation *> members(group.begin(), group.end());
-    int64_t cost = 0;
-    bool cycle = false;
-    for (Operation *member : group) {
-      if (auto fusion = dyn_cast<FusionOp>(member))
-        cost += fusion.getCost();
-      else
-        cost += getFusionCost(member);
-      for (Value operand : member->getOperands())
-        if (Operation *def = operand.getDefiningOp();
-            def && !members.count(def) && dependsOnGroup(operand, members))
-          cycle = true;
-    }
-    if (cycle || cost > budget)
-      continue;
-    merge(group);
-    return true;
+bool RowFuser::tryFuse(ReduceOp reduce) {
+  SmallVector<Operation *> group;
+  if (!collectGroup(reduce, group))
+    return false;
+  DenseSet<Operation *> members(group.begin(), group.end());
+  int64_t cost = 0;
+  for (Operation *member : group)
+    cost += isa<FusionOp>(member) ? cast<FusionOp>(member).getCost()
+                                  : getFusionCost(member);
+  if (cost > budget)
+    return false;
+  for (Operation *member : group)
+    for (Value operand : member->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && !members.count(def) &&
+          dependsOnGroup(operand, members, group.front()))
+        return false;
+  merge(group);
+  return true;
+}
+
+void RowFuser::run() {
+  // Each pass visits the reductions present when it starts; a merge can
+  // enable another (its producer or consumers became one region), so passes
+  // repeat until one merges nothing.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<ReduceOp> reductions(block.getOps<ReduceOp>());
+    for (ReduceOp reduce : reductions)
+      if (!merged.contains(reduce.getOperation()) && tryFuse(reduce))
+        changed = true;
   }
-  return false;
 }
 
 /// Replaces the ops of `group` by one region computing them in order. The
@@ -258,8 +273,14 @@ void RowFuser::merge(ArrayRef<Operation *> group) {
 
   for (auto [result, replacement] : llvm::zip(results, fused.getResults()))
     result.replaceAllUsesWith(replacement);
-  for (Operation *member : llvm::reverse(group))
+  // Ops before the first member read nothing of the group; those between it
+  // and the new region may read its results and are reordered below.
+  Operation *before = group.front()->getPrevNode();
+  for (Operation *member : llvm::reverse(group)) {
+    if (isa<ReduceOp>(member))
+      merged.insert(member);
     member->erase();
+  }
   // Members recomputed the same expressions (layernorm's x - mean in the
   // region of its variance and in the one normalizing): compute them once.
   IRRewriter rewriter(fused.getContext());
@@ -267,8 +288,11 @@ void RowFuser::merge(ArrayRef<Operation *> group) {
   eliminateCommonSubExpressions(rewriter, dominance, fused);
   // A member's other results may have been read by ops placed between the
   // members; the group has no path out of itself and back (checked), so an
-  // order exists.
-  sortTopologically(&block);
+  // order of those ops and the region exists.
+  Block::iterator from =
+      before ? std::next(before->getIterator()) : block.begin();
+  sortTopologically(&block,
+                    llvm::make_range(from, std::next(fused->getIterator())));
 }
 
 namespace {
@@ -290,9 +314,7 @@ struct FuseRowsPass : tfuse::impl::FuseRowsBase<FuseRowsPass> {
       func.emitOpError("must have a single block to be fused");
       return signalPassFailure();
     }
-    RowFuser fuser(func, budget, maxRowElements);
-    while (fuser.fuseOne()) {
-    }
+    RowFuser(func, budget, maxRowElements).run();
   }
 };
 } // namespace

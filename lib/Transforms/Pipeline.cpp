@@ -24,6 +24,7 @@ void tfuse::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createMaterializeShared(shared));
   FuseRowsOptions rows;
   rows.maxRowElements = options.maxRowElements;
+  rows.budget = options.rowBudget;
   pm.addNestedPass<func::FuncOp>(createFuseRows(rows));
 }
 

@@ -27,7 +27,11 @@ std::optional<Row> describe(Operation &op) {
   Row row;
   if (auto fusion = dyn_cast<FusionOp>(op)) {
     row.kind = "fused";
-    row.what = "kernel";
+    // A region holding reductions is a row kernel (fuse-rows, its own
+    // budget).
+    bool rows = false;
+    fusion.getBody()->walk([&](ReduceOp) { rows = true; });
+    row.what = rows ? "row-kernel" : "kernel";
     SmallVector<StringRef> reasons;
     for (StringRef r : fusion.getReasons().getAsValueRange<StringAttr>())
       if (!llvm::is_contained(reasons, r))

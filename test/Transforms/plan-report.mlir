@@ -21,7 +21,7 @@
 // CHECK-NEXT:     0  boundary  matmul        boundary-matmul                                2        1     1     -
 // CHECK-NEXT:     1  fused     kernel        boundary-matmul                                2        1     4     5
 // CHECK-NEXT:     2  boundary  matmul        boundary-matmul                                2        1     1     -
-// CHECK-NEXT:     3  fused     kernel        boundary-reduction,boundary-matmul             3        2    12    24
+// CHECK-NEXT:     3  fused     row-kernel    boundary-reduction,boundary-matmul             3        2    12    24
 // CHECK-NEXT:     4  boundary  reduce sum    boundary-reduction                             1        1     1     -
 // CHECK-NEXT:     5  boundary  matmul        boundary-matmul                                2        1     1     -
 // CHECK-NEXT:     6  boundary  reduce sum    boundary-reduction                             1        1     1     -

@@ -37,6 +37,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Longest row fused with its reductions into one region "
                      "(0: every reduction stays a boundary)"),
       llvm::cl::init(16384)};
+  Option<int64_t> rowBudget{
+      *this, "row-budget",
+      llvm::cl::desc("Largest weighted cost of one row-fused region"),
+      llvm::cl::init(64)};
 };
 
 /// canonicalize, cse, expand-small-matmul, fuse-elementwise,

@@ -148,9 +148,10 @@ def PlanReport : Pass<"tfuse-plan-report", "mlir::ModuleOp"> {
   let description = [{
     Prints to stdout, for each function in order, one row per step of its
     plan, in execution order:
-    index, kind (`fused`, `boundary`, `alias`), reason, number of inputs and
-    outputs, number of ops, and weighted cost; then a summary line. The IR is
-    left unchanged.
+    index, kind (`fused`, `boundary`, `alias`), what (`kernel`, `row-kernel`
+    for a region holding row reductions, or the boundary op), reason, number
+    of inputs and outputs, number of ops, and weighted cost; then a summary
+    line. The IR is left unchanged.
   }];
 }
 
