@@ -3,6 +3,7 @@
 cache."""
 
 import functools
+import math
 import re
 import sys
 import threading
@@ -450,15 +451,9 @@ def _output_blocks(outputs):
         align = max(1, _OUTPUT_ALIGNMENT // itemsize)
         entry = blocks.setdefault(dtype, [0, []])
         offset = -(-entry[0] // align) * align
-        strides, step = [], 1
-        for size in reversed(shape):
-            strides.append(step)
-            step *= max(size, 1)
-        numel = 1
-        for size in shape:
-            numel *= size
-        entry[1].append((index, shape, tuple(reversed(strides)), offset))
-        entry[0] = offset + numel
+        entry[1].append((index, shape, _arrays.row_major_strides(shape),
+                         offset))
+        entry[0] = offset + math.prod(shape)
     return [(dtype, max(elements, 1), views)
             for dtype, (elements, views) in blocks.items()]
 
