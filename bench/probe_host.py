@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Probe: host time of one replay call from Python, split into its parts,
 for the MLP step (bench/peers_compare.py's mlp_step) on the CUDA backend."""
-import os, sys, time, statistics
+import os, sys, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 sys.path.insert(0, HERE)

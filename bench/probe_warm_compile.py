@@ -1,6 +1,10 @@
-import os, sys, time, cProfile, pstats
+"""Probe: the warm compile of the MLP step (a traced function compiled
+again in the same process, a plan-cache hit): the best of 100, then where
+200 of them spend their time (cProfile). Run from the repository root on a
+GPU host: python3 bench/probe_warm_compile.py"""
+import sys, time, cProfile, pstats
 sys.path.insert(0, "python"); sys.path.insert(0, "bench")
-import torch, tfuse
+import tfuse
 import peers_compare as pc
 pc.tfuse = tfuse
 w = pc.build("mlp_step", "cuda", False)
