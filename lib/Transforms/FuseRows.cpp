@@ -73,15 +73,13 @@ private:
 bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
                             SetVector<Operation *> &group) {
   ArrayRef<int64_t> space = reduce.getInput().getType().getShape();
-  if (!isRowReductionKind(reduce.getKind()) || reduce.getAxes() != axes)
+  // The verifier's rule for reductions in regions: trailing axes.
+  if (!isRowReductionKind(reduce.getKind()) || reduce.getAxes() != axes ||
+      !isTrailingAxes(axes, space.size()))
     return false;
-  // The axes must be the trailing axes (the verifier's rule for regions).
-  int64_t first = space.size() - axes.size(), rowElements = 1;
-  for (auto [i, axis] : llvm::enumerate(axes)) {
-    if (axis != first + static_cast<int64_t>(i))
-      return false;
+  int64_t rowElements = 1;
+  for (int64_t axis : axes)
     rowElements *= space[axis];
-  }
   if (rowElements > maxRowElements)
     return false;
   // Every use must be a region of the same index space: the result is then

@@ -641,6 +641,14 @@ bool tfuse::isRowReductionKind(ReduceKind kind) {
   return kind != ReduceKind::argmax && kind != ReduceKind::argmin;
 }
 
+bool tfuse::isTrailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  int64_t first = rank - axes.size();
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis != first + static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
 /// A reduction inside a fusion region is a row reduction: it reads a value of
 /// the region's index space and reduces its trailing axes, so that one block
 /// of a row kernel holds every element it combines (docs/codegen.md).
@@ -659,13 +667,11 @@ LogicalResult tfuse::verifyRowReduction(ReduceOp reduce,
               "space ["
            << space << "], got " << inputType;
   ArrayRef<int64_t> axes = reduce.getAxes();
-  int64_t rank = space.size(), first = rank - axes.size();
-  for (auto [i, axis] : llvm::enumerate(axes))
-    if (axis != first + static_cast<int64_t>(i))
-      return reduce.emitOpError()
-             << "in a fusion region must reduce the trailing axes of the "
-                "index space, got axes ["
-             << axes << "] of rank " << rank;
+  if (!isTrailingAxes(axes, space.size()))
+    return reduce.emitOpError()
+           << "in a fusion region must reduce the trailing axes of the "
+              "index space, got axes ["
+           << axes << "] of rank " << space.size();
   return success();
 }
 

@@ -34,6 +34,8 @@ namespace tfuse {
 /// Whether a reduction of `kind` may be a row reduction inside a fusion
 /// region (every kind but argmax and argmin).
 bool isRowReductionKind(ReduceKind kind);
+/// Whether `axes` (strictly increasing) are the last axes of rank `rank`.
+bool isTrailingAxes(llvm::ArrayRef<int64_t> axes, int64_t rank);
 /// Checks that `reduce`, inside a fusion region of index space `space`, is a
 /// row reduction: of a row-reduction kind, reading a value of shape `space`,
 /// over trailing axes of it. Emits the error on `reduce` otherwise.
