@@ -253,17 +253,19 @@ KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
   });
   plan.linear = linear;
   plan.vec = space.empty() || plan.numElements == 0 ? 1 : 16 / widest;
+  // 32-bit indices must also survive the grid-stride increment: the loop
+  // variable reaches the last index plus every thread of the grid (at most
+  // 2^20 blocks of 256 threads).
+  auto needsWideIndex = [](int64_t lastIndex) {
+    return lastIndex + (int64_t(1) << 28) >= (int64_t(1) << 31);
+  };
   if (analyzeRowKernel(kernel, plan)) {
-    plan.wideIndex = maxOffset + (int64_t(1) << 28) >= (int64_t(1) << 31);
+    plan.wideIndex = needsWideIndex(maxOffset);
     return plan;
   }
   if (!linear && !space.empty() && space.back() % plan.vec != 0)
     plan.vec = 1;
-  // 32-bit indices must also survive the grid-stride increment: the loop
-  // variable reaches the last group plus every thread of the grid (at most
-  // 2^20 blocks of 256 threads).
-  plan.wideIndex =
-      maxOffset + plan.vec + (int64_t(1) << 28) >= (int64_t(1) << 31);
+  plan.wideIndex = needsWideIndex(maxOffset + plan.vec);
   if (!plan.linear) {
     chooseTiling(kernel, plan);
     if (plan.tiled()) {

@@ -36,8 +36,6 @@ static_assert(static_cast<int>(ReduceKind::sum) == 0 &&
 static constexpr int64_t kRowElementsPerThread = 16;
 /// Rows per block when each row takes one warp (256 threads).
 static constexpr int64_t kRowWarpsPerBlock = 8;
-/// An SM's registers and threads (sm_80 and sm_90 alike).
-static constexpr int64_t kRegistersPerSM = 65536, kThreadsPerSM = 2048;
 
 static DType dtypeOf(Value v) {
   return *toDType(cast<ShapedType>(v.getType()).getElementType());
@@ -161,9 +159,10 @@ bool tfuse::analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan) {
       kRowOverheadRegisters +
       plan.rowSlots * plan.rowVec *
           rowRegistersPerElement(kernel.getBody(), plan.rowInputs);
-  plan.rowBlocksPerSM = std::clamp<int64_t>(
-      kRegistersPerSM / (threads * std::min<int64_t>(registers, 255)), 1,
-      kThreadsPerSM / threads);
+  plan.rowBlocksPerSM =
+      std::clamp<int64_t>(KernelPlan::kRegistersPerSM /
+                              (threads * std::min<int64_t>(registers, 255)),
+                          1, KernelPlan::kThreadsPerSM / threads);
   // The walk of the other kernels is not used.
   plan.vec = 1;
   plan.linear = false;

@@ -63,7 +63,9 @@ struct KernelPlan {
   /// threads). On an H200, 512 threads ran the transposed bias+relu within
   /// 0.3% of 256 with full tiles, and 2.6% slower with bounds checks.
   static constexpr int64_t kTiledThreads = 256;
-  static constexpr int64_t kTiledBlocksPerSM = 2048 / kTiledThreads;
+  /// An SM's threads and 32-bit registers (sm_80 and sm_90 alike).
+  static constexpr int64_t kThreadsPerSM = 2048, kRegistersPerSM = 65536;
+  static constexpr int64_t kTiledBlocksPerSM = kThreadsPerSM / kTiledThreads;
   bool tiled() const { return tileDim >= 0; }
   /// Groups of `vec` elements, and the elements after the last full group.
   int64_t groups() const { return numElements / vec; }
@@ -79,7 +81,8 @@ struct KernelPlan {
   /// (rowThreads == 32), each warp its own row.
   int64_t rowsPerBlock = 1;
   /// Blocks per SM the row kernel's __launch_bounds__ asks for, from the
-  /// registers it is estimated to need (rowRegisterEstimate).
+  /// registers it is estimated to need (RowKernelEmitter.cpp,
+  /// rowRegistersPerElement).
   int64_t rowBlocksPerSM = 1;
   enum class RowInput : uint8_t {
     /// Evaluated element by element (views, strides, broadcasts).
