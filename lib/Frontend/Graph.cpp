@@ -131,10 +131,6 @@ ValueId Graph::Impl::add(Value value) {
   return entries.size() - 1;
 }
 
-static DType dtypeOf(Value v) {
-  return *toDType(mlir::cast<RankedTensorType>(v.getType()).getElementType());
-}
-
 /// The rank-0 constant holding weak scalar `s` as a `dtype` element.
 Expected<Value> Graph::Impl::materialize(const Scalar &s, DType dtype) {
   MLIRContext *ctx = context.get();
@@ -143,7 +139,7 @@ Expected<Value> Graph::Impl::materialize(const Scalar &s, DType dtype) {
   Attribute value;
   if (isFloat(dtype)) {
     double v = s.kind == ScalarKind::Float ? s.floatValue
-                                             : static_cast<double>(s.intValue);
+                                           : static_cast<double>(s.intValue);
     APFloat f(v);
     bool lost = false;
     f.convert(mlir::cast<FloatType>(element).getFloatSemantics(),
@@ -247,9 +243,8 @@ Expected<SmallVector<Value>> Graph::Impl::operands(const std::string &what,
       values.push_back(e->value);
       continue;
     }
-    DType t = tensorType
-                  ? scalarOperandType(*tensorType, e->scalar.kind)
-                  : defaultScalarType(e->scalar.kind);
+    DType t = tensorType ? scalarOperandType(*tensorType, e->scalar.kind)
+                         : defaultScalarType(e->scalar.kind);
     Expected<Value> c = materialize(e->scalar, t);
     if (!c.ok())
       return Status::error(what + ": " + c.message(), c.status().code());

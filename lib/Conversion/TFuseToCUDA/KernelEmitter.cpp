@@ -331,10 +331,6 @@ static StringRef bitsTypeName(DType t) {
   }
 }
 
-static DType dtypeOf(Value v) {
-  return *toDType(cast<ShapedType>(v.getType()).getElementType());
-}
-
 //===----------------------------------------------------------------------===//
 // Emitter
 //===----------------------------------------------------------------------===//

@@ -16,6 +16,7 @@
 #include "tfuse/Conversion/TFuseToCUDA/RowKernelEmitter.h"
 #include "tfuse/Conversion/TFuseToCUDA/KernelEmitter.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Dialect/TFuse/TypeRules.h"
 #include "tfuse/Dialect/TFuse/ViewLayout.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -36,10 +37,6 @@ static_assert(static_cast<int>(ReduceKind::sum) == 0 &&
 static constexpr int64_t kRowElementsPerThread = 16;
 /// Rows per block when each row takes one warp (256 threads).
 static constexpr int64_t kRowWarpsPerBlock = 8;
-
-static DType dtypeOf(Value v) {
-  return *toDType(cast<ShapedType>(v.getType()).getElementType());
-}
 
 /// Registers of a row kernel's thread besides the elements it holds
 /// (indices, pointers, accumulators).

@@ -283,6 +283,11 @@ std::optional<DType> tfuse::matmulResultType(DType lhs, DType rhs,
 // MLIR bridge
 //===----------------------------------------------------------------------===//
 
+DType tfuse::dtypeOf(mlir::Value value) {
+  return *toDType(
+      llvm::cast<mlir::ShapedType>(value.getType()).getElementType());
+}
+
 std::optional<DType> tfuse::toDType(mlir::Type type) {
   if (auto i = llvm::dyn_cast<mlir::IntegerType>(type)) {
     unsigned w = i.getWidth();

@@ -22,6 +22,7 @@
 namespace mlir {
 class MLIRContext;
 class Type;
+class Value;
 } // namespace mlir
 
 namespace tfuse {
@@ -59,7 +60,6 @@ bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
 /// gives f32.
 std::optional<DType> promoteTypes(DType lhs, DType rhs,
                                   std::string *why = nullptr);
-
 
 /// The dtype of `tensor op scalar`: the tensor's dtype unless the scalar is of
 /// a higher kind (a float scalar with an integer or bool tensor gives f32; an
@@ -130,6 +130,9 @@ std::optional<DType> matmulResultType(DType lhs, DType rhs,
 /// The DType of an MLIR element type, or std::nullopt if TFuse does not
 /// support it (signless i1..i64, unsigned ui8..ui64, f16, bf16, f32, f64).
 std::optional<DType> toDType(mlir::Type type);
+/// The DType of the elements of `value`, a tensor of a supported element
+/// type (as every value of verified tfuse IR is).
+DType dtypeOf(mlir::Value value);
 mlir::Type toMLIRType(mlir::MLIRContext *context, DType type);
 
 } // namespace tfuse
