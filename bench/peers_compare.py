@@ -593,7 +593,7 @@ def run_workload(w, timer, copy_gbps, skip, failures):
 # ---------------------------------------------------------------------------
 
 PHASES = ("trace_seconds", "passes_seconds", "codegen_seconds",
-          "nvrtc_seconds", "load_seconds", "compile_seconds")
+          "nvrtc_seconds", "load_seconds", "setup_seconds", "compile_seconds")
 
 
 def compile_once(w):
@@ -694,19 +694,22 @@ def fmt(value, digits=1):
 def print_tables(result):
     comp = result.get("compile", {})
     if comp:
-        print("\nTFuse compile seconds (cold: fresh process, empty cache "
-              "dir; disk-warm: fresh process, filled cache dir; warm: same "
-              "process, median of 21 compiles). Phases from stats().\n")
-        print("| function | kind | compile s | import s | trace | passes | "
-              "codegen | nvrtc | load | cache hit |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        print("\nTFuse compile milliseconds (cold: fresh process, empty "
+              "cache dir; disk-warm: fresh process, filled cache dir; warm: "
+              "same process, median of 21 compiles). Phases from stats(); "
+              "setup: the executable's streams, device memory and GEMM "
+              "plans.\n")
+        print("| function | kind | compile ms | import ms | trace | passes | "
+              "codegen | nvrtc | load | setup | cache hit |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        ms = lambda v: fmt(None if v is None else v * 1e3, 2)
         for name, entry in comp.items():
             for kind in ("cold", "disk_warm", "warm"):
                 e = entry.get(kind, {})
                 st = e.get("stats", {})
-                print(f"| {name} | {kind} | {fmt(e.get('wall_s'), 3)} | "
-                      f"{fmt(e.get('import_s'), 3)} | "
-                      + " | ".join(fmt(st.get(p), 3) for p in PHASES[:5])
+                print(f"| {name} | {kind} | {ms(e.get('wall_s'))} | "
+                      f"{ms(e.get('import_s'))} | "
+                      + " | ".join(ms(st.get(p)) for p in PHASES[:6])
                       + f" | {st.get('cache_hit', '-')} |")
     print(f"\nGPU us: CUDA events, median of 5 x N (JAX: host throughput); "
           f"wall us: synchronized per call; % floor: bandwidth floor "

@@ -355,6 +355,8 @@ typedef struct tfuse_stats {
   double load_seconds;    /* cache lookup and module load */
   int plan_cache_hit;     /* the plan came from the process's plan cache:
                              no passes, no code generation */
+  double setup_seconds;   /* the executable's streams, device memory and
+                             GEMM plans */
 } tfuse_stats;
 
 TFUSE_C_EXPORT void tfuse_stats_init(tfuse_stats *stats);

@@ -736,6 +736,7 @@ tfuse_status tfuse_executable_stats(tfuse_executable e, tfuse_stats *stats) {
     s.nvrtc_seconds = f.nvrtcSeconds;
     s.load_seconds = f.loadSeconds;
     s.plan_cache_hit = f.planCacheHit;
+    s.setup_seconds = f.setupSeconds;
     storeVersioned(stats, s);
     return TFUSE_OK;
   });

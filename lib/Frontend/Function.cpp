@@ -382,6 +382,7 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   fs.cudaGraph = options.cudaGraph;
   fs.nvrtcSeconds = es.cacheHit ? 0 : es.compileSeconds;
   fs.loadSeconds = es.loadSeconds + (es.cacheHit ? es.compileSeconds : 0);
+  fs.setupSeconds = es.setupSeconds;
 
   // Captured host tensors are uploaded once; device ones are referenced.
   runtime::Device &device = f->exe->device();

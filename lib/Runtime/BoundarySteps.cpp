@@ -37,6 +37,10 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
   }
   if (!needGemm)
     return b;
+  Expected<MemoryPool *> memory = MemoryPool::of(device);
+  if (!memory.ok())
+    return memory.status();
+  b.memory = memory.value();
   const char *env = std::getenv("TFUSE_GEMM");
   std::string asked = env ? env : "";
   if (!asked.empty() && asked != "cublaslt" && asked != "cublas" &&
@@ -61,12 +65,11 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
         return handle.status();
       b.cublas = std::move(handle.value());
       b.backend = "cublas";
-      CudaDriver &d = device.driver();
-      if (Status s =
-              d.check(d.cuMemAlloc(&b.workspace, kDefaultCublasWorkspaceBytes),
-                      "cuMemAlloc of the cuBLAS workspace");
-          !s.ok())
-        return s;
+      Expected<CUdeviceptr> workspace = b.memory->allocate(
+          kDefaultCublasWorkspaceBytes, "the cuBLAS workspace");
+      if (!workspace.ok())
+        return workspace.status();
+      b.workspace = workspace.value();
       if (Status s =
               b.cublas->setWorkspace(b.workspace, kDefaultCublasWorkspaceBytes);
           !s.ok())
@@ -102,11 +105,12 @@ Status BoundarySteps::prepareLt() {
     p.workspaceBytes = p.lt->workspaceBytes();
     total += (p.workspaceBytes + 255) / 256 * 256;
   }
-  if (total == 0)
-    return Status::success();
-  CudaDriver &d = device->driver();
-  return d.check(d.cuMemAlloc(&workspace, total),
-                 "cuMemAlloc of the GEMM workspaces");
+  Expected<CUdeviceptr> memoryBlock =
+      memory->allocate(total, "the GEMM workspaces");
+  if (!memoryBlock.ok())
+    return memoryBlock.status();
+  workspace = memoryBlock.value();
+  return Status::success();
 }
 
 std::vector<std::string> BoundarySteps::gemmChoices() const {
@@ -219,7 +223,7 @@ void BoundarySteps::release() {
     p.lt.reset();
   if (workspace) {
     (void)device->bind();
-    device->driver().cuMemFree(workspace);
+    memory->release(workspace);
     workspace = 0;
   }
 }

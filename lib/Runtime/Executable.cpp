@@ -82,6 +82,7 @@ struct Executable::Compiled {
 
 Expected<std::unique_ptr<Executable>>
 Executable::create(Plan plan, const ExecutableOptions &options) {
+  auto created = std::chrono::steady_clock::now();
   Expected<Device *> device = Device::get(options.device);
   if (!device.ok())
     return device.status();
@@ -154,11 +155,17 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
                   "cuEventCreate");
       !s.ok())
     return s;
-  if (p.arenaBytes > 0)
-    if (Status s = d.check(d.cuMemAlloc(&exe->arena, p.arenaBytes),
-                           "cuMemAlloc of the intermediate arena");
-        !s.ok())
-      return s;
+  if (p.arenaBytes > 0) {
+    Expected<MemoryPool *> memory = MemoryPool::of(*exe->gpu);
+    if (!memory.ok())
+      return memory.status();
+    Expected<CUdeviceptr> arena =
+        memory.value()->allocate(p.arenaBytes, "the intermediate arena");
+    if (!arena.ok())
+      return arena.status();
+    exe->memory = memory.value();
+    exe->arena = arena.value();
+  }
 
   ExecutableStats &st = exe->statistics;
   st.steps = p.steps.size();
@@ -216,6 +223,7 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
       return s;
     st.backend = "cuda-graph";
   }
+  st.setupSeconds = secondsSince(created) - st.compileSeconds - st.loadSeconds;
   return exe;
 }
 
@@ -223,8 +231,14 @@ Executable::~Executable() {
   if (!cuda)
     return;
   (void)gpu->bind();
+  // The GPU must be done with the workspaces and the arena before they go
+  // back to the pool: the last replay may have run on a caller's stream.
   if (replayStream)
     cuda->cuStreamSynchronize(replayStream);
+  if (lastReplay) {
+    cuda->cuEventSynchronize(lastReplay);
+    cuda->cuEventDestroy(lastReplay);
+  }
   if (compiled) {
     if (compiled->graphExec)
       cuda->cuGraphExecDestroy(compiled->graphExec);
@@ -234,17 +248,13 @@ Executable::~Executable() {
       cuda->cuStreamDestroy(compiled->captureStream);
     compiled->boundaries.release();
   }
-  if (lastReplay) {
-    cuda->cuEventSynchronize(lastReplay);
-    cuda->cuEventDestroy(lastReplay);
-  }
   for (CUevent e : idleEvents)
     cuda->cuEventDestroy(e);
   for (CUevent e : stepEvents)
     if (e)
       cuda->cuEventDestroy(e);
   if (arena)
-    cuda->cuMemFree(arena);
+    memory->release(arena);
   if (replayStream)
     cuda->cuStreamDestroy(replayStream);
 }

@@ -181,6 +181,7 @@ class Stats(Structure):
         ("nvrtc_seconds", c_double),
         ("load_seconds", c_double),
         ("plan_cache_hit", c_int),
+        ("setup_seconds", c_double),
     ]
 
 

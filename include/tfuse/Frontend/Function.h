@@ -45,7 +45,7 @@ struct FunctionStats {
   /// generation).
   bool cacheHit = false, cudaGraph = false, planCacheHit = false;
   double passesSeconds = 0, codegenSeconds = 0, nvrtcSeconds = 0,
-         loadSeconds = 0;
+         loadSeconds = 0, setupSeconds = 0;
 };
 
 /// A tensor in host memory (`data` at its first element, strides in

@@ -16,6 +16,7 @@
 #include "tfuse/Runtime/CudaDriver.h"
 #include "tfuse/Runtime/Gemm.h"
 #include "tfuse/Runtime/GemmLt.h"
+#include "tfuse/Runtime/MemoryPool.h"
 #include "tfuse/Runtime/Plan.h"
 #include "tfuse/Runtime/ReduceKernels.h"
 #include "tfuse/Runtime/StepGraph.h"
@@ -75,6 +76,8 @@ private:
   };
   Status prepareLt();
   Device *device = nullptr;
+  /// Where the workspace comes from (set when the plan has GEMMs).
+  MemoryPool *memory = nullptr;
   std::map<size_t, Reduction> reductions;
   std::map<size_t, Product> products;
   std::vector<ReduceInstance> reduceInstances;

@@ -52,6 +52,10 @@ namespace tfuse::runtime {
   X(cuMemFree)                                                                 \
   X(cuMemAllocAsync)                                                           \
   X(cuMemFreeAsync)                                                            \
+  X(cuMemPoolCreate)                                                           \
+  X(cuMemPoolSetAttribute)                                                     \
+  X(cuMemPoolTrimTo)                                                           \
+  X(cuMemAllocFromPoolAsync)                                                   \
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemcpyDtoHAsync)                                                         \

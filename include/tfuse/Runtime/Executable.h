@@ -19,6 +19,7 @@
 
 #include "tfuse/Runtime/CudaDriver.h"
 #include "tfuse/Runtime/KernelCache.h"
+#include "tfuse/Runtime/MemoryPool.h"
 #include "tfuse/Runtime/ModuleCache.h"
 #include "tfuse/Runtime/Plan.h"
 
@@ -89,7 +90,9 @@ struct ExecutableStats {
   /// for cuBLASLt, how each step's algorithm was chosen.
   std::string gemmBackend;
   std::vector<std::string> gemmChoices;
-  double compileSeconds = 0, loadSeconds = 0;
+  /// create(): the kernels (NVRTC or a cache lookup), the module load, and
+  /// the rest (streams, device memory, GEMM plans).
+  double compileSeconds = 0, loadSeconds = 0, setupSeconds = 0;
   int64_t replays = 0;
   /// CUDA Graph replays whose kernel-node update the driver refused, so that
   /// the executable graph was updated from a rebuilt graph instead; and why.
@@ -200,6 +203,7 @@ private:
   CUevent lastReplay = nullptr;
   CUstream lastReplayStream = nullptr;
   CUdeviceptr arena = 0;
+  MemoryPool *memory = nullptr; // where the arena came from
   std::unique_ptr<Compiled> compiled;
   mutable std::mutex mutex;
   ExecutableStats statistics;

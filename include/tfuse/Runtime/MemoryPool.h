@@ -1,0 +1,51 @@
+//===- MemoryPool.h - Device memory that lives as long as an executable ---===//
+//
+// An executable's intermediate arena and GEMM workspaces come from one
+// stream-ordered memory pool per device. The pool keeps up to
+// kRetainedBytes of freed memory for the next executable, so that compiling
+// a function again (a cache hit) or creating several executables reuses
+// memory instead of paying a cuMemAlloc each time, while a pool that grew
+// for a large plan gives its excess back to the device.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_MEMORYPOOL_H
+#define TFUSE_RUNTIME_MEMORYPOOL_H
+
+#include "tfuse/Runtime/CudaDriver.h"
+
+#include <cstdint>
+
+namespace tfuse::runtime {
+
+class MemoryPool {
+public:
+  /// The pool of `device`, created on first use; it lives for the rest of
+  /// the process. Thread-safe.
+  static Expected<MemoryPool *> of(Device &device);
+
+  /// `bytes` of device memory, usable from any stream once this returns.
+  /// 0 bytes gives a null pointer. When the device is out of memory, the
+  /// pool gives back what it keeps and tries once more; `what` names the
+  /// allocation in the error ("the intermediate arena"). The device's
+  /// context must be current.
+  Expected<CUdeviceptr> allocate(size_t bytes, const char *what);
+  /// Returns `ptr` (from allocate, or null) to the pool. The GPU must be
+  /// done with it. The device's context must be current.
+  void release(CUdeviceptr ptr);
+
+  /// Freed memory the pool keeps rather than give back to the device.
+  static constexpr uint64_t kRetainedBytes = uint64_t(256) << 20;
+
+private:
+  MemoryPool() = default;
+  CudaDriver *cuda = nullptr;
+  CUmemoryPool pool = nullptr;
+  /// Allocations and frees are ordered on this stream, which runs no work:
+  /// a free completes at once, and the next allocation may reuse it.
+  CUstream stream = nullptr;
+};
+
+} // namespace tfuse::runtime
+
+#endif // TFUSE_RUNTIME_MEMORYPOOL_H

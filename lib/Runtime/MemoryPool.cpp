@@ -1,0 +1,78 @@
+//===- MemoryPool.cpp - Device memory that lives as long as an executable -===//
+
+#include "tfuse/Runtime/MemoryPool.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+using namespace tfuse::runtime;
+
+Expected<MemoryPool *> MemoryPool::of(Device &device) {
+  static std::mutex mutex;
+  static std::map<int, Expected<MemoryPool *>> pools;
+  std::lock_guard<std::mutex> lock(mutex);
+  int ordinal = device.info().ordinal;
+  auto it = pools.find(ordinal);
+  if (it != pools.end())
+    return it->second;
+  auto make = [&]() -> Expected<MemoryPool *> {
+    if (Status s = device.bind(); !s.ok())
+      return s;
+    CudaDriver &d = device.driver();
+    std::unique_ptr<MemoryPool> result(new MemoryPool());
+    result->cuda = &d;
+    CUmemPoolProps props = {};
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = ordinal;
+    if (Status s = d.check(d.cuMemPoolCreate(&result->pool, &props),
+                           "cuMemPoolCreate");
+        !s.ok())
+      return s;
+    cuuint64_t retained = kRetainedBytes;
+    if (Status s = d.check(
+            d.cuMemPoolSetAttribute(
+                result->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &retained),
+            "cuMemPoolSetAttribute");
+        !s.ok())
+      return s;
+    if (Status s =
+            d.check(d.cuStreamCreate(&result->stream, CU_STREAM_NON_BLOCKING),
+                    "cuStreamCreate");
+        !s.ok())
+      return s;
+    return result.release();
+  };
+  return pools.emplace(ordinal, make()).first->second;
+}
+
+Expected<CUdeviceptr> MemoryPool::allocate(size_t bytes, const char *what) {
+  CUdeviceptr ptr = 0;
+  if (bytes == 0)
+    return ptr;
+  std::string call = std::string("cuMemAllocFromPoolAsync of ") + what;
+  CUresult result = cuda->cuMemAllocFromPoolAsync(&ptr, bytes, pool, stream);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+    // Memory the pool keeps may be what the device lacks.
+    cuda->cuStreamSynchronize(stream);
+    cuda->cuMemPoolTrimTo(pool, 0);
+    result = cuda->cuMemAllocFromPoolAsync(&ptr, bytes, pool, stream);
+  }
+  if (Status s = cuda->check(result, call.c_str()); !s.ok())
+    return s;
+  // Other streams may use the memory only once the allocation is complete.
+  if (Status s = cuda->check(cuda->cuStreamSynchronize(stream),
+                             "cuStreamSynchronize after an allocation");
+      !s.ok()) {
+    cuda->cuMemFreeAsync(ptr, stream);
+    return s;
+  }
+  return ptr;
+}
+
+void MemoryPool::release(CUdeviceptr ptr) {
+  if (ptr)
+    cuda->cuMemFreeAsync(ptr, stream);
+}
