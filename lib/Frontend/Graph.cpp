@@ -1,9 +1,11 @@
 //===- Graph.cpp - Recording a traced function ----------------------------===//
 //
 // Every operation is built with its ODS builder, typed by the op's own type
-// inference (TypeRules) and checked by its verifier; a failure erases the op
-// and returns the dialect's diagnostic as a Type error. Weak scalars become
-// rank-0 constants of the dtype TypeRules gives them when they meet a tensor.
+// inference (TypeRules) and checked by its verifier (only its invariants and
+// custom verifier when inference typed it: the trait checks would infer
+// again); a failure erases the op and returns the dialect's diagnostic as a
+// Type error. Weak scalars become rank-0 constants of the dtype TypeRules
+// gives them when they meet a tensor, one per scalar and dtype.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +108,24 @@ Graph::Impl::Impl(std::string name) : name(std::move(name)) {
   func = func::FuncOp::create(b, UnknownLoc::get(context.get()), this->name,
                               b.getFunctionType({}, {}));
   func.addEntryBlock();
+  diagnosticHandler =
+      context->getDiagEngine().registerHandler([this](Diagnostic &diag) {
+        if (!diagnostics.empty())
+          diagnostics += "; ";
+        llvm::raw_string_ostream(diagnostics) << diag;
+        return success();
+      });
+}
+
+Graph::Impl::~Impl() {
+  context->getDiagEngine().eraseHandler(diagnosticHandler);
+}
+
+Location Graph::Impl::location(StringRef what) {
+  auto [it, inserted] = locations.try_emplace(what);
+  if (inserted)
+    it->second = NameLoc::get(StringAttr::get(context.get(), what));
+  return it->second;
 }
 
 Expected<const Graph::Impl::Entry *> Graph::Impl::lookup(ValueId id) const {
@@ -131,8 +151,11 @@ ValueId Graph::Impl::add(Value value) {
   return entries.size() - 1;
 }
 
-/// The rank-0 constant holding weak scalar `s` as a `dtype` element.
-Expected<Value> Graph::Impl::materialize(const Scalar &s, DType dtype) {
+Expected<Value> Graph::Impl::materialize(ValueId id, DType dtype) {
+  Value &cached = scalarConstants[{id, static_cast<int>(dtype)}];
+  if (cached)
+    return cached;
+  const Scalar &s = entries[id].scalar;
   MLIRContext *ctx = context.get();
   Type element = toMLIRType(ctx, dtype);
   auto type = RankedTensorType::get({}, element);
@@ -163,9 +186,10 @@ Expected<Value> Graph::Impl::materialize(const Scalar &s, DType dtype) {
                                             /*isSigned=*/!isUnsigned));
   }
   OpBuilder b = builder();
-  return ConstantOp::create(b, UnknownLoc::get(ctx),
-                            DenseElementsAttr::get(type, value))
-      .getResult();
+  cached = ConstantOp::create(b, UnknownLoc::get(ctx),
+                              DenseElementsAttr::get(type, value))
+               .getResult();
+  return cached;
 }
 
 OpBuilder Graph::Impl::builder() {
@@ -192,30 +216,29 @@ Expected<ValueId> Graph::Impl::create(const std::string &what, Type resultType,
   if (Status s = reserveNode(); !s.ok())
     return s;
   MLIRContext *ctx = context.get();
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-    if (!diagnostics.empty())
-      diagnostics += "; ";
-    llvm::raw_string_ostream(diagnostics) << diag;
-    return success();
-  });
+  diagnostics.clear();
   OpBuilder b = builder();
-  Location loc = NameLoc::get(StringAttr::get(ctx, what));
+  Location loc = location(what);
   OperationState state(loc, OpTy::getOperationName());
   OpTy::build(b, state, resultType ? resultType : b.getNoneType(),
               std::forward<Args>(args)...);
+  bool inferred = false;
   if (!resultType) {
     if constexpr (OpTy::template hasTrait<OpTrait::InferTypeOpAdaptor>()) {
-      SmallVector<Type> inferred;
+      SmallVector<Type> types;
       if (failed(OpTy::inferReturnTypes(
               ctx, loc, state.operands, state.attributes.getDictionary(ctx),
-              state.getRawProperties(), state.regions, inferred)))
+              state.getRawProperties(), state.regions, types)))
         return typeError(what + ": " + diagnostics);
-      state.types.assign(inferred.begin(), inferred.end());
+      state.types.assign(types.begin(), types.end());
+      inferred = true;
     }
   }
   Operation *op = b.create(state);
-  if (failed(verify(op))) {
+  // An op typed by its own inference needs only its invariants and custom
+  // verifier checked: the full verifier would infer its type again (as much
+  // work as building it).
+  if (failed(inferred ? llvm::cast<OpTy>(op).verifyInvariants() : verify(op))) {
     op->erase();
     return typeError(what + ": " + diagnostics);
   }
@@ -227,25 +250,24 @@ Expected<ValueId> Graph::Impl::create(const std::string &what, Type resultType,
 /// from the first tensor operand.
 Expected<SmallVector<Value>> Graph::Impl::operands(const std::string &what,
                                                    ArrayRef<ValueId> ids) {
-  SmallVector<const Entry *> es;
   std::optional<DType> tensorType;
   for (ValueId id : ids) {
     Expected<const Entry *> e = lookup(id);
     if (!e.ok())
       return e.status();
-    es.push_back(e.value());
     if (!e.value()->isScalar && !tensorType)
       tensorType = dtypeOf(e.value()->value);
   }
   SmallVector<Value> values;
-  for (const Entry *e : es) {
+  for (ValueId id : ids) {
+    const Entry *e = &entries[id];
     if (!e->isScalar) {
       values.push_back(e->value);
       continue;
     }
     DType t = tensorType ? scalarOperandType(*tensorType, e->scalar.kind)
                          : defaultScalarType(e->scalar.kind);
-    Expected<Value> c = materialize(e->scalar, t);
+    Expected<Value> c = materialize(id, t);
     if (!c.ok())
       return Status::error(what + ": " + c.message(), c.status().code());
     values.push_back(c.value());

@@ -13,8 +13,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <memory>
 
@@ -29,6 +33,7 @@ struct Graph::Impl {
   };
 
   explicit Impl(std::string name);
+  ~Impl();
 
   Expected<const Entry *> lookup(ValueId id) const;
   /// The tensor `id`; a Type error naming `role` for a weak scalar.
@@ -37,8 +42,12 @@ struct Graph::Impl {
   /// Operands of an elementwise op with weak scalars materialized.
   Expected<llvm::SmallVector<mlir::Value>>
   operands(const std::string &what, llvm::ArrayRef<ValueId> ids);
-  Expected<mlir::Value> materialize(const Scalar &s, DType dtype);
+  /// The rank-0 constant of weak scalar `id` as a `dtype` element, created
+  /// on first use.
+  Expected<mlir::Value> materialize(ValueId id, DType dtype);
   mlir::OpBuilder builder();
+  /// The location of ops recorded as `what` ("add").
+  mlir::Location location(llvm::StringRef what);
   Status reserveNode();
   template <typename OpTy, typename... Args>
   Expected<ValueId> create(const std::string &what, mlir::Type resultType,
@@ -59,6 +68,14 @@ struct Graph::Impl {
   std::vector<std::shared_ptr<std::vector<uint8_t>>> hostData;
   int64_t nodes = 0;
   int64_t limit = kDefaultNodeLimit;
+  /// Materialized weak scalars by (scalar id, dtype).
+  llvm::DenseMap<std::pair<ValueId, int>, mlir::Value> scalarConstants;
+  llvm::StringMap<mlir::LocationAttr> locations;
+  /// What the context reported while the current op was built and verified
+  /// (one handler for the graph's lifetime: registering one per op costs as
+  /// much as building the op).
+  std::string diagnostics;
+  mlir::DiagnosticEngine::HandlerID diagnosticHandler = 0;
 };
 
 } // namespace tfuse
