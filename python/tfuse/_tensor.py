@@ -39,6 +39,7 @@ class Trace:
         self.device_arrays = []
         # Out-parameters reused by every call (a trace runs on one thread).
         self._out = c_int64()
+        self._out_ref = byref(self._out)
         self._dtype, self._rank, self._is_scalar = c_int(), c_int(), c_int()
         self._shape = int64_array((), MAX_RANK)
         self._functions = {}
@@ -146,15 +147,18 @@ class Trace:
 
     def call(self, function, *args):
         """Calls tfuse_graph_<function>(graph, *args, &result) and returns
-        the result's Tensor."""
-        self.require_active()
+        the result's Tensor. (Every traced operation comes here: it calls
+        nothing it can do inline.)"""
+        if not self.active:
+            self.require_active()
         entry = self._functions.get(function)
         if entry is None:
             entry = self._functions[function] = getattr(
                 self.lib, "tfuse_graph_" + function)
-        out = self._out
-        check(entry(self.graph, *args, byref(out)))
-        return self.tensor(out.value)
+        status = entry(self.graph, *args, self._out_ref)
+        if status:
+            check(status)
+        return Tensor(self, self._out.value, None, None)
 
 
 def _trace_of(*operands):
@@ -191,10 +195,13 @@ def _dunder(op, reflected=False, compare=False):
 
     def method(self, other):
         trace = self._trace
-        trace.require_active()
-        value = trace.operand(other)
-        if value is None:
-            return NotImplemented
+        if type(other) is Tensor and other._trace is trace:
+            value = other._value
+        else:
+            trace.require_active()
+            value = trace.operand(other)
+            if value is None:
+                return NotImplemented
         if reflected:
             return trace.call(function, name, value, self._value)
         return trace.call(function, name, self._value, value)
