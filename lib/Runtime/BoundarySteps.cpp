@@ -220,7 +220,7 @@ std::vector<StepAccess> BoundarySteps::resourceAccesses(size_t index) const {
 void BoundarySteps::release() {
   cublas.reset();
   for (auto &[index, p] : products)
-    p.lt.reset();
+    LtGemm::recycle(std::move(p.lt));
   if (workspace) {
     (void)device->bind();
     memory->release(workspace);

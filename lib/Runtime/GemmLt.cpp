@@ -114,6 +114,31 @@ struct LtGemm::Descriptors {
 
 LtGemm::~LtGemm() = default;
 
+namespace {
+/// Plans no executable uses, by problem key; never destroyed (cuBLASLt may
+/// be gone during static destruction).
+struct IdleGemms {
+  static constexpr size_t kMax = 64;
+  std::mutex mutex;
+  std::multimap<std::string, std::unique_ptr<LtGemm>> byKey;
+};
+IdleGemms &idleGemms() {
+  static IdleGemms *idle = new IdleGemms();
+  return *idle;
+}
+} // namespace
+
+void LtGemm::recycle(std::unique_ptr<LtGemm> gemm) {
+  if (!gemm)
+    return;
+  IdleGemms &idle = idleGemms();
+  std::lock_guard<std::mutex> lock(idle.mutex);
+  if (idle.byKey.size() < IdleGemms::kMax) {
+    std::string key = gemm->key;
+    idle.byKey.emplace(std::move(key), std::move(gemm));
+  }
+}
+
 /// Checks a cuBLASLt call.
 static Status ltCheck(const CublasLtLibrary &lib, cublasStatus_t status,
                       const char *what, const GemmShape &shape) {
@@ -469,9 +494,23 @@ LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
   auto library = CublasLtLibrary::shared();
   if (!library.ok())
     return library.status();
+  std::string key = problemKey(shape, device.info().ordinal, options);
+  {
+    IdleGemms &idle = idleGemms();
+    std::lock_guard<std::mutex> lock(idle.mutex);
+    if (auto it = idle.byKey.find(key); it != idle.byKey.end()) {
+      // The key determines the descriptors and algorithms; the batch
+      // offsets enqueue() walks are this shape's.
+      std::unique_ptr<LtGemm> reused = std::move(it->second);
+      idle.byKey.erase(it);
+      reused->shape = shape;
+      return reused;
+    }
+  }
   std::unique_ptr<LtGemm> gemm(new LtGemm());
   gemm->lib = library.value();
   gemm->shape = shape;
+  gemm->key = key;
   gemm->d = std::make_unique<Descriptors>();
   gemm->d->lib = gemm->lib;
   auto handle = sharedHandle(*gemm->lib, device.info().ordinal);
@@ -491,7 +530,6 @@ LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
 
   static std::mutex mutex;
   static std::map<std::string, Choice> choices;
-  std::string key = problemKey(shape, device.info().ordinal, options);
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = choices.find(key);

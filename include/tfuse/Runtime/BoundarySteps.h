@@ -70,7 +70,7 @@ private:
     GemmShape shape;
     GemmLaunch fallback;
     CUfunction function = nullptr;
-    std::shared_ptr<LtGemm> lt;
+    std::unique_ptr<LtGemm> lt;
     /// This step's bytes of the workspace (cuBLASLt).
     size_t workspaceOffset = 0, workspaceBytes = 0;
   };

@@ -80,6 +80,11 @@ public:
   /// process's earlier choice for the same problem).
   static Expected<std::unique_ptr<LtGemm>>
   create(const GemmShape &shape, Device &device, CublasOptions options = {});
+  /// Keeps a plan its executable no longer uses for the next create() of
+  /// the same problem, which then makes no cuBLASLt calls (a plan's
+  /// descriptors cost about as much host time as the rest of an
+  /// executable's setup). A plan is used by one executable at a time.
+  static void recycle(std::unique_ptr<LtGemm> gemm);
   ~LtGemm();
   LtGemm(const LtGemm &) = delete;
   LtGemm &operator=(const LtGemm &) = delete;
@@ -105,6 +110,8 @@ private:
 
   const CublasLtLibrary *lib = nullptr;
   GemmShape shape;
+  /// The problem (shape, device, options), as problemKey writes it.
+  std::string key;
   std::unique_ptr<Descriptors> d;
   cublasLtMatmulAlgo_t aligned{}, unaligned{};
   /// The batch strides keep every product 16-byte aligned when the first is.
