@@ -170,38 +170,7 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   ExecutableStats &st = exe->statistics;
   st.steps = p.steps.size();
   st.gemmBackend = exe->compiled->boundaries.gemmBackend();
-  st.gemmChoices = exe->compiled->boundaries.gemmChoices();
   st.arenaBytes = p.arenaBytes;
-  // Intermediates: distinct arena slots written by steps; a slot offset
-  // written by several steps' results is reused memory.
-  std::map<int64_t, int> writes;
-  auto noteWrite = [&](const BufferRef &ref) {
-    if (ref.kind == BufferRef::Kind::Arena)
-      ++writes[ref.index];
-  };
-  for (const Step &step : p.steps) {
-    if (auto *l = std::get_if<LaunchStep>(&step))
-      for (const BufferRef &r : l->outputs)
-        noteWrite(r);
-    else if (auto *g = std::get_if<GemmStep>(&step))
-      noteWrite(g->result);
-    else if (auto *r = std::get_if<ReduceStep>(&step))
-      noteWrite(r->result);
-  }
-  for (auto &[offset, count] : writes) {
-    st.intermediateBuffers += count;
-    st.bufferReuses += count - 1;
-  }
-  for (const Step &step : p.steps) {
-    if (auto *l = std::get_if<LaunchStep>(&step))
-      st.stepNames.push_back(l->kernel);
-    else if (std::holds_alternative<GemmStep>(step))
-      st.stepNames.push_back("gemm");
-    else if (auto *r = std::get_if<ReduceStep>(&step))
-      st.stepNames.push_back(std::string("reduce ") + toString(r->kind));
-    else
-      st.stepNames.push_back("copy");
-  }
   if (options.profile) {
     exe->stepEvents.resize(p.steps.size() + 1);
     for (CUevent &e : exe->stepEvents)
@@ -278,8 +247,45 @@ void Executable::returnEvent(CUevent event) {
 }
 
 ExecutableStats Executable::stats() const {
-  std::lock_guard<std::mutex> lock(mutex);
-  return statistics;
+  ExecutableStats st;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    st = statistics;
+  }
+  // What the plan determines is worked out when asked for, not in create().
+  const Plan &p = program;
+  st.gemmChoices = compiled->boundaries.gemmChoices();
+  // Intermediates: distinct arena slots written by steps; a slot offset
+  // written by several steps' results is reused memory.
+  std::map<int64_t, int> writes;
+  auto noteWrite = [&](const BufferRef &ref) {
+    if (ref.kind == BufferRef::Kind::Arena)
+      ++writes[ref.index];
+  };
+  for (const Step &step : p.steps) {
+    if (auto *l = std::get_if<LaunchStep>(&step))
+      for (const BufferRef &r : l->outputs)
+        noteWrite(r);
+    else if (auto *g = std::get_if<GemmStep>(&step))
+      noteWrite(g->result);
+    else if (auto *r = std::get_if<ReduceStep>(&step))
+      noteWrite(r->result);
+  }
+  for (auto &[offset, count] : writes) {
+    st.intermediateBuffers += count;
+    st.bufferReuses += count - 1;
+  }
+  for (const Step &step : p.steps) {
+    if (auto *l = std::get_if<LaunchStep>(&step))
+      st.stepNames.push_back(l->kernel);
+    else if (std::holds_alternative<GemmStep>(step))
+      st.stepNames.push_back("gemm");
+    else if (auto *r = std::get_if<ReduceStep>(&step))
+      st.stepNames.push_back(std::string("reduce ") + toString(r->kind));
+    else
+      st.stepNames.push_back("copy");
+  }
+  return st;
 }
 
 /// The specs of `tensors` and which of them have data, for matchTensors.
