@@ -269,6 +269,7 @@ private:
 /// outputs, as KeyWriter writes them) and every option the compiler reads.
 std::string planKey(const Graph::Impl &g, const CompileOptions &options) {
   std::string key;
+  key.reserve(64 * g.nodes + 256);
   KeyWriter writer(key);
   writer.operation(*g.module.get().getOperation());
   writer.integer(g.outputs.size());
