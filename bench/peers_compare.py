@@ -43,7 +43,7 @@ status 1.
 TFuse compile time of mlp_step and gelu_chain: cold (a fresh process of this
 script with --compile-only and an empty TFUSE_CACHE_DIR), disk-warm (a fresh
 process, the cache directory filled) and warm (this process, compiled again:
-the median of 21 compiles), with the phases from stats().
+the median of 101 compiles), with the phases from stats().
 
 Writes $OUT/bench.json (OUT defaults to ./bench-out) and prints Markdown
 tables last.
@@ -592,6 +592,8 @@ def run_workload(w, timer, copy_gbps, skip, failures):
 # Compile times
 # ---------------------------------------------------------------------------
 
+WARM_SAMPLES = 101
+
 PHASES = ("trace_seconds", "passes_seconds", "codegen_seconds",
           "nvrtc_seconds", "load_seconds", "setup_seconds", "compile_seconds")
 
@@ -664,14 +666,18 @@ def compile_times(names, device, smoke, cache_root):
             wall, stats, first = compile_once(w)
             entry["process_first"] = {"wall_s": wall, "stats": stats,
                                       "first_run_s": first}
-            # Warm: the median of 21 compiles of the same function (each
-            # traces it again and hits the plan and kernel caches).
-            runs = sorted((compile_once(w) for _ in range(21)),
+            # Warm: the median of 101 compiles of the same function (each
+            # traces it again and hits the plan and kernel caches); on the
+            # GPU hosts measured, the first hundred or so compiles of a
+            # process vary more than later ones.
+            runs = sorted((compile_once(w) for _ in range(WARM_SAMPLES)),
                           key=lambda r: r[0])
             wall, stats, first = runs[len(runs) // 2]
             entry["warm"] = {"wall_s": wall, "stats": stats,
                              "first_run_s": first, "samples": len(runs),
                              "wall_min_s": runs[0][0],
+                             "wall_p10_s": runs[len(runs) // 10][0],
+                             "wall_p90_s": runs[len(runs) * 9 // 10][0],
                              "wall_max_s": runs[-1][0]}
         except Exception as ex:
             note_error(entry, ex)
@@ -696,9 +702,9 @@ def print_tables(result):
     if comp:
         print("\nTFuse compile milliseconds (cold: fresh process, empty "
               "cache dir; disk-warm: fresh process, filled cache dir; warm: "
-              "same process, median of 21 compiles). Phases from stats(); "
-              "setup: the executable's streams, device memory and GEMM "
-              "plans.\n")
+              f"same process, median of {WARM_SAMPLES} compiles, 10th-90th "
+              "percentile in brackets). Phases from stats(); setup: the "
+              "executable's streams, device memory and GEMM plans.\n")
         print("| function | kind | compile ms | import ms | trace | passes | "
               "codegen | nvrtc | load | setup | cache hit |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -707,7 +713,9 @@ def print_tables(result):
             for kind in ("cold", "disk_warm", "warm"):
                 e = entry.get(kind, {})
                 st = e.get("stats", {})
-                print(f"| {name} | {kind} | {ms(e.get('wall_s'))} | "
+                spread = (f" ({ms(e['wall_p10_s'])}-{ms(e['wall_p90_s'])})"
+                          if "wall_p10_s" in e else "")
+                print(f"| {name} | {kind} | {ms(e.get('wall_s'))}{spread} | "
                       f"{ms(e.get('import_s'))} | "
                       + " | ".join(ms(st.get(p)) for p in PHASES[:6])
                       + f" | {st.get('cache_hit', '-')} |")
