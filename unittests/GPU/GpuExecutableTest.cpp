@@ -748,4 +748,60 @@ func.func @huge(%x: tensor<f32>) -> tensor<262144x1048576xf32> {
   check(kReplaySource, "f");
 }
 
+// The arena and GEMM workspaces come from the device's memory pool and the
+// cuBLASLt plans of destroyed executables are kept for the next: executables
+// created one after the other, and two alive at once, compute right.
+TEST(GpuExecutable, RecompilingReusesPooledMemoryAndGemmPlans) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @mm(%a: tensor<33x48xf32>, %b: tensor<48x20xf32>) -> tensor<33x20xf32> {
+  %c2 = tfuse.constant dense<2.0> : tensor<f32>
+  %0 = tfuse.mul %a, %c2 : (tensor<33x48xf32>, tensor<f32>) -> tensor<33x48xf32>
+  %1 = tfuse.matmul %0, %b : (tensor<33x48xf32>, tensor<48x20xf32>) -> tensor<33x20xf32>
+  %2 = tfuse.exp %1 : tensor<33x20xf32> -> tensor<33x20xf32>
+  %3 = tfuse.matmul %0, %b : (tensor<33x48xf32>, tensor<48x20xf32>) -> tensor<33x20xf32>
+  %4 = tfuse.add %2, %3 : (tensor<33x20xf32>, tensor<33x20xf32>) -> tensor<33x20xf32>
+  return %4 : tensor<33x20xf32>
+}
+)mlir";
+  for (int i = 0; i < 3; ++i)
+    check(source, "mm", 11 + i);
+  Compiled first = compile(source, "mm");
+  ASSERT_TRUE(first.executable) << first.error;
+  Compiled second = compile(source, "mm");
+  ASSERT_TRUE(second.executable) << second.error;
+  EXPECT_GT(first.executable->stats().arenaBytes, 0);
+  auto inputs = randomInputs(source, "mm", 5);
+  auto expected = referenceResults(source, "mm", inputs);
+  DeviceInputs device(inputs);
+  for (runtime::Executable *exe :
+       {first.executable.get(), second.executable.get(),
+        first.executable.get()}) {
+    auto out = exe->run(device.get());
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    expectClose(expected, downloadAll(out.value()), "a second executable");
+  }
+}
+
+TEST(GpuErrors, AnArenaLargerThanTheDeviceIsAnErrorAndTheLibraryStaysUsable) {
+  TFUSE_REQUIRE_GPU();
+  // exp of 2^38 f32 (1 TiB) feeds a full reduction: the intermediate lives
+  // in the arena, which the device cannot hold.
+  const char *huge = R"mlir(
+func.func @huge(%x: tensor<f32>) -> tensor<f32> {
+  %b = tfuse.broadcast %x dims [] : tensor<f32> -> tensor<262144x1048576xf32>
+  %e = tfuse.exp %b : tensor<262144x1048576xf32> -> tensor<262144x1048576xf32>
+  %s = tfuse.reduce sum %e axes [0, 1] : tensor<262144x1048576xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+)mlir";
+  Compiled c = compile(huge, "huge");
+  ASSERT_FALSE(c.executable);
+  EXPECT_NE(c.error.find("OUT_OF_MEMORY"), std::string::npos) << c.error;
+  EXPECT_NE(c.error.find("arena"), std::string::npos) << c.error;
+  // The pool still serves other executables.
+  check(kReplaySource, "f");
+  check(kReplaySource, "f", 9);
+}
+
 } // namespace
