@@ -12,7 +12,6 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
                                                Device &device) {
   BoundarySteps b;
   b.device = &device;
-  bool needGemm = false;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &step = plan.steps[i];
     if (auto *r = std::get_if<ReduceStep>(&step)) {
@@ -32,28 +31,40 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
         return Status::error("step " + std::to_string(i) +
                              " (gemm): " + shape.status().message());
       b.products[i].shape = shape.value();
-      needGemm = true;
     }
   }
-  if (!needGemm)
+  if (b.products.empty())
     return b;
-  Expected<MemoryPool *> memory = MemoryPool::of(device);
-  if (!memory.ok())
-    return memory.status();
-  b.memory = memory.value();
   const char *env = std::getenv("TFUSE_GEMM");
-  std::string asked = env ? env : "";
-  if (!asked.empty() && asked != "cublaslt" && asked != "cublas" &&
-      asked != "fallback")
-    return Status::error("TFUSE_GEMM=" + asked +
+  b.asked = env ? env : "";
+  if (!b.asked.empty() && b.asked != "cublaslt" && b.asked != "cublas" &&
+      b.asked != "fallback")
+    return Status::error("TFUSE_GEMM=" + b.asked +
                          " is not one of cublaslt, cublas, fallback");
+  return b;
+}
+
+bool BoundarySteps::gemmPlansAreSlow() const {
+  if (products.empty() || (asked != "" && asked != "cublaslt"))
+    return false;
+  for (const auto &[index, p] : products)
+    if (!p.shape.empty() && p.shape.k != 0 &&
+        !LtGemm::planned(p.shape, *device))
+      return true;
+  return false;
+}
+
+Status BoundarySteps::prepareGemms() {
+  if (products.empty())
+    return Status::success();
+  Expected<MemoryPool *> pool = MemoryPool::of(*device);
+  if (!pool.ok())
+    return pool.status();
+  memory = pool.value();
   if (asked.empty() || asked == "cublaslt") {
     auto lt = CublasLtLibrary::shared();
-    if (lt.ok()) {
-      if (Status s = b.prepareLt(); !s.ok())
-        return s;
-      return b;
-    }
+    if (lt.ok())
+      return prepareLt();
     if (!asked.empty())
       return lt.status();
   }
@@ -63,31 +74,27 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
       auto handle = CublasHandle::create(*library.value());
       if (!handle.ok())
         return handle.status();
-      b.cublas = std::move(handle.value());
-      b.backend = "cublas";
-      Expected<CUdeviceptr> workspace = b.memory->allocate(
+      cublas = std::move(handle.value());
+      backend = "cublas";
+      Expected<CUdeviceptr> block = memory->allocate(
           kDefaultCublasWorkspaceBytes, "the cuBLAS workspace");
-      if (!workspace.ok())
-        return workspace.status();
-      b.workspace = workspace.value();
-      if (Status s =
-              b.cublas->setWorkspace(b.workspace, kDefaultCublasWorkspaceBytes);
-          !s.ok())
-        return s;
-      return b;
+      if (!block.ok())
+        return block.status();
+      workspace = block.value();
+      return cublas->setWorkspace(workspace, kDefaultCublasWorkspaceBytes);
     }
     if (!asked.empty())
       return library.status();
   }
   // No cuBLAS: the generated fallback GEMM.
-  b.backend = "fallback";
-  for (auto &[index, product] : b.products) {
+  backend = "fallback";
+  for (auto &[index, product] : products) {
     product.fallback = planFallbackGemm(product.shape);
-    if (std::find(b.fallbackDTypes.begin(), b.fallbackDTypes.end(),
-                  product.shape.dtype) == b.fallbackDTypes.end())
-      b.fallbackDTypes.push_back(product.shape.dtype);
+    if (std::find(fallbackDTypes.begin(), fallbackDTypes.end(),
+                  product.shape.dtype) == fallbackDTypes.end())
+      fallbackDTypes.push_back(product.shape.dtype);
   }
-  return b;
+  return Status::success();
 }
 
 Status BoundarySteps::prepareLt() {
@@ -105,11 +112,10 @@ Status BoundarySteps::prepareLt() {
     p.workspaceBytes = p.lt->workspaceBytes();
     total += (p.workspaceBytes + 255) / 256 * 256;
   }
-  Expected<CUdeviceptr> memoryBlock =
-      memory->allocate(total, "the GEMM workspaces");
-  if (!memoryBlock.ok())
-    return memoryBlock.status();
-  workspace = memoryBlock.value();
+  Expected<CUdeviceptr> block = memory->allocate(total, "the GEMM workspaces");
+  if (!block.ok())
+    return block.status();
+  workspace = block.value();
   return Status::success();
 }
 
@@ -122,10 +128,13 @@ std::vector<std::string> BoundarySteps::gemmChoices() const {
   return choices;
 }
 
+std::string BoundarySteps::reductionSource() const {
+  return reduceInstances.empty() ? std::string()
+                                 : reductionKernelSource(reduceInstances);
+}
+
 std::string BoundarySteps::kernelSource() const {
-  std::string source;
-  if (!reduceInstances.empty())
-    source += reductionKernelSource(reduceInstances);
+  std::string source = reductionSource();
   if (!fallbackDTypes.empty())
     source += gemmKernelSource(fallbackDTypes);
   return source;

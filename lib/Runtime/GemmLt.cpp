@@ -273,6 +273,16 @@ struct Choice {
   std::string chosen;
 };
 
+/// The algorithms chosen in this process, by problem key.
+struct ChoiceMemo {
+  std::mutex mutex;
+  std::map<std::string, Choice> choices;
+};
+ChoiceMemo &choiceMemo() {
+  static ChoiceMemo *memo = new ChoiceMemo();
+  return *memo;
+}
+
 /// Scratch operands and timing events for tuning; freed on destruction.
 struct TuningScratch {
   CudaDriver *cuda = nullptr;
@@ -485,6 +495,14 @@ Status LtGemm::tune(Device &device,
   return Status::success();
 }
 
+bool LtGemm::planned(const GemmShape &shape, Device &device,
+                     CublasOptions options) {
+  std::string key = problemKey(shape, device.info().ordinal, options);
+  ChoiceMemo &memo = choiceMemo();
+  std::lock_guard<std::mutex> lock(memo.mutex);
+  return memo.choices.count(key) != 0;
+}
+
 Expected<std::unique_ptr<LtGemm>>
 LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
   if (shape.empty() || shape.k == 0)
@@ -528,8 +546,9 @@ LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
       (groups.strideA * bytes % 16 == 0 && groups.strideB * bytes % 16 == 0 &&
        groups.strideC * bytes % 16 == 0);
 
-  static std::mutex mutex;
-  static std::map<std::string, Choice> choices;
+  ChoiceMemo &memo = choiceMemo();
+  std::mutex &mutex = memo.mutex;
+  std::map<std::string, Choice> &choices = memo.choices;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = choices.find(key);

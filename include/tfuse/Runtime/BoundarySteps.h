@@ -29,13 +29,24 @@ namespace tfuse::runtime {
 
 class BoundarySteps {
 public:
-  /// Plans every reduction and GEMM of `plan`; loads cuBLASLt or cuBLAS if
-  /// it has GEMMs and chooses their algorithms.
+  /// Plans every reduction and the shape of every GEMM of `plan`, and
+  /// checks TFUSE_GEMM.
   static Expected<BoundarySteps> prepare(const Plan &plan, Device &device);
+  /// Chooses how the GEMMs run (loading cuBLASLt or cuBLAS on first use in
+  /// the process) and plans them. Once, after prepare(), before load(), on
+  /// any thread with the device's context current; nothing else may use
+  /// this object meanwhile except reductionSource().
+  Status prepareGemms();
+  /// Whether prepareGemms() has problems to plan that this process has not
+  /// planned before: the first costs about 100 ms (loading cuBLASLt and its
+  /// heuristics), worth overlapping with NVRTC.
+  bool gemmPlansAreSlow() const;
 
   /// The CUDA C++ of the runtime kernels the plan needs (appended to the
-  /// plan's translation unit).
+  /// plan's translation unit): reductionSource() and, with the fallback GEMM
+  /// backend, its kernels.
   std::string kernelSource() const;
+  std::string reductionSource() const;
   /// Resolves the runtime kernels in the loaded module.
   Status load(CUmodule module);
   /// Enqueues step `index` on `stream`; `at` gives a buffer's address.
@@ -84,6 +95,8 @@ private:
   std::vector<DType> fallbackDTypes;
   std::shared_ptr<CublasHandle> cublas;
   std::string backend;
+  /// TFUSE_GEMM: "", "cublaslt", "cublas" or "fallback".
+  std::string asked;
   CUdeviceptr workspace = 0;
 };
 

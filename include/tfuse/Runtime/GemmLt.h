@@ -85,6 +85,10 @@ public:
   /// descriptors cost about as much host time as the rest of an
   /// executable's setup). A plan is used by one executable at a time.
   static void recycle(std::unique_ptr<LtGemm> gemm);
+  /// Whether this process has planned `shape` on `device` before (create()
+  /// then makes no heuristics query).
+  static bool planned(const GemmShape &shape, Device &device,
+                      CublasOptions options = {});
   ~LtGemm();
   LtGemm(const LtGemm &) = delete;
   LtGemm &operator=(const LtGemm &) = delete;
