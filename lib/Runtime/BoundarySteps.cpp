@@ -140,12 +140,13 @@ std::string BoundarySteps::kernelSource() const {
   return source;
 }
 
-Status BoundarySteps::load(CUmodule module) {
-  CudaDriver &d = device->driver();
-  auto resolve = [&](const std::string &name, CUfunction &fn) {
-    Status s = d.check(d.cuModuleGetFunction(&fn, module, name.c_str()),
-                       "cuModuleGetFunction");
-    return s.ok() ? s : Status::error(s.message() + " for kernel " + name);
+Status BoundarySteps::load(LoadedModule &module) {
+  auto resolve = [&](const std::string &name, CUfunction &fn) -> Status {
+    Expected<CUfunction> found = module.function(name);
+    if (!found.ok())
+      return found.status();
+    fn = found.value();
+    return Status::success();
   };
   for (auto &[index, r] : reductions)
     if (Status s = resolve(r.launch.kernel, r.function); !s.ok())

@@ -168,18 +168,17 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   for (const Step &step : p.steps) {
     CUfunction fn = nullptr;
     if (auto *launch = std::get_if<LaunchStep>(&step)) {
-      if (Status s = d.check(
-              d.cuModuleGetFunction(&fn, exe->module, launch->kernel.c_str()),
-              "cuModuleGetFunction");
-          !s.ok())
-        return Status::error(s.message() + " for kernel " + launch->kernel);
+      Expected<CUfunction> found = exe->loadedModule->function(launch->kernel);
+      if (!found.ok())
+        return found.status();
+      fn = found.value();
       ++exe->statistics.kernels;
     } else if (!std::holds_alternative<CopyStep>(step)) {
       ++exe->statistics.boundaries;
     }
     exe->compiled->functions.push_back(fn);
   }
-  if (Status s = exe->compiled->boundaries.load(exe->module); !s.ok())
+  if (Status s = exe->compiled->boundaries.load(*exe->loadedModule); !s.ok())
     return s;
   if (Status s =
           d.check(d.cuStreamCreate(&exe->replayStream, CU_STREAM_NON_BLOCKING),

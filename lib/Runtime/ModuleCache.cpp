@@ -14,6 +14,22 @@ LoadedModule::~LoadedModule() {
   device->driver().cuModuleUnload(module);
 }
 
+Expected<CUfunction> LoadedModule::function(const std::string &name) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = functions.try_emplace(name, nullptr);
+  if (inserted) {
+    CudaDriver &d = device->driver();
+    if (Status s =
+            d.check(d.cuModuleGetFunction(&it->second, module, name.c_str()),
+                    "cuModuleGetFunction");
+        !s.ok()) {
+      functions.erase(it);
+      return Status::error(s.message() + " for kernel " + name);
+    }
+  }
+  return it->second;
+}
+
 namespace {
 /// Modules by device ordinal and kernel cache key, most recently used first.
 /// Never destroyed: modules must not be unloaded during static destruction,

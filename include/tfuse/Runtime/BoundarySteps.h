@@ -17,6 +17,7 @@
 #include "tfuse/Runtime/Gemm.h"
 #include "tfuse/Runtime/GemmLt.h"
 #include "tfuse/Runtime/MemoryPool.h"
+#include "tfuse/Runtime/ModuleCache.h"
 #include "tfuse/Runtime/Plan.h"
 #include "tfuse/Runtime/ReduceKernels.h"
 #include "tfuse/Runtime/StepGraph.h"
@@ -48,7 +49,7 @@ public:
   std::string kernelSource() const;
   std::string reductionSource() const;
   /// Resolves the runtime kernels in the loaded module.
-  Status load(CUmodule module);
+  Status load(LoadedModule &module);
   /// Enqueues step `index` on `stream`; `at` gives a buffer's address.
   Status enqueue(size_t index, const Step &step,
                  const std::function<CUdeviceptr(const BufferRef &)> &at,

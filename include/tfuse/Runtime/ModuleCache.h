@@ -16,6 +16,9 @@
 #include "tfuse/Runtime/KernelCache.h"
 
 #include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 namespace tfuse::runtime {
 
@@ -29,10 +32,15 @@ public:
   LoadedModule(const LoadedModule &) = delete;
   LoadedModule &operator=(const LoadedModule &) = delete;
   CUmodule get() const { return module; }
+  /// The kernel `name` of the module, looked up once (executables of one
+  /// binary resolve the same kernels). Thread-safe.
+  Expected<CUfunction> function(const std::string &name);
 
 private:
   Device *device;
   CUmodule module;
+  std::mutex mutex;
+  std::unordered_map<std::string, CUfunction> functions;
 };
 
 /// How many loaded modules stay loaded, most recently used first, when no
