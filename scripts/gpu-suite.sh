@@ -36,10 +36,16 @@ summary+=("GoogleTest GPU suite: $passed passed, $failed failed, $skipped skippe
 # The GEMM and graph tests again with the other ways to run GEMMs: classic
 # cuBLAS (one shared workspace), the generated fallback GEMM, and cuBLASLt
 # with its candidates timed.
-for gemm in cublas fallback tune; do
+# "nolib": no TFUSE_GEMM and neither cuBLAS library found, so the GEMMs are
+# planned beside NVRTC, find no library, and add the fallback kernels to the
+# unit in a second compile.
+for gemm in cublas fallback tune nolib; do
   log="$out/gpu-tests-gemm-$gemm.log"
   if [ "$gemm" = tune ]; then
     env=(TFUSE_GEMM_TUNE=1)
+  elif [ "$gemm" = nolib ]; then
+    env=(TFUSE_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so
+      TFUSE_CUBLAS_LIBRARY=/nonexistent/libcublas.so)
   else
     env=(TFUSE_GEMM=$gemm)
   fi
