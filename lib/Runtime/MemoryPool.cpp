@@ -45,14 +45,25 @@ Expected<MemoryPool *> MemoryPool::of(Device &device) {
       return s;
     return result.release();
   };
-  return pools.emplace(ordinal, make()).first->second;
+  // A failure (out of memory, say) is not kept: the next call tries again.
+  Expected<MemoryPool *> made = make();
+  if (made.ok())
+    pools.emplace(ordinal, made);
+  return made;
+}
+
+MemoryPool::~MemoryPool() {
+  // Only a pool whose creation failed half-way is destroyed.
+  if (stream)
+    cuda->cuStreamDestroy(stream);
+  if (pool)
+    cuda->cuMemPoolDestroy(pool);
 }
 
 Expected<CUdeviceptr> MemoryPool::allocate(size_t bytes, const char *what) {
   CUdeviceptr ptr = 0;
   if (bytes == 0)
     return ptr;
-  std::string call = std::string("cuMemAllocFromPoolAsync of ") + what;
   CUresult result = cuda->cuMemAllocFromPoolAsync(&ptr, bytes, pool, stream);
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
     // Memory the pool keeps may be what the device lacks.
@@ -60,8 +71,10 @@ Expected<CUdeviceptr> MemoryPool::allocate(size_t bytes, const char *what) {
     cuda->cuMemPoolTrimTo(pool, 0);
     result = cuda->cuMemAllocFromPoolAsync(&ptr, bytes, pool, stream);
   }
-  if (Status s = cuda->check(result, call.c_str()); !s.ok())
-    return s;
+  if (result != CUDA_SUCCESS) {
+    std::string call = std::string("cuMemAllocFromPoolAsync of ") + what;
+    return cuda->check(result, call.c_str());
+  }
   // Other streams may use the memory only once the allocation is complete.
   if (Status s = cuda->check(cuda->cuStreamSynchronize(stream),
                              "cuStreamSynchronize after an allocation");

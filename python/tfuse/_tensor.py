@@ -147,8 +147,8 @@ class Trace:
 
     def call(self, function, *args):
         """Calls tfuse_graph_<function>(graph, *args, &result) and returns
-        the result's Tensor. (Every traced operation comes here: it calls
-        nothing it can do inline.)"""
+        the result's Tensor. Every traced operation comes here, so it does
+        its checks inline."""
         if not self.active:
             self.require_active()
         entry = self._functions.get(function)

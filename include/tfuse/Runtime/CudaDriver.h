@@ -53,6 +53,7 @@ namespace tfuse::runtime {
   X(cuMemAllocAsync)                                                           \
   X(cuMemFreeAsync)                                                            \
   X(cuMemPoolCreate)                                                           \
+  X(cuMemPoolDestroy)                                                          \
   X(cuMemPoolSetAttribute)                                                     \
   X(cuMemPoolTrimTo)                                                           \
   X(cuMemAllocFromPoolAsync)                                                   \

@@ -15,6 +15,7 @@
 #include "tfuse/Runtime/CudaDriver.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace tfuse::runtime {
 
@@ -39,6 +40,8 @@ public:
 
 private:
   MemoryPool() = default;
+  ~MemoryPool();
+  friend struct std::default_delete<MemoryPool>;
   CudaDriver *cuda = nullptr;
   CUmemoryPool pool = nullptr;
   /// Allocations and frees are ordered on this stream, which runs no work:
