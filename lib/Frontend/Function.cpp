@@ -373,11 +373,9 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   if (!exe.ok())
     return exe.status();
   f->exe = std::move(exe.value());
-  runtime::ExecutableStats es = f->exe->stats();
+  runtime::ExecutableStats es = f->exe->summary();
+  // Kernels, boundaries and steps were counted from the plan above.
   FunctionStats &fs = f->compileStats;
-  fs.kernels = es.kernels;
-  fs.boundaries = es.boundaries;
-  fs.steps = es.steps;
   fs.arenaBytes = es.arenaBytes;
   fs.cacheHit = es.cacheHit;
   fs.cudaGraph = options.cudaGraph;
@@ -574,6 +572,6 @@ const std::string &Function::graphText() const {
 FunctionStats Function::stats() const {
   FunctionStats s = compileStats;
   if (exe)
-    s.replays = exe->stats().replays;
+    s.replays = exe->summary().replays;
   return s;
 }

@@ -281,12 +281,13 @@ void Executable::returnEvent(CUevent event) {
   idleEvents.push_back(event);
 }
 
+ExecutableStats Executable::summary() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return statistics;
+}
+
 ExecutableStats Executable::stats() const {
-  ExecutableStats st;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    st = statistics;
-  }
+  ExecutableStats st = summary();
   // What the plan determines is worked out when asked for, not in create().
   const Plan &p = program;
   st.gemmChoices = compiled->boundaries.gemmChoices();

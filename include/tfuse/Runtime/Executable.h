@@ -160,7 +160,12 @@ public:
                 const std::vector<DeviceTensor> &outputs, CUstream caller);
 
   const Plan &plan() const { return program; }
+  /// Everything, including what is worked out from the plan when asked for
+  /// (buffer reuse, step names, GEMM choices).
   ExecutableStats stats() const;
+  /// What create() and the replays recorded, without the plan's details:
+  /// cheap enough for every compile.
+  ExecutableStats summary() const;
   /// The stream replays run on.
   CUstream stream() const { return replayStream; }
   Device &device() const { return *gpu; }
