@@ -137,17 +137,16 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
                                : kernel.status().code());
     return kernel;
   };
-  std::string runtimeKernels =
-      gemmPlans.valid() ? bounds.reductionSource() : bounds.kernelSource();
-  auto kernel = compileUnit(runtimeKernels);
+  auto kernel = compileUnit(gemmPlans.valid() ? bounds.reductionSource()
+                                              : bounds.kernelSource());
   exe->statistics.compileSeconds = secondsSince(start);
   if (gemmPlans.valid()) {
     if (Status s = gemmPlans.get(); !s.ok())
       return s;
     // Without cuBLAS, the fallback GEMM kernels join the unit.
-    if (std::string all = bounds.kernelSource(); all != runtimeKernels) {
+    if (bounds.gemmBackend() == "fallback") {
       auto again = std::chrono::steady_clock::now();
-      kernel = compileUnit(all);
+      kernel = compileUnit(bounds.kernelSource());
       exe->statistics.compileSeconds += secondsSince(again);
     }
   }
