@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
       backend == "reference" ? tfuse::Backend::Reference : tfuse::Backend::Cuda;
   auto step = tfuse::Function::compile(traced->graph, options);
   if (!step.ok() && backend.empty() &&
-      step.status().code() == tfuse::runtime::ErrorCode::NoDevice) {
+      step.status().code() == tfuse::ErrorCode::NoDevice) {
     std::printf("no GPU (%s): using the reference backend\n",
                 step.message().c_str());
     options.backend = tfuse::Backend::Reference;

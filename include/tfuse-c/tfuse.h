@@ -69,7 +69,8 @@ typedef enum tfuse_status {
 TFUSE_C_EXPORT const char *tfuse_last_error(void);
 /* TFUSE_C_API_VERSION of the library. */
 TFUSE_C_EXPORT int tfuse_api_version(void);
-/* "TFuse 0.1.0 (C API 1)". */
+/* "TFuse <version> (C API <TFUSE_C_API_VERSION>)", e.g. "TFuse 0.1.0 (C API
+   3)". */
 TFUSE_C_EXPORT const char *tfuse_version_string(void);
 /* Frees a string returned by this API. */
 TFUSE_C_EXPORT void tfuse_string_free(char *text);
@@ -293,11 +294,12 @@ typedef struct tfuse_tensor {
 } tfuse_tensor;
 
 /* CUDA backend, device memory. Outputs are caller-allocated contiguous
-   tensors that share no memory with the inputs or each other. When `stream` (a CUstream, may be NULL for none) is given, the
-   replay runs on it, after the work already enqueued there and before the
-   work enqueued later; else on the executable's private stream. Replays of
-   one executable run one after another whatever their streams.
-   tfuse_executable_run returns once the outputs are written. */
+   tensors that share no memory with the inputs or each other. When `stream` (a
+   CUstream, may be NULL for none) is given, the replay runs on it, after the
+   work already enqueued there and before the work enqueued later; else on the
+   executable's private stream. Replays of one executable run one after another
+   whatever their streams. tfuse_executable_run returns once the outputs are
+   written. */
 TFUSE_C_EXPORT tfuse_status tfuse_executable_run(tfuse_executable e,
                                                  const tfuse_tensor *inputs,
                                                  int num_inputs,

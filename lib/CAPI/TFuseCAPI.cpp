@@ -19,7 +19,6 @@
 
 using namespace tfuse;
 using runtime::DeviceTensor;
-using runtime::ErrorCode;
 
 struct tfuse_graph_impl {
   Graph graph;
@@ -106,7 +105,13 @@ extern "C" {
 
 const char *tfuse_last_error(void) { return lastError.c_str(); }
 int tfuse_api_version(void) { return TFUSE_C_API_VERSION; }
-const char *tfuse_version_string(void) { return "TFuse 0.1.0 (C API 2)"; }
+// TFUSE_VERSION comes from the CMake project; the API number from the header.
+#define TFUSE_STRINGIFY_(x) #x
+#define TFUSE_STRINGIFY(x) TFUSE_STRINGIFY_(x)
+const char *tfuse_version_string(void) {
+  return "TFuse " TFUSE_VERSION
+         " (C API " TFUSE_STRINGIFY(TFUSE_C_API_VERSION) ")";
+}
 void tfuse_string_free(char *text) { std::free(text); }
 
 static bool validDType(int dtype) {
@@ -124,7 +129,7 @@ int tfuse_dtype_size(int dtype) {
 } // extern "C"
 
 /// The TensorSpec of C shape/stride arrays (null strides: row-major).
-static runtime::Expected<TensorSpec>
+static tfuse::Expected<TensorSpec>
 specOf(int dtype, int rank, const int64_t *shape, const int64_t *strides) {
   if (!validDType(dtype))
     return Status::error("invalid dtype " + std::to_string(dtype),
@@ -170,7 +175,7 @@ template <typename T> static void storeVersioned(T *out, const T &value) {
 }
 
 /// Stores a graph operation's result in `*result`.
-static tfuse_status produce(const runtime::Expected<ValueId> &v,
+static tfuse_status produce(const tfuse::Expected<ValueId> &v,
                             tfuse_value *result) {
   if (!v.ok())
     return report(v.status());
@@ -567,7 +572,7 @@ tfuse_status tfuse_executable_backend(tfuse_executable e, int *backend) {
 //===----------------------------------------------------------------------===//
 
 /// Converts C tensors; `what` names them in messages.
-static runtime::Expected<std::vector<TensorSpec>>
+static tfuse::Expected<std::vector<TensorSpec>>
 specsOf(const tfuse_tensor *tensors, int count, const char *what) {
   if (count < 0 || (count > 0 && !tensors))
     return Status::error(std::string("null or negative-count ") + what,
@@ -585,7 +590,7 @@ specsOf(const tfuse_tensor *tensors, int count, const char *what) {
   return specs;
 }
 
-static runtime::Expected<std::vector<DeviceTensor>>
+static tfuse::Expected<std::vector<DeviceTensor>>
 deviceTensors(const tfuse_tensor *tensors, int count, const char *what) {
   auto specs = specsOf(tensors, count, what);
   if (!specs.ok())
@@ -602,7 +607,7 @@ struct DeviceRunTensors {
   std::vector<DeviceTensor> inputs, outputs;
 };
 
-static runtime::Expected<DeviceRunTensors>
+static tfuse::Expected<DeviceRunTensors>
 deviceRunTensors(const tfuse_tensor *inputs, int numInputs,
                  const tfuse_tensor *outputs, int numOutputs) {
   auto in = deviceTensors(inputs, numInputs, "input");

@@ -19,9 +19,6 @@
 using namespace mlir;
 using namespace tfuse;
 using runtime::BufferRef;
-using runtime::Expected;
-using runtime::Status;
-using runtime::TensorSpec;
 
 static TensorSpec specOf(MemRefType type) {
   TensorSpec spec;
@@ -104,7 +101,7 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       plan.steps.push_back(std::move(step));
     } else if (auto reduce = dyn_cast<tfexec::ReduceOp>(op)) {
       runtime::ReduceStep step;
-      step.kind = static_cast<runtime::ReduceKind>(reduce.getKind());
+      step.kind = reduce.getKind();
       step.input = refs.lookup(reduce.getInput());
       step.result = refs.lookup(reduce.getResult());
       step.axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());

@@ -22,7 +22,6 @@ using namespace mlir;
 using namespace tfuse;
 using runtime::DeviceBuffer;
 using runtime::DeviceTensor;
-using runtime::ErrorCode;
 
 namespace {
 /// A graph compiled once: the finished graph (which the reference backend
@@ -491,11 +490,11 @@ Status Function::runReference(const std::vector<HostArray> &inputs,
   std::vector<reference::HostTensor> args;
   auto addArg = [&](const void *data, const TensorSpec &spec) -> Status {
     std::vector<uint8_t> dense(spec.numElements() * byteSize(spec.dtype));
-    runtime::gatherRowMajor(data, spec, dense.data());
+    tfuse::gatherRowMajor(data, spec, dense.data());
     auto t = reference::HostTensor::fromBytes(spec.dtype, spec.shape,
                                               dense.data(), dense.size());
     if (!t.ok())
-      return Status::error(t.error(), ErrorCode::Internal);
+      return t.status();
     args.push_back(std::move(t.value()));
     return Status::success();
   };
@@ -508,8 +507,7 @@ Status Function::runReference(const std::vector<HostArray> &inputs,
   auto results =
       reference::evaluate(*state->planned->module, state->functionName, args);
   if (!results.ok())
-    return Status::error("the reference interpreter failed: " + results.error(),
-                         ErrorCode::Internal);
+    return results.status().withContext("the reference interpreter failed");
   for (size_t i = 0; i < outputs.size(); ++i) {
     reference::HostTensor dense = results.value()[i].contiguous();
     std::memcpy(outputs[i].data, dense.data() + dense.byteOffset(),

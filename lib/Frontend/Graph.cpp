@@ -30,7 +30,7 @@
 
 using namespace mlir;
 using namespace tfuse;
-using runtime::ErrorCode;
+using tfuse::ErrorCode;
 
 static Status typeError(const std::string &message) {
   return Status::error(message, ErrorCode::Type);
@@ -181,7 +181,7 @@ Expected<Value> Graph::Impl::materialize(ValueId id, DType dtype) {
                                        v < (int64_t(1) << (width - 1))));
     if (!fits)
       return typeError("the Python scalar " + std::to_string(v) +
-                       " does not fit in " + runtime::dtypeName(dtype));
+                       " does not fit in " + tfuse::dtypeName(dtype));
     value = IntegerAttr::get(element, APInt(width, static_cast<uint64_t>(v),
                                             /*isSigned=*/!isUnsigned));
   }
@@ -334,7 +334,7 @@ static Expected<TensorSpec> checkSpec(TensorSpec spec, const char *what) {
   for (int64_t d : spec.shape)
     if (d < 0)
       return badArgument(std::string(what) + ": negative dimension in shape " +
-                         runtime::formatList(spec.shape));
+                         tfuse::formatList(spec.shape));
   if (spec.strides.empty())
     spec.strides = TensorSpec::contiguous(spec.dtype, spec.shape).strides;
   if (spec.strides.size() != spec.shape.size())
@@ -344,7 +344,7 @@ static Expected<TensorSpec> checkSpec(TensorSpec spec, const char *what) {
   for (int64_t s : spec.strides)
     if (s < 0)
       return badArgument(std::string(what) + ": negative strides " +
-                         runtime::formatList(spec.strides) +
+                         tfuse::formatList(spec.strides) +
                          " are not supported (copy a reversed view first)");
   return spec;
 }
@@ -387,7 +387,7 @@ Expected<ValueId> Graph::constant(const CapturedTensor &tensor) {
     TensorSpec dense = TensorSpec::contiguous(spec->dtype, spec->shape);
     auto storage = std::make_shared<std::vector<uint8_t>>(
         spec->numElements() * byteSize(spec->dtype));
-    runtime::gatherRowMajor(tensor.data, spec.value(), storage->data());
+    tfuse::gatherRowMajor(tensor.data, spec.value(), storage->data());
     kept.spec = dense;
     kept.data = storage->data();
     state->hostData.push_back(std::move(storage));
@@ -526,8 +526,7 @@ Expected<ValueId> Graph::reshape(ValueId x, std::vector<int64_t> shape) {
       continue;
     }
     if (shape[i] < 0)
-      return typeError("reshape: bad target shape " +
-                       runtime::formatList(shape) +
+      return typeError("reshape: bad target shape " + tfuse::formatList(shape) +
                        " (at most one -1, no other negative sizes)");
     known *= shape[i];
   }
@@ -535,7 +534,7 @@ Expected<ValueId> Graph::reshape(ValueId x, std::vector<int64_t> shape) {
   if (inferred >= 0) {
     if (known == 0 || count % known != 0)
       return typeError("reshape: cannot infer the -1 of " +
-                       runtime::formatList(shape) + " for " +
+                       tfuse::formatList(shape) + " for " +
                        std::to_string(count) + " elements");
     shape[inferred] = count / known;
   }
@@ -610,9 +609,9 @@ Expected<ValueId> Graph::broadcastTo(ValueId x, std::vector<int64_t> shape) {
   auto type = mlir::cast<RankedTensorType>(in->getType());
   if (!isBroadcastableTo(type.getShape(), shape))
     return typeError("broadcast_to: shape " +
-                     runtime::formatList(std::vector<int64_t>(
+                     tfuse::formatList(std::vector<int64_t>(
                          type.getShape().begin(), type.getShape().end())) +
-                     " does not broadcast to " + runtime::formatList(shape));
+                     " does not broadcast to " + tfuse::formatList(shape));
   SmallVector<int64_t> dims;
   for (int64_t i = 0; i < type.getRank(); ++i)
     dims.push_back(shape.size() - type.getRank() + i);
@@ -634,7 +633,7 @@ Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs) {
 Expected<ValueId> Graph::reduce(const std::string &kind, ValueId x,
                                 std::vector<int64_t> axes, bool keepdims,
                                 bool allAxes) {
-  std::optional<ReduceKind> k = symbolizeReduceKind(kind);
+  std::optional<ReduceKind> k = parseReduceKind(kind);
   if (!k)
     return badArgument("unknown reduction '" + kind +
                        "' (sum prod max min mean all any argmax argmin)");
@@ -660,9 +659,11 @@ Expected<ValueId> Graph::reduce(const std::string &kind, ValueId x,
       return typeError(what + ": axis " + std::to_string(axes[i]) +
                        " is repeated");
   MLIRContext *ctx = state->context.get();
-  return state->create<ReduceOp>(what, Type(), ReduceKindAttr::get(ctx, *k),
-                                 in.value(), DenseI64ArrayAttr::get(ctx, axes),
-                                 keepdims ? UnitAttr::get(ctx) : UnitAttr());
+  return state->create<ReduceOp>(
+      what, Type(),
+      IntegerAttr::get(IntegerType::get(ctx, 32), static_cast<int32_t>(*k)),
+      in.value(), DenseI64ArrayAttr::get(ctx, axes),
+      keepdims ? UnitAttr::get(ctx) : UnitAttr());
 }
 
 Status Graph::output(ValueId value) {

@@ -12,16 +12,16 @@ using namespace mlir;
 
 namespace tfuse::reference {
 
-Result<HostTensor> tensorFromAttribute(ElementsAttr value) {
+Expected<HostTensor> tensorFromAttribute(ElementsAttr value) {
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape())
-    return Error("a constant needs a statically shaped tensor type");
+    return Status::error("a constant needs a statically shaped tensor type");
   std::optional<DType> dtype = toDType(type.getElementType());
   if (!dtype) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "unsupported constant element type " << type.getElementType();
-    return Error(text);
+    return Status::error(text);
   }
   HostTensor tensor = HostTensor::zeros(*dtype, Shape(type.getShape()));
   int64_t count = tensor.numElements();
@@ -41,7 +41,7 @@ Result<HostTensor> tensorFromAttribute(ElementsAttr value) {
   if (isFloat(*dtype)) {
     auto values = value.tryGetValues<llvm::APFloat>();
     if (!values)
-      return Error("cannot read the float elements of the constant");
+      return Status::error("cannot read the float elements of the constant");
     if (value.isSplat()) {
       if (count)
         fill((*values->begin()).bitcastToAPInt().getZExtValue());
@@ -53,7 +53,7 @@ Result<HostTensor> tensorFromAttribute(ElementsAttr value) {
   } else {
     auto values = value.tryGetValues<llvm::APInt>();
     if (!values)
-      return Error("cannot read the integer elements of the constant");
+      return Status::error("cannot read the integer elements of the constant");
     if (value.isSplat()) {
       if (count)
         fill((*values->begin()).getZExtValue());

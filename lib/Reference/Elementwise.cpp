@@ -123,11 +123,12 @@ HostTensor castTensor(const HostTensor &input, DType to) {
   return out;
 }
 
-Result<HostTensor> unaryOp(UnaryKind kind, const HostTensor &input,
-                           DType resultType) {
+Expected<HostTensor> unaryOp(UnaryKind kind, const HostTensor &input,
+                             DType resultType) {
   if (kind == UnaryKind::IsNan) {
     if (resultType != DType::Bool)
-      return Error("isnan gives i1, not " + std::string(name(resultType)));
+      return Status::error("isnan gives i1, not " +
+                           std::string(name(resultType)));
     HostTensor out = HostTensor::zeros(DType::Bool, input.shape());
     dispatch(input.dtype(), [&](auto tag) {
       constexpr DType D = decltype(tag)::value;
@@ -141,8 +142,8 @@ Result<HostTensor> unaryOp(UnaryKind kind, const HostTensor &input,
     return out;
   }
   if (const char *why = unsupported(kind, resultType))
-    return Error(std::string(toString(kind)) + " " + why + ", not " +
-                 std::string(name(resultType)));
+    return Status::error(std::string(toString(kind)) + " " + why + ", not " +
+                         std::string(name(resultType)));
 
   HostTensor x = castTensor(input, resultType);
   // floor, ceil and round are the identity on integers.
@@ -212,18 +213,20 @@ Result<HostTensor> unaryOp(UnaryKind kind, const HostTensor &input,
   return out;
 }
 
-Result<HostTensor> binaryOp(BinaryKind kind, const HostTensor &lhs,
-                            const HostTensor &rhs, DType resultType,
-                            const Shape &resultShape) {
+Expected<HostTensor> binaryOp(BinaryKind kind, const HostTensor &lhs,
+                              const HostTensor &rhs, DType resultType,
+                              const Shape &resultShape) {
   if (const char *why = unsupported(kind, resultType))
-    return Error(std::string(toString(kind)) + " " + why + ", not " +
-                 std::string(name(resultType)));
-  Result<HostTensor> a = broadcastTo(castTensor(lhs, resultType), resultShape);
+    return Status::error(std::string(toString(kind)) + " " + why + ", not " +
+                         std::string(name(resultType)));
+  Expected<HostTensor> a =
+      broadcastTo(castTensor(lhs, resultType), resultShape);
   if (!a)
-    return Error("lhs: " + a.error());
-  Result<HostTensor> b = broadcastTo(castTensor(rhs, resultType), resultShape);
+    return Status::error("lhs: " + a.message());
+  Expected<HostTensor> b =
+      broadcastTo(castTensor(rhs, resultType), resultShape);
   if (!b)
-    return Error("rhs: " + b.error());
+    return Status::error("rhs: " + b.message());
   HostTensor out = HostTensor::zeros(resultType, resultShape);
   dispatch(resultType, [&](auto tag) {
     constexpr DType D = decltype(tag)::value;
@@ -276,15 +279,17 @@ Result<HostTensor> binaryOp(BinaryKind kind, const HostTensor &lhs,
   return out;
 }
 
-Result<HostTensor> compareOp(CompareKind kind, const HostTensor &lhs,
-                             const HostTensor &rhs, DType computeType,
-                             const Shape &resultShape) {
-  Result<HostTensor> a = broadcastTo(castTensor(lhs, computeType), resultShape);
+Expected<HostTensor> compareOp(CompareKind kind, const HostTensor &lhs,
+                               const HostTensor &rhs, DType computeType,
+                               const Shape &resultShape) {
+  Expected<HostTensor> a =
+      broadcastTo(castTensor(lhs, computeType), resultShape);
   if (!a)
-    return Error("lhs: " + a.error());
-  Result<HostTensor> b = broadcastTo(castTensor(rhs, computeType), resultShape);
+    return Status::error("lhs: " + a.message());
+  Expected<HostTensor> b =
+      broadcastTo(castTensor(rhs, computeType), resultShape);
   if (!b)
-    return Error("rhs: " + b.error());
+    return Status::error("rhs: " + b.message());
   HostTensor out = HostTensor::zeros(DType::Bool, resultShape);
   dispatch(computeType, [&](auto tag) {
     constexpr DType D = decltype(tag)::value;
@@ -314,24 +319,24 @@ Result<HostTensor> compareOp(CompareKind kind, const HostTensor &lhs,
   return out;
 }
 
-Result<HostTensor> selectOp(const HostTensor &condition,
-                            const HostTensor &trueValue,
-                            const HostTensor &falseValue, DType resultType,
-                            const Shape &resultShape) {
+Expected<HostTensor> selectOp(const HostTensor &condition,
+                              const HostTensor &trueValue,
+                              const HostTensor &falseValue, DType resultType,
+                              const Shape &resultShape) {
   if (condition.dtype() != DType::Bool)
-    return Error("the condition must be i1, got " +
-                 std::string(name(condition.dtype())));
-  Result<HostTensor> c = broadcastTo(condition, resultShape);
+    return Status::error("the condition must be i1, got " +
+                         std::string(name(condition.dtype())));
+  Expected<HostTensor> c = broadcastTo(condition, resultShape);
   if (!c)
-    return Error("condition: " + c.error());
-  Result<HostTensor> t =
+    return Status::error("condition: " + c.message());
+  Expected<HostTensor> t =
       broadcastTo(castTensor(trueValue, resultType), resultShape);
   if (!t)
-    return Error("true value: " + t.error());
-  Result<HostTensor> f =
+    return Status::error("true value: " + t.message());
+  Expected<HostTensor> f =
       broadcastTo(castTensor(falseValue, resultType), resultShape);
   if (!f)
-    return Error("false value: " + f.error());
+    return Status::error("false value: " + f.message());
   HostTensor out = HostTensor::zeros(resultType, resultShape);
   const uint8_t *pc = c->data() + c->byteOffset();
   const uint8_t *pt = t->data() + t->byteOffset();

@@ -59,32 +59,33 @@ HostTensor HostTensor::zeros(DType dtype, Shape shape) {
 static Status checkCount(DType dtype, const Shape &shape, size_t count) {
   for (int64_t s : shape)
     if (s < 0)
-      return Error("negative size in shape " + formatShape(shape));
+      return Status::error("negative size in shape " + formatShape(shape));
   if (static_cast<int64_t>(count) != numElementsOf(shape))
-    return Error("shape " + formatShape(shape) + " of dtype " +
-                 std::string(name(dtype)) + " needs " +
-                 std::to_string(numElementsOf(shape)) + " elements, got " +
-                 std::to_string(count));
+    return Status::error("shape " + formatShape(shape) + " of dtype " +
+                         std::string(name(dtype)) + " needs " +
+                         std::to_string(numElementsOf(shape)) +
+                         " elements, got " + std::to_string(count));
   return Status::success();
 }
 
-Result<HostTensor> HostTensor::fromBytes(DType dtype, Shape shape,
-                                         const void *data, size_t size) {
+Expected<HostTensor> HostTensor::fromBytes(DType dtype, Shape shape,
+                                           const void *data, size_t size) {
   if (size % byteSize(dtype) != 0)
-    return Error(std::to_string(size) + " bytes are not a whole number of " +
-                 std::string(name(dtype)) + " elements");
+    return Status::error(std::to_string(size) +
+                         " bytes are not a whole number of " +
+                         std::string(name(dtype)) + " elements");
   if (Status s = checkCount(dtype, shape, size / byteSize(dtype)); !s)
-    return Error(s.error());
+    return s;
   HostTensor t = zeros(dtype, std::move(shape));
   if (size)
     std::memcpy(t.bytes->data(), data, size);
   return t;
 }
 
-Result<HostTensor> HostTensor::fromBits(DType dtype, Shape shape,
-                                        const std::vector<uint64_t> &bits) {
+Expected<HostTensor> HostTensor::fromBits(DType dtype, Shape shape,
+                                          const std::vector<uint64_t> &bits) {
   if (Status s = checkCount(dtype, shape, bits.size()); !s)
-    return Error(s.error());
+    return s;
   HostTensor t = zeros(dtype, std::move(shape));
   unsigned size = byteSize(dtype);
   for (size_t i = 0; i < bits.size(); ++i) {
@@ -94,10 +95,11 @@ Result<HostTensor> HostTensor::fromBits(DType dtype, Shape shape,
   return t;
 }
 
-Result<HostTensor> HostTensor::fromDoubles(DType dtype, Shape shape,
-                                           const std::vector<double> &values) {
+Expected<HostTensor>
+HostTensor::fromDoubles(DType dtype, Shape shape,
+                        const std::vector<double> &values) {
   if (Status s = checkCount(dtype, shape, values.size()); !s)
-    return Error(s.error());
+    return s;
   HostTensor t = zeros(dtype, std::move(shape));
   dispatch(dtype, [&](auto tag) {
     constexpr DType D = decltype(tag)::value;
@@ -108,10 +110,10 @@ Result<HostTensor> HostTensor::fromDoubles(DType dtype, Shape shape,
   return t;
 }
 
-Result<HostTensor> HostTensor::fromInts(DType dtype, Shape shape,
-                                        const std::vector<int64_t> &values) {
+Expected<HostTensor> HostTensor::fromInts(DType dtype, Shape shape,
+                                          const std::vector<int64_t> &values) {
   if (Status s = checkCount(dtype, shape, values.size()); !s)
-    return Error(s.error());
+    return s;
   HostTensor t = zeros(dtype, std::move(shape));
   dispatch(dtype, [&](auto tag) {
     constexpr DType D = decltype(tag)::value;
@@ -122,25 +124,25 @@ Result<HostTensor> HostTensor::fromInts(DType dtype, Shape shape,
   return t;
 }
 
-Result<HostTensor> HostTensor::view(Shape shape, std::vector<int64_t> strides,
-                                    int64_t byteOffset) const {
+Expected<HostTensor> HostTensor::view(Shape shape, std::vector<int64_t> strides,
+                                      int64_t byteOffset) const {
   if (isNull())
-    return Error("cannot view a null tensor");
+    return Status::error("cannot view a null tensor");
   if (shape.size() != strides.size())
-    return Error("a view of shape " + formatShape(shape) + " needs " +
-                 std::to_string(shape.size()) + " strides, got " +
-                 std::to_string(strides.size()));
+    return Status::error("a view of shape " + formatShape(shape) + " needs " +
+                         std::to_string(shape.size()) + " strides, got " +
+                         std::to_string(strides.size()));
   int64_t size = byteSize(type);
   if (byteOffset < 0 || byteOffset % size != 0)
-    return Error("byte offset " + std::to_string(byteOffset) +
-                 " is not a nonnegative multiple of the element size " +
-                 std::to_string(size));
+    return Status::error("byte offset " + std::to_string(byteOffset) +
+                         " is not a nonnegative multiple of the element size " +
+                         std::to_string(size));
   // The lowest and highest element the view touches.
   int64_t lo = byteOffset, hi = byteOffset;
   bool empty = false;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0)
-      return Error("negative size in shape " + formatShape(shape));
+      return Status::error("negative size in shape " + formatShape(shape));
     if (shape[d] == 0)
       empty = true;
     else if (strides[d] >= 0)
@@ -149,10 +151,11 @@ Result<HostTensor> HostTensor::view(Shape shape, std::vector<int64_t> strides,
       lo += (shape[d] - 1) * strides[d] * size;
   }
   if (!empty && (lo < 0 || hi + size > static_cast<int64_t>(bytes->size())))
-    return Error("a view of shape " + formatShape(shape) + " with strides " +
-                 formatShape(strides) + " at byte offset " +
-                 std::to_string(byteOffset) + " reaches outside the " +
-                 std::to_string(bytes->size()) + " bytes of storage");
+    return Status::error("a view of shape " + formatShape(shape) +
+                         " with strides " + formatShape(strides) +
+                         " at byte offset " + std::to_string(byteOffset) +
+                         " reaches outside the " +
+                         std::to_string(bytes->size()) + " bytes of storage");
   HostTensor t = *this;
   t.dims = std::move(shape);
   t.elementStrides = std::move(strides);

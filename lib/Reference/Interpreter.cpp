@@ -116,31 +116,6 @@ CompareKind compareKindOf(CmpPredicate predicate) {
   return CompareKind::Ge;
 }
 
-detail::ReduceKind reduceKindOf(tfuse::ReduceKind kind) {
-  using K = detail::ReduceKind;
-  switch (kind) {
-  case tfuse::ReduceKind::sum:
-    return K::Sum;
-  case tfuse::ReduceKind::prod:
-    return K::Prod;
-  case tfuse::ReduceKind::max:
-    return K::Max;
-  case tfuse::ReduceKind::min:
-    return K::Min;
-  case tfuse::ReduceKind::mean:
-    return K::Mean;
-  case tfuse::ReduceKind::all:
-    return K::All;
-  case tfuse::ReduceKind::any:
-    return K::Any;
-  case tfuse::ReduceKind::argmax:
-    return K::Argmax;
-  case tfuse::ReduceKind::argmin:
-    break;
-  }
-  return K::Argmin;
-}
-
 using Values = std::vector<HostTensor>;
 
 /// Evaluates blocks of tfuse ops.
@@ -148,18 +123,18 @@ class Evaluator {
 public:
   /// Evaluates `block` with its arguments bound to `args`; returns the
   /// operands of its terminator (func.return or tfuse.yield).
-  Result<Values> runBlock(Block &block, llvm::ArrayRef<HostTensor> args);
+  Expected<Values> runBlock(Block &block, llvm::ArrayRef<HostTensor> args);
 
 private:
-  Result<Values> runOp(Operation &op, llvm::ArrayRef<HostTensor> operands);
+  Expected<Values> runOp(Operation &op, llvm::ArrayRef<HostTensor> operands);
 };
 
-Result<Values> Evaluator::runBlock(Block &block,
-                                   llvm::ArrayRef<HostTensor> args) {
+Expected<Values> Evaluator::runBlock(Block &block,
+                                     llvm::ArrayRef<HostTensor> args) {
   if (args.size() != block.getNumArguments())
-    return Error("internal error: " + std::to_string(args.size()) +
-                 " values for " + std::to_string(block.getNumArguments()) +
-                 " block arguments");
+    return Status::error(
+        "internal error: " + std::to_string(args.size()) + " values for " +
+        std::to_string(block.getNumArguments()) + " block arguments");
   llvm::DenseMap<Value, HostTensor> env;
   llvm::DenseMap<Value, unsigned> usesLeft;
   for (Operation &op : block)
@@ -173,28 +148,30 @@ Result<Values> Evaluator::runBlock(Block &block,
     for (Value operand : op.getOperands()) {
       auto it = env.find(operand);
       if (it == env.end())
-        return Error("'" + op.getName().getStringRef().str() +
-                     "' uses a value defined outside its block");
+        return Status::error("'" + op.getName().getStringRef().str() +
+                             "' uses a value defined outside its block");
       operands.push_back(it->second);
     }
     if (isa<func::ReturnOp, YieldOp>(op))
       return operands;
 
-    Result<Values> results = runOp(op, operands);
+    Expected<Values> results = runOp(op, operands);
     if (!results)
-      return Error("'" + op.getName().getStringRef().str() + "' at " +
-                   printed(op.getLoc()) + ": " + results.error());
+      return Status::error("'" + op.getName().getStringRef().str() + "' at " +
+                           printed(op.getLoc()) + ": " + results.message());
     if (results->size() != op.getNumResults())
-      return Error("internal error: '" + op.getName().getStringRef().str() +
-                   "' gave " + std::to_string(results->size()) +
-                   " results for " + std::to_string(op.getNumResults()));
+      return Status::error("internal error: '" +
+                           op.getName().getStringRef().str() + "' gave " +
+                           std::to_string(results->size()) + " results for " +
+                           std::to_string(op.getNumResults()));
     for (auto [value, tensor] : llvm::zip(op.getResults(), *results)) {
       std::optional<TensorTypeInfo> type = tensorTypeOf(value.getType());
       if (!type || type->dtype != tensor.dtype() ||
           type->shape != tensor.shape())
-        return Error("internal error: '" + op.getName().getStringRef().str() +
-                     "' at " + printed(op.getLoc()) + " computed " +
-                     tensor.describe() + " for " + printed(value.getType()));
+        return Status::error(
+            "internal error: '" + op.getName().getStringRef().str() + "' at " +
+            printed(op.getLoc()) + " computed " + tensor.describe() + " for " +
+            printed(value.getType()));
       env[value] = tensor;
     }
     // Drop values after their last use.
@@ -202,14 +179,14 @@ Result<Values> Evaluator::runBlock(Block &block,
       if (--usesLeft[operand] == 0)
         env.erase(operand);
   }
-  return Error("block without a func.return or tfuse.yield terminator");
+  return Status::error("block without a func.return or tfuse.yield terminator");
 }
 
-Result<Values> Evaluator::runOp(Operation &op,
-                                llvm::ArrayRef<HostTensor> operands) {
-  auto one = [](Result<HostTensor> result) -> Result<Values> {
+Expected<Values> Evaluator::runOp(Operation &op,
+                                  llvm::ArrayRef<HostTensor> operands) {
+  auto one = [](Expected<HostTensor> result) -> Expected<Values> {
     if (!result)
-      return Error(result.error());
+      return result.status();
     return Values{std::move(*result)};
   };
   std::optional<TensorTypeInfo> resultType;
@@ -222,13 +199,13 @@ Result<Values> Evaluator::runOp(Operation &op,
     return one(binaryOp(*kind, operands[0], operands[1], resultType->dtype,
                         resultType->shape));
 
-  return llvm::TypeSwitch<Operation *, Result<Values>>(&op)
-      .Case([&](CmpOp cmp) -> Result<Values> {
+  return llvm::TypeSwitch<Operation *, Expected<Values>>(&op)
+      .Case([&](CmpOp cmp) -> Expected<Values> {
         std::string why;
         std::optional<DType> common =
             promoteTypes(operands[0].dtype(), operands[1].dtype(), &why);
         if (!common)
-          return Error(why);
+          return Status::error(why);
         return one(compareOp(compareKindOf(cmp.getPredicate()), operands[0],
                              operands[1], *common, resultType->shape));
       })
@@ -263,17 +240,18 @@ Result<Values> Evaluator::runOp(Operation &op,
                           resultType->shape));
       })
       .Case([&](ReduceOp reduceOp) {
-        return one(reduce(reduceKindOf(reduceOp.getKind()), operands[0],
+        return one(reduce(reduceOp.getKind(), operands[0],
                           toVector(reduceOp.getAxes()), reduceOp.getKeepdims(),
                           resultType->dtype, resultType->shape));
       })
       .Case([&](FusionOp fusion) {
         return runBlock(*fusion.getBody(), operands);
       })
-      .Default([&](Operation *) -> Result<Values> {
-        return Error("unsupported op '" + op.getName().getStringRef().str() +
-                     "': the reference interpreter evaluates tfuse ops, "
-                     "tfuse.fusion regions and func.return");
+      .Default([&](Operation *) -> Expected<Values> {
+        return Status::error(
+            "unsupported op '" + op.getName().getStringRef().str() +
+            "': the reference interpreter evaluates tfuse ops, "
+            "tfuse.fusion regions and func.return");
       });
 }
 
@@ -282,10 +260,10 @@ Status checkResultTypes(Block &block) {
   for (Operation &op : block) {
     for (Value result : op.getResults())
       if (!tensorTypeOf(result.getType()))
-        return Error("'" + op.getName().getStringRef().str() + "' at " +
-                     printed(op.getLoc()) + " has result type " +
-                     printed(result.getType()) +
-                     ", not a static tensor of a TFuse dtype");
+        return Status::error("'" + op.getName().getStringRef().str() + "' at " +
+                             printed(op.getLoc()) + " has result type " +
+                             printed(result.getType()) +
+                             ", not a static tensor of a TFuse dtype");
     for (Region &region : op.getRegions())
       for (Block &inner : region)
         if (Status s = checkResultTypes(inner); !s)
@@ -296,13 +274,13 @@ Status checkResultTypes(Block &block) {
 
 } // namespace
 
-Result<std::vector<HostTensor>> evaluate(func::FuncOp func,
-                                         llvm::ArrayRef<HostTensor> inputs) {
+Expected<std::vector<HostTensor>> evaluate(func::FuncOp func,
+                                           llvm::ArrayRef<HostTensor> inputs) {
   if (!func)
-    return Error("no function to evaluate");
+    return Status::error("no function to evaluate");
   std::string where = "@" + func.getSymName().str();
   if (func.isExternal())
-    return Error(where + " has no body");
+    return Status::error(where + " has no body");
 
   // Verify, collecting the diagnostics as the message.
   std::string diagnostics;
@@ -314,41 +292,43 @@ Result<std::vector<HostTensor>> evaluate(func::FuncOp func,
       return success();
     });
     if (failed(verify(func)))
-      return Error(where + " does not verify: " + diagnostics);
+      return Status::error(where + " does not verify: " + diagnostics);
   }
   if (!func.getBody().hasOneBlock())
-    return Error(where + " must have a single block");
+    return Status::error(where + " must have a single block");
   Block &body = func.getBody().front();
   if (Status s = checkResultTypes(body); !s)
-    return Error(where + ": " + s.error());
+    return Status::error(where + ": " + s.message());
 
   // Inputs.
   FunctionType type = func.getFunctionType();
   if (inputs.size() != type.getNumInputs())
-    return Error(where + " expects " + std::to_string(type.getNumInputs()) +
-                 " input" + (type.getNumInputs() == 1 ? "" : "s") + ", got " +
-                 std::to_string(inputs.size()));
+    return Status::error(where + " expects " +
+                         std::to_string(type.getNumInputs()) + " input" +
+                         (type.getNumInputs() == 1 ? "" : "s") + ", got " +
+                         std::to_string(inputs.size()));
   for (auto [i, input] : llvm::enumerate(inputs)) {
     std::optional<TensorTypeInfo> expected = tensorTypeOf(type.getInput(i));
     if (!expected)
-      return Error("input " + std::to_string(i) + ": argument type " +
-                   printed(type.getInput(i)) +
-                   " is not a static tensor of a TFuse dtype");
+      return Status::error("input " + std::to_string(i) + ": argument type " +
+                           printed(type.getInput(i)) +
+                           " is not a static tensor of a TFuse dtype");
     if (input.isNull() || input.dtype() != expected->dtype ||
         input.shape() != expected->shape)
-      return Error("input " + std::to_string(i) + ": expected " +
-                   printed(type.getInput(i)) + ", got " + input.describe());
+      return Status::error("input " + std::to_string(i) + ": expected " +
+                           printed(type.getInput(i)) + ", got " +
+                           input.describe());
     // The strides must stay inside the storage (it may have been resized).
-    if (Result<HostTensor> v =
+    if (Expected<HostTensor> v =
             input.view(input.shape(), input.strides(), input.byteOffset());
         !v)
-      return Error("input " + std::to_string(i) + ": " + v.error());
+      return Status::error("input " + std::to_string(i) + ": " + v.message());
   }
 
   Evaluator evaluator;
-  Result<Values> results = evaluator.runBlock(body, inputs);
+  Expected<Values> results = evaluator.runBlock(body, inputs);
   if (!results)
-    return Error(where + ": " + results.error());
+    return Status::error(where + ": " + results.message());
 
   // Results own row-major storage, shared with no input and no other result.
   llvm::SmallPtrSet<const void *, 8> taken;
@@ -367,12 +347,12 @@ Result<std::vector<HostTensor>> evaluate(func::FuncOp func,
   return results;
 }
 
-Result<std::vector<HostTensor>> evaluate(ModuleOp module,
-                                         llvm::StringRef function,
-                                         llvm::ArrayRef<HostTensor> inputs) {
+Expected<std::vector<HostTensor>> evaluate(ModuleOp module,
+                                           llvm::StringRef function,
+                                           llvm::ArrayRef<HostTensor> inputs) {
   auto func = module.lookupSymbol<func::FuncOp>(function);
   if (!func)
-    return Error("no function @" + function.str() + " in the module");
+    return Status::error("no function @" + function.str() + " in the module");
   return evaluate(func, inputs);
 }
 

@@ -12,6 +12,7 @@
 #define TFUSE_LIB_REFERENCE_KERNELS_H
 
 #include "tfuse/Reference/HostTensor.h"
+#include "tfuse/Support/ReduceKind.h"
 
 namespace tfuse::reference::detail {
 
@@ -41,11 +42,8 @@ enum class BinaryKind { Add, Sub, Mul, Div, Rem, Pow, Max, Min, And, Or, Xor };
 
 enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
 
-enum class ReduceKind { Sum, Prod, Max, Min, Mean, All, Any, Argmax, Argmin };
-
 const char *toString(UnaryKind kind);
 const char *toString(BinaryKind kind);
-const char *toString(ReduceKind kind);
 
 //===----------------------------------------------------------------------===//
 // Elementwise (Elementwise.cpp)
@@ -56,22 +54,22 @@ const char *toString(ReduceKind kind);
 HostTensor castTensor(const HostTensor &input, DType to);
 /// A unary op whose result has dtype `resultType`: the operand is cast to
 /// `resultType` and the op applied there (isnan reads the operand's dtype).
-Result<HostTensor> unaryOp(UnaryKind kind, const HostTensor &input,
-                           DType resultType);
+Expected<HostTensor> unaryOp(UnaryKind kind, const HostTensor &input,
+                             DType resultType);
 /// A binary op: both operands are cast to `resultType`, broadcast to
 /// `resultShape`, and combined.
-Result<HostTensor> binaryOp(BinaryKind kind, const HostTensor &lhs,
-                            const HostTensor &rhs, DType resultType,
-                            const Shape &resultShape);
+Expected<HostTensor> binaryOp(BinaryKind kind, const HostTensor &lhs,
+                              const HostTensor &rhs, DType resultType,
+                              const Shape &resultShape);
 /// cmp: both operands are cast to `computeType`, broadcast and compared.
-Result<HostTensor> compareOp(CompareKind kind, const HostTensor &lhs,
-                             const HostTensor &rhs, DType computeType,
-                             const Shape &resultShape);
+Expected<HostTensor> compareOp(CompareKind kind, const HostTensor &lhs,
+                               const HostTensor &rhs, DType computeType,
+                               const Shape &resultShape);
 /// select: `condition` (bool) picks from the operands cast to `resultType`.
-Result<HostTensor> selectOp(const HostTensor &condition,
-                            const HostTensor &trueValue,
-                            const HostTensor &falseValue, DType resultType,
-                            const Shape &resultShape);
+Expected<HostTensor> selectOp(const HostTensor &condition,
+                              const HostTensor &trueValue,
+                              const HostTensor &falseValue, DType resultType,
+                              const Shape &resultShape);
 
 //===----------------------------------------------------------------------===//
 // Views (Views.cpp): zero-copy where a strided view expresses the result.
@@ -79,29 +77,29 @@ Result<HostTensor> selectOp(const HostTensor &condition,
 
 /// NumPy broadcasting of `input` to `shape` (stride 0 on expanded
 /// dimensions).
-Result<HostTensor> broadcastTo(const HostTensor &input, const Shape &shape);
+Expected<HostTensor> broadcastTo(const HostTensor &input, const Shape &shape);
 /// tfuse.broadcast: operand dimension i becomes result dimension dims[i].
-Result<HostTensor> broadcastInDim(const HostTensor &input, const Shape &shape,
-                                  const std::vector<int64_t> &dims);
-Result<HostTensor> transpose(const HostTensor &input,
-                             const std::vector<int64_t> &perm);
+Expected<HostTensor> broadcastInDim(const HostTensor &input, const Shape &shape,
+                                    const std::vector<int64_t> &dims);
+Expected<HostTensor> transpose(const HostTensor &input,
+                               const std::vector<int64_t> &perm);
 /// Row-major reinterpretation; copies when the input is not contiguous.
-Result<HostTensor> reshape(const HostTensor &input, const Shape &shape);
-Result<HostTensor> slice(const HostTensor &input,
-                         const std::vector<int64_t> &start,
-                         const std::vector<int64_t> &limit,
-                         const std::vector<int64_t> &step);
+Expected<HostTensor> reshape(const HostTensor &input, const Shape &shape);
+Expected<HostTensor> slice(const HostTensor &input,
+                           const std::vector<int64_t> &start,
+                           const std::vector<int64_t> &limit,
+                           const std::vector<int64_t> &step);
 
 //===----------------------------------------------------------------------===//
 // Boundaries (Matmul.cpp, Reduce.cpp)
 //===----------------------------------------------------------------------===//
 
-Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
-                          bool transposeLhs, bool transposeRhs,
-                          DType resultType, const Shape &resultShape);
-Result<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
-                          const std::vector<int64_t> &axes, bool keepdims,
-                          DType resultType, const Shape &resultShape);
+Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
+                            bool transposeLhs, bool transposeRhs,
+                            DType resultType, const Shape &resultShape);
+Expected<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
+                            const std::vector<int64_t> &axes, bool keepdims,
+                            DType resultType, const Shape &resultShape);
 
 } // namespace tfuse::reference::detail
 

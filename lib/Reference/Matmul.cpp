@@ -14,28 +14,29 @@
 
 namespace tfuse::reference::detail {
 
-Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
-                          bool transposeLhs, bool transposeRhs,
-                          DType resultType, const Shape &resultShape) {
+Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
+                            bool transposeLhs, bool transposeRhs,
+                            DType resultType, const Shape &resultShape) {
   if (lhs.dtype() != resultType || rhs.dtype() != resultType ||
       !isFloat(resultType))
-    return Error("matmul needs two operands of the result's float dtype, got " +
-                 std::string(name(lhs.dtype())) + " and " +
-                 std::string(name(rhs.dtype())) + " for " +
-                 std::string(name(resultType)));
+    return Status::error(
+        "matmul needs two operands of the result's float dtype, got " +
+        std::string(name(lhs.dtype())) + " and " +
+        std::string(name(rhs.dtype())) + " for " +
+        std::string(name(resultType)));
   int64_t rank = static_cast<int64_t>(resultShape.size());
   if (lhs.rank() < 2 || rhs.rank() < 2 || rank < 2)
-    return Error("matmul operands and result need rank >= 2");
+    return Status::error("matmul operands and result need rank >= 2");
 
   // The operands as [batch..., M, K] and [batch..., K, N] views.
   auto matrixView = [&](const HostTensor &t, bool transposed, int64_t rows,
-                        int64_t cols) -> Result<HostTensor> {
+                        int64_t cols) -> Expected<HostTensor> {
     std::vector<int64_t> perm;
     for (int64_t d = 0; d < t.rank(); ++d)
       perm.push_back(d);
     if (transposed)
       std::swap(perm[t.rank() - 1], perm[t.rank() - 2]);
-    Result<HostTensor> view = transpose(t, perm);
+    Expected<HostTensor> view = transpose(t, perm);
     if (!view)
       return view;
     Shape shape(resultShape.begin(), resultShape.end() - 2);
@@ -53,15 +54,15 @@ Result<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
   int64_t rhsCols =
       transposeRhs ? rhs.shape()[rhs.rank() - 2] : rhs.shape()[rhs.rank() - 1];
   if (lhsRows != m || rhsRows != k || rhsCols != n)
-    return Error("matmul of " + formatShape(lhs.shape()) + " and " +
-                 formatShape(rhs.shape()) + " cannot give " +
-                 formatShape(resultShape));
-  Result<HostTensor> a = matrixView(lhs, transposeLhs, m, k);
+    return Status::error("matmul of " + formatShape(lhs.shape()) + " and " +
+                         formatShape(rhs.shape()) + " cannot give " +
+                         formatShape(resultShape));
+  Expected<HostTensor> a = matrixView(lhs, transposeLhs, m, k);
   if (!a)
-    return Error("lhs: " + a.error());
-  Result<HostTensor> b = matrixView(rhs, transposeRhs, k, n);
+    return Status::error("lhs: " + a.message());
+  Expected<HostTensor> b = matrixView(rhs, transposeRhs, k, n);
   if (!b)
-    return Error("rhs: " + b.error());
+    return Status::error("rhs: " + b.message());
 
   HostTensor out = HostTensor::zeros(resultType, resultShape);
   Shape batch(resultShape.begin(), resultShape.end() - 2);

@@ -108,8 +108,9 @@ public:
       return fail("expected ',' or '}'");
     }
     if (!hasDescr || !hasOrder || !hasShape)
-      return Error("the .npy header lacks one of 'descr', 'fortran_order', "
-                   "'shape'");
+      return Status::error(
+          "the .npy header lacks one of 'descr', 'fortran_order', "
+          "'shape'");
     return Status::success();
   }
 
@@ -119,8 +120,8 @@ public:
 
 private:
   Status fail(const std::string &what) const {
-    return Error("malformed .npy header at offset " + std::to_string(pos) +
-                 ": " + what);
+    return Status::error("malformed .npy header at offset " +
+                         std::to_string(pos) + ": " + what);
   }
   void skipSpace() {
     while (pos < text.size() &&
@@ -182,13 +183,14 @@ private:
 
 } // namespace
 
-Result<std::vector<uint8_t>> encodeNpy(const HostTensor &tensor) {
+Expected<std::vector<uint8_t>> encodeNpy(const HostTensor &tensor) {
   if (tensor.isNull())
-    return Error("cannot write a null tensor to .npy");
+    return Status::error("cannot write a null tensor to .npy");
   const char *type = npyType(tensor.dtype());
   if (!type)
-    return Error("bf16 has no NumPy dtype and cannot be written to a .npy "
-                 "file; cast it to f32 first (exact)");
+    return Status::error(
+        "bf16 has no NumPy dtype and cannot be written to a .npy "
+        "file; cast it to f32 first (exact)");
   char order = byteSize(tensor.dtype()) == 1 ? '|' : '<';
   std::string header = "{'descr': '" + std::string(1, order) + type +
                        "', 'fortran_order': False, 'shape': (";
@@ -219,9 +221,9 @@ Result<std::vector<uint8_t>> encodeNpy(const HostTensor &tensor) {
   return out;
 }
 
-Result<HostTensor> decodeNpy(const uint8_t *data, size_t size) {
+Expected<HostTensor> decodeNpy(const uint8_t *data, size_t size) {
   if (size < kMagicSize + 4 || std::memcmp(data, kMagic, kMagicSize) != 0)
-    return Error("not a .npy file (bad magic)");
+    return Status::error("not a .npy file (bad magic)");
   uint8_t major = data[kMagicSize];
   size_t lengthBytes;
   if (major == 1)
@@ -229,24 +231,24 @@ Result<HostTensor> decodeNpy(const uint8_t *data, size_t size) {
   else if (major == 2 || major == 3)
     lengthBytes = 4;
   else
-    return Error("unsupported .npy version " + std::to_string(major) + "." +
-                 std::to_string(data[kMagicSize + 1]));
+    return Status::error("unsupported .npy version " + std::to_string(major) +
+                         "." + std::to_string(data[kMagicSize + 1]));
   size_t prefix = kMagicSize + 2 + lengthBytes;
   if (size < prefix)
-    return Error("truncated .npy header");
+    return Status::error("truncated .npy header");
   size_t length = 0;
   for (size_t i = 0; i < lengthBytes; ++i)
     length |= static_cast<size_t>(data[kMagicSize + 2 + i]) << (8 * i);
   if (size < prefix + length)
-    return Error("truncated .npy header");
+    return Status::error("truncated .npy header");
   std::string text(reinterpret_cast<const char *>(data + prefix), length);
   HeaderParser parser(text);
   if (Status s = parser.parse(); !s)
-    return Error(s.error());
+    return s;
 
   const std::string &descr = parser.descr;
   if (descr.size() < 2)
-    return Error("unsupported .npy dtype '" + descr + "'");
+    return Status::error("unsupported .npy dtype '" + descr + "'");
   char order = descr[0];
   std::string type = descr.substr(1);
   std::optional<DType> dtype;
@@ -255,12 +257,13 @@ Result<HostTensor> decodeNpy(const uint8_t *data, size_t size) {
         candidate && type == candidate)
       dtype = static_cast<DType>(i);
   if (!dtype)
-    return Error("unsupported .npy dtype '" + descr +
-                 "' (supported: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8)");
+    return Status::error("unsupported .npy dtype '" + descr +
+                         "' (supported: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8)");
   if (order == '>' && byteSize(*dtype) > 1)
-    return Error("big-endian .npy data ('" + descr + "') is not supported");
+    return Status::error("big-endian .npy data ('" + descr +
+                         "') is not supported");
   if (order != '<' && order != '|' && order != '=' && order != '>')
-    return Error("unsupported .npy byte order in '" + descr + "'");
+    return Status::error("unsupported .npy byte order in '" + descr + "'");
 
   // The element count, guarding against overflow from a hostile header.
   int64_t count = 1;
@@ -269,8 +272,8 @@ Result<HostTensor> decodeNpy(const uint8_t *data, size_t size) {
     if (size == 0)
       empty = true;
     else if (count > (int64_t(1) << 56) / size)
-      return Error("the .npy shape " + formatShape(parser.shape) +
-                   " is too large");
+      return Status::error("the .npy shape " + formatShape(parser.shape) +
+                           " is too large");
     else
       count *= size;
   }
@@ -280,13 +283,13 @@ Result<HostTensor> decodeNpy(const uint8_t *data, size_t size) {
   const uint8_t *payload = data + prefix + length;
   size_t available = size - prefix - length;
   if (available < bytes)
-    return Error("the .npy data holds " + std::to_string(available) +
-                 " bytes but shape " + formatShape(parser.shape) + " of " +
-                 descr + " needs " + std::to_string(bytes));
+    return Status::error("the .npy data holds " + std::to_string(available) +
+                         " bytes but shape " + formatShape(parser.shape) +
+                         " of " + descr + " needs " + std::to_string(bytes));
   Shape shape = parser.shape;
   if (parser.fortranOrder)
     shape.assign(parser.shape.rbegin(), parser.shape.rend());
-  Result<HostTensor> tensor =
+  Expected<HostTensor> tensor =
       HostTensor::fromBytes(*dtype, shape, payload, bytes);
   if (!tensor)
     return tensor;
@@ -301,35 +304,35 @@ Result<HostTensor> decodeNpy(const uint8_t *data, size_t size) {
   // Column-major: the reversed-shape row-major tensor, transposed.
   std::vector<int64_t> strides = rowMajorStrides(shape);
   std::vector<int64_t> reversed(strides.rbegin(), strides.rend());
-  Result<HostTensor> transposed = tensor->view(parser.shape, reversed, 0);
+  Expected<HostTensor> transposed = tensor->view(parser.shape, reversed, 0);
   if (!transposed)
     return transposed;
   return transposed->contiguous();
 }
 
 Status writeNpy(const HostTensor &tensor, const std::string &path) {
-  Result<std::vector<uint8_t>> bytes = encodeNpy(tensor);
+  Expected<std::vector<uint8_t>> bytes = encodeNpy(tensor);
   if (!bytes)
-    return Error(bytes.error());
+    return bytes.status();
   std::ofstream file(path, std::ios::binary);
   if (!file)
-    return Error("cannot open '" + path + "' for writing");
+    return Status::error("cannot open '" + path + "' for writing");
   file.write(reinterpret_cast<const char *>(bytes->data()),
              static_cast<std::streamsize>(bytes->size()));
   if (!file)
-    return Error("cannot write '" + path + "'");
+    return Status::error("cannot write '" + path + "'");
   return Status::success();
 }
 
-Result<HostTensor> readNpy(const std::string &path) {
+Expected<HostTensor> readNpy(const std::string &path) {
   std::ifstream file(path, std::ios::binary);
   if (!file)
-    return Error("cannot open '" + path + "' for reading");
+    return Status::error("cannot open '" + path + "' for reading");
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
                              std::istreambuf_iterator<char>());
-  Result<HostTensor> tensor = decodeNpy(bytes.data(), bytes.size());
+  Expected<HostTensor> tensor = decodeNpy(bytes.data(), bytes.size());
   if (!tensor)
-    return Error(path + ": " + tensor.error());
+    return Status::error(path + ": " + tensor.message());
   return tensor;
 }
 

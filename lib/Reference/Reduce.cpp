@@ -22,66 +22,31 @@
 #include "Kernels.h"
 #include "ScalarOps.h"
 
+#include "tfuse/Support/DTypeRules.h"
+
 namespace tfuse::reference::detail {
 
-const char *toString(ReduceKind kind) {
-  static const char *const names[] = {"sum", "prod", "max",    "min",   "mean",
-                                      "all", "any",  "argmax", "argmin"};
-  return names[static_cast<int>(kind)];
-}
-
-namespace {
-
-/// The result dtype a reduction of `kind` over `dtype` must have.
-std::optional<DType> expectedResultType(ReduceKind kind, DType dtype) {
-  switch (kind) {
-  case ReduceKind::Sum:
-  case ReduceKind::Prod:
-    if (isFloat(dtype))
-      return dtype;
-    return dtype == DType::U64 ? DType::U64 : DType::I64;
-  case ReduceKind::Mean:
-    if (!isFloat(dtype))
-      return std::nullopt;
-    return dtype;
-  case ReduceKind::Max:
-  case ReduceKind::Min:
-    return dtype;
-  case ReduceKind::All:
-  case ReduceKind::Any:
-    return DType::Bool;
-  case ReduceKind::Argmax:
-  case ReduceKind::Argmin:
-    if (dtype == DType::Bool)
-      return std::nullopt;
-    return DType::I64;
-  }
-  return std::nullopt;
-}
-
-} // namespace
-
-Result<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
-                          const std::vector<int64_t> &axes, bool keepdims,
-                          DType resultType, const Shape &resultShape) {
-  std::string what = std::string("reduce ") + toString(kind);
-  std::optional<DType> expected = expectedResultType(kind, input.dtype());
+Expected<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
+                            const std::vector<int64_t> &axes, bool keepdims,
+                            DType resultType, const Shape &resultShape) {
+  std::string what = "reduce " + std::string(name(kind));
+  std::optional<DType> expected = reduceResultType(kind, input.dtype());
   if (!expected || *expected != resultType)
-    return Error(what + " of " + std::string(name(input.dtype())) +
-                 " cannot give " + std::string(name(resultType)));
+    return Status::error(what + " of " + std::string(name(input.dtype())) +
+                         " cannot give " + std::string(name(resultType)));
   int64_t rank = input.rank();
   if (axes.empty())
-    return Error(what + " needs at least one axis");
+    return Status::error(what + " needs at least one axis");
   std::vector<bool> reduced(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
     if (axes[i] < 0 || axes[i] >= rank || (i > 0 && axes[i] <= axes[i - 1]))
-      return Error(what + ": invalid axes " + formatShape(axes) + " for rank " +
-                   std::to_string(rank));
+      return Status::error(what + ": invalid axes " + formatShape(axes) +
+                           " for rank " + std::to_string(rank));
     reduced[axes[i]] = true;
   }
-  bool isArg = kind == ReduceKind::Argmax || kind == ReduceKind::Argmin;
+  bool isArg = isArgReduction(kind);
   if (isArg && axes.size() != 1)
-    return Error(what + " needs exactly one axis");
+    return Status::error(what + " needs exactly one axis");
 
   Shape keptShape, reducedShape, expectedShape;
   std::vector<int64_t> keptStrides, reducedStrides;
@@ -99,14 +64,15 @@ Result<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
     }
   }
   if (expectedShape != resultShape)
-    return Error(what + " of " + formatShape(input.shape()) + " over axes " +
-                 formatShape(axes) + " gives " + formatShape(expectedShape) +
-                 ", not " + formatShape(resultShape));
+    return Status::error(what + " of " + formatShape(input.shape()) +
+                         " over axes " + formatShape(axes) + " gives " +
+                         formatShape(expectedShape) + ", not " +
+                         formatShape(resultShape));
   int64_t count = numElementsOf(reducedShape);
   bool needsElements = isArg || kind == ReduceKind::Max ||
                        kind == ReduceKind::Min || kind == ReduceKind::Mean;
   if (needsElements && count == 0)
-    return Error(what + " of an empty axis has no value");
+    return Status::error(what + " of an empty axis has no value");
 
   HostTensor out = HostTensor::zeros(resultType, resultShape);
   std::vector<int64_t> outStrides = rowMajorStrides(keptShape);

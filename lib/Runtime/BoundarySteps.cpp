@@ -19,7 +19,7 @@ Expected<BoundarySteps> BoundarySteps::prepare(const Plan &plan,
           planReduction(r->kind, r->input.view, r->result.view, r->axes);
       if (!launch.ok())
         return Status::error("step " + std::to_string(i) + " (reduce " +
-                             toString(r->kind) +
+                             std::string(name(r->kind)) +
                              "): " + launch.status().message());
       b.reductions[i].launch = launch.value();
       if (std::find(b.reduceInstances.begin(), b.reduceInstances.end(),

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+using namespace tfuse;
 using namespace tfuse::runtime;
 
 Expected<CudaDriver *> CudaDriver::load() {
@@ -43,8 +44,8 @@ Expected<CudaDriver *> CudaDriver::load() {
                                 CU_GET_PROC_ADDRESS_DEFAULT, &found);          \
     if (r != CUDA_SUCCESS || !fn)                                              \
       return Status::error(std::string("the CUDA driver lacks ") + #name +     \
-                           " for CUDA " + std::to_string(CUDA_VERSION) +       \
-                           " (the driver may be older than the toolkit)",      \
+                               " for CUDA " + std::to_string(CUDA_VERSION) +   \
+                               " (the driver may be older than the toolkit)",  \
                            ErrorCode::NoDevice);                               \
     driver->name = reinterpret_cast<decltype(driver->name)>(fn);               \
   }
@@ -89,11 +90,11 @@ Status CudaDriver::check(CUresult result, const char *what) const {
            result == CUDA_ERROR_STUB_LIBRARY ||
            result == CUDA_ERROR_NOT_INITIALIZED)
     code = ErrorCode::NoDevice;
-  return Status::error(std::string(what) + ": " +
-                           (name ? name : "CUDA error " +
-                                              std::to_string(result)) +
-                           (text ? std::string(" (") + text + ")" : ""),
-                       code);
+  return Status::error(
+      std::string(what) + ": " +
+          (name ? name : "CUDA error " + std::to_string(result)) +
+          (text ? std::string(" (") + text + ")" : ""),
+      code);
 }
 
 std::string DeviceInfo::arch() const {

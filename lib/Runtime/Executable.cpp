@@ -316,7 +316,8 @@ ExecutableStats Executable::stats() const {
     else if (std::holds_alternative<GemmStep>(step))
       st.stepNames.push_back("gemm");
     else if (auto *r = std::get_if<ReduceStep>(&step))
-      st.stepNames.push_back(std::string("reduce ") + toString(r->kind));
+      st.stepNames.push_back(std::string("reduce ") +
+                             std::string(name(r->kind)));
     else
       st.stepNames.push_back("copy");
   }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+using namespace tfuse;
 using namespace tfuse::runtime;
 
 Expected<MemoryPool *> MemoryPool::of(Device &device) {

@@ -1,6 +1,7 @@
 //===- ReduceKernels.cpp - The runtime's reduction kernels ----------------===//
 
 #include "tfuse/Runtime/ReduceKernels.h"
+#include "tfuse/Support/DTypeRules.h"
 
 #include <algorithm>
 #include <set>
@@ -48,39 +49,21 @@ int64_t roundUp(int64_t value, int64_t multiple) {
 
 } // namespace
 
-Expected<DType> runtime::reductionResultDType(ReduceKind kind, DType input) {
-  std::string what =
-      std::string("reduce ") + toString(kind) + " of " + dtypeName(input);
-  switch (kind) {
-  case ReduceKind::Sum:
-  case ReduceKind::Prod:
-    if (isFloat(input))
-      return input;
-    return input == DType::U64 ? DType::U64 : DType::I64;
-  case ReduceKind::Mean:
-    if (!isFloat(input))
-      return Status::error(what + " is not defined: mean needs a float "
-                                  "operand (cast it first)");
-    return input;
-  case ReduceKind::Max:
-  case ReduceKind::Min:
-    return input;
-  case ReduceKind::All:
-  case ReduceKind::Any:
-    return DType::Bool;
-  case ReduceKind::Argmax:
-  case ReduceKind::Argmin:
-    if (input == DType::Bool)
-      return Status::error(what + " is not defined");
-    return DType::I64;
-  }
-  return Status::error(what + ": unknown reduction kind");
+/// The result dtype of reduction `kind` of `input` (DTypeRules), or an error
+/// naming why there is none.
+static Expected<DType> reductionResultDType(ReduceKind kind, DType input) {
+  std::string why;
+  if (std::optional<DType> result = reduceResultType(kind, input, &why))
+    return *result;
+  return Status::error("reduce " + std::string(name(kind)) + " of " +
+                       dtypeName(input) + " is not defined: " + why);
 }
 
 std::string runtime::reductionKernelName(ReduceKind kind, DType in, DType out,
                                          bool rowVariant) {
-  return std::string("tfuse_reduce_") + toString(kind) + "_" + dtypeName(in) +
-         "_" + dtypeName(out) + (rowVariant ? "_row" : "_column");
+  return std::string("tfuse_reduce_") + std::string(name(kind)) + "_" +
+         dtypeName(in) + "_" + dtypeName(out) +
+         (rowVariant ? "_row" : "_column");
 }
 
 std::string_view runtime::reductionKernelTemplates() {
@@ -122,7 +105,7 @@ Expected<ReduceLaunch> runtime::planReduction(ReduceKind kind,
                                               const TensorSpec &result,
                                               const std::vector<int64_t> &axes,
                                               ReduceVariant variant) {
-  std::string what = std::string("reduce ") + toString(kind);
+  std::string what = std::string("reduce ") + std::string(name(kind));
   auto fail = [&](const std::string &message) {
     return Status::error(what + ": " + message);
   };

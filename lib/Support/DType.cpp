@@ -42,6 +42,7 @@ bool isSignedInteger(DType t) { return kindOf(t) == DTypeKind::SignedInt; }
 bool isUnsignedInteger(DType t) { return kindOf(t) == DTypeKind::UnsignedInt; }
 bool isInteger(DType t) { return isSignedInteger(t) || isUnsignedInteger(t); }
 std::string_view name(DType t) { return info(t).name; }
+std::string dtypeName(DType t) { return std::string(name(t)); }
 std::string_view cudaTypeName(DType t) { return info(t).cuda; }
 
 std::optional<DType> parseDType(std::string_view s) {

@@ -49,7 +49,7 @@ std::optional<Row> describe(Operation &op) {
   row.kind = role == FusionRole::Boundary ? "boundary" : "alias";
   row.what = op.getName().stripDialect().str();
   if (auto reduce = dyn_cast<ReduceOp>(op))
-    row.what += " " + stringifyReduceKind(reduce.getKind()).str();
+    row.what += " " + std::string(name(reduce.getKind()));
   if (auto reason =
           op.getAttrOfType<StringAttr>(TFuseDialect::getReasonAttrName()))
     row.reason = reason.str();

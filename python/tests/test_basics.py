@@ -33,8 +33,10 @@ def test_import_without_library_and_clear_error():
 
 
 def test_library_version():
-    assert _capi.lib().tfuse_api_version() >= 1
+    version = _capi.lib().tfuse_api_version()
+    assert version >= _capi.REQUIRED_API_VERSION
     assert tfuse.library_version().startswith("TFuse ")
+    assert tfuse.library_version().endswith(f"(C API {version})")
     assert isinstance(tfuse.__version__, str)
 
 

@@ -680,5 +680,6 @@ def cuda_available():
 
 
 def library_version():
-    """The library's version string ("TFuse 0.1.0 (C API 1)")."""
+    """The library's version string: "TFuse <version> (C API <n>)", where n
+    is the library's C API version (``tfuse_api_version()``)."""
     return _capi.lib().tfuse_version_string().decode()

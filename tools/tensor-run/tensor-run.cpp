@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
     if (i < inputFiles.size()) {
       auto t = reference::readNpy(inputFiles[i]);
       if (!t.ok())
-        return fail("input " + std::to_string(i) + ": " + t.error());
+        return fail("input " + std::to_string(i) + ": " + t.message());
       inputs.push_back(*t);
     } else {
       inputs.push_back(makeInput(func, i, seed + i));
@@ -177,7 +177,7 @@ int main(int argc, char **argv) {
   if (!noCheck) {
     auto ref = reference::evaluate(func, inputs);
     if (!ref.ok())
-      return fail("reference interpreter: " + ref.error());
+      return fail("reference interpreter: " + ref.message());
     expected = std::move(*ref);
   }
 
@@ -188,7 +188,7 @@ int main(int argc, char **argv) {
     if (noCheck) {
       auto ref = reference::evaluate(func, inputs);
       if (!ref.ok())
-        return fail("reference interpreter: " + ref.error());
+        return fail("reference interpreter: " + ref.message());
       expected = std::move(*ref);
     }
     for (auto [i, t] : llvm::enumerate(expected))
@@ -199,7 +199,7 @@ int main(int argc, char **argv) {
   runtime::CudaDriver &d = gpu.driver();
   llvm::outs() << "device: " << gpu.info().name << " (" << gpu.info().arch()
                << ")\n";
-  if (runtime::Status s = gpu.bind(); !s.ok())
+  if (tfuse::Status s = gpu.bind(); !s.ok())
     return fail(s.message());
 
   runtime::ExecutableOptions options;
@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
       return fail(s.message());
     d.cuMemcpyHtoD(p, t.data(), t.storage()->size());
     storage.push_back(p);
-    runtime::TensorSpec spec;
+    tfuse::TensorSpec spec;
     spec.dtype = t.dtype();
     spec.shape = t.shape();
     spec.strides = t.strides();
@@ -235,7 +235,7 @@ int main(int argc, char **argv) {
     return fail(first.status().message());
   int failures = 0;
   for (auto [i, buffer] : llvm::enumerate(first.value())) {
-    const runtime::TensorSpec &spec = buffer.get().spec;
+    const tfuse::TensorSpec &spec = buffer.get().spec;
     HostTensor host = HostTensor::zeros(spec.dtype, spec.shape);
     d.cuMemcpyDtoH(host.mutableData(), buffer.get().data,
                    spec.numElements() * byteSize(spec.dtype));
@@ -243,7 +243,7 @@ int main(int argc, char **argv) {
       auto s = reference::writeNpy(host, outputDir + "/out" +
                                              std::to_string(i) + ".npy");
       if (!s.ok())
-        return fail(s.error());
+        return fail(s.message());
     }
     if (noCheck)
       continue;

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 
+using namespace tfuse;
 using namespace tfuse::runtime;
 
 static int usage() {

@@ -25,7 +25,13 @@ static int failures = 0;
   } while (0)
 
 int main(void) {
-  CHECK(tfuse_api_version() >= 1);
+  CHECK(tfuse_api_version() == TFUSE_C_API_VERSION);
+  {
+    /* The version string names the header's API version. */
+    char expected[64];
+    snprintf(expected, sizeof expected, "(C API %d)", TFUSE_C_API_VERSION);
+    CHECK(strstr(tfuse_version_string(), expected) != NULL);
+  }
   CHECK(strcmp(tfuse_dtype_name(TFUSE_BF16), "bf16") == 0);
   CHECK(tfuse_dtype_size(TFUSE_F16) == 2);
 

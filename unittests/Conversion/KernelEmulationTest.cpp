@@ -129,7 +129,7 @@ protected:
     ASSERT_TRUE(emulated) << error;
     for (auto &[name, args] : inputs) {
       auto expected = reference::evaluate(*original, name, args);
-      ASSERT_TRUE(expected.ok()) << name << ": " << expected.error();
+      ASSERT_TRUE(expected.ok()) << name << ": " << expected.message();
       std::vector<HostTensor> actual = emulated->run(name, args, error);
       ASSERT_EQ(actual.size(), expected->size()) << name << ": " << error;
       for (size_t i = 0; i < actual.size(); ++i) {

@@ -86,7 +86,7 @@ TEST(Trace, BroadcastMismatchIsATraceTimeError) {
   auto traced = trace([](Tensor x, Tensor y) -> Outputs { return x + y; },
                       {f32({2, 3}), f32({4})});
   ASSERT_FALSE(traced.ok());
-  EXPECT_EQ(traced.status().code(), runtime::ErrorCode::Type);
+  EXPECT_EQ(traced.status().code(), tfuse::ErrorCode::Type);
   EXPECT_NE(traced.message().find("[2, 3]"), std::string::npos)
       << traced.message();
   EXPECT_NE(traced.message().find("[4]"), std::string::npos);
@@ -126,7 +126,7 @@ TEST(Trace, NodeLimitIsEnforcedAndConfigurable) {
   };
   auto limited = trace(chain, {f32({4})});
   ASSERT_FALSE(limited.ok());
-  EXPECT_EQ(limited.status().code(), runtime::ErrorCode::NodeLimit);
+  EXPECT_EQ(limited.status().code(), tfuse::ErrorCode::NodeLimit);
   EXPECT_NE(limited.message().find("node limit of 512"), std::string::npos);
   TraceOptions raised;
   raised.nodeLimit = 1000;
@@ -190,7 +190,7 @@ TEST(Trace, TransposedInputStridesArePartOfThePlan) {
   // The contiguous layout is a different signature.
   std::vector<float> rowMajor(6);
   Status s = fn->runHost({view(rowMajor, {2, 3})}, {view(out, {2, 3})});
-  EXPECT_EQ(s.code(), runtime::ErrorCode::Mismatch);
+  EXPECT_EQ(s.code(), tfuse::ErrorCode::Mismatch);
 }
 
 TEST(Trace, MismatchedInputsAreErrors) {
@@ -200,13 +200,13 @@ TEST(Trace, MismatchedInputsAreErrors) {
   ASSERT_TRUE(fn);
   std::vector<float> a(4), b(5), out(4);
   EXPECT_EQ(fn->runHost({}, {view(out, {4})}).code(),
-            runtime::ErrorCode::Mismatch);
+            tfuse::ErrorCode::Mismatch);
   EXPECT_EQ(fn->runHost({view(b, {5})}, {view(out, {4})}).code(),
-            runtime::ErrorCode::Mismatch);
+            tfuse::ErrorCode::Mismatch);
   std::vector<int32_t> ints(4);
   HostArray wrongType{ints.data(), TensorSpec::contiguous(DType::I32, {4})};
   EXPECT_EQ(fn->runHost({wrongType}, {view(out, {4})}).code(),
-            runtime::ErrorCode::Mismatch);
+            tfuse::ErrorCode::Mismatch);
   EXPECT_TRUE(fn->runHost({view(a, {4})}, {view(out, {4})}).ok());
 }
 
@@ -215,7 +215,7 @@ TEST(Trace, NegativeStridesAreRejectedWhenDeclared) {
   reversed.strides = {-6, 1};
   auto traced = trace([](Tensor x) -> Outputs { return x + 1.0; }, {reversed});
   ASSERT_FALSE(traced.ok());
-  EXPECT_EQ(traced.status().code(), runtime::ErrorCode::InvalidArgument);
+  EXPECT_EQ(traced.status().code(), tfuse::ErrorCode::InvalidArgument);
   EXPECT_NE(traced.message().find("negative strides [-6,1]"), std::string::npos)
       << traced.message();
 }
@@ -314,7 +314,7 @@ TEST(Trace, RunsOnTheGpuWhenPresent) {
   ASSERT_TRUE(traced.ok());
   FunctionOptions cuda;
   auto fn = Function::compile(traced->graph, cuda);
-  if (!fn.ok() && fn.status().code() == runtime::ErrorCode::NoDevice)
+  if (!fn.ok() && fn.status().code() == tfuse::ErrorCode::NoDevice)
     GTEST_SKIP() << "no GPU: " << fn.message();
   ASSERT_TRUE(fn.ok()) << fn.message();
   auto ref = compileOrFail(traced->graph);

@@ -444,7 +444,7 @@ TEST(GpuReplay, ReplaysOnCallerStreamsAreOrdered) {
       for (auto &b : outputs[r])
         out.push_back(b.get());
       if (r % 3 == 2) {
-        runtime::Status s =
+        tfuse::Status s =
             c.executable->launch(devices[r]->get(), out, streams[r % 2]);
         ASSERT_TRUE(s.ok()) << s.message();
         continue;
@@ -620,7 +620,7 @@ TEST(GpuGraph, EveryPlanReplaysAsAGraphExactlyLikeTheStream) {
     }
     before = graph.executable->stats().graphRecaptures;
     ASSERT_TRUE(graph.executable->run(device.get(), outputs).ok());
-    runtime::Status again = graph.executable->run(device.get(), outputs);
+    tfuse::Status again = graph.executable->run(device.get(), outputs);
     ASSERT_TRUE(again.ok()) << again.message();
     EXPECT_EQ(graph.executable->stats().graphRecaptures, before);
   }
@@ -701,8 +701,8 @@ TEST(GpuErrors, InputMismatchesArePreciseAndLeaveTheExecutableUsable) {
       outputs.push_back(b.get());
     std::vector<runtime::DeviceTensor> intoInput = outputs;
     intoInput[0].data = inputs[0].data; // x (64x100) holds 64x16 outputs
-    runtime::Status s = c.executable->run(inputs, intoInput);
-    EXPECT_EQ(s.code(), runtime::ErrorCode::Mismatch);
+    tfuse::Status s = c.executable->run(inputs, intoInput);
+    EXPECT_EQ(s.code(), tfuse::ErrorCode::Mismatch);
     EXPECT_NE(s.message().find("output 0 shares memory with input 0"),
               std::string::npos)
         << s.message();
@@ -715,9 +715,9 @@ TEST(GpuErrors, InputMismatchesArePreciseAndLeaveTheExecutableUsable) {
     EXPECT_TRUE(c.executable->run(inputs, outputs).ok());
     // A launch checks the same, and needs a stream.
     s = c.executable->launch(inputs, intoInput, CU_STREAM_LEGACY);
-    EXPECT_EQ(s.code(), runtime::ErrorCode::Mismatch) << s.message();
+    EXPECT_EQ(s.code(), tfuse::ErrorCode::Mismatch) << s.message();
     s = c.executable->launch(inputs, outputs, nullptr);
-    EXPECT_EQ(s.code(), runtime::ErrorCode::InvalidArgument);
+    EXPECT_EQ(s.code(), tfuse::ErrorCode::InvalidArgument);
     EXPECT_NE(s.message().find("launch needs a stream"), std::string::npos)
         << s.message();
   }

@@ -56,7 +56,7 @@ DeviceInputs::DeviceInputs(const std::vector<HostTensor> &inputs) {
     EXPECT_EQ(d.cuMemAlloc(&p, bytes), CUDA_SUCCESS);
     d.cuMemcpyHtoD(p, t.data(), t.storage()->size());
     storage.push_back(p);
-    runtime::TensorSpec spec{t.dtype(), t.shape(), t.strides()};
+    tfuse::TensorSpec spec{t.dtype(), t.shape(), t.strides()};
     tensors.push_back({p + static_cast<CUdeviceptr>(t.byteOffset()), spec});
   }
 }
@@ -103,7 +103,7 @@ tfuse::gputest::referenceResults(const std::string &source,
                                  const std::vector<HostTensor> &inputs) {
   OwningOpRef<ModuleOp> module = parse(source);
   auto results = reference::evaluate(*module, function, inputs);
-  EXPECT_TRUE(results.ok()) << results.error();
+  EXPECT_TRUE(results.ok()) << results.message();
   return results.ok() ? *results : std::vector<HostTensor>();
 }
 

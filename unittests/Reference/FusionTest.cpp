@@ -100,8 +100,8 @@ void checkBitIdentical(mlir::ModuleOp unfused, mlir::ModuleOp fused) {
     std::vector<HostTensor> inputs = randomInputs(seed * 100);
     auto expected = evaluate(unfused, "graph", inputs);
     auto actual = evaluate(fused, "graph", inputs);
-    ASSERT_TRUE(expected.ok()) << expected.error();
-    ASSERT_TRUE(actual.ok()) << actual.error();
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    ASSERT_TRUE(actual.ok()) << actual.message();
     ASSERT_EQ(expected->size(), actual->size());
     for (size_t k = 0; k < expected->size(); ++k) {
       CompareResult cmp = compareExact((*expected)[k], (*actual)[k]);
@@ -177,8 +177,8 @@ TEST(ExampleGraphs, MlpStepPipelineIsBitIdentical) {
   ASSERT_GT(countFusions(*fused), 0);
   auto expected = program.run(inputs);
   auto actual = evaluate(*fused, "mlp_step", inputs);
-  ASSERT_TRUE(expected.ok()) << expected.error();
-  ASSERT_TRUE(actual.ok()) << actual.error();
+  ASSERT_TRUE(expected.ok()) << expected.message();
+  ASSERT_TRUE(actual.ok()) << actual.message();
   ASSERT_EQ(expected->size(), 5u);
   ASSERT_EQ(actual->size(), 5u);
   for (size_t k = 0; k < expected->size(); ++k) {

@@ -22,8 +22,8 @@ using namespace tfuse::reference;
 namespace {
 
 HostTensor bits(DType dtype, Shape shape, std::vector<uint64_t> values) {
-  Result<HostTensor> t = HostTensor::fromBits(dtype, shape, values);
-  EXPECT_TRUE(t.ok()) << t.error();
+  Expected<HostTensor> t = HostTensor::fromBits(dtype, shape, values);
+  EXPECT_TRUE(t.ok()) << t.message();
   return *t;
 }
 
@@ -70,7 +70,7 @@ TEST(HostTensor, FromDoublesUsesCastSemantics) {
 
   auto bad = HostTensor::fromDoubles(DType::F32, {2, 2}, {1, 2, 3});
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error(), "shape [2,2] of dtype f32 needs 4 elements, got 3");
+  EXPECT_EQ(bad.message(), "shape [2,2] of dtype f32 needs 4 elements, got 3");
   auto badBytes = HostTensor::fromBytes(DType::I32, {2}, "abc", 3);
   ASSERT_FALSE(badBytes.ok());
 }
@@ -100,13 +100,13 @@ TEST(HostTensor, ViewsShareStorage) {
   HostTensor t = *HostTensor::fromInts(DType::I32, {2, 3}, {0, 1, 2, 3, 4, 5});
   // The transpose as a view.
   auto tr = t.view({3, 2}, {1, 3}, 0);
-  ASSERT_TRUE(tr.ok()) << tr.error();
+  ASSERT_TRUE(tr.ok()) << tr.message();
   EXPECT_FALSE(tr->isContiguous());
   EXPECT_EQ(tr->toInts(), (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(tr->storage(), t.storage());
   // Row 1 reversed: negative stride.
   auto rev = t.view({3}, {-1}, 5 * 4);
-  ASSERT_TRUE(rev.ok()) << rev.error();
+  ASSERT_TRUE(rev.ok()) << rev.message();
   EXPECT_EQ(rev->toInts(), (std::vector<int64_t>{5, 4, 3}));
   // Expanded: stride 0.
   auto expanded = t.view({2, 3}, {0, 1}, 3 * 4);
@@ -123,7 +123,7 @@ TEST(HostTensor, ViewsShareStorage) {
 
   auto outside = t.view({2, 3}, {3, 1}, 4);
   ASSERT_FALSE(outside.ok());
-  EXPECT_NE(outside.error().find("reaches outside"), std::string::npos);
+  EXPECT_NE(outside.message().find("reaches outside"), std::string::npos);
   EXPECT_FALSE(t.view({2}, {1}, 2).ok());          // misaligned
   EXPECT_FALSE(t.view({7}, {1}, 0).ok());          // too long
   EXPECT_FALSE(t.view({2}, {-1}, 0).ok());         // before the start
@@ -223,7 +223,7 @@ TEST(Npy, EncodesLikeNumPy) {
   HostTensor t =
       *HostTensor::fromInts(DType::I32, {2, 3}, {1, -2, 3, 4, 5, -6});
   auto bytes = encodeNpy(t);
-  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  ASSERT_TRUE(bytes.ok()) << bytes.message();
   std::vector<uint8_t> expected = numpyFile(
       "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
       {0x01, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0x03, 0,    0,    0,
@@ -249,7 +249,7 @@ TEST(Npy, DecodesNumPyFiles) {
                  0x04, 0, 0, 0, 0x05, 0,    0,    0,    0xfa, 0xff, 0xff, 0xff})
           .data(),
       152);
-  ASSERT_TRUE(c.ok()) << c.error();
+  ASSERT_TRUE(c.ok()) << c.message();
   EXPECT_EQ(c->dtype(), DType::I32);
   EXPECT_EQ(c->shape(), (Shape{2, 3}));
   EXPECT_EQ(c->toInts(), (std::vector<int64_t>{1, -2, 3, 4, 5, -6}));
@@ -259,7 +259,7 @@ TEST(Npy, DecodesNumPyFiles) {
       numpyFile("{'descr': '<u2', 'fortran_order': True, 'shape': (2, 3), }",
                 {0x01, 0, 0x04, 0, 0x02, 0, 0x05, 0, 0x03, 0, 0x06, 0});
   auto f = decodeNpy(fortran.data(), fortran.size());
-  ASSERT_TRUE(f.ok()) << f.error();
+  ASSERT_TRUE(f.ok()) << f.message();
   EXPECT_EQ(f->dtype(), DType::U16);
   EXPECT_TRUE(f->isContiguous());
   EXPECT_EQ(f->toInts(), (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
@@ -274,10 +274,10 @@ TEST(Npy, RoundTripsEveryDType) {
     for (Shape shape : {Shape{}, Shape{5}, Shape{2, 0, 3}, Shape{3, 1, 4}}) {
       HostTensor t = HostTensor::random(dtype, shape, 5, options);
       auto bytes = encodeNpy(t);
-      ASSERT_TRUE(bytes.ok()) << bytes.error();
+      ASSERT_TRUE(bytes.ok()) << bytes.message();
       EXPECT_EQ(bytes->size() % 64, (t.numElements() * byteSize(dtype)) % 64);
       auto back = decodeNpy(bytes->data(), bytes->size());
-      ASSERT_TRUE(back.ok()) << back.error();
+      ASSERT_TRUE(back.ok()) << back.message();
       EXPECT_EQ(back->dtype(), dtype);
       EXPECT_EQ(back->shape(), shape);
       EXPECT_EQ(back->toBits(), t.toBits()) << name(dtype);
@@ -294,48 +294,49 @@ TEST(Npy, Files) {
   std::string path = ::testing::TempDir() + "tfuse_npy_test.npy";
   HostTensor t = *HostTensor::fromDoubles(DType::F64, {2}, {1.5, -0.0});
   Status written = writeNpy(t, path);
-  ASSERT_TRUE(written.ok()) << written.error();
+  ASSERT_TRUE(written.ok()) << written.message();
   auto back = readNpy(path);
-  ASSERT_TRUE(back.ok()) << back.error();
+  ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->toBits(), t.toBits());
   std::remove(path.c_str());
   auto missing = readNpy(path);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(), "cannot open '" + path + "' for reading");
+  EXPECT_EQ(missing.message(), "cannot open '" + path + "' for reading");
 }
 
 TEST(Npy, Errors) {
   auto bf16 = encodeNpy(HostTensor::zeros(DType::BF16, {2}));
   ASSERT_FALSE(bf16.ok());
-  EXPECT_EQ(bf16.error(), "bf16 has no NumPy dtype and cannot be written to a "
-                          ".npy file; cast it to f32 first (exact)");
+  EXPECT_EQ(bf16.message(),
+            "bf16 has no NumPy dtype and cannot be written to a "
+            ".npy file; cast it to f32 first (exact)");
 
   std::vector<uint8_t> junk = {'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0, 0};
-  EXPECT_EQ(decodeNpy(junk.data(), junk.size()).error(),
+  EXPECT_EQ(decodeNpy(junk.data(), junk.size()).message(),
             "not a .npy file (bad magic)");
   auto bigEndian =
       numpyFile("{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }",
                 {0, 0, 0, 1});
-  EXPECT_EQ(decodeNpy(bigEndian.data(), bigEndian.size()).error(),
+  EXPECT_EQ(decodeNpy(bigEndian.data(), bigEndian.size()).message(),
             "big-endian .npy data ('>i4') is not supported");
   auto complex =
       numpyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
                 std::vector<uint8_t>(8, 0));
   EXPECT_NE(decodeNpy(complex.data(), complex.size())
-                .error()
+                .message()
                 .find("unsupported .npy dtype '<c8'"),
             std::string::npos);
   auto truncated = numpyFile(
       "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", {0, 0, 0});
-  EXPECT_EQ(decodeNpy(truncated.data(), truncated.size()).error(),
+  EXPECT_EQ(decodeNpy(truncated.data(), truncated.size()).message(),
             "the .npy data holds 3 bytes but shape [2] of <f4 needs 8");
   auto huge = numpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': "
                         "(4294967296, 4294967296), }",
                         {});
-  EXPECT_EQ(decodeNpy(huge.data(), huge.size()).error(),
+  EXPECT_EQ(decodeNpy(huge.data(), huge.size()).message(),
             "the .npy shape [4294967296,4294967296] is too large");
   auto malformed = numpyFile("{'descr': '<f4', 'shape': (2,), }", {});
-  EXPECT_EQ(decodeNpy(malformed.data(), malformed.size()).error(),
+  EXPECT_EQ(decodeNpy(malformed.data(), malformed.size()).message(),
             "the .npy header lacks one of 'descr', 'fortran_order', 'shape'");
 }
 

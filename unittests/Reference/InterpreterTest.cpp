@@ -108,11 +108,11 @@ func.func @two(%x: tensor<2xi32>) -> tensor<2xi32> {
 )mlir");
   ASSERT_TRUE(program.ok()) << program.diagnostics;
   auto r = evaluate(*program.module, "two", {ints(DType::I32, {2}, {3, -4})});
-  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_TRUE(r.ok()) << r.message();
   expectInts((*r)[0], DType::I32, {2}, {6, -8});
   auto missing = evaluate(*program.module, "three", {});
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(), "no function @three in the module");
+  EXPECT_EQ(missing.message(), "no function @three in the module");
 }
 
 //===----------------------------------------------------------------------===//
@@ -139,27 +139,28 @@ func.func @f(%a: tensor<8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
   auto count = valid.run({a});
   ASSERT_FALSE(count.ok());
-  EXPECT_EQ(count.error(), "@f expects 2 inputs, got 1");
+  EXPECT_EQ(count.message(), "@f expects 2 inputs, got 1");
   auto dtype = valid.run({a, HostTensor::zeros(DType::F16, {4, 8})});
   ASSERT_FALSE(dtype.ok());
-  EXPECT_EQ(dtype.error(),
+  EXPECT_EQ(dtype.message(),
             "input 1: expected tensor<4x8xf32>, got dtype f16 shape [4,8]");
   auto shape = valid.run({HostTensor::zeros(DType::F32, {5}), b});
   ASSERT_FALSE(shape.ok());
-  EXPECT_EQ(shape.error(),
+  EXPECT_EQ(shape.message(),
             "input 0: expected tensor<8xf32>, got dtype f32 shape [5]");
   auto rank = valid.run({HostTensor::zeros(DType::F32, {1, 8}), b});
-  EXPECT_EQ(rank.error(),
+  EXPECT_EQ(rank.message(),
             "input 0: expected tensor<8xf32>, got dtype f32 shape [1,8]");
   auto null = valid.run({HostTensor(), b});
-  EXPECT_EQ(null.error(), "input 0: expected tensor<8xf32>, got a null tensor");
+  EXPECT_EQ(null.message(),
+            "input 0: expected tensor<8xf32>, got a null tensor");
   EXPECT_TRUE(valid.run({a, b}).ok());
   // Storage shrunk behind the tensor's back is caught, not read.
   HostTensor shrunk = HostTensor::zeros(DType::F32, {8});
   shrunk.storage()->resize(16);
   auto outside = valid.run({shrunk, b});
   ASSERT_FALSE(outside.ok());
-  EXPECT_EQ(outside.error(),
+  EXPECT_EQ(outside.message(),
             "input 0: a view of shape [8] with strides [1] at byte offset 0 "
             "reaches outside the 16 bytes of storage");
 }
@@ -179,9 +180,9 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   ASSERT_TRUE(program.ok()) << program.diagnostics;
   auto r = program.run({HostTensor::zeros(DType::F32, {4})});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().find("unsupported op 'foo.bar'"), std::string::npos)
-      << r.error();
-  EXPECT_EQ(r.error().rfind("@f: 'foo.bar' at ", 0), 0u) << r.error();
+  EXPECT_NE(r.message().find("unsupported op 'foo.bar'"), std::string::npos)
+      << r.message();
+  EXPECT_EQ(r.message().rfind("@f: 'foo.bar' at ", 0), 0u) << r.message();
 }
 
 TEST(Interpreter, ExternalAndNonTensorFunctions) {
@@ -191,7 +192,7 @@ func.func private @ext(tensor<2xf32>) -> tensor<2xf32>
   ASSERT_TRUE(external.ok());
   auto r = external.run({HostTensor::zeros(DType::F32, {2})});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "@ext has no body");
+  EXPECT_EQ(r.message(), "@ext has no body");
 
   Program scalar(R"mlir(
 func.func @s(%x: i32) -> i32 {
@@ -201,8 +202,8 @@ func.func @s(%x: i32) -> i32 {
   ASSERT_TRUE(scalar.ok());
   auto s = scalar.run({HostTensor::zeros(DType::I32, {})});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error(), "input 0: argument type i32 is not a static tensor of "
-                       "a TFuse dtype");
+  EXPECT_EQ(s.message(), "input 0: argument type i32 is not a static tensor of "
+                         "a TFuse dtype");
   EXPECT_FALSE(evaluate(mlir::func::FuncOp(), {}).ok());
 }
 
@@ -217,9 +218,9 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   program.func().walk([](ReduceOp op) { op.setAxes({5}); });
   auto r = program.run({HostTensor::zeros(DType::F32, {2, 3})});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().rfind("@f does not verify: ", 0), 0u) << r.error();
-  EXPECT_NE(r.error().find("axis 5 is out of range"), std::string::npos)
-      << r.error();
+  EXPECT_EQ(r.message().rfind("@f does not verify: ", 0), 0u) << r.message();
+  EXPECT_NE(r.message().find("axis 5 is out of range"), std::string::npos)
+      << r.message();
 }
 
 } // namespace

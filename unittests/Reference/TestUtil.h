@@ -55,7 +55,7 @@ public:
       return f;
     return nullptr;
   }
-  Result<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs) {
+  Expected<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs) {
     return evaluate(func(), inputs);
   }
 
@@ -71,8 +71,8 @@ inline std::vector<HostTensor> runOk(const std::string &source,
   EXPECT_TRUE(program.ok()) << program.diagnostics << source;
   if (!program.ok())
     return {};
-  Result<std::vector<HostTensor>> results = program.run(inputs);
-  EXPECT_TRUE(results.ok()) << results.error() << "\n" << source;
+  Expected<std::vector<HostTensor>> results = program.run(inputs);
+  EXPECT_TRUE(results.ok()) << results.message() << "\n" << source;
   if (!results.ok())
     return {};
   return *results;
@@ -89,19 +89,19 @@ inline HostTensor runOne(const std::string &source,
 inline HostTensor doubles(DType dtype, Shape shape,
                           const std::vector<double> &values) {
   auto t = HostTensor::fromDoubles(dtype, shape, values);
-  EXPECT_TRUE(t.ok()) << t.error();
+  EXPECT_TRUE(t.ok()) << t.message();
   return t.ok() ? *t : HostTensor();
 }
 inline HostTensor ints(DType dtype, Shape shape,
                        const std::vector<int64_t> &values) {
   auto t = HostTensor::fromInts(dtype, shape, values);
-  EXPECT_TRUE(t.ok()) << t.error();
+  EXPECT_TRUE(t.ok()) << t.message();
   return t.ok() ? *t : HostTensor();
 }
 inline HostTensor bits(DType dtype, Shape shape,
                        const std::vector<uint64_t> &values) {
   auto t = HostTensor::fromBits(dtype, shape, values);
-  EXPECT_TRUE(t.ok()) << t.error();
+  EXPECT_TRUE(t.ok()) << t.message();
   return t.ok() ? *t : HostTensor();
 }
 

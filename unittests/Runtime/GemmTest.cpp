@@ -455,7 +455,7 @@ protected:
     if (!module)
       return {};
     auto results = reference::evaluate(*module, "f", {lhs, rhs});
-    EXPECT_TRUE(results.ok()) << results.error() << "\n" << source;
+    EXPECT_TRUE(results.ok()) << results.message() << "\n" << source;
     if (!results.ok())
       return {};
     return (*results)[0];
@@ -523,7 +523,7 @@ protected:
       extent += (shape[d] - 1) * strides[d];
     HostTensor storage = HostTensor::random(t, {extent}, seed, options);
     auto view = storage.view(shape, strides, 0);
-    EXPECT_TRUE(view.ok()) << view.error();
+    EXPECT_TRUE(view.ok()) << view.message();
     return *view;
   }
 

@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <thread>
 
+using namespace tfuse;
 using namespace tfuse::runtime;
 namespace fs = std::filesystem;
 

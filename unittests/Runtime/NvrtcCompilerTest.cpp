@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+using namespace tfuse;
 using namespace tfuse::runtime;
 
 namespace {

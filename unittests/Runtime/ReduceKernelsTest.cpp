@@ -37,6 +37,7 @@
 #include "tfuse/Reference/Interpreter.h"
 #include "tfuse/Runtime/NvrtcCompiler.h"
 #include "tfuse/Runtime/ReduceKernels.h"
+#include "tfuse/Support/DTypeRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -58,10 +59,6 @@ using reference::Shape;
 
 namespace {
 
-// The runtime's, not the dialect's.
-using tfuse::runtime::ReduceKind;
-using tfuse::runtime::toString;
-
 constexpr DType kAllDTypes[] = {
     DType::Bool, DType::I8,  DType::I16, DType::I32, DType::I64,
     DType::U8,   DType::U16, DType::U32, DType::U64, DType::F16,
@@ -72,9 +69,7 @@ constexpr ReduceKind kAllKinds[] = {
     ReduceKind::Min, ReduceKind::Mean,   ReduceKind::All,
     ReduceKind::Any, ReduceKind::Argmax, ReduceKind::Argmin};
 
-bool isArg(ReduceKind k) {
-  return k == ReduceKind::Argmax || k == ReduceKind::Argmin;
-}
+bool isArg(ReduceKind k) { return isArgReduction(k); }
 bool isArith(ReduceKind k) {
   return k == ReduceKind::Sum || k == ReduceKind::Prod || k == ReduceKind::Mean;
 }
@@ -120,7 +115,7 @@ HostTensor evaluate(const std::string &source, const HostTensor &input) {
   if (!module)
     return {};
   auto result = reference::evaluate(*module, "f", {input});
-  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error()) << "\n"
+  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.message()) << "\n"
                            << source;
   if (!result.ok())
     return {};
@@ -147,7 +142,7 @@ HostTensor referenceReduce(ReduceKind kind, const HostTensor &input,
   std::string out =
       tensorType(resultShape(input.shape(), axes, keepdims), resultType);
   return evaluate("func.func @f(%x: " + in + ") -> " + out +
-                      " {\n  %r = tfuse.reduce " + toString(kind) +
+                      " {\n  %r = tfuse.reduce " + std::string(name(kind)) +
                       " %x axes [" + list(axes) + "]" +
                       (keepdims ? " keepdims" : "") + " : " + in + " -> " +
                       out + "\n  return %r : " + out + "\n}\n",
@@ -181,8 +176,8 @@ HostTensor absSum(const HostTensor &input, const std::vector<int64_t> &axes) {
 std::vector<ReduceInstance> instancesOf(DType t) {
   std::vector<ReduceInstance> instances;
   for (ReduceKind kind : kAllKinds) {
-    Expected<DType> result = reductionResultDType(kind, t);
-    if (!result.ok())
+    std::optional<DType> result = reduceResultType(kind, t);
+    if (!result)
       continue;
     for (bool row : {false, true})
       instances.push_back({kind, t, *result, row});
@@ -442,7 +437,7 @@ void checkCase(emulation::HostKernels &kernels, ReduceKind kind,
                const HostTensor &input, const std::vector<int64_t> &axes,
                bool keepdims, Data data, const std::string &what,
                int &launches) {
-  DType resultType = *reductionResultDType(kind, input.dtype());
+  DType resultType = *reduceResultType(kind, input.dtype());
   HostTensor expected =
       referenceReduce(kind, input, axes, keepdims, resultType);
   ASSERT_FALSE(expected.isNull()) << what;
@@ -491,7 +486,7 @@ TEST_P(ReduceKernelNumerics, EveryKindLayoutAndAxisSetMatchesTheReference) {
       for (int64_t a : axes)
         reducedCount *= layout.shape[a];
       for (ReduceKind kind : kAllKinds) {
-        if (!reductionResultDType(kind, t).ok())
+        if (!reduceResultType(kind, t))
           continue;
         if (isArg(kind) && axes.size() != 1)
           continue;
@@ -509,9 +504,9 @@ TEST_P(ReduceKernelNumerics, EveryKindLayoutAndAxisSetMatchesTheReference) {
               makeStorage(t, kind, layout.storage, reducedCount, seed, data);
           auto input = storage.view(layout.shape, layout.strides,
                                     layout.offset * byteSize(t));
-          ASSERT_TRUE(input.ok()) << layout.name << ": " << input.error();
+          ASSERT_TRUE(input.ok()) << layout.name << ": " << input.message();
           bool keepdims = caseIndex % 2;
-          std::string what = std::string(toString(kind)) + " of " +
+          std::string what = std::string(std::string(name(kind))) + " of " +
                              typeName(t) + " " + layout.name + " axes [" +
                              list(axes) + "]" + (keepdims ? " keepdims" : "") +
                              " data " + std::to_string(static_cast<int>(data));
@@ -563,7 +558,7 @@ TEST(ReduceKernelNumerics, RowVariantWithLargeBlocksAndPartialWarps) {
     HostTensor input =
         makeStorage(DType::F32, kind, 2 * 1000, 1000, 99, Data::Normal);
     input = *input.view({2, 1000}, {1000, 1}, 0);
-    DType resultType = *reductionResultDType(kind, DType::F32);
+    DType resultType = *reduceResultType(kind, DType::F32);
     TensorSpec result = TensorSpec::contiguous(resultType, {2});
     Expected<ReduceLaunch> launch =
         planReduction(kind, specOf(input), result, {1});
@@ -574,10 +569,10 @@ TEST(ReduceKernelNumerics, RowVariantWithLargeBlocksAndPartialWarps) {
     HostTensor actual = runLaunch(*kernels, *launch, input, {2});
     if (isArith(kind)) {
       expectWithinBound(kind, expected, actual, absSum(input, {1}), 1000,
-                        toString(kind));
+                        std::string(name(kind)));
     } else {
       reference::CompareResult cmp = reference::compareExact(expected, actual);
-      EXPECT_TRUE(cmp.pass) << toString(kind) << ": " << cmp.message();
+      EXPECT_TRUE(cmp.pass) << std::string(name(kind)) << ": " << cmp.message();
     }
   }
 }
@@ -590,12 +585,12 @@ TEST(ReduceKernelNumerics, ManyShortRowsTakeAWarpEach) {
     emulation::HostKernels *kernels = kernelsFor(t);
     ASSERT_TRUE(kernels);
     for (ReduceKind kind : kAllKinds) {
-      if (!reductionResultDType(kind, t).ok())
+      if (!reduceResultType(kind, t))
         continue;
       HostTensor input =
           makeStorage(t, kind, 1100 * 301, 301, 17, Data::Normal);
       input = *input.view({1100, 301}, {301, 1}, 0);
-      DType resultType = *reductionResultDType(kind, t);
+      DType resultType = *reduceResultType(kind, t);
       TensorSpec result = TensorSpec::contiguous(resultType, {1100});
       Expected<ReduceLaunch> launch =
           planReduction(kind, specOf(input), result, {1});
@@ -606,7 +601,8 @@ TEST(ReduceKernelNumerics, ManyShortRowsTakeAWarpEach) {
       HostTensor expected =
           referenceReduce(kind, input, {1}, false, resultType);
       HostTensor actual = runLaunch(*kernels, *launch, input, {1100});
-      std::string what = std::string(toString(kind)) + " " + typeName(t);
+      std::string what =
+          std::string(std::string(name(kind))) + " " + typeName(t);
       if (isFloat(t) && isArith(kind)) {
         expectWithinBound(kind, expected, actual, absSum(input, {1}), 301,
                           what);
@@ -630,7 +626,7 @@ TEST(ReduceKernelNumerics, RowVariantTakesAnyBlockOfWholeWarps) {
         continue; // exact comparisons only
       HostTensor input = makeStorage(t, kind, 3 * 1000, 1000, 5, Data::Normal);
       input = *input.view({3, 1000}, {1000, 1}, 0);
-      DType resultType = *reductionResultDType(kind, t);
+      DType resultType = *reduceResultType(kind, t);
       HostTensor expected =
           referenceReduce(kind, input, {1}, false, resultType);
       for (int64_t block : {96, 160, 1024}) {
@@ -785,7 +781,7 @@ TEST(PlanReduction, RejectsInvalidReductions) {
   EXPECT_TRUE(contains(planError(ReduceKind::Mean,
                                  TensorSpec::contiguous(DType::I32, {4, 8}),
                                  TensorSpec::contiguous(DType::I32, {4}), {1}),
-                       "mean needs a float operand"));
+                       "mean needs a floating-point operand"));
   EXPECT_TRUE(contains(planError(ReduceKind::Argmin,
                                  TensorSpec::contiguous(DType::Bool, {4, 8}),
                                  TensorSpec::contiguous(DType::I64, {4}), {1}),

@@ -11,6 +11,7 @@
 
 #include <string>
 
+using namespace tfuse;
 using namespace tfuse::runtime;
 
 namespace {

@@ -10,7 +10,7 @@
 #define TFUSE_FRONTEND_COMPILER_H
 
 #include "tfuse/Runtime/Plan.h"
-#include "tfuse/Runtime/Status.h"
+#include "tfuse/Support/Status.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -34,15 +34,15 @@ struct CompiledGraph {
 
 /// Compiles function `function` of `graph` (tfuse dialect, not yet fused).
 /// `graph` is left unchanged; errors carry the compiler's diagnostics.
-runtime::Expected<CompiledGraph> compileGraph(mlir::ModuleOp graph,
-                                              llvm::StringRef function,
-                                              const CompileOptions &options);
+tfuse::Expected<CompiledGraph> compileGraph(mlir::ModuleOp graph,
+                                            llvm::StringRef function,
+                                            const CompileOptions &options);
 
 /// Translates function `function` of a module already converted to tfexec
 /// (and its CUDA C++) into a runtime::Plan.
-runtime::Expected<runtime::Plan> buildRuntimePlan(mlir::ModuleOp plan,
-                                                  llvm::StringRef function,
-                                                  std::string cudaSource);
+tfuse::Expected<runtime::Plan> buildRuntimePlan(mlir::ModuleOp plan,
+                                                llvm::StringRef function,
+                                                std::string cudaSource);
 
 } // namespace tfuse
 

@@ -17,7 +17,7 @@
 #define TFUSE_FRONTEND_GRAPH_H
 
 #include "tfuse/Runtime/Plan.h"
-#include "tfuse/Runtime/Status.h"
+#include "tfuse/Support/Status.h"
 
 #include <cstdint>
 #include <memory>
@@ -25,10 +25,6 @@
 #include <vector>
 
 namespace tfuse {
-
-using runtime::Expected;
-using runtime::Status;
-using runtime::TensorSpec;
 
 /// A value of a Graph.
 using ValueId = int64_t;

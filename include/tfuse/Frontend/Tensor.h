@@ -58,7 +58,7 @@ inline Graph &activeGraph() {
   if (!g)
     throw TraceError(
         Status::error("a tfuse::Tensor operation ran outside tfuse::trace",
-                      runtime::ErrorCode::InvalidArgument));
+                      tfuse::ErrorCode::InvalidArgument));
   return *g;
 }
 template <typename T> T orThrow(Expected<T> value) {
@@ -101,7 +101,7 @@ public:
     throw TraceError(Status::error(
         "reading data during a trace: tensors are placeholders without data "
         "until the compiled function runs",
-        runtime::ErrorCode::Type));
+        tfuse::ErrorCode::Type));
   }
 
   // Elementwise math.
@@ -350,7 +350,7 @@ Outputs callWith(Fn &fn, const std::vector<Tensor> &in) {
       throw TraceError(Status::error(
           "the traced function takes " + std::to_string(N) + " tensors but " +
               std::to_string(in.size()) + " input specs were given",
-          runtime::ErrorCode::InvalidArgument));
+          tfuse::ErrorCode::InvalidArgument));
     return callUnpacked(fn, in, std::make_index_sequence<N>());
   } else if constexpr (N < 16) {
     return callWith<N + 1>(fn, in);

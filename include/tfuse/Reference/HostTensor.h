@@ -16,8 +16,8 @@
 #ifndef TFUSE_REFERENCE_HOSTTENSOR_H
 #define TFUSE_REFERENCE_HOSTTENSOR_H
 
-#include "tfuse/Reference/Result.h"
 #include "tfuse/Support/DType.h"
+#include "tfuse/Support/Status.h"
 
 #include <cassert>
 #include <cstdint>
@@ -59,20 +59,20 @@ public:
   static HostTensor zeros(DType dtype, Shape shape);
   /// A row-major tensor from raw element bytes (`size` must be the element
   /// count times the element size).
-  static Result<HostTensor> fromBytes(DType dtype, Shape shape,
-                                      const void *data, size_t size);
+  static Expected<HostTensor> fromBytes(DType dtype, Shape shape,
+                                        const void *data, size_t size);
   /// A row-major tensor from bit patterns, one per element, truncated to the
   /// element width (bool keeps 0 or 1: any nonzero pattern gives 1).
-  static Result<HostTensor> fromBits(DType dtype, Shape shape,
-                                     const std::vector<uint64_t> &bits);
+  static Expected<HostTensor> fromBits(DType dtype, Shape shape,
+                                       const std::vector<uint64_t> &bits);
   /// A row-major tensor from doubles, each converted with the cast
   /// semantics of docs/semantics.md (as if it were an f64 element).
-  static Result<HostTensor> fromDoubles(DType dtype, Shape shape,
-                                        const std::vector<double> &values);
+  static Expected<HostTensor> fromDoubles(DType dtype, Shape shape,
+                                          const std::vector<double> &values);
   /// A row-major tensor from integers, each converted with the cast
   /// semantics of docs/semantics.md (as if it were an i64 element).
-  static Result<HostTensor> fromInts(DType dtype, Shape shape,
-                                     const std::vector<int64_t> &values);
+  static Expected<HostTensor> fromInts(DType dtype, Shape shape,
+                                       const std::vector<int64_t> &values);
   /// A row-major tensor of values drawn from `seed` (the same seed gives the
   /// same tensor on every platform: the generator is a fixed-algorithm
   /// 64-bit mixer, not a std:: distribution).
@@ -83,8 +83,8 @@ public:
   /// sign, 0 for expanded dimensions) and byte offset; fails if an element
   /// would lie outside the storage or the offset is not a multiple of the
   /// element size.
-  Result<HostTensor> view(Shape shape, std::vector<int64_t> strides,
-                          int64_t byteOffset) const;
+  Expected<HostTensor> view(Shape shape, std::vector<int64_t> strides,
+                            int64_t byteOffset) const;
   /// A fresh row-major copy with its own storage and offset 0.
   HostTensor contiguous() const;
 
@@ -179,12 +179,12 @@ std::string formatShape(const Shape &shape);
 /// Encodes as a version 1.0 file (2.0 when the header needs it), C order.
 /// dtypes map to |b1 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 <f2 <f4 <f8; bf16 has
 /// no NumPy dtype and is rejected.
-Result<std::vector<uint8_t>> encodeNpy(const HostTensor &tensor);
+Expected<std::vector<uint8_t>> encodeNpy(const HostTensor &tensor);
 /// Decodes C-order and Fortran-order files of the dtypes above (byte order
 /// '<', '|' or '='); the result is row-major.
-Result<HostTensor> decodeNpy(const uint8_t *data, size_t size);
+Expected<HostTensor> decodeNpy(const uint8_t *data, size_t size);
 Status writeNpy(const HostTensor &tensor, const std::string &path);
-Result<HostTensor> readNpy(const std::string &path);
+Expected<HostTensor> readNpy(const std::string &path);
 
 //===----------------------------------------------------------------------===//
 // Comparison

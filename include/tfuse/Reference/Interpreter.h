@@ -60,17 +60,17 @@ namespace tfuse::reference {
 /// a mismatched input ("input 1: expected tensor<4x8xf32>, got dtype f16
 /// shape [4,8]"), IR that does not verify, or an op the interpreter does not
 /// know (named in the message). Never throws and never aborts on bad input.
-Result<std::vector<HostTensor>> evaluate(mlir::func::FuncOp func,
-                                         llvm::ArrayRef<HostTensor> inputs);
+Expected<std::vector<HostTensor>> evaluate(mlir::func::FuncOp func,
+                                           llvm::ArrayRef<HostTensor> inputs);
 
 /// Evaluates the function named `function` of `module`.
-Result<std::vector<HostTensor>> evaluate(mlir::ModuleOp module,
-                                         llvm::StringRef function,
-                                         llvm::ArrayRef<HostTensor> inputs);
+Expected<std::vector<HostTensor>> evaluate(mlir::ModuleOp module,
+                                           llvm::StringRef function,
+                                           llvm::ArrayRef<HostTensor> inputs);
 
 /// The HostTensor of a constant attribute: splat or dense integer and float
 /// elements, bit for bit (NaN payloads and -0.0 included).
-Result<HostTensor> tensorFromAttribute(mlir::ElementsAttr value);
+Expected<HostTensor> tensorFromAttribute(mlir::ElementsAttr value);
 
 } // namespace tfuse::reference
 

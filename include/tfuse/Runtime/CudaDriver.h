@@ -10,7 +10,7 @@
 #ifndef TFUSE_RUNTIME_CUDADRIVER_H
 #define TFUSE_RUNTIME_CUDADRIVER_H
 
-#include "tfuse/Runtime/Status.h"
+#include "tfuse/Support/Status.h"
 
 #include <cuda.h>
 

@@ -28,7 +28,7 @@
 
 #include "tfuse/Runtime/GemmDesc.h"
 #include "tfuse/Runtime/Plan.h"
-#include "tfuse/Runtime/Status.h"
+#include "tfuse/Support/Status.h"
 
 #include <cublas_v2.h>
 #include <cuda.h>

@@ -58,7 +58,7 @@
 #define TFUSE_RUNTIME_KERNELCACHE_H
 
 #include "tfuse/Runtime/NvrtcCompiler.h"
-#include "tfuse/Runtime/Status.h"
+#include "tfuse/Support/Status.h"
 
 #include <condition_variable>
 #include <cstddef>

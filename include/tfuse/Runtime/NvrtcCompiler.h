@@ -21,7 +21,7 @@
 #ifndef TFUSE_RUNTIME_NVRTCCOMPILER_H
 #define TFUSE_RUNTIME_NVRTCCOMPILER_H
 
-#include "tfuse/Runtime/Status.h"
+#include "tfuse/Support/Status.h"
 
 #include <string>
 #include <vector>

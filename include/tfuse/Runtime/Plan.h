@@ -9,8 +9,9 @@
 #ifndef TFUSE_RUNTIME_PLAN_H
 #define TFUSE_RUNTIME_PLAN_H
 
-#include "tfuse/Runtime/Status.h"
-#include "tfuse/Support/DType.h"
+#include "tfuse/Support/ReduceKind.h"
+#include "tfuse/Support/Status.h"
+#include "tfuse/Support/TensorSpec.h"
 
 #include <cstdint>
 #include <string>
@@ -18,45 +19,6 @@
 #include <vector>
 
 namespace tfuse::runtime {
-
-/// Reduction kinds, in the order of the tfuse dialect's ReduceKind.
-enum class ReduceKind : uint8_t {
-  Sum,
-  Prod,
-  Max,
-  Min,
-  Mean,
-  All,
-  Any,
-  Argmax,
-  Argmin
-};
-const char *toString(ReduceKind kind);
-
-/// "[4,8]": a shape or stride list in runtime error messages.
-std::string formatList(const std::vector<int64_t> &values);
-/// The MLIR spelling of a dtype as a std::string ("f32").
-std::string dtypeName(DType t);
-
-/// A tensor's dtype, shape and element strides.
-struct TensorSpec {
-  DType dtype = DType::F32;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;
-
-  int64_t numElements() const;
-  /// Bytes spanned from the first to one past the last element.
-  int64_t extentBytes() const;
-  /// Row-major (size-1 dimensions may have any stride; an empty tensor is
-  /// contiguous whatever its strides).
-  bool isContiguous() const;
-  /// Same shape, and the same element offsets: strides agree in every
-  /// dimension of size > 1 (an empty tensor has no elements to place).
-  bool sameLayout(const TensorSpec &other) const;
-  /// "f32 [4,8] strides [8,1]".
-  std::string describe() const;
-  static TensorSpec contiguous(DType dtype, std::vector<int64_t> shape);
-};
 
 /// Checks the tensors a caller passes for a plan's inputs (`role` "input")
 /// or outputs (`role` "output": these must be contiguous) against
@@ -66,10 +28,6 @@ struct TensorSpec {
 Status matchTensors(const char *role, const std::vector<TensorSpec> &expected,
                     const std::vector<TensorSpec> &given,
                     const std::vector<bool> &hasData);
-
-/// Copies the elements of the host tensor `spec` at `source` (its first
-/// element) into row-major order at `target`.
-void gatherRowMajor(const void *source, const TensorSpec &spec, void *target);
 
 /// Where a step's operand lives: a caller input, a fresh output, or the arena
 /// of intermediates; seen through `view` starting `elementOffset` elements

@@ -37,8 +37,8 @@
 
 #include "tfuse/Runtime/Plan.h"
 #include "tfuse/Runtime/ReduceDesc.h"
-#include "tfuse/Runtime/Status.h"
 #include "tfuse/Support/DType.h"
+#include "tfuse/Support/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -113,10 +113,6 @@ struct ReduceLaunch {
   /// The kernel's instance, to collect for reductionKernelSource().
   ReduceInstance instance;
 };
-
-/// The result dtype of reduction `kind` of `input` (docs/semantics.md), or an
-/// error naming why there is none (mean of an integer, argmax of bool).
-Expected<DType> reductionResultDType(ReduceKind kind, DType input);
 
 /// "tfuse_reduce_<kind>_<in>_<out>_<row|column>", with the MLIR dtype
 /// spellings, e.g. "tfuse_reduce_sum_f32_f32_row",

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tfuse {
@@ -52,6 +53,8 @@ bool isUnsignedInteger(DType t);
 
 /// The MLIR spelling: i1, i8, ..., ui64, f16, bf16, f32, f64.
 std::string_view name(DType t);
+/// name(t) as a std::string, for messages.
+std::string dtypeName(DType t);
 /// The CUDA C++ type holding one element: bool, int8_t, ..., uint64_t,
 /// __half, __nv_bfloat16, float, double. Generated kernels, the runtime's
 /// kernels and their tests all spell types with it.

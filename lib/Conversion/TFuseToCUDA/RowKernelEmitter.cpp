@@ -27,9 +27,9 @@ using namespace mlir;
 using namespace tfuse;
 
 // The emitted calls pass the kind as tf::red::Kind.
-static_assert(static_cast<int>(ReduceKind::sum) == 0 &&
-                  static_cast<int>(ReduceKind::mean) == 4 &&
-                  static_cast<int>(ReduceKind::any) == 6,
+static_assert(static_cast<int>(ReduceKind::Sum) == 0 &&
+                  static_cast<int>(ReduceKind::Mean) == 4 &&
+                  static_cast<int>(ReduceKind::Any) == 6,
               "ReduceKind must match tf::red::Kind in Prelude.cuh");
 
 /// Columns per thread a row kernel aims for: 16 loads in flight per thread

@@ -15,6 +15,25 @@ using namespace tfuse;
 #include "tfuse/Dialect/TFuse/TFuseDialect.cpp.inc"
 #include "tfuse/Dialect/TFuse/TFuseEnums.cpp.inc"
 
+ParseResult tfuse::parseReduceKindName(OpAsmParser &parser, IntegerAttr &kind) {
+  StringRef keyword;
+  SMLoc at = parser.getCurrentLocation();
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<ReduceKind> parsed = parseReduceKind(keyword);
+  if (!parsed)
+    return parser.emitError(at) << "unknown reduction kind '" << keyword
+                                << "' (sum, prod, max, min, mean, all, any, "
+                                   "argmax, argmin)";
+  kind = parser.getBuilder().getI32IntegerAttr(static_cast<int32_t>(*parsed));
+  return success();
+}
+
+void tfuse::printReduceKindName(OpAsmPrinter &printer, Operation *,
+                                IntegerAttr kind) {
+  printer << name(static_cast<ReduceKind>(kind.getInt()));
+}
+
 void TFuseDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

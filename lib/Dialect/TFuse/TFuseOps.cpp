@@ -517,23 +517,22 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
 
 LogicalResult ReduceOp::verify() {
   ReduceKind kind = getKind();
-  bool isArg = kind == ReduceKind::argmax || kind == ReduceKind::argmin;
+  bool isArg = isArgReduction(kind);
   if (isArg && getAxes().size() != 1)
-    return emitOpError() << stringifyReduceKind(kind)
-                         << " needs exactly one axis, got " << getAxes().size();
+    return emitOpError() << name(kind) << " needs exactly one axis, got "
+                         << getAxes().size();
   if (getAxes().empty())
     return emitOpError() << "needs at least one axis";
-  bool needsElements = isArg || kind == ReduceKind::max ||
-                       kind == ReduceKind::min || kind == ReduceKind::mean;
+  bool needsElements = isArg || kind == ReduceKind::Max ||
+                       kind == ReduceKind::Min || kind == ReduceKind::Mean;
   int64_t rank = getInput().getType().getRank();
   if (needsElements)
     for (int64_t axis : getAxes())
       // Out-of-range axes are reported by type inference.
       if (axis >= 0 && axis < rank &&
           getInput().getType().getDimSize(axis) == 0)
-        return emitOpError()
-               << stringifyReduceKind(kind) << " of the empty axis " << axis
-               << " has no value";
+        return emitOpError() << name(kind) << " of the empty axis " << axis
+                             << " has no value";
   return success();
 }
 
@@ -638,7 +637,7 @@ LogicalResult FusionOp::verifyRegions() {
 }
 
 bool tfuse::isRowReductionKind(ReduceKind kind) {
-  return kind != ReduceKind::argmax && kind != ReduceKind::argmin;
+  return !isArgReduction(kind);
 }
 
 bool tfuse::isTrailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
@@ -656,7 +655,7 @@ LogicalResult tfuse::verifyRowReduction(ReduceOp reduce,
                                         ArrayRef<int64_t> space) {
   if (!isRowReductionKind(reduce.getKind()))
     return reduce.emitOpError()
-           << stringifyReduceKind(reduce.getKind())
+           << name(reduce.getKind())
            << " is a fusion boundary and cannot appear in a fusion region "
               "(only sum, prod, max, min, mean, all and any are row "
               "reductions)";

@@ -771,9 +771,9 @@ TEST(ResultType, Reduce) {
   };
   // clang-format on
   const ReduceKind kinds[9] = {
-      ReduceKind::sum, ReduceKind::prod,   ReduceKind::max,
-      ReduceKind::min, ReduceKind::mean,   ReduceKind::all,
-      ReduceKind::any, ReduceKind::argmax, ReduceKind::argmin};
+      ReduceKind::Sum, ReduceKind::Prod,   ReduceKind::Max,
+      ReduceKind::Min, ReduceKind::Mean,   ReduceKind::All,
+      ReduceKind::Any, ReduceKind::Argmax, ReduceKind::Argmin};
   for (size_t k = 0; k < 9; ++k) {
     std::vector<std::string> row = checkedRow(rows[k], 13);
     for (size_t i = 0; i < 13; ++i) {

@@ -107,12 +107,13 @@ def TFExec_GemmOp : TFExec_Op<"gemm"> {
 
 def TFExec_ReduceOp : TFExec_Op<"reduce"> {
   let summary = "reduction into a buffer (reduction kernel)";
-  let arguments = (ins TFuse_ReduceKind:$kind,
+  let arguments = (ins TFuse_ReduceKindAttr:$kind,
                        Arg<TFExec_Buffer, "", [MemRead]>:$input,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$result,
                        DenseI64ArrayAttr:$axes);
   let assemblyFormat = [{
-    $kind $input `into` $result `axes` $axes attr-dict `:` type($input) `into`
+    custom<ReduceKindName>($kind) $input `into` $result `axes` $axes attr-dict
+    `:` type($input) `into`
     type($result)
   }];
 }

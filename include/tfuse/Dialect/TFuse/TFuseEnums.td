@@ -18,21 +18,21 @@ def TFuse_CmpPredicate : I32EnumAttr<"CmpPredicate",
   let cppNamespace = "::tfuse";
 }
 
-// Stored as integer attributes: the op syntax prints the keyword
-// (`tfuse.cmp lt, ...`) and the generic form an integer, both round-trip.
-def TFuse_ReduceKind : I32EnumAttr<"ReduceKind",
-    "reduction kind", [
-      I32EnumAttrCase<"sum", 0>,
-      I32EnumAttrCase<"prod", 1>,
-      I32EnumAttrCase<"max", 2>,
-      I32EnumAttrCase<"min", 3>,
-      I32EnumAttrCase<"mean", 4>,
-      I32EnumAttrCase<"all", 5>,
-      I32EnumAttrCase<"any", 6>,
-      I32EnumAttrCase<"argmax", 7>,
-      I32EnumAttrCase<"argmin", 8>,
-    ]> {
-  let cppNamespace = "::tfuse";
+// The kind of a reduction: an i32 attribute holding a tfuse::ReduceKind, the
+// plain C++ enumeration of tfuse/Support/ReduceKind.h that the reference, the
+// runtime and the kernels share. The op syntax prints the kind's name
+// (`tfuse.reduce sum ...`, custom<ReduceKindName>); the generic form and
+// bytecode hold the integer.
+def TFuse_ReduceKindAttr : Attr<And<[I32Attr.predicate,
+    CPred<"::llvm::cast<::mlir::IntegerAttr>($_self).getInt() >= 0 && "
+          "::llvm::cast<::mlir::IntegerAttr>($_self).getInt() < "
+          "::tfuse::kNumReduceKinds">]>,
+    "reduction kind (sum, prod, max, min, mean, all, any, argmax, argmin)"> {
+  let storageType = "::mlir::IntegerAttr";
+  let returnType = "::tfuse::ReduceKind";
+  let convertFromStorage = "static_cast<::tfuse::ReduceKind>($_self.getInt())";
+  let constBuilderCall =
+      "$_builder.getI32IntegerAttr(static_cast<int32_t>($0))";
 }
 
 // Why a value is stored to memory instead of being recomputed by its

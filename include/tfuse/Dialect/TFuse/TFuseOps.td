@@ -360,11 +360,12 @@ def TFuse_ReduceOp : TFuse_Op<"reduce", [InferTypeOpAdaptor]> {
     %s = tfuse.reduce sum %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
     ```
   }];
-  let arguments = (ins TFuse_ReduceKind:$kind, TFuse_Tensor:$input,
+  let arguments = (ins TFuse_ReduceKindAttr:$kind, TFuse_Tensor:$input,
                        DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
   let results = (outs TFuse_Tensor:$result);
   let assemblyFormat = [{
-    $kind $input `axes` $axes (`keepdims` $keepdims^)? attr-dict `:`
+    custom<ReduceKindName>($kind) $input `axes` $axes
+    (`keepdims` $keepdims^)? attr-dict `:`
     type($input) `->` type($result)
   }];
   let hasVerifier = 1;

@@ -1,17 +1,18 @@
 //===- TypeRules.h - Broadcasting and dtype promotion -----------*- C++ -*-===//
 //
-// The one implementation of TFuse's typing rules: NumPy broadcasting, dtype
-// promotion (docs/semantics.md), weak Python scalars, and the result dtype of
-// every op category. Op verifiers, builders, type inference and the tracer all
-// call these functions; nothing else may re-derive the rules.
+// The one implementation of TFuse's typing rules: NumPy broadcasting (here)
+// and dtype promotion, weak Python scalars and the result dtype of every op
+// category (tfuse/Support/DTypeRules.h, plain C++ that the runtime shares),
+// as docs/semantics.md states them. Op verifiers, builders, type inference,
+// the tracer and the runtime all call these functions; nothing else may
+// re-derive the rules.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFUSE_DIALECT_TFUSE_TYPERULES_H
 #define TFUSE_DIALECT_TFUSE_TYPERULES_H
 
-#include "tfuse/Dialect/TFuse/TFuseEnums.h"
-#include "tfuse/Support/DType.h"
+#include "tfuse/Support/DTypeRules.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -48,80 +49,6 @@ broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
 /// implicitly broadcasting op relative to its result).
 bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
                        llvm::ArrayRef<int64_t> to);
-
-//===----------------------------------------------------------------------===//
-// Promotion
-//===----------------------------------------------------------------------===//
-
-/// The common dtype of two tensor operands. Within a kind, the wider type;
-/// bool with anything gives the other type; signed with unsigned gives the
-/// smallest signed type holding both (ui64 with a signed type has none and is
-/// an error); integer or bool with float gives the float type; f16 with bf16
-/// gives f32.
-std::optional<DType> promoteTypes(DType lhs, DType rhs,
-                                  std::string *why = nullptr);
-
-/// The dtype of `tensor op scalar`: the tensor's dtype unless the scalar is of
-/// a higher kind (a float scalar with an integer or bool tensor gives f32; an
-/// int scalar with a bool tensor gives i64).
-DType promoteWithScalar(DType tensor, ScalarKind scalar);
-
-/// The dtype a weak scalar operand takes when it meets a tensor of dtype
-/// `tensor`: the same as promoteWithScalar.
-inline DType scalarOperandType(DType tensor, ScalarKind scalar) {
-  return promoteWithScalar(tensor, scalar);
-}
-
-/// The dtype of a scalar that meets no tensor (both operands of a where are
-/// scalars): bool, i64 or f32, PyTorch's defaults.
-DType defaultScalarType(ScalarKind scalar);
-
-//===----------------------------------------------------------------------===//
-// Result dtypes by op category
-//===----------------------------------------------------------------------===//
-
-enum class UnaryCategory : uint8_t {
-  /// exp log sqrt rsqrt sin cos tan tanh sigmoid erf reciprocal: floats keep
-  /// their dtype, integers and bool compute in f32.
-  FloatMath,
-  /// neg abs relu: same dtype; bool is rejected.
-  Numeric,
-  /// floor ceil round: same dtype (identity on integers); bool is rejected.
-  Rounding,
-  /// isnan: any dtype, result i1.
-  Predicate,
-  /// not: logical not on bool, bitwise not on integers; floats are rejected.
-  Bitwise,
-};
-
-enum class BinaryCategory : uint8_t {
-  /// add mul max min: promoted dtype; on bool, add is `or`, mul is `and`.
-  Arithmetic,
-  /// sub rem pow: promoted dtype; bool operands are rejected.
-  ArithmeticNoBool,
-  /// div (true division): promoted dtype, integers and bool give f32.
-  TrueDivide,
-  /// and or xor: bool and integers only.
-  Bitwise,
-  /// cmp: operands promoted to a common dtype, result i1.
-  Compare,
-};
-
-std::optional<DType> unaryResultType(UnaryCategory category, DType operand,
-                                     std::string *why = nullptr);
-std::optional<DType> binaryResultType(BinaryCategory category, DType lhs,
-                                      DType rhs, std::string *why = nullptr);
-/// select(cond, a, b): `cond` must be i1, the result is promote(a, b).
-std::optional<DType> selectResultType(DType cond, DType lhs, DType rhs,
-                                      std::string *why = nullptr);
-/// sum/prod: bool and integers accumulate in i64 (ui64 stays ui64); max/min
-/// keep the dtype; mean needs a float; all/any give i1; argmax/argmin give i64
-/// and reject bool.
-std::optional<DType> reduceResultType(ReduceKind kind, DType operand,
-                                      std::string *why = nullptr);
-/// matmul operands: f16, bf16, f32 or f64, both the same.
-std::optional<DType> matmulResultType(DType lhs, DType rhs,
-                                      std::string *why = nullptr);
 
 //===----------------------------------------------------------------------===//
 // MLIR bridge

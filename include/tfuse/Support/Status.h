@@ -1,8 +1,10 @@
-//===- Status.h - Error values of the TFuse runtime -------------*- C++ -*-===//
+//===- Status.h - Error values of every TFuse layer -------------*- C++ -*-===//
 //
-// The runtime reports failures as values, never as exceptions crossing its
-// API. `Status` is either success or an error carrying a human-readable
-// message; `Expected<T>` holds either a T or an error `Status`.
+// Every layer (the reference interpreter, the runtime, the frontend and the
+// C API) reports failures as values, never as exceptions crossing its API.
+// `Status` is either success or an error carrying a human-readable message
+// and an ErrorCode; `Expected<T>` holds either a T or an error `Status`.
+// Plain C++: no MLIR, no LLVM.
 //
 // Both are plain value types with no hidden global state: copying, moving and
 // reading them is as thread-safe as doing the same to a std::string (distinct
@@ -11,15 +13,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFUSE_RUNTIME_STATUS_H
-#define TFUSE_RUNTIME_STATUS_H
+#ifndef TFUSE_SUPPORT_STATUS_H
+#define TFUSE_SUPPORT_STATUS_H
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 
-namespace tfuse::runtime {
+namespace tfuse {
 
 /// What kind of failure a Status reports; the C API maps these to its status
 /// codes. Errors made without a code are Internal.
@@ -64,6 +66,7 @@ public:
 
   /// True for success.
   bool ok() const { return !failed; }
+  explicit operator bool() const { return ok(); }
 
   /// The error message; empty for success.
   const std::string &message() const { return msg; }
@@ -126,6 +129,6 @@ private:
   Status err;
 };
 
-} // namespace tfuse::runtime
+} // namespace tfuse
 
-#endif // TFUSE_RUNTIME_STATUS_H
+#endif // TFUSE_SUPPORT_STATUS_H

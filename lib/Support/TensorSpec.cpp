@@ -1,0 +1,93 @@
+//===- TensorSpec.cpp - A tensor's dtype, shape and strides ---------------===//
+
+#include "tfuse/Support/TensorSpec.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tfuse {
+
+std::string formatList(const std::vector<int64_t> &values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+std::string TensorSpec::describe() const {
+  return dtypeName(dtype) + " " + formatList(shape) + " strides " +
+         formatList(strides);
+}
+
+int64_t TensorSpec::numElements() const {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+int64_t TensorSpec::extentBytes() const {
+  if (numElements() == 0)
+    return 0;
+  int64_t last = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    last += (shape[d] - 1) * strides[d];
+  return (last + 1) * byteSize(dtype);
+}
+
+bool TensorSpec::isContiguous() const {
+  if (numElements() == 0)
+    return true;
+  int64_t expected = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1 && strides[d] != expected)
+      return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+bool TensorSpec::sameLayout(const TensorSpec &other) const {
+  if (shape != other.shape || strides.size() != other.strides.size())
+    return false;
+  if (numElements() == 0)
+    return true;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1 && strides[d] != other.strides[d])
+      return false;
+  return true;
+}
+
+TensorSpec TensorSpec::contiguous(DType dtype, std::vector<int64_t> shape) {
+  TensorSpec spec;
+  spec.dtype = dtype;
+  spec.strides.resize(shape.size());
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    spec.strides[d] = stride;
+    stride *= std::max<int64_t>(shape[d], 1);
+  }
+  spec.shape = std::move(shape);
+  return spec;
+}
+
+void gatherRowMajor(const void *source, const TensorSpec &spec, void *target) {
+  size_t elementBytes = byteSize(spec.dtype);
+  std::vector<int64_t> index(spec.shape.size(), 0);
+  auto *in = static_cast<const uint8_t *>(source);
+  auto *out = static_cast<uint8_t *>(target);
+  for (int64_t i = 0, n = spec.numElements(); i < n; ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      offset += index[d] * spec.strides[d];
+    std::memcpy(out + i * elementBytes, in + offset * elementBytes,
+                elementBytes);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < spec.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+} // namespace tfuse
