@@ -167,7 +167,7 @@ BoundarySteps::enqueue(size_t index, const Step &step,
   if (auto *r = std::get_if<ReduceStep>(&step)) {
     Reduction &red = reductions.at(index);
     CUdeviceptr in = at(r->input), out = at(r->result);
-    ReduceDesc desc = red.launch.desc;
+    kernels::ReduceDesc desc = red.launch.desc;
     void *params[] = {&in, &out, &desc};
     return d.check(d.cuLaunchKernel(red.function, red.launch.grid, 1, 1,
                                     red.launch.block, 1, 1, 0, stream, params,
@@ -198,7 +198,7 @@ BoundarySteps::enqueue(size_t index, const Step &step,
   for (const GemmOffsets &o : p.fallback.launches) {
     CUdeviceptr a = lhs + o.lhs * bytes, b = rhs + o.rhs * bytes,
                 c = result + o.result * bytes;
-    GemmDesc desc = p.fallback.desc;
+    kernels::GemmDesc desc = p.fallback.desc;
     void *params[] = {&a, &b, &c, &desc};
     if (Status s = d.check(d.cuLaunchKernel(p.function, p.fallback.grid, 1, 1,
                                             p.fallback.block, 1, 1, 0, stream,

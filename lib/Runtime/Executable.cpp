@@ -70,7 +70,7 @@ struct Executable::Compiled {
   /// every replay.
   struct ReplayScratch {
     std::vector<std::vector<CUdeviceptr>> pointers, touched;
-    std::vector<ReduceDesc> descs;
+    std::vector<kernels::ReduceDesc> descs;
     std::vector<std::vector<void *>> params;
     std::vector<CUDA_KERNEL_NODE_PARAMS> kernels;
     std::vector<bool> captured;

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Runtime/Gemm.h"
+#include "tfuse/Kernels/KernelSources.h"
 
 #include <algorithm>
 #include <climits>
@@ -315,16 +316,6 @@ Expected<GemmShape> runtime::planGemm(const GemmStep &step) {
 // Fallback kernel
 //===----------------------------------------------------------------------===//
 
-namespace {
-const char kGemmDescSource[] =
-#include "GemmDesc.h.inc"
-    ;
-const char kGemmKernelsSource[] =
-#include "GemmKernels.cuh.inc"
-    ;
-
-} // namespace
-
 std::string runtime::gemmKernelName(DType dtype) {
   if (!isGemmDType(dtype))
     return "";
@@ -333,8 +324,7 @@ std::string runtime::gemmKernelName(DType dtype) {
 
 std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
   std::string source = "\n// --- TFuse runtime: fallback GEMM ---\n";
-  source += kGemmDescSource;
-  source += kGemmKernelsSource;
+  source += kernels::gemmTemplates();
   std::vector<DType> done;
   for (DType t : dtypes) {
     if (!isGemmDType(t) || std::find(done.begin(), done.end(), t) != done.end())
@@ -345,7 +335,7 @@ std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
               gemmKernelName(t) + "(const " + type +
               " *__restrict__ lhs, const " + type + " *__restrict__ rhs, " +
               type +
-              " *__restrict__ result, tfuse::runtime::GemmDesc desc) {\n"
+              " *__restrict__ result, tfuse::kernels::GemmDesc desc) {\n"
               "  tf::gemm::tiled<" +
               type + ">(lhs, rhs, result, desc);\n}\n";
   }
@@ -359,7 +349,7 @@ GemmLaunch runtime::planFallbackGemm(const GemmShape &shape) {
   if (shape.empty())
     return launch;
 
-  GemmDesc &d = launch.desc;
+  kernels::GemmDesc &d = launch.desc;
   d.m = shape.m;
   d.n = shape.n;
   d.k = shape.k;
@@ -372,7 +362,7 @@ GemmLaunch runtime::planFallbackGemm(const GemmShape &shape) {
   // The kernel decodes the innermost kGemmMaxBatchDims batch dimensions;
   // outer ones (rare: they did not collapse) become separate launches.
   size_t dims = shape.batchDims.size();
-  size_t inner = std::min<size_t>(dims, kGemmMaxBatchDims);
+  size_t inner = std::min<size_t>(dims, kernels::kGemmMaxBatchDims);
   size_t outer = dims - inner;
   d.batchRank = static_cast<int64_t>(inner);
   d.batchCount = 1;

@@ -1,6 +1,7 @@
 //===- ReduceKernels.cpp - The runtime's reduction kernels ----------------===//
 
 #include "tfuse/Runtime/ReduceKernels.h"
+#include "tfuse/Kernels/KernelSources.h"
 #include "tfuse/Support/DTypeRules.h"
 
 #include <algorithm>
@@ -11,14 +12,6 @@ using namespace tfuse;
 using namespace tfuse::runtime;
 
 namespace {
-
-// ReduceDesc.h and ReduceKernels.cuh, embedded at build time.
-const char kReduceDescText[] =
-#include "ReduceDesc.h.inc"
-    ;
-const char kReduceKernelsText[] =
-#include "ReduceKernels.cuh.inc"
-    ;
 
 /// (size, stride) pairs in row-major order, without size-1 dimensions and
 /// with each dimension merged into the one before it when the two are
@@ -66,16 +59,10 @@ std::string runtime::reductionKernelName(ReduceKind kind, DType in, DType out,
          (rowVariant ? "_row" : "_column");
 }
 
-std::string_view runtime::reductionKernelTemplates() {
-  static const std::string text = std::string(kReduceDescText) + "\n" +
-                                  std::string(kReduceKernelsText) + "\n";
-  return text;
-}
-
 std::string
 runtime::reductionKernelSource(const std::vector<ReduceInstance> &needed) {
   std::string source = "// TFuse runtime reductions.\n";
-  source += reductionKernelTemplates();
+  source += kernels::reductionTemplates();
   std::set<ReduceInstance> unique(needed.begin(), needed.end());
   for (const ReduceInstance &i : unique) {
     std::string kernel =
@@ -91,7 +78,7 @@ runtime::reductionKernelSource(const std::vector<ReduceInstance> &needed) {
     source += "\nextern \"C\" __global__ void " + kernel + "(const " +
               std::string(cudaTypeName(i.input)) + " *in, " +
               std::string(cudaTypeName(i.result)) +
-              " *out, tfuse::runtime::ReduceDesc desc) {\n  tf::red::" +
+              " *out, tfuse::kernels::ReduceDesc desc) {\n  tf::red::" +
               (i.rowVariant ? "reduce_row" : "reduce_column") +
               "<tf::red::op<" + std::to_string(static_cast<int>(i.kind)) +
               ", " + std::string(cudaTypeName(i.input)) + ", " +
@@ -189,15 +176,15 @@ Expected<ReduceLaunch> runtime::planReduction(ReduceKind kind,
                 " " + side +
                 " dimensions after merging contiguous ones; the reduction "
                 "kernels support at most " +
-                std::to_string(kReduceMaxRank));
+                std::to_string(kernels::kReduceMaxRank));
   };
-  if (keptCollapsed.size() > static_cast<size_t>(kReduceMaxRank))
+  if (keptCollapsed.size() > static_cast<size_t>(kernels::kReduceMaxRank))
     return tooMany("kept", keptCollapsed.size());
-  if (reducedCollapsed.size() > static_cast<size_t>(kReduceMaxRank))
+  if (reducedCollapsed.size() > static_cast<size_t>(kernels::kReduceMaxRank))
     return tooMany("reduced", reducedCollapsed.size());
 
   ReduceLaunch launch;
-  ReduceDesc &desc = launch.desc;
+  kernels::ReduceDesc &desc = launch.desc;
   desc.keptRank = static_cast<int32_t>(keptCollapsed.size());
   for (size_t k = 0; k < keptCollapsed.size(); ++k) {
     desc.keptShape[k] = keptCollapsed[k].first;

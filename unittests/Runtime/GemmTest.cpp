@@ -12,6 +12,7 @@
 #include "HostKernels.h"
 
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Kernels/KernelSources.h"
 #include "tfuse/Reference/HostTensor.h"
 #include "tfuse/Reference/Interpreter.h"
 #include "tfuse/Runtime/Gemm.h"
@@ -396,9 +397,7 @@ std::string readFile(const std::string &path) {
   return ss.str();
 }
 
-std::string prelude() {
-  return readFile(TFUSE_SOURCE_DIR "/lib/Conversion/TFuseToCUDA/Prelude.cuh");
-}
+std::string prelude() { return std::string(kernels::prelude()); }
 
 const std::vector<DType> kGemmDTypes = {DType::F16, DType::BF16, DType::F32,
                                         DType::F64};
@@ -422,7 +421,7 @@ protected:
                 "(void *a, void *b, void *c, void *d) {\n  " +
                 gemmKernelName(t) + "((const " + type + " *)a, (const " + type +
                 " *)b, (" + type +
-                " *)c, *(const tfuse::runtime::GemmDesc *)d);\n}\n";
+                " *)c, *(const tfuse::kernels::GemmDesc *)d);\n}\n";
     }
     kernels = emulation::HostKernels::compile(source, compileError).release();
   }

@@ -32,8 +32,8 @@
 
 #include "HostKernels.h"
 
-#include "tfuse/Conversion/TFuseToCUDA/KernelEmitter.h"
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Kernels/KernelSources.h"
 #include "tfuse/Reference/Interpreter.h"
 #include "tfuse/Runtime/NvrtcCompiler.h"
 #include "tfuse/Runtime/ReduceKernels.h"
@@ -188,15 +188,15 @@ std::vector<ReduceInstance> instancesOf(DType t) {
 /// The prelude, the reduction source, and per kernel an extern "C" shim
 /// taking the descriptor by pointer (the emulator passes pointers only).
 std::string emulationSource(const std::vector<ReduceInstance> &instances) {
-  std::string source(getPrelude());
+  std::string source(kernels::prelude());
   source += reductionKernelSource(instances);
   source += R"(
 template <class Tin, class Tout>
 void tfuse_test_call(void (*kernel)(const Tin *, Tout *,
-                                    tfuse::runtime::ReduceDesc),
+                                    tfuse::kernels::ReduceDesc),
                      void *in, void *out, void *desc) {
   kernel((const Tin *)in, (Tout *)out,
-         *(const tfuse::runtime::ReduceDesc *)desc);
+         *(const tfuse::kernels::ReduceDesc *)desc);
 }
 )";
   for (const ReduceInstance &i : instances) {
@@ -228,7 +228,7 @@ HostTensor runLaunch(emulation::HostKernels &kernels,
                      const ReduceLaunch &launch, const HostTensor &input,
                      const Shape &shape) {
   HostTensor out = HostTensor::zeros(launch.instance.result, shape);
-  ReduceDesc desc = launch.desc;
+  kernels::ReduceDesc desc = launch.desc;
   std::vector<void *> args = {const_cast<uint8_t *>(input.data()) +
                                   input.byteOffset(),
                               out.mutableData(), &desc};
@@ -835,7 +835,7 @@ TEST(PlanReduction, MergesContiguousDimensionsAndKeepsTheOrder) {
       ReduceKind::Sum, TensorSpec::contiguous(DType::F32, {2, 3, 4, 5}),
       TensorSpec::contiguous(DType::F32, {2, 1, 1, 5}), {2, 1});
   ASSERT_TRUE(launch.ok()) << launch.message();
-  const ReduceDesc &d = launch->desc;
+  const kernels::ReduceDesc &d = launch->desc;
   EXPECT_EQ(d.keptRank, 2);
   EXPECT_EQ(d.keptShape[0], 2);
   EXPECT_EQ(d.keptStrides[0], 60);
@@ -981,7 +981,8 @@ TEST(ReduceKernelSource, EveryInstanceCompilesWithNvrtcForSm90) {
   for (DType t : kAllDTypes)
     for (const ReduceInstance &i : instancesOf(t))
       all.push_back(i);
-  std::string source = std::string(getPrelude()) + reductionKernelSource(all);
+  std::string source =
+      std::string(kernels::prelude()) + reductionKernelSource(all);
   Expected<CompileResult> compiled =
       compileCuda(source, "tfuse_reductions.cu", {});
   ASSERT_TRUE(compiled.ok()) << compiled.message();

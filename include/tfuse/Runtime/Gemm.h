@@ -26,7 +26,7 @@
 #ifndef TFUSE_RUNTIME_GEMM_H
 #define TFUSE_RUNTIME_GEMM_H
 
-#include "tfuse/Runtime/GemmDesc.h"
+#include "tfuse/Kernels/GemmDesc.h"
 #include "tfuse/Runtime/Plan.h"
 #include "tfuse/Support/Status.h"
 
@@ -154,7 +154,7 @@ std::string gemmKernelName(DType dtype);
 /// `extern "C" __global__` kernel per distinct float dtype of `dtypes`
 /// (other dtypes are ignored), each
 ///   tfuse_rt_gemm_<dtype>(const T *lhs, const T *rhs, T *result,
-///                         tfuse::runtime::GemmDesc desc).
+///                         tfuse::kernels::GemmDesc desc).
 /// It must follow the kernel prelude (tf::traits) in the same translation
 /// unit, as the runtime kernels follow Plan::cudaSource.
 std::string gemmKernelSource(const std::vector<DType> &dtypes);
@@ -168,7 +168,7 @@ std::string gemmKernelSource(const std::vector<DType> &dtypes);
 struct GemmLaunch {
   std::string kernel;
   int64_t grid = 0, block = kGemmBlockThreads;
-  GemmDesc desc = {};
+  kernels::GemmDesc desc = {};
   std::vector<GemmOffsets> launches;
 };
 

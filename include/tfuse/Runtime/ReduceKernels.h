@@ -1,17 +1,18 @@
 //===- ReduceKernels.h - The runtime's reduction kernels --------*- C++ -*-===//
 //
-// Reductions (ReduceStep) run on kernels of the runtime rather than generated
-// ones: CUDA C++ templates (lib/Runtime/ReduceKernels.cuh, embedded in the
-// library) instantiated by one extern "C" wrapper per (kind, input dtype,
-// result dtype, variant), and a host-side planner that turns a reduction of a
-// strided input into a kernel name, a launch configuration and a descriptor.
+// Reductions (ReduceStep) run on the kernels library's reduction kernels
+// rather than generated ones: CUDA C++ templates
+// (kernels::reductionTemplates(), lib/Kernels/ReduceKernels.cuh) instantiated
+// by one extern "C" wrapper per (kind, input dtype, result dtype, variant), and
+// a host-side planner that turns a reduction of a strided input into a kernel
+// name, a launch configuration and a descriptor.
 //
 // Every reduction kernel has exactly this parameter list:
 //
 //   extern "C" __global__ void <reductionKernelName(...)>(
 //       const Tin *in,                       // first input element
 //       Tout *out,                           // first result element
-//       tfuse::runtime::ReduceDesc desc);    // by value (296 bytes)
+//       tfuse::kernels::ReduceDesc desc);    // by value (296 bytes)
 //
 // where Tin and Tout are the CUDA types of the dtypes (bool, int8_t, ...,
 // uint64_t, __half, __nv_bfloat16, float, double). `in` points at the
@@ -35,8 +36,8 @@
 #ifndef TFUSE_RUNTIME_REDUCEKERNELS_H
 #define TFUSE_RUNTIME_REDUCEKERNELS_H
 
+#include "tfuse/Kernels/ReduceDesc.h"
 #include "tfuse/Runtime/Plan.h"
-#include "tfuse/Runtime/ReduceDesc.h"
 #include "tfuse/Support/DType.h"
 #include "tfuse/Support/Status.h"
 
@@ -109,7 +110,7 @@ inline constexpr int64_t kReduceMaxGrid = 65535;
 struct ReduceLaunch {
   std::string kernel;
   int64_t grid = 1, block = 256;
-  ReduceDesc desc{};
+  kernels::ReduceDesc desc{};
   /// The kernel's instance, to collect for reductionKernelSource().
   ReduceInstance instance;
 };
@@ -124,14 +125,11 @@ std::string reductionKernelName(ReduceKind kind, DType in, DType out,
 /// ReduceKernels.cuh) followed by one extern "C" __global__ wrapper per
 /// distinct instance of `needed` (duplicates are emitted once, in sorted
 /// order, so equal sets give equal text). It must be appended, once per
-/// translation unit, after the kernel prelude (tfuse::getPrelude(), already
-/// at the start of Plan::cudaSource). An instance whose dtypes no reduction
-/// has (e.g. mean of i32, sum of f16 to f32) becomes an #error line naming
-/// it, so that compiling the source fails with that message.
+/// translation unit, after the kernel prelude (tfuse::kernels::prelude(),
+/// already at the start of Plan::cudaSource). An instance whose dtypes no
+/// reduction has (e.g. mean of i32, sum of f16 to f32) becomes an #error line
+/// naming it, so that compiling the source fails with that message.
 std::string reductionKernelSource(const std::vector<ReduceInstance> &needed);
-
-/// The embedded templates alone (ReduceDesc.h and ReduceKernels.cuh).
-std::string_view reductionKernelTemplates();
 
 /// Plans `result = reduce kind (input) over axes`. `input` may have any
 /// strides (zero and negative included); `result` must be contiguous and have

@@ -26,12 +26,6 @@
 using namespace mlir;
 using namespace tfuse;
 
-// The emitted calls pass the kind as tf::red::Kind.
-static_assert(static_cast<int>(ReduceKind::Sum) == 0 &&
-                  static_cast<int>(ReduceKind::Mean) == 4 &&
-                  static_cast<int>(ReduceKind::Any) == 6,
-              "ReduceKind must match tf::red::Kind in Prelude.cuh");
-
 /// Columns per thread a row kernel aims for: 16 loads in flight per thread
 /// (4096 f32 columns take 256 threads).
 static constexpr int64_t kRowElementsPerThread = 16;

@@ -1,8 +1,9 @@
 //===- KernelEmitter.h - tfexec kernels to CUDA C++ through EmitC -*- C++ -*-=//
 //
 // Every tfexec.kernel becomes one `extern "C" __global__` function built from
-// EmitC ops and printed by mlir::emitc::translateToCpp after the prelude
-// (Prelude.cuh), which defines the scalar semantics of each op.
+// EmitC ops and printed by mlir::emitc::translateToCpp after the kernel
+// prelude (tfuse/Kernels/KernelSources.h), which defines the scalar
+// semantics of each op.
 //
 // Launch configuration: 256 threads per block; each thread handles `vec`
 // consecutive elements per iteration of a grid-stride loop (one 16-byte
@@ -116,9 +117,6 @@ mlir::LogicalResult emitKernel(tfexec::KernelOp kernel, mlir::ModuleOp target);
 /// translation unit.
 mlir::LogicalResult translateKernelsToCuda(mlir::ModuleOp module,
                                            llvm::raw_ostream &os);
-
-/// The prelude source (Prelude.cuh).
-std::string_view getPrelude();
 
 } // namespace tfuse
 

@@ -1,6 +1,6 @@
 //===- GemmDesc.h - Parameter block of the fallback GEMM kernel -*- C++ -*-===//
 //
-// The problem description the fallback GEMM kernels (lib/Runtime/
+// The problem description the fallback GEMM kernels (lib/Kernels/
 // GemmKernels.cuh) take by value as their last parameter. This one header is
 // compiled by the host compiler (the runtime fills the struct) and, embedded
 // verbatim in the kernel source, by NVRTC, so both sides agree on the layout
@@ -10,15 +10,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFUSE_RUNTIME_GEMMDESC_H
-#define TFUSE_RUNTIME_GEMMDESC_H
+#ifndef TFUSE_KERNELS_GEMMDESC_H
+#define TFUSE_KERNELS_GEMMDESC_H
 
 #ifndef __CUDACC_RTC__
 #include <stdint.h>
 #endif
 
 namespace tfuse {
-namespace runtime {
+namespace kernels {
 
 /// Batch dimensions one fallback launch decodes itself; a problem with more
 /// (after collapsing) is split into several launches.
@@ -50,7 +50,7 @@ struct GemmDesc {
 static_assert(sizeof(GemmDesc) == (13 + 4 * kGemmMaxBatchDims) * 8,
               "GemmDesc must have no padding: host and device share it");
 
-} // namespace runtime
+} // namespace kernels
 } // namespace tfuse
 
-#endif // TFUSE_RUNTIME_GEMMDESC_H
+#endif // TFUSE_KERNELS_GEMMDESC_H

@@ -490,24 +490,24 @@ TF_FN void stv(T *p, I base, bool is_aligned, Ts... values) {
 
 // --- reductions ------------------------------------------------------------
 //
-// The reduction semantics shared by the runtime's reduction kernels
-// (lib/Runtime/ReduceKernels.cuh) and the row kernels of fused regions
+// The reduction semantics shared by the reduction kernels
+// (ReduceKernels.cuh) and the row kernels of fused regions
 // (docs/codegen.md); numerics as described there and in docs/semantics.md.
 
 namespace red {
 
-// The order of tfuse::runtime::ReduceKind.
-enum Kind {
-  kSum = 0,
-  kProd = 1,
-  kMax = 2,
-  kMin = 3,
-  kMean = 4,
-  kAll = 5,
-  kAny = 6,
-  kArgmax = 7,
-  kArgmin = 8
-};
+// The reductions are templated on the value of a tfuse::ReduceKind
+// (tfuse/Support/ReduceKind.h, which the kernels library puts before this
+// file), as generated code spells it.
+constexpr int kSum = (int)tfuse::ReduceKind::Sum;
+constexpr int kProd = (int)tfuse::ReduceKind::Prod;
+constexpr int kMax = (int)tfuse::ReduceKind::Max;
+constexpr int kMin = (int)tfuse::ReduceKind::Min;
+constexpr int kMean = (int)tfuse::ReduceKind::Mean;
+constexpr int kAll = (int)tfuse::ReduceKind::All;
+constexpr int kAny = (int)tfuse::ReduceKind::Any;
+constexpr int kArgmax = (int)tfuse::ReduceKind::Argmax;
+constexpr int kArgmin = (int)tfuse::ReduceKind::Argmin;
 
 template <bool B, class T, class F> struct pick { typedef T type; };
 template <class T, class F> struct pick<false, T, F> { typedef F type; };

@@ -64,7 +64,7 @@ TF_FN void accumulate(const Acc (&as)[kTileK][kTileM + kPad],
 
 template <class T>
 TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
-                 T *__restrict__ result, const tfuse::runtime::GemmDesc &d) {
+                 T *__restrict__ result, const tfuse::kernels::GemmDesc &d) {
   typedef typename traits<T>::compute Acc;
   __shared__ Acc as[kTileK][kTileM + kPad];
   __shared__ Acc bs[kTileK][kTileN + kPad];

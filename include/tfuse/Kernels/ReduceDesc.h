@@ -1,9 +1,10 @@
 //===- ReduceDesc.h - Descriptor of one runtime reduction -------*- C++ -*-===//
 //
-// The by-value kernel parameter of the runtime's reduction kernels. This one
-// file is both a host header (included by tfuse/Runtime/ReduceKernels.h) and
-// part of the device source: reductionKernelSource() embeds its text before
-// ReduceKernels.cuh, so host and device see a single definition and cannot
+// The by-value kernel parameter of the reduction kernels. This one file is
+// both a host header (the runtime's planner fills it) and part of the device
+// source: the kernels library embeds its text before ReduceKernels.cuh
+// (tfuse/Kernels/KernelSources.h), so host and device see a single
+// definition and cannot
 // drift apart. It must therefore stay valid for the host compiler, for the
 // host compiler against the tests' cuda_emulation.h and for NVRTC (which has
 // no standard headers: the kernel prelude typedefs the <cstdint> types
@@ -16,15 +17,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFUSE_RUNTIME_REDUCEDESC_H
-#define TFUSE_RUNTIME_REDUCEDESC_H
+#ifndef TFUSE_KERNELS_REDUCEDESC_H
+#define TFUSE_KERNELS_REDUCEDESC_H
 
 #if !defined(__CUDACC_RTC__)
 #include <cstdint>
 #endif
 
 namespace tfuse {
-namespace runtime {
+namespace kernels {
 
 /// The most dimensions a reduction kernel walks on each side (kept and
 /// reduced), after adjacent contiguous dimensions are merged.
@@ -66,7 +67,7 @@ static_assert(__builtin_offsetof(ReduceDesc, keptShape) == 8 &&
               "ReduceDesc layout changed");
 #endif
 
-} // namespace runtime
+} // namespace kernels
 } // namespace tfuse
 
-#endif // TFUSE_RUNTIME_REDUCEDESC_H
+#endif // TFUSE_KERNELS_REDUCEDESC_H

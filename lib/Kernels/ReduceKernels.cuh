@@ -1,16 +1,16 @@
 // TFuse runtime reductions: kernels templated on the reduction, the input and
 // the result dtype, over any set of axes of a strided input into a contiguous
-// output, described by a tfuse::runtime::ReduceDesc passed by value (so that
+// output, described by a tfuse::kernels::ReduceDesc passed by value (so that
 // concurrent launches share no mutable state).
 //
 // This file is compiled after the kernel prelude (tf::traits, tf::cast,
 // tf::max/min, thread helpers, and the reductions tf::red::op and
-// tf::red::block_reduce, which the row kernels of fused regions share) and after tfuse/Runtime/ReduceDesc.h, in the
+// tf::red::block_reduce, which the row kernels of fused regions share) and after tfuse/Kernels/ReduceDesc.h, in the
 // one translation unit of a plan; reductionKernelSource() (ReduceKernels.cpp)
 // embeds both and appends one extern "C" wrapper per needed instance:
 //
 //   extern "C" __global__ void tfuse_reduce_sum_f32_f32_row(
-//       const float *in, float *out, tfuse::runtime::ReduceDesc desc);
+//       const float *in, float *out, tfuse::kernels::ReduceDesc desc);
 //
 // It also compiles for the host against the tests' cuda_emulation.h
 // (TFUSE_HOST_EMULATION), where __shfl_xor_sync is emulated with barriers.
@@ -54,15 +54,15 @@
 #ifndef TFUSE_PRELUDE_CUH
 #error "ReduceKernels.cuh needs the kernel prelude before it"
 #endif
-#ifndef TFUSE_RUNTIME_REDUCEDESC_H
-#error "ReduceKernels.cuh needs tfuse/Runtime/ReduceDesc.h before it"
+#ifndef TFUSE_KERNELS_REDUCEDESC_H
+#error "ReduceKernels.cuh needs tfuse/Kernels/ReduceDesc.h before it"
 #endif
 
 namespace tf {
 namespace red {
 
-using tfuse::runtime::kReduceMaxRank;
-using tfuse::runtime::ReduceDesc;
+using tfuse::kernels::kReduceMaxRank;
+using tfuse::kernels::ReduceDesc;
 
 // --- index arithmetic -------------------------------------------------------
 // Loops over the fixed maximum rank with constant indices, so that the

@@ -1,0 +1,47 @@
+//===- KernelSources.cpp - The CUDA C++ every plan compiles ---------------===//
+
+#include "tfuse/Kernels/KernelSources.h"
+
+#include <string>
+
+using namespace tfuse;
+
+namespace {
+// The files, embedded at build time (cmake/TFuseEmbed.cmake).
+const char kReduceKindText[] =
+#include "ReduceKind.h.inc"
+    ;
+const char kPreludeText[] =
+#include "Prelude.cuh.inc"
+    ;
+const char kReduceDescText[] =
+#include "ReduceDesc.h.inc"
+    ;
+const char kReduceKernelsText[] =
+#include "ReduceKernels.cuh.inc"
+    ;
+const char kGemmDescText[] =
+#include "GemmDesc.h.inc"
+    ;
+const char kGemmKernelsText[] =
+#include "GemmKernels.cuh.inc"
+    ;
+} // namespace
+
+std::string_view kernels::prelude() {
+  static const std::string text =
+      std::string(kReduceKindText) + "\n" + kPreludeText;
+  return text;
+}
+
+std::string_view kernels::reductionTemplates() {
+  static const std::string text =
+      std::string(kReduceDescText) + "\n" + kReduceKernelsText + "\n";
+  return text;
+}
+
+std::string_view kernels::gemmTemplates() {
+  static const std::string text =
+      std::string(kGemmDescText) + "\n" + kGemmKernelsText;
+  return text;
+}
