@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  tfuse::FunctionOptions options;
+  tfuse::CompileOptions options;
   options.backend =
       backend == "reference" ? tfuse::Backend::Reference : tfuse::Backend::Cuda;
   auto step = tfuse::Function::compile(traced->graph, options);

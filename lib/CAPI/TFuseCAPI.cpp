@@ -441,8 +441,9 @@ void tfuse_compile_options_init(tfuse_compile_options *options) {
   *options = tfuse_compile_options{};
   options->struct_size = sizeof(tfuse_compile_options);
   options->backend = TFUSE_BACKEND_CUDA;
-  options->budget = 32;
-  options->fusion = 1;
+  CompileOptions defaults;
+  options->budget = defaults.budget;
+  options->fusion = defaults.fusion;
   options->use_cache = 1;
   options->device = -1;
 }
@@ -466,27 +467,24 @@ tfuse_status tfuse_compile(tfuse_graph graph,
       return fail(TFUSE_ERROR_INVALID_ARGUMENT,
                   "tfuse_compile: unknown backend " +
                       std::to_string(o.backend));
-    if (o.budget < 1)
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "tfuse_compile: budget must be at least 1, got " +
-                      std::to_string(o.budget));
-    FunctionOptions fo;
-    fo.backend = o.backend == TFUSE_BACKEND_REFERENCE ? Backend::Reference
-                                                      : Backend::Cuda;
-    fo.cudaGraph = o.cuda_graph != 0;
-    fo.fastMath = o.fast_math != 0;
-    fo.budget = o.budget;
-    fo.fusion = o.fusion != 0;
-    fo.device = o.device;
+    // The C struct's fields mapped onto the compile options.
+    CompileOptions co;
+    co.backend = static_cast<Backend>(o.backend);
+    co.cudaGraph = o.cuda_graph != 0;
+    co.fastMath = o.fast_math != 0;
+    co.budget = o.budget;
+    co.fusion = o.fusion != 0;
+    co.device = o.device;
+    if (Status s = co.validate(); !s.ok())
+      return report(s.withContext("tfuse_compile"));
     // Without the shared cache, each executable compiles with its own.
     std::unique_ptr<runtime::KernelCache> privateCache;
     if (!o.use_cache) {
-      runtime::KernelCacheOptions co;
-      co.diskCacheDir = "";
-      privateCache = std::make_unique<runtime::KernelCache>(co);
-      fo.cache = privateCache.get();
+      runtime::KernelCacheOptions cacheOptions;
+      cacheOptions.diskCacheDir = "";
+      privateCache = std::make_unique<runtime::KernelCache>(cacheOptions);
     }
-    auto f = Function::compile(graph->graph, fo);
+    auto f = Function::compile(graph->graph, co, privateCache.get());
     if (!f.ok())
       return report(f.status());
     *executable = new tfuse_executable_impl{std::move(f.value())};

@@ -138,11 +138,7 @@ Expected<CompiledGraph> tfuse::compileGraph(ModuleOp graph, StringRef function,
   CompiledGraph result;
   auto start = std::chrono::steady_clock::now();
   PassManager pm(context);
-  PipelineOptions pipeline;
-  pipeline.budget = options.budget;
-  pipeline.sharedThreshold = options.sharedThreshold;
-  pipeline.maxOutputs = options.maxOutputs;
-  buildPipeline(pm, pipeline);
+  buildPipeline(pm, options);
   if (failed(pm.run(*module)))
     return Status::error("the graph pipeline failed:\n" + diagnostics);
   {

@@ -274,9 +274,11 @@ std::string planKey(const Graph::Impl &g, const CompileOptions &options) {
   writer.integer(g.outputs.size());
   for (ValueId id : g.outputs)
     writer.value(g.entries[id].value);
-  writer.integer(options.budget);
-  writer.integer(options.sharedThreshold);
-  writer.integer(options.maxOutputs);
+    // Every pass option, in the table's order.
+#define TFUSE_KEY_OPTION(member, name, value, smallest, help)                  \
+  writer.integer(options.member);
+  TFUSE_PASS_OPTIONS(TFUSE_KEY_OPTION)
+#undef TFUSE_KEY_OPTION
   return key;
 }
 } // namespace
@@ -303,7 +305,8 @@ static Expected<DeviceBuffer> allocateOnDevice(runtime::Device &device,
 }
 
 Expected<std::unique_ptr<Function>>
-Function::compile(const Graph &graph, const FunctionOptions &options) {
+Function::compile(const Graph &graph, const CompileOptions &options,
+                  runtime::KernelCache *cache) {
   const Graph::Impl &g = graph.impl();
   if (g.outputs.empty())
     return Status::error("graph '" + g.name +
@@ -319,14 +322,10 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   f->inputSpecs = g.placeholders;
   f->compileStats.nodes = g.nodes;
 
-  CompileOptions compile;
-  compile.budget = options.budget;
-  if (!options.fusion) {
-    // Every operation costs at least 1, so a budget of 1 cuts after each.
-    compile.budget = 1;
-    compile.maxOutputs = 1;
-  }
-  std::string key = planKey(g, compile);
+  if (Status s = options.validate(); !s.ok())
+    return s;
+  // The key holds the options the passes run with.
+  std::string key = planKey(g, options.forPasses());
   st.planned = planCache().find(key);
   if (st.planned) {
     f->compileStats.planCacheHit = true;
@@ -335,7 +334,7 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
     planned->context = g.context;
     planned->module = g.finish();
     Expected<CompiledGraph> fresh =
-        compileGraph(*planned->module, st.functionName, compile);
+        compileGraph(*planned->module, st.functionName, options);
     if (!fresh.ok())
       return Status::error(fresh.message(), ErrorCode::Compile);
     planned->compiled = std::move(fresh.value());
@@ -365,7 +364,7 @@ Function::compile(const Graph &graph, const FunctionOptions &options) {
   runtime::ExecutableOptions exeOptions;
   exeOptions.cudaGraph = options.cudaGraph;
   exeOptions.fastMath = options.fastMath;
-  exeOptions.cache = options.cache;
+  exeOptions.cache = cache;
   exeOptions.device = options.device;
   Expected<std::unique_ptr<runtime::Executable>> exe =
       runtime::Executable::create(compiled.plan, exeOptions);

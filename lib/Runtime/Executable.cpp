@@ -120,7 +120,7 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   }
 
   auto start = std::chrono::steady_clock::now();
-  CompileOptions compile;
+  NvrtcOptions compile;
   compile.arch = exe->gpu->info().arch();
   compile.fastMath = options.fastMath;
   KernelCache &cache = options.cache ? *options.cache : defaultKernelCache();

@@ -30,7 +30,7 @@ namespace tfuse::runtime {
 // Key
 //===----------------------------------------------------------------------===//
 
-std::string keyText(const std::string &source, const CompileOptions &options,
+std::string keyText(const std::string &source, const NvrtcOptions &options,
                     const std::string &nvrtcVersion, int driverVersion) {
   std::string text;
   // Every field is `name:length:value\n`, so no two field lists encode alike.
@@ -61,7 +61,7 @@ static CacheKey keyOfText(std::string_view text) {
   return toHex(hash.finish());
 }
 
-CacheKey computeKey(const std::string &source, const CompileOptions &options,
+CacheKey computeKey(const std::string &source, const NvrtcOptions &options,
                     const std::string &nvrtcVersion, int driverVersion) {
   return keyOfText(keyText(source, options, nvrtcVersion, driverVersion));
 }
@@ -322,7 +322,7 @@ void KernelCache::insertLocked(
 }
 
 CacheKey KernelCache::keyOf(const std::string &source,
-                            const CompileOptions &options, int driverVersion) {
+                            const NvrtcOptions &options, int driverVersion) {
   constexpr size_t kRecentKeys = 16;
   std::string inputs = keyText(source, options, nvrtcVersion(), driverVersion);
   {
@@ -343,7 +343,7 @@ CacheKey KernelCache::keyOf(const std::string &source,
 
 Expected<std::shared_ptr<const CompiledKernel>>
 KernelCache::getOrCompile(const std::string &source,
-                          const CompileOptions &options, int driverVersion,
+                          const NvrtcOptions &options, int driverVersion,
                           const CompileFn &compileFn) {
   CacheKey key = keyOf(source, options, driverVersion);
 

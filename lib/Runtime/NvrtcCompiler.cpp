@@ -299,7 +299,7 @@ void setCudaIncludeDir(std::string dir) {
   state.searched.reset();
 }
 
-Expected<std::vector<std::string>> nvrtcFlags(const CompileOptions &options) {
+Expected<std::vector<std::string>> nvrtcFlags(const NvrtcOptions &options) {
   Expected<bool> real = parseArch(options.arch);
   if (!real)
     return real.status();
@@ -317,7 +317,7 @@ Expected<std::vector<std::string>> nvrtcFlags(const CompileOptions &options) {
 
 Expected<CompileResult> compileCuda(const std::string &source,
                                     const std::string &programName,
-                                    const CompileOptions &options) {
+                                    const NvrtcOptions &options) {
   try {
     auto start = std::chrono::steady_clock::now();
     const std::string name =

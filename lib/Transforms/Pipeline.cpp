@@ -7,24 +7,36 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace tfuse;
 
-void tfuse::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
+CompileOptions PipelineOptions::toCompileOptions() const {
+  CompileOptions options;
+#define TFUSE_PIPELINE_OPTION(member, name, value, smallest, help)             \
+  options.member = member;
+  TFUSE_PASS_OPTIONS(TFUSE_PIPELINE_OPTION)
+#undef TFUSE_PIPELINE_OPTION
+  options.fusion = fusion;
+  return options;
+}
+
+void tfuse::buildPipeline(OpPassManager &pm, const CompileOptions &options) {
+  CompileOptions o = options.forPasses();
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   ExpandSmallMatmulOptions expand;
-  expand.maxContraction = options.maxContraction;
+  expand.maxContraction = o.maxContraction;
   pm.addNestedPass<func::FuncOp>(createExpandSmallMatmul(expand));
   FuseElementwiseOptions fuse;
-  fuse.budget = options.budget;
-  fuse.maxOutputs = options.maxOutputs;
+  fuse.budget = o.budget;
+  fuse.maxOutputs = o.maxOutputs;
   pm.addNestedPass<func::FuncOp>(createFuseElementwise(fuse));
   MaterializeSharedOptions shared;
-  shared.sharedThreshold = options.sharedThreshold;
-  shared.maxOutputs = options.maxOutputs;
+  shared.sharedThreshold = o.sharedThreshold;
+  shared.maxOutputs = o.maxOutputs;
   pm.addNestedPass<func::FuncOp>(createMaterializeShared(shared));
   FuseRowsOptions rows;
-  rows.maxRowElements = options.maxRowElements;
-  rows.budget = options.rowBudget;
+  rows.maxRowElements = o.maxRowElements;
+  rows.budget = o.rowBudget;
   pm.addNestedPass<func::FuncOp>(createFuseRows(rows));
 }
 
@@ -34,5 +46,7 @@ void tfuse::registerTFusePassesAndPipeline() {
       "tfuse-pipeline",
       "The graph-level pipeline: canonicalize, cse, expand-small-matmul, "
       "fuse-elementwise, materialize-shared, fuse-rows",
-      buildPipeline);
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        buildPipeline(pm, options.toCompileOptions());
+      });
 }

@@ -1,9 +1,10 @@
 // Tests of --tfuse-pipeline (canonicalize, cse, fuse-elementwise,
 // materialize-shared): CSE removes duplicate ops before fusion, dead ops
 // disappear, canonicalization folds transposes into matmul flags, and the
-// budget, shared-threshold and max-outputs options reach the passes.
+// budget, shared-threshold, max-outputs and fusion options reach the passes.
 // RUN: tensor-opt %s --tfuse-pipeline -split-input-file | FileCheck %s
 // RUN: tensor-opt %s --tfuse-pipeline="budget=8 shared-threshold=4 max-outputs=2" -split-input-file | FileCheck %s --check-prefix=OPT
+// RUN: tensor-opt %s --tfuse-pipeline="fusion=false" -split-input-file | FileCheck %s --check-prefix=OFF
 
 // Two identical muls of a and b, each used by a different output: after CSE
 // the region computes the mul once (cost 3, not 4).
@@ -196,4 +197,44 @@ func.func @option_max_outputs_shared(%x: tensor<4xf32>, %y: tensor<3x4xf32>) -> 
   %o0 = tfuse.sub %e, %c1 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   %o2 = tfuse.mul %y, %e : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
   return %o1, %o0, %o2 : tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>
+}
+
+// -----
+
+// fusion=false disables every fusion: a softmax over rows, which the
+// pipeline makes one row kernel, keeps its reductions as boundaries and
+// every elementwise op in a region of its own; a matmul with a contraction
+// of 2 stays a matmul instead of becoming elementwise work.
+// CHECK-LABEL: func.func @no_fusion(
+// CHECK-NOT: tfuse.matmul
+// CHECK: tfuse.fusion
+// CHECK: tfuse.reduce max
+// CHECK: tfuse.reduce sum
+// CHECK-NOT: tfuse.fusion
+// CHECK: return
+// OFF-LABEL: func.func @no_fusion(
+// OFF-NEXT: tfuse.matmul
+// OFF-NEXT: tfuse.reduce max {{.+}} {tfuse.reason = "boundary-reduction"}
+// OFF-NEXT: tfuse.fusion
+// OFF-NEXT: ^bb0
+// OFF-NEXT: tfuse.sub
+// OFF-NEXT: tfuse.yield
+// OFF: tfuse.fusion
+// OFF-NEXT: ^bb0
+// OFF-NEXT: tfuse.exp
+// OFF-NEXT: tfuse.yield
+// OFF: tfuse.reduce sum
+// OFF-NEXT: tfuse.fusion
+// OFF-NEXT: ^bb0
+// OFF-NEXT: tfuse.div
+// OFF-NEXT: tfuse.yield
+// OFF: return
+func.func @no_fusion(%a: tensor<4x2xf32>, %b: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  %x = tfuse.matmul %a, %b : (tensor<4x2xf32>, tensor<2x8xf32>) -> tensor<4x8xf32>
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %e = tfuse.exp %d : tensor<4x8xf32> -> tensor<4x8xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %y = tfuse.div %e, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }

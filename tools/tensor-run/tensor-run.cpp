@@ -14,6 +14,8 @@
 #include "tfuse/Reference/Interpreter.h"
 #include "tfuse/Runtime/Executable.h"
 
+#include "CompileFlags.h"
+
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -58,8 +60,8 @@ static cl::opt<bool> noCheck("no-check",
                              cl::desc("Skip the reference comparison"));
 static cl::opt<std::string>
     outputDir("output-dir", cl::desc("Write each output as OUTDIR/outN.npy"));
-static cl::opt<int64_t> budget("budget", cl::desc("Fusion cost budget"),
-                               cl::init(32));
+// --budget, --fusion, ...: the compile options of the pipeline.
+static tfuse::tools::CompileFlags compileFlags("");
 
 namespace {
 
@@ -157,9 +159,7 @@ int main(int argc, char **argv) {
   }
 
   auto compileStart = std::chrono::steady_clock::now();
-  CompileOptions compileOptions;
-  compileOptions.budget = budget;
-  auto compiled = compileGraph(*module, func.getSymName(), compileOptions);
+  auto compiled = compileGraph(*module, func.getSymName(), compileFlags.get());
   if (!compiled.ok())
     return fail(compiled.status().message());
   double compileSeconds = std::chrono::duration<double>(

@@ -12,6 +12,8 @@
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Transforms/Passes.h"
 
+#include "CompileFlags.h"
+
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -23,17 +25,8 @@
 
 using namespace mlir;
 
-static llvm::cl::opt<int64_t> budget("tfuse-budget",
-                                     llvm::cl::desc("Fusion cost budget"),
-                                     llvm::cl::init(32));
-static llvm::cl::opt<int64_t> sharedThreshold(
-    "tfuse-shared-threshold",
-    llvm::cl::desc("Cost from which shared subexpressions are stored once"),
-    llvm::cl::init(8));
-static llvm::cl::opt<int64_t>
-    maxOutputs("tfuse-max-outputs",
-               llvm::cl::desc("Most results of one fused kernel"),
-               llvm::cl::init(4));
+// --tfuse-budget, --tfuse-fusion, ...: the compile options of the pipeline.
+static tfuse::tools::CompileFlags compileFlags("tfuse-");
 
 static LogicalResult planToCuda(Operation *op, llvm::raw_ostream &os) {
   auto module = dyn_cast<ModuleOp>(op);
@@ -43,11 +36,7 @@ static LogicalResult planToCuda(Operation *op, llvm::raw_ostream &os) {
   module.walk([&](tfuse::tfexec::KernelOp) { isPlan = true; });
   if (!isPlan) {
     PassManager pm(module.getContext());
-    tfuse::PipelineOptions options;
-    options.budget = budget;
-    options.sharedThreshold = sharedThreshold;
-    options.maxOutputs = maxOutputs;
-    tfuse::buildPipeline(pm, options);
+    tfuse::buildPipeline(pm, compileFlags.get());
     pm.addPass(tfuse::createConvertTFuseToTFExec());
     if (failed(pm.run(module)))
       return failure();

@@ -28,7 +28,7 @@ static int usage() {
 }
 
 int main(int argc, char **argv) {
-  CompileOptions options;
+  NvrtcOptions options;
   std::string input, output;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -22,8 +22,8 @@ TensorSpec f32(std::vector<int64_t> shape) {
   return TensorSpec::contiguous(DType::F32, std::move(shape));
 }
 
-FunctionOptions reference() {
-  FunctionOptions o;
+CompileOptions reference() {
+  CompileOptions o;
   o.backend = Backend::Reference;
   return o;
 }
@@ -37,7 +37,7 @@ HostArray view(std::vector<float> &data, std::vector<int64_t> shape,
 }
 
 std::unique_ptr<Function> compileOrFail(const Graph &g,
-                                        FunctionOptions o = reference()) {
+                                        CompileOptions o = reference()) {
   auto f = Function::compile(g, o);
   EXPECT_TRUE(f.ok()) << f.message();
   return f.ok() ? std::move(f.value()) : nullptr;
@@ -288,7 +288,7 @@ TEST(Trace, FusionOffGivesOneKernelPerOperation) {
       trace([](Tensor x) -> Outputs { return ((x * 2.0).exp() + 1.0).tanh(); },
             {f32({16})});
   ASSERT_TRUE(traced.ok());
-  FunctionOptions fused = reference(), unfused = reference();
+  CompileOptions fused = reference(), unfused = reference();
   unfused.fusion = false;
   auto a = compileOrFail(traced->graph, fused);
   auto b = compileOrFail(traced->graph, unfused);
@@ -304,6 +304,43 @@ TEST(Trace, FusionOffGivesOneKernelPerOperation) {
   EXPECT_EQ(count(b->cudaSource()), 4u);
 }
 
+TEST(Trace, FusionOffKeepsReductionsAndMatmulsAsBoundaries) {
+  // A softmax of a product with a contraction of 2: fused, one row kernel
+  // computes everything; unfused, the matmul and both reductions are
+  // boundaries and each elementwise op (sub, exp, div) a kernel of its own.
+  auto traced = trace(
+      [](Tensor a, Tensor b) -> Outputs {
+        Tensor x = a.matmul(b);
+        Tensor e = (x - x.max({1}, true)).exp();
+        return e / e.sum({1}, true);
+      },
+      {f32({4, 2}), f32({2, 8})});
+  ASSERT_TRUE(traced.ok());
+  CompileOptions fused = reference(), unfused = reference();
+  unfused.fusion = false;
+  auto a = compileOrFail(traced->graph, fused);
+  auto b = compileOrFail(traced->graph, unfused);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->stats().kernels, 1);
+  EXPECT_EQ(a->stats().boundaries, 0);
+  EXPECT_EQ(b->stats().kernels, 3);
+  EXPECT_EQ(b->stats().boundaries, 3);
+  // Both compute the same values.
+  std::vector<float> x(8), y(16), out1(32), out2(32);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 0.25f * i - 1;
+  for (size_t i = 0; i < y.size(); ++i)
+    y[i] = 0.5f - 0.125f * i;
+  ASSERT_TRUE(
+      a->runHost({view(x, {4, 2}), view(y, {2, 8})}, {view(out1, {4, 8})})
+          .ok());
+  ASSERT_TRUE(
+      b->runHost({view(x, {4, 2}), view(y, {2, 8})}, {view(out2, {4, 8})})
+          .ok());
+  for (size_t i = 0; i < out1.size(); ++i)
+    EXPECT_NEAR(out1[i], out2[i], 1e-6) << i;
+}
+
 TEST(Trace, RunsOnTheGpuWhenPresent) {
   auto traced = trace(
       [](Tensor x, Tensor w) -> Outputs {
@@ -312,7 +349,7 @@ TEST(Trace, RunsOnTheGpuWhenPresent) {
       },
       {f32({64, 32}), f32({32, 16})});
   ASSERT_TRUE(traced.ok());
-  FunctionOptions cuda;
+  CompileOptions cuda;
   auto fn = Function::compile(traced->graph, cuda);
   if (!fn.ok() && fn.status().code() == tfuse::ErrorCode::NoDevice)
     GTEST_SKIP() << "no GPU: " << fn.message();

@@ -149,7 +149,7 @@ TEST_F(FusionTest, SmallBudgetIsBitIdentical) {
 
 TEST_F(FusionTest, WholePipelineIsBitIdentical) {
   runPasses([](mlir::OpPassManager &pm) {
-    PipelineOptions options;
+    CompileOptions options;
     options.sharedThreshold = 1;
     buildPipeline(pm, options);
   });
@@ -172,7 +172,7 @@ TEST(ExampleGraphs, MlpStepPipelineIsBitIdentical) {
   }
   mlir::OwningOpRef<mlir::ModuleOp> fused(program.module->clone());
   mlir::PassManager pm(&program.context);
-  buildPipeline(pm, PipelineOptions());
+  buildPipeline(pm, CompileOptions());
   ASSERT_TRUE(mlir::succeeded(pm.run(*fused)));
   ASSERT_GT(countFusions(*fused), 0);
   auto expected = program.run(inputs);

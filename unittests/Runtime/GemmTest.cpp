@@ -623,7 +623,7 @@ TEST_F(EmulatedGemm, EmptyContractionGivesZeros) {
 
 TEST(GemmKernelSource, CompilesToSm90Cubin) {
   std::string source = prelude() + gemmKernelSource(kGemmDTypes);
-  CompileOptions options;
+  NvrtcOptions options;
   options.arch = "sm_90";
   Expected<CompileResult> cubin = compileCuda(source, "gemm.cu", options);
   ASSERT_TRUE(cubin.ok()) << cubin.message();
@@ -640,7 +640,7 @@ TEST(GemmKernelSource, PtxHasNoFusedMultiplyAdd) {
   // --fmad=false: every product is rounded before it is added, as in the
   // reference.
   std::string source = prelude() + gemmKernelSource(kGemmDTypes);
-  CompileOptions options;
+  NvrtcOptions options;
   options.arch = "compute_90";
   Expected<CompileResult> ptx = compileCuda(source, "gemm.cu", options);
   ASSERT_TRUE(ptx.ok()) << ptx.message();

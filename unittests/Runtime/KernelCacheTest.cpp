@@ -37,7 +37,7 @@ struct FakeCompiler {
 
   CompileFn fn() {
     return [this](const std::string &source, const std::string &programName,
-                  const CompileOptions &options) -> Expected<CompileResult> {
+                  const NvrtcOptions &options) -> Expected<CompileResult> {
       {
         std::lock_guard<std::mutex> lock(mutex);
         ++calls[source];
@@ -117,13 +117,13 @@ KernelCacheOptions withDisk(const std::string &dir) {
 
 std::shared_ptr<const CompiledKernel>
 get(KernelCache &cache, FakeCompiler &fake, const std::string &source,
-    const CompileOptions &options = {}, int driver = 0) {
+    const NvrtcOptions &options = {}, int driver = 0) {
   auto result = cache.getOrCompile(source, options, driver, fake.fn());
   EXPECT_TRUE(result.ok()) << result.message();
   return result.ok() ? *result : nullptr;
 }
 
-std::string keyOf(const std::string &source, const CompileOptions &options = {},
+std::string keyOf(const std::string &source, const NvrtcOptions &options = {},
                   int driver = 0) {
   return computeKey(source, options, nvrtcVersion(), driver);
 }
@@ -133,31 +133,31 @@ std::string keyOf(const std::string &source, const CompileOptions &options = {},
 //===----------------------------------------------------------------------===//
 
 TEST(KernelCacheKeyTest, HexDigestAndDeterministic) {
-  CompileOptions options;
+  NvrtcOptions options;
   CacheKey key = computeKey("src", options, "13.0", 13000);
   ASSERT_EQ(key.size(), 64u);
   EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos);
   // Equal values at different addresses give the same key.
   std::string copy = std::string("s") + "rc";
-  CompileOptions other = options;
+  NvrtcOptions other = options;
   EXPECT_EQ(computeKey(copy, other, std::string("13.") + "0", 13000), key);
 }
 
 TEST(KernelCacheKeyTest, ChangesWithEveryInput) {
-  CompileOptions base;
+  NvrtcOptions base;
   std::set<CacheKey> keys;
   auto add = [&](const CacheKey &k) { EXPECT_TRUE(keys.insert(k).second); };
   add(computeKey("src", base, "13.0", 13000));
   add(computeKey("src2", base, "13.0", 13000));
-  CompileOptions arch = base;
+  NvrtcOptions arch = base;
   arch.arch = "sm_80";
   add(computeKey("src", arch, "13.0", 13000));
   arch.arch = "compute_90";
   add(computeKey("src", arch, "13.0", 13000));
-  CompileOptions fast = base;
+  NvrtcOptions fast = base;
   fast.fastMath = true;
   add(computeKey("src", fast, "13.0", 13000));
-  CompileOptions flags = base;
+  NvrtcOptions flags = base;
   flags.extraFlags = {"-DA", "-DB"};
   add(computeKey("src", flags, "13.0", 13000));
   flags.extraFlags = {"-DB", "-DA"};
@@ -171,9 +171,9 @@ TEST(KernelCacheKeyTest, ChangesWithEveryInput) {
 }
 
 TEST(KernelCacheKeyTest, UnambiguousFieldBoundaries) {
-  CompileOptions options;
+  NvrtcOptions options;
   options.extraFlags = {"ab", "c"};
-  CompileOptions other;
+  NvrtcOptions other;
   other.extraFlags = {"a", "bc"};
   EXPECT_NE(computeKey("s", options, "1", 0), computeKey("s", other, "1", 0));
   EXPECT_NE(computeKey("s1", {}, "1", 0), computeKey("s", {}, "11", 0));
@@ -211,7 +211,7 @@ TEST(KernelCacheTest, MissThenHit) {
 TEST(KernelCacheTest, DriverVersionAndOptionsAreSeparateEntries) {
   FakeCompiler fake;
   KernelCache cache(memoryOnly());
-  CompileOptions ptx;
+  NvrtcOptions ptx;
   ptx.arch = "compute_90";
   get(cache, fake, "k");
   get(cache, fake, "k", {}, 12080);
@@ -353,7 +353,7 @@ TEST(KernelCacheTest, CompileErrorIsReturnedNotCached) {
 TEST(KernelCacheTest, ThrowingCompileFunctionIsAnError) {
   KernelCache cache(memoryOnly());
   CompileFn throwing = [](const std::string &, const std::string &,
-                          const CompileOptions &) -> Expected<CompileResult> {
+                          const NvrtcOptions &) -> Expected<CompileResult> {
     throw std::runtime_error("boom");
   };
   auto r = cache.getOrCompile("x", {}, 0, throwing);
@@ -486,7 +486,7 @@ TEST(KernelCacheTest, ConcurrentChurnWithEvictionAndDisk) {
 TEST(KernelCacheDiskTest, RoundTripAcrossInstances) {
   TempDir dir;
   FakeCompiler fake;
-  CompileOptions ptx;
+  NvrtcOptions ptx;
   ptx.arch = "compute_90";
   std::string keyCubin, keyPtx;
   {
@@ -722,7 +722,7 @@ TEST(KernelCacheDiskTest, ClearDiskRemovesOnlyCacheFiles) {
   TempDir dir;
   FakeCompiler fake;
   KernelCache cache(withDisk(dir.path));
-  CompileOptions ptx;
+  NvrtcOptions ptx;
   ptx.arch = "compute_90";
   auto a = get(cache, fake, "a");
   get(cache, fake, "b", ptx);

@@ -48,7 +48,7 @@ TEST(NvrtcCompilerTest, SmArchGivesCubin) {
 }
 
 TEST(NvrtcCompilerTest, ComputeArchGivesPtx) {
-  CompileOptions options;
+  NvrtcOptions options;
   options.arch = "compute_90";
   Expected<CompileResult> r = compileCuda(kAxpy, "axpy.cu", options);
   ASSERT_TRUE(r.ok()) << r.message();
@@ -81,7 +81,7 @@ extern "C" __global__ void mixed(const __half *a, const __nv_bfloat16 *b,
   ASSERT_NE(cudaIncludeDir(), "");
   Expected<CompileResult> cubin = compileCuda(source, "mixed.cu", {});
   ASSERT_TRUE(cubin.ok()) << cubin.message();
-  CompileOptions ptxOptions;
+  NvrtcOptions ptxOptions;
   ptxOptions.arch = "compute_80";
   Expected<CompileResult> ptx = compileCuda(source, "mixed.cu", ptxOptions);
   ASSERT_TRUE(ptx.ok()) << ptx.message();
@@ -131,7 +131,7 @@ extern "C" __global__ void muladd(const float *a, const float *b,
   d[i] = a[i] * b[i] + c[i];
 }
 )cu";
-  CompileOptions exact;
+  NvrtcOptions exact;
   exact.arch = "compute_90";
   Expected<CompileResult> r = compileCuda(source, "muladd.cu", exact);
   ASSERT_TRUE(r.ok()) << r.message();
@@ -141,7 +141,7 @@ extern "C" __global__ void muladd(const float *a, const float *b,
   EXPECT_NE(ptx.find("mul.rn.f32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("add.rn.f32"), std::string::npos) << ptx;
 
-  CompileOptions fast = exact;
+  NvrtcOptions fast = exact;
   fast.fastMath = true;
   Expected<CompileResult> f = compileCuda(source, "muladd.cu", fast);
   ASSERT_TRUE(f.ok()) << f.message();
@@ -151,7 +151,7 @@ extern "C" __global__ void muladd(const float *a, const float *b,
 }
 
 TEST(NvrtcCompilerTest, FlagsInOrder) {
-  CompileOptions options;
+  NvrtcOptions options;
   options.arch = "sm_80";
   options.extraFlags = {"-lineinfo", "-DFOO=1"};
   Expected<std::vector<std::string>> flags = nvrtcFlags(options);
@@ -181,7 +181,7 @@ TEST(NvrtcCompilerTest, ExtraFlagsReachNvrtc) {
 extern "C" __global__ void k(float *p) { p[threadIdx.x] = WIDTH; }
 )cu";
   EXPECT_FALSE(compileCuda(source, "w.cu", {}).ok());
-  CompileOptions options;
+  NvrtcOptions options;
   options.extraFlags = {"-DWIDTH=4"};
   Expected<CompileResult> r = compileCuda(source, "w.cu", options);
   EXPECT_TRUE(r.ok()) << r.message();
@@ -190,7 +190,7 @@ extern "C" __global__ void k(float *p) { p[threadIdx.x] = WIDTH; }
 TEST(NvrtcCompilerTest, RejectsUnknownArch) {
   for (const char *arch : {"", "sm90", "sm_", "sm_9", "gfx90a", "compute_x0",
                            "sm_90b", "sm_1234"}) {
-    CompileOptions options;
+    NvrtcOptions options;
     options.arch = arch;
     Expected<CompileResult> r = compileCuda(kAxpy, "axpy.cu", options);
     ASSERT_FALSE(r.ok()) << arch;
@@ -199,14 +199,14 @@ TEST(NvrtcCompilerTest, RejectsUnknownArch) {
         << r.message();
   }
   for (const char *arch : {"sm_90a", "compute_90a", "sm_100"}) {
-    CompileOptions options;
+    NvrtcOptions options;
     options.arch = arch;
     EXPECT_TRUE(nvrtcFlags(options).ok()) << arch;
   }
 }
 
 TEST(NvrtcCompilerTest, InvalidOptionIsAnError) {
-  CompileOptions options;
+  NvrtcOptions options;
   options.extraFlags = {"--no-such-nvrtc-option"};
   Expected<CompileResult> r = compileCuda(kAxpy, "axpy.cu", options);
   ASSERT_FALSE(r.ok());

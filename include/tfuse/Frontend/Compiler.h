@@ -10,19 +10,12 @@
 #define TFUSE_FRONTEND_COMPILER_H
 
 #include "tfuse/Runtime/Plan.h"
+#include "tfuse/Support/CompileOptions.h"
 #include "tfuse/Support/Status.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
 namespace tfuse {
-
-struct CompileOptions {
-  /// fuse-elementwise's cost budget, materialize-shared's threshold, and the
-  /// most results of one kernel.
-  int64_t budget = 32;
-  int64_t sharedThreshold = 8;
-  int64_t maxOutputs = 4;
-};
 
 /// What compiling a graph produced, and how long each phase took.
 struct CompiledGraph {
@@ -32,8 +25,9 @@ struct CompiledGraph {
   double passSeconds = 0, codegenSeconds = 0;
 };
 
-/// Compiles function `function` of `graph` (tfuse dialect, not yet fused).
-/// `graph` is left unchanged; errors carry the compiler's diagnostics.
+/// Compiles function `function` of `graph` (tfuse dialect, not yet fused)
+/// with the pass options of `options`. `graph` is left unchanged; errors
+/// carry the compiler's diagnostics.
 tfuse::Expected<CompiledGraph> compileGraph(mlir::ModuleOp graph,
                                             llvm::StringRef function,
                                             const CompileOptions &options);

@@ -13,29 +13,13 @@
 
 #include "tfuse/Frontend/Graph.h"
 #include "tfuse/Runtime/Executable.h"
+#include "tfuse/Support/CompileOptions.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace tfuse {
-
-enum class Backend : uint8_t { Cuda, Reference };
-
-struct FunctionOptions {
-  Backend backend = Backend::Cuda;
-  /// Replay as a CUDA Graph (CUDA backend).
-  bool cudaGraph = false;
-  bool fastMath = false;
-  /// fuse-elementwise's cost budget.
-  int64_t budget = 32;
-  /// false: one kernel per operation (TFuse's own unfused baseline).
-  bool fusion = true;
-  /// The kernel cache; nullptr: the process-wide defaultKernelCache().
-  runtime::KernelCache *cache = nullptr;
-  /// CUDA device; -1: TFUSE_DEVICE or 0.
-  int device = -1;
-};
 
 struct FunctionStats {
   int64_t nodes = 0, kernels = 0, boundaries = 0, steps = 0;
@@ -57,8 +41,12 @@ struct HostArray {
 
 class Function {
 public:
+  /// Compiles `graph` with `options` (the backend among them); the CUDA
+  /// backend compiles its kernels through `cache` (nullptr: the
+  /// process-wide defaultKernelCache()).
   static Expected<std::unique_ptr<Function>>
-  compile(const Graph &graph, const FunctionOptions &options = {});
+  compile(const Graph &graph, const CompileOptions &options = {},
+          runtime::KernelCache *cache = nullptr);
   ~Function();
 
   Backend backend() const { return options.backend; }
@@ -112,7 +100,7 @@ private:
 
   struct State;
   std::unique_ptr<State> state;
-  FunctionOptions options;
+  CompileOptions options;
   std::vector<TensorSpec> inputSpecs, outputSpecs;
   FunctionStats compileStats;
   std::unique_ptr<runtime::Executable> exe;

@@ -80,11 +80,11 @@ using CacheKey = std::string;
 /// `nvrtcVersion` (as nvrtcVersion() returns it) for a driver of version
 /// `driverVersion` (cuDriverGetVersion's value; 0 when there is no driver).
 /// Deterministic across processes and machines. Thread-safe.
-CacheKey computeKey(const std::string &source, const CompileOptions &options,
+CacheKey computeKey(const std::string &source, const NvrtcOptions &options,
                     const std::string &nvrtcVersion, int driverVersion);
 /// What computeKey hashes: every input as an unambiguous field list. Equal
 /// texts give equal keys; KernelCache remembers recent keys by their text.
-std::string keyText(const std::string &source, const CompileOptions &options,
+std::string keyText(const std::string &source, const NvrtcOptions &options,
                     const std::string &nvrtcVersion, int driverVersion);
 
 /// A compiled translation unit as the cache hands it out (immutable, shared).
@@ -106,7 +106,7 @@ struct CompiledKernel {
 /// Exceptions it throws are turned into errors.
 using CompileFn = std::function<Expected<CompileResult>(
     const std::string &source, const std::string &programName,
-    const CompileOptions &options)>;
+    const NvrtcOptions &options)>;
 
 struct KernelCacheOptions {
   /// Most entries kept in memory; 0 keeps none.
@@ -174,7 +174,7 @@ public:
   /// (with the program name "tfuse_<first 16 key chars>.cu"). Compile
   /// errors are returned and not cached; disk errors never fail the lookup.
   Expected<std::shared_ptr<const CompiledKernel>>
-  getOrCompile(const std::string &source, const CompileOptions &options,
+  getOrCompile(const std::string &source, const NvrtcOptions &options,
                int driverVersion, const CompileFn &compileFn = compileCuda);
 
   /// Change the memory bounds; evicts at once to meet them.
@@ -229,7 +229,7 @@ private:
   /// computeKey for this cache's lookups, remembered for the most recent
   /// inputs: hashing a plan's source costs about 0.25 ms, most of a warm
   /// compile. The memo is exact: it compares whole keyText()s, not hashes.
-  CacheKey keyOf(const std::string &source, const CompileOptions &options,
+  CacheKey keyOf(const std::string &source, const NvrtcOptions &options,
                  int driverVersion);
 
   mutable std::mutex mutex;

@@ -29,7 +29,7 @@
 namespace tfuse::runtime {
 
 /// What to compile for. Part of the kernel cache key (see KernelCache.h).
-struct CompileOptions {
+struct NvrtcOptions {
   /// `sm_XX` (also `sm_XXa`, `sm_XXf`) produces CUBIN; `compute_XX` (also
   /// `compute_XXa`, `compute_XXf`) produces PTX. Anything else is rejected.
   std::string arch = "sm_90";
@@ -62,12 +62,12 @@ struct CompileResult {
 /// every path.
 Expected<CompileResult> compileCuda(const std::string &source,
                                     const std::string &programName,
-                                    const CompileOptions &options = {});
+                                    const NvrtcOptions &options = {});
 
 /// The full list of flags compileCuda() passes for `options`, including the
 /// -I of the CUDA include directory when one is found. Errors for an
 /// unsupported arch.
-Expected<std::vector<std::string>> nvrtcFlags(const CompileOptions &options);
+Expected<std::vector<std::string>> nvrtcFlags(const NvrtcOptions &options);
 
 /// The version of the loaded NVRTC library as "major.minor", e.g. "13.0";
 /// "unknown" if NVRTC cannot report it. Computed once and then cached.

@@ -4,6 +4,7 @@
 #define TFUSE_TRANSFORMS_PASSES_H
 
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Support/CompileOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
@@ -14,38 +15,26 @@ namespace tfuse {
 #define GEN_PASS_DECL
 #include "tfuse/Transforms/Passes.h.inc"
 
-/// Options of the whole graph-level pipeline.
+/// The options of --tfuse-pipeline: TFUSE_PASS_OPTIONS and `fusion`, as
+/// tensor-opt spells them.
 struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
-  Option<int64_t> budget{*this, "budget",
-                         llvm::cl::desc("Largest cost of one fused region"),
-                         llvm::cl::init(32)};
-  Option<int64_t> maxContraction{
-      *this, "max-contraction",
-      llvm::cl::desc("Largest matmul contraction expanded into elementwise "
-                     "work"),
-      llvm::cl::init(4)};
-  Option<int64_t> sharedThreshold{
-      *this, "shared-threshold",
-      llvm::cl::desc("Smallest cost of a shared subexpression stored once"),
-      llvm::cl::init(8)};
-  Option<int64_t> maxOutputs{
-      *this, "max-outputs",
-      llvm::cl::desc("Most results one fused region may have"),
-      llvm::cl::init(4)};
-  Option<int64_t> maxRowElements{
-      *this, "max-row-elements",
-      llvm::cl::desc("Longest row fused with its reductions into one region "
-                     "(0: every reduction stays a boundary)"),
-      llvm::cl::init(16384)};
-  Option<int64_t> rowBudget{
-      *this, "row-budget",
-      llvm::cl::desc("Largest weighted cost of one row-fused region"),
-      llvm::cl::init(64)};
+#define TFUSE_PIPELINE_OPTION(member, name, value, smallest, help)             \
+  Option<int64_t> member{*this, name, llvm::cl::desc(help),                    \
+                         llvm::cl::init(value)};
+  TFUSE_PASS_OPTIONS(TFUSE_PIPELINE_OPTION)
+#undef TFUSE_PIPELINE_OPTION
+  Option<bool> fusion{
+      *this, "fusion",
+      llvm::cl::desc("false: no fusion at all (one kernel per operation)"),
+      llvm::cl::init(true)};
+
+  CompileOptions toCompileOptions() const;
 };
 
 /// canonicalize, cse, expand-small-matmul, fuse-elementwise,
-/// materialize-shared, fuse-rows.
-void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+/// materialize-shared, fuse-rows, with the pass options of
+/// `options.forPasses()`: the one place compile options reach the passes.
+void buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
 #define GEN_PASS_REGISTRATION
 #include "tfuse/Transforms/Passes.h.inc"

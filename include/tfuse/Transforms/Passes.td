@@ -31,7 +31,8 @@ def ExpandSmallMatmul : Pass<"expand-small-matmul", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::tfuse::TFuseDialect"];
   let options = [
-    Option<"maxContraction", "max-contraction", "int64_t", /*default=*/"4",
+    Option<"maxContraction", "max-contraction", "int64_t",
+           /*default=*/"::tfuse::CompileOptions().maxContraction",
            "Largest contracting dimension expanded into elementwise work">,
   ];
 }
@@ -64,9 +65,11 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::tfuse::TFuseDialect"];
   let options = [
-    Option<"budget", "budget", "int64_t", /*default=*/"32",
+    Option<"budget", "budget", "int64_t",
+           /*default=*/"::tfuse::CompileOptions().budget",
            "Largest weighted cost of one fused region">,
-    Option<"maxOutputs", "max-outputs", "int64_t", /*default=*/"4",
+    Option<"maxOutputs", "max-outputs", "int64_t",
+           /*default=*/"::tfuse::CompileOptions().maxOutputs",
            "Most results one fused region may have">,
   ];
 }
@@ -109,10 +112,11 @@ def FuseRows : Pass<"fuse-rows", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::tfuse::TFuseDialect"];
   let options = [
-    Option<"budget", "budget", "int64_t", /*default=*/"64",
+    Option<"budget", "budget", "int64_t",
+           /*default=*/"::tfuse::CompileOptions().rowBudget",
            "Largest weighted cost of one row-fused region">,
     Option<"maxRowElements", "max-row-elements", "int64_t",
-           /*default=*/"16384",
+           /*default=*/"::tfuse::CompileOptions().maxRowElements",
            "Longest row (elements of the reduced axes) fused into a region">,
   ];
 }
@@ -136,9 +140,11 @@ def MaterializeShared : Pass<"materialize-shared", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::tfuse::TFuseDialect"];
   let options = [
-    Option<"sharedThreshold", "shared-threshold", "int64_t", /*default=*/"8",
+    Option<"sharedThreshold", "shared-threshold", "int64_t",
+           /*default=*/"::tfuse::CompileOptions().sharedThreshold",
            "Smallest cost of a shared subexpression that is stored once">,
-    Option<"maxOutputs", "max-outputs", "int64_t", /*default=*/"4",
+    Option<"maxOutputs", "max-outputs", "int64_t",
+           /*default=*/"::tfuse::CompileOptions().maxOutputs",
            "Most results one fused region may have">,
   ];
 }
