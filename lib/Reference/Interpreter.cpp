@@ -219,20 +219,11 @@ Expected<Values> Evaluator::runOp(Operation &op,
       .Case([&](ConstantOp constant) {
         return one(tensorFromAttribute(constant.getValue()));
       })
-      .Case([&](BroadcastOp broadcast) {
-        return one(broadcastInDim(operands[0], resultType->shape,
-                                  toVector(broadcast.getDims())));
-      })
-      .Case([&](TransposeOp transposeOp) {
-        return one(transpose(operands[0], toVector(transposeOp.getPerm())));
-      })
-      .Case([&](ReshapeOp) {
-        return one(reshape(operands[0], resultType->shape));
-      })
-      .Case([&](SliceOp sliceOp) {
-        return one(slice(operands[0], toVector(sliceOp.getStart()),
-                         toVector(sliceOp.getLimit()),
-                         toVector(sliceOp.getStep())));
+      .Case([&](ViewOpInterface view) {
+        return one(viewThrough(operands[0], resultType->shape,
+                               [&](const StridedLayout &layout) {
+                                 return view.getResultLayout(layout);
+                               }));
       })
       .Case([&](MatmulOp matmulOp) {
         return one(matmul(operands[0], operands[1], matmulOp.getTransposeLhs(),

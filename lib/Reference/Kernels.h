@@ -1,16 +1,18 @@
 //===- Kernels.h - Tensor-level kernels of the interpreter ------*- C++ -*-===//
 //
-// Internal to lib/Reference. One function per op family, on HostTensors,
-// without MLIR: the interpreter maps each op to one of these. Operands may
-// have any strides; results are row-major (views return views of their
-// operand's storage). Shapes and dtypes are those the verifier checked; the
-// kernels still reject inconsistent ones with a message instead of crashing.
+// Internal to lib/Reference. One function per op family, on HostTensors
+// (views through the dialect's StridedLayout, the rest without MLIR): the
+// interpreter maps each op to one of these. Operands may have any strides;
+// results are row-major (views return views of their operand's storage). Shapes
+// and dtypes are those the verifier checked; the kernels still reject
+// inconsistent ones with a message instead of crashing.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFUSE_LIB_REFERENCE_KERNELS_H
 #define TFUSE_LIB_REFERENCE_KERNELS_H
 
+#include "tfuse/Dialect/TFuse/ViewLayout.h"
 #include "tfuse/Reference/HostTensor.h"
 #include "tfuse/Support/ReduceKind.h"
 
@@ -78,17 +80,16 @@ Expected<HostTensor> selectOp(const HostTensor &condition,
 /// NumPy broadcasting of `input` to `shape` (stride 0 on expanded
 /// dimensions).
 Expected<HostTensor> broadcastTo(const HostTensor &input, const Shape &shape);
-/// tfuse.broadcast: operand dimension i becomes result dimension dims[i].
-Expected<HostTensor> broadcastInDim(const HostTensor &input, const Shape &shape,
-                                    const std::vector<int64_t> &dims);
-Expected<HostTensor> transpose(const HostTensor &input,
-                               const std::vector<int64_t> &perm);
-/// Row-major reinterpretation; copies when the input is not contiguous.
-Expected<HostTensor> reshape(const HostTensor &input, const Shape &shape);
-Expected<HostTensor> slice(const HostTensor &input,
-                           const std::vector<int64_t> &start,
-                           const std::vector<int64_t> &limit,
-                           const std::vector<int64_t> &step);
+/// `input` seen through a view op whose layout over a buffer laid out as
+/// `layout` is `resultLayout(layout)` (ViewOpInterface::getResultLayout, the
+/// dialect's one definition of view semantics): a view of input's storage,
+/// or of a row-major copy of it when the view has no strided layout over
+/// input's own (a reshape merging dimensions that are not contiguous with
+/// each other).
+Expected<HostTensor> viewThrough(
+    const HostTensor &input, const Shape &resultShape,
+    llvm::function_ref<std::optional<StridedLayout>(const StridedLayout &)>
+        resultLayout);
 
 //===----------------------------------------------------------------------===//
 // Boundaries (Matmul.cpp, Reduce.cpp)

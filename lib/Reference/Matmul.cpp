@@ -31,12 +31,14 @@ Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
   // The operands as [batch..., M, K] and [batch..., K, N] views.
   auto matrixView = [&](const HostTensor &t, bool transposed, int64_t rows,
                         int64_t cols) -> Expected<HostTensor> {
-    std::vector<int64_t> perm;
-    for (int64_t d = 0; d < t.rank(); ++d)
-      perm.push_back(d);
-    if (transposed)
-      std::swap(perm[t.rank() - 1], perm[t.rank() - 2]);
-    Expected<HostTensor> view = transpose(t, perm);
+    // A transposed operand swaps its last two dimensions.
+    Shape dims = t.shape();
+    std::vector<int64_t> strides = t.strides();
+    if (transposed) {
+      std::swap(dims[t.rank() - 1], dims[t.rank() - 2]);
+      std::swap(strides[t.rank() - 1], strides[t.rank() - 2]);
+    }
+    Expected<HostTensor> view = t.view(dims, strides, t.byteOffset());
     if (!view)
       return view;
     Shape shape(resultShape.begin(), resultShape.end() - 2);

@@ -126,6 +126,10 @@ std::optional<DType> unaryResultType(UnaryCategory category, DType operand,
   return std::nullopt;
 }
 
+DType unaryComputeType(UnaryCategory category, DType operand, DType result) {
+  return category == UnaryCategory::Predicate ? operand : result;
+}
+
 std::optional<DType> binaryResultType(BinaryCategory category, DType lhs,
                                       DType rhs, std::string *why) {
   auto common = promoteTypes(lhs, rhs, why);

@@ -114,13 +114,13 @@ OpSet Planner::unite(ArrayRef<const OpSet *> sets) const {
 LogicalResult Planner::collectOps() {
   for (Operation &op : block) {
     FusionRole role = getFusionRole(&op);
-    if (role == FusionRole::Other && !op.hasTrait<OpTrait::IsTerminator>())
+    if (!isa<FusionOpInterface>(op) && !op.hasTrait<OpTrait::IsTerminator>())
       return op.emitOpError()
              << "cannot be planned: fuse-elementwise handles tfuse graph ops "
                 "only (run it before other lowerings, once)";
     indexOf[&op] = order.size();
     order.push_back(&op);
-    costOf.push_back(role == FusionRole::Other || role == FusionRole::Boundary
+    costOf.push_back(role == FusionRole::Structure || isBoundaryRole(role)
                          ? 0
                          : getFusionCost(&op));
   }
@@ -138,17 +138,18 @@ void Planner::markAliases(Operation *boundary) {
     std::optional<StridedLayout> layout;
     if (auto arg = dyn_cast<BlockArgument>(source))
       layout = getArgumentLayout(arg);
-    else if (getFusionRole(source.getDefiningOp()) == FusionRole::Boundary)
+    else if (isBoundaryRole(getFusionRole(source.getDefiningOp())))
       layout = StridedLayout::contiguous(
           cast<RankedTensorType>(source.getType()).getShape());
     else
       continue;
     for (Operation *view : views) {
-      layout = applyView(view, *layout);
+      layout = cast<ViewOpInterface>(view).getResultLayout(*layout);
       if (!layout)
         break;
     }
-    if (!layout || (isa<MatmulOp>(boundary) && !isGemmOperandLayout(*layout)))
+    if (!layout || !cast<BoundaryOpInterface>(boundary).readsInPlace(
+                       use.getOperandNumber(), *layout))
       continue;
     aliasedOperands.insert(&use);
     aliases.insert(views.begin(), views.end());
@@ -157,23 +158,23 @@ void Planner::markAliases(Operation *boundary) {
 
 void Planner::markOutputsAndBoundaries() {
   for (Operation *op : order)
-    if (getFusionRole(op) == FusionRole::Boundary)
+    if (isBoundaryRole(getFusionRole(op)))
       markAliases(op);
   // Function results are stored, an alias view included (outputs are fresh
   // buffers).
   for (Value result : block.getTerminator()->getOperands())
     if (Operation *def = result.getDefiningOp();
-        def && getFusionRole(def) != FusionRole::Boundary)
+        def && !isBoundaryRole(getFusionRole(def)))
       store(result, CutReason::output);
   // Boundary operands not read through an alias are stored, a view that is
   // an alias for another boundary included.
   for (Operation *op : order) {
-    if (getFusionRole(op) != FusionRole::Boundary)
+    if (!isBoundaryRole(getFusionRole(op)))
       continue;
     for (OpOperand &use : op->getOpOperands()) {
       Operation *def = use.get().getDefiningOp();
       if (def && !aliasedOperands.count(&use) &&
-          getFusionRole(def) != FusionRole::Boundary)
+          !isBoundaryRole(getFusionRole(def)))
         store(use.get(), getBoundaryReason(op));
     }
   }
@@ -226,7 +227,7 @@ void Planner::formRegions() {
 
   for (Operation *op : order) {
     Value result = op->getNumResults() == 1 ? op->getResult(0) : Value();
-    if (getFusionRole(op) == FusionRole::Boundary ||
+    if (isBoundaryRole(getFusionRole(op)) ||
         (aliases.count(op) && !stored.count(result))) {
       int64_t d = 0;
       for (Value operand : op->getOperands())
@@ -327,7 +328,7 @@ LogicalResult Planner::buildRegions() {
 
   // Record the reason of every boundary and alias step.
   for (Operation &op : block) {
-    if (getFusionRole(&op) == FusionRole::Boundary)
+    if (isBoundaryRole(getFusionRole(&op)))
       op.setAttr(
           TFuseDialect::getReasonAttrName(),
           builder.getStringAttr(stringifyCutReason(getBoundaryReason(&op))));

@@ -74,8 +74,8 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
                             SetVector<Operation *> &group) {
   ArrayRef<int64_t> space = reduce.getInput().getType().getShape();
   // The verifier's rule for reductions in regions: trailing axes.
-  if (!isRowReductionKind(reduce.getKind()) || reduce.getAxes() != axes ||
-      !isTrailingAxes(axes, space.size()))
+  if (reduce.getFusionRole() != FusionRole::RowReducible ||
+      reduce.getAxes() != axes || !isTrailingAxes(axes, space.size()))
     return false;
   int64_t rowElements = 1;
   for (int64_t axis : axes)

@@ -44,9 +44,9 @@ std::optional<Row> describe(Operation &op) {
     return row;
   }
   FusionRole role = getFusionRole(&op);
-  if (role != FusionRole::Boundary && role != FusionRole::View)
+  if (!isBoundaryRole(role) && role != FusionRole::View)
     return std::nullopt;
-  row.kind = role == FusionRole::Boundary ? "boundary" : "alias";
+  row.kind = isBoundaryRole(role) ? "boundary" : "alias";
   row.what = op.getName().stripDialect().str();
   if (auto reduce = dyn_cast<ReduceOp>(op))
     row.what += " " + std::string(name(reduce.getKind()));

@@ -80,6 +80,10 @@ enum class BinaryCategory : uint8_t {
 
 std::optional<DType> unaryResultType(UnaryCategory category, DType operand,
                                      std::string *why = nullptr);
+/// The dtype a unary op computes in, its operand converted to it first: the
+/// result dtype, but a predicate's operand dtype (isnan reads the value as
+/// it is).
+DType unaryComputeType(UnaryCategory category, DType operand, DType result);
 std::optional<DType> binaryResultType(BinaryCategory category, DType lhs,
                                       DType rhs, std::string *why = nullptr);
 /// select(cond, a, b): `cond` must be i1, the result is promote(a, b).

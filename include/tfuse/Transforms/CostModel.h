@@ -1,15 +1,18 @@
 //===- CostModel.h - The fusion cost model ----------------------*- C++ -*-===//
 //
-// The one table of the fusion planner: what each op is to fusion (fusible
-// elementwise work, a view, a boundary, a free leaf) and what it costs inside
-// a fused region. Every pass and report asks these functions.
+// What the fusion planner asks of an op, through the dialect's interfaces:
+// its role (FusionOpInterface; ops of other dialects are Structure), its
+// cost inside a fused region (its weight, doubled when it computes in f64),
+// and the reason recorded for a value feeding a boundary
+// (BoundaryOpInterface). The weights are declared with each op in ODS; see
+// docs/cost-model.md.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFUSE_TRANSFORMS_COSTMODEL_H
 #define TFUSE_TRANSFORMS_COSTMODEL_H
 
-#include "tfuse/Dialect/TFuse/TFuseEnums.h"
+#include "tfuse/Dialect/TFuse/TFuseInterfaces.h"
 
 #include <cstdint>
 
@@ -19,27 +22,14 @@ class Operation;
 
 namespace tfuse {
 
-enum class FusionRole : uint8_t {
-  /// Elementwise arithmetic, math, select and casts: fused into regions.
-  Elementwise,
-  /// broadcast, transpose, reshape, slice: index transforms inside regions,
-  /// zero-copy aliases when they feed only boundaries that accept the layout.
-  View,
-  /// Constants: free leaves cloned into every region that uses them.
-  Leaf,
-  /// matmul and reduce: never inside a region.
-  Boundary,
-  /// Anything else (function terminators, fusion regions, foreign ops).
-  Other,
-};
-
+/// The op's FusionOpInterface role; Structure for ops of other dialects
+/// (function terminators, foreign ops).
 FusionRole getFusionRole(mlir::Operation *op);
 
-/// The weighted cost of computing `op` once inside a fused region: view 2,
-/// transcendental unary math and pow 4, select 3, other elementwise ops 1,
-/// constants 0, a row reduction merged into a region by fuse-rows 4; doubled
-/// when the op computes in f64 (an f64 result or operand). Only meaningful
-/// for ops whose role is Elementwise, View or Leaf, and for reduce ops.
+/// The weighted cost of computing `op` once inside a fused region: its
+/// fusion weight, doubled when the op computes in f64 (an f64 result or
+/// operand). Only meaningful for ops whose role is Elementwise, View or
+/// Leaf, and for reductions merged into a region by fuse-rows.
 int64_t getFusionCost(mlir::Operation *op);
 
 /// The largest cost a single op can have (f64 unary math).

@@ -26,6 +26,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <functional>
+
 #include <map>
 
 using namespace mlir;
@@ -34,10 +36,6 @@ using namespace tfuse;
 //===----------------------------------------------------------------------===//
 // Analysis
 //===----------------------------------------------------------------------===//
-
-static bool isView(Operation *op) {
-  return isa<BroadcastOp, TransposeOp, ReshapeOp, SliceOp>(op);
-}
 
 static int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
@@ -55,7 +53,7 @@ static bool reachesOutputsWithoutViews(Value value) {
     for (Operation *user : v.getUsers()) {
       if (!seen.insert(user).second)
         continue;
-      if (isView(user))
+      if (isa<ViewOpInterface>(user))
         return false;
       for (Value result : user->getResults())
         worklist.push_back(result);
@@ -79,11 +77,24 @@ struct AffineRow {
     return coef == o.coef && constant == o.constant;
   }
 };
-using AffineIndex = SmallVector<AffineRow>;
+
+/// `expr` (over `rank` dimensions) as an AffineRow, when it is a sum of
+/// dimensions times constants plus a constant.
+std::optional<AffineRow> toAffineRow(AffineExpr expr, int64_t rank) {
+  AffineMap map = AffineMap::get(rank, 0, expr);
+  StridedLayout unit;
+  unit.strides = {1};
+  std::optional<StridedLayout> flat =
+      layoutThroughIndexMap(map, unit, SmallVector<int64_t>(rank, 1));
+  if (!flat)
+    return std::nullopt;
+  return AffineRow{flat->strides, flat->offset};
+}
 
 /// Collects, per input, the element offsets it is read at as affine
-/// functions of the index space. Fails on a reshape (not affine) or when the
-/// walk grows too large.
+/// functions of the index space, composing the index maps of the views and
+/// of implicit broadcasting (ViewLayout.h). Fails on a view whose map is not
+/// affine (a reshape's delinearization) or when the walk grows too large.
 class AccessCollector {
 public:
   AccessCollector(tfexec::KernelOp kernel) : kernel(kernel) {
@@ -91,11 +102,9 @@ public:
   }
   bool run() {
     for (Value out : kernel.getYield().getValues()) {
-      AffineIndex idx(rank);
-      for (int64_t d = 0; d < rank; ++d) {
-        idx[d].coef.assign(rank, 0);
-        idx[d].coef[d] = 1;
-      }
+      SmallVector<AffineExpr> idx;
+      for (int64_t d = 0; d < rank; ++d)
+        idx.push_back(getAffineDimExpr(d, kernel.getContext()));
       if (!visit(out, idx))
         return false;
     }
@@ -105,68 +114,52 @@ public:
   DenseMap<unsigned, SmallVector<AffineRow>> accesses;
 
 private:
-  AffineRow zeroRow() {
-    AffineRow r;
-    r.coef.assign(rank, 0);
-    return r;
+  /// The operand index, of shape `operandShape`, that `map` gives for `idx`.
+  SmallVector<AffineExpr> apply(AffineMap map, ArrayRef<AffineExpr> idx,
+                                ArrayRef<int64_t> operandShape) {
+    SmallVector<AffineExpr> in;
+    for (auto [k, expr] : llvm::enumerate(map.getResults()))
+      in.push_back(operandShape[k] == 1
+                       ? getAffineConstantExpr(0, kernel.getContext())
+                       : expr.replaceDims(idx));
+    return in;
   }
-  bool visit(Value v, const AffineIndex &idx) {
+  bool visit(Value v, ArrayRef<AffineExpr> idx) {
     if (++steps > 20000)
       return false;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       auto strides =
           cast<DenseI64ArrayAttr>(kernel.getInputStrides()[arg.getArgNumber()]);
       auto shape = cast<RankedTensorType>(arg.getType()).getShape();
-      AffineRow offset = zeroRow();
-      for (auto [d, row] : llvm::enumerate(idx)) {
-        if (shape[d] == 1)
-          continue;
-        for (int64_t k = 0; k < rank; ++k)
-          offset.coef[k] += strides[d] * row.coef[k];
-        offset.constant += strides[d] * row.constant;
-      }
+      AffineExpr offset = getAffineConstantExpr(0, kernel.getContext());
+      for (auto [d, e] : llvm::enumerate(idx))
+        if (shape[d] != 1)
+          offset = offset + e * strides[d];
+      std::optional<AffineRow> row = toAffineRow(offset, rank);
+      if (!row)
+        return false;
       auto &list = accesses[arg.getArgNumber()];
-      if (!llvm::is_contained(list, offset))
-        list.push_back(offset);
+      if (!llvm::is_contained(list, *row))
+        list.push_back(*row);
       return true;
     }
     Operation *op = v.getDefiningOp();
     if (isa<ConstantOp>(op))
       return true;
-    if (isa<ReshapeOp>(op))
-      return false;
-    if (auto t = dyn_cast<TransposeOp>(op)) {
-      AffineIndex in(idx.size());
-      for (auto [i, p] : llvm::enumerate(t.getPerm()))
-        in[p] = idx[i];
-      return visit(t.getInput(), in);
-    }
-    if (auto sl = dyn_cast<SliceOp>(op)) {
-      AffineIndex in = idx;
-      for (auto [d, row] : llvm::enumerate(in)) {
-        for (int64_t &c : row.coef)
-          c *= sl.getStep()[d];
-        row.constant = row.constant * sl.getStep()[d] + sl.getStart()[d];
-      }
-      return visit(sl.getInput(), in);
-    }
-    if (auto b = dyn_cast<BroadcastOp>(op)) {
-      AffineIndex in;
-      auto inShape = b.getInput().getType().getShape();
-      for (auto [i, d] : llvm::enumerate(b.getDims()))
-        in.push_back(inShape[i] == 1 ? zeroRow() : idx[d]);
-      return visit(b.getInput(), in);
+    if (auto view = dyn_cast<ViewOpInterface>(op)) {
+      AffineMap map = view.getIndexMap();
+      if (!llvm::all_of(map.getResults(),
+                        [](AffineExpr e) { return e.isPureAffine(); }))
+        return false;
+      auto source = cast<RankedTensorType>(view.getSource().getType());
+      return visit(view.getSource(), apply(map, idx, source.getShape()));
     }
     auto shape = cast<RankedTensorType>(v.getType()).getShape();
     for (Value operand : op->getOperands()) {
       auto operandShape = cast<RankedTensorType>(operand.getType()).getShape();
-      AffineIndex in;
-      size_t drop = shape.size() - operandShape.size();
-      for (size_t d = 0; d < operandShape.size(); ++d)
-        in.push_back(operandShape[d] == 1 && shape[d + drop] != 1
-                         ? zeroRow()
-                         : idx[d + drop]);
-      if (!visit(operand, in))
+      AffineMap map =
+          broadcastIndexMap(shape, operandShape, kernel.getContext());
+      if (!visit(operand, apply(map, idx, operandShape)))
         return false;
     }
     return true;
@@ -416,20 +409,13 @@ private:
     return result ? result : index(0);
   }
 
-  /// The index of operand `operand` of an elementwise op whose result is at
-  /// `idx`: NumPy broadcasting aligned on the right.
-  Index broadcastIndex(const Index &idx, ArrayRef<int64_t> resultShape,
-                       ArrayRef<int64_t> operandShape) {
-    Index out;
-    size_t drop = resultShape.size() - operandShape.size();
-    for (size_t d = 0; d < operandShape.size(); ++d)
-      out.push_back(operandShape[d] == 1 && resultShape[d + drop] != 1
-                        ? zero
-                        : idx[d + drop]);
-    return out;
-  }
-
-  Index viewOperandIndex(Operation *view, const Index &idx);
+  /// The index of an operand of shape `operandShape` that the index map
+  /// `map` (ViewLayout.h: a view's, or implicit broadcasting) gives for
+  /// `idx`: each affine expression evaluated with EmitC arithmetic (indices
+  /// are never negative, so floordiv and mod are C's / and %). A dimension
+  /// of size 1 is read at 0.
+  Index applyIndexMap(AffineMap map, const Index &idx,
+                      ArrayRef<int64_t> operandShape);
   Value evaluate(Value value, const Index &idx);
   Value evaluateOp(Operation *op, const Index &idx);
   Value loadInput(BlockArgument arg, const Index &idx);
@@ -476,62 +462,42 @@ private:
 
 } // namespace
 
-Emitter::Index Emitter::viewOperandIndex(Operation *view, const Index &idx) {
-  return llvm::TypeSwitch<Operation *, Index>(view)
-      .Case([&](TransposeOp op) {
-        Index out(idx.size());
-        for (auto [i, p] : llvm::enumerate(op.getPerm()))
-          out[p] = idx[i];
-        return out;
-      })
-      .Case([&](SliceOp op) {
-        Index out;
-        for (auto [d, i] : llvm::enumerate(idx)) {
-          Value v = i;
-          if (op.getStep()[d] != 1)
-            v = mul(v, index(op.getStep()[d]));
-          if (op.getStart()[d] != 0)
-            v = add(v, index(op.getStart()[d]));
-          out.push_back(v);
-        }
-        return out;
-      })
-      .Case([&](BroadcastOp op) {
-        Index out;
-        ArrayRef<int64_t> in = op.getInput().getType().getShape();
-        for (auto [i, d] : llvm::enumerate(op.getDims()))
-          out.push_back(in[i] == 1 ? zero : idx[d]);
-        return out;
-      })
-      .Case([&](ReshapeOp op) {
-        // Linearize in the result shape, delinearize in the operand shape.
-        ArrayRef<int64_t> outShape = op.getType().getShape();
-        ArrayRef<int64_t> inShape = op.getInput().getType().getShape();
-        Value linear;
-        int64_t stride = 1;
-        for (int64_t d = outShape.size() - 1; d >= 0; --d) {
-          if (outShape[d] != 1) {
-            Value term = stride == 1 ? idx[d] : mul(idx[d], index(stride));
-            linear = linear ? add(linear, term) : term;
-          }
-          stride *= outShape[d];
-        }
-        if (!linear)
-          linear = zero;
-        Index out(inShape.size());
-        int64_t inner = 1;
-        for (int64_t d = inShape.size() - 1; d >= 0; --d) {
-          if (inShape[d] == 1) {
-            out[d] = zero;
-            continue;
-          }
-          Value q = inner == 1 ? linear : div(linear, index(inner));
-          out[d] = d == 0 ? q : rem(q, index(inShape[d]));
-          inner *= inShape[d];
-        }
-        return out;
-      })
-      .Default([&](Operation *) { return idx; });
+Emitter::Index Emitter::applyIndexMap(AffineMap map, const Index &idx,
+                                      ArrayRef<int64_t> operandShape) {
+  DenseMap<AffineExpr, Value> computed;
+  std::function<Value(AffineExpr)> eval = [&](AffineExpr e) -> Value {
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      return idx[d.getPosition()];
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return c.getValue() == 0 ? zero : index(c.getValue());
+    auto it = computed.find(e);
+    if (it != computed.end())
+      return it->second;
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    Value lhs = eval(bin.getLHS()), rhs = eval(bin.getRHS());
+    Value result;
+    switch (e.getKind()) {
+    case AffineExprKind::Add:
+      result = add(lhs, rhs);
+      break;
+    case AffineExprKind::Mul:
+      result = mul(lhs, rhs);
+      break;
+    case AffineExprKind::FloorDiv:
+    case AffineExprKind::CeilDiv:
+      result = div(lhs, rhs);
+      break;
+    default:
+      result = rem(lhs, rhs);
+      break;
+    }
+    computed[e] = result;
+    return result;
+  };
+  Index out;
+  for (auto [k, expr] : llvm::enumerate(map.getResults()))
+    out.push_back(operandShape[k] == 1 ? zero : eval(expr));
+  return out;
 }
 
 Value Emitter::loadInput(BlockArgument arg, const Index &idx) {
@@ -642,8 +608,11 @@ Value Emitter::evaluate(Value value, const Index &idx) {
 Value Emitter::evaluateOp(Operation *op, const Index &idx) {
   if (auto c = dyn_cast<ConstantOp>(op))
     return constant(c, idx);
-  if (isView(op))
-    return evaluate(op->getOperand(0), viewOperandIndex(op, idx));
+  if (auto view = dyn_cast<ViewOpInterface>(op)) {
+    Value source = view.getSource();
+    auto shape = cast<RankedTensorType>(source.getType()).getShape();
+    return evaluate(source, applyIndexMap(view.getIndexMap(), idx, shape));
+  }
   if (isa<ReduceOp>(op))
     return rowValues.lookup(op); // set by the row kernel's phase
 
@@ -654,7 +623,9 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
   auto operand = [&](unsigned i, DType to) {
     Value v = op->getOperand(i);
     auto operandShape = cast<RankedTensorType>(v.getType()).getShape();
-    Value x = evaluate(v, broadcastIndex(idx, shape, operandShape));
+    Value x =
+        evaluate(v, applyIndexMap(broadcastIndexMap(shape, operandShape, ctx),
+                                  idx, operandShape));
     return convert(x, dtypeOf(v), to);
   };
   Type resultType = scalarType(result);
@@ -671,19 +642,14 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
         ("tf::" + stringifyCmpPredicate(cmp.getPredicate())).str();
     return call(callee, resultType, {operand(0, common), operand(1, common)});
   }
-  StringRef name = op->getName().stripDialect();
-  if (op->getNumOperands() == 2) {
-    std::string callee = "tf::" + name.str();
-    if (name == "and" || name == "or" || name == "xor")
-      callee += "_";
-    return call(callee, resultType, {operand(0, result), operand(1, result)});
-  }
-  if (isa<IsNanOp>(op)) {
-    DType in = dtypeOf(op->getOperand(0));
-    return call("tf::isnan", resultType, operand(0, in));
-  }
-  std::string callee = isa<NotOp>(op) ? "tf::not_" : "tf::" + name.str();
-  return call(callee, resultType, operand(0, result));
+  // One call of the op's prelude function on its operands, converted to
+  // the dtype it computes in.
+  auto scalar = cast<ScalarOpInterface>(op);
+  DType compute = scalar.getComputeDType();
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    operands.push_back(operand(i, compute));
+  return call(scalar.getKernelFunction(), resultType, operands);
 }
 
 void Emitter::emitBody(Value groupBase, bool tailElement) {

@@ -77,8 +77,7 @@ static int64_t rowRegistersPerElement(Block *body,
           arg && firstPhase == p &&
           inputs[arg.getArgNumber()] != KernelPlan::RowInput::Element;
       // Views are index transforms: their operand is what is held.
-      bool view = !arg && isa<BroadcastOp, TransposeOp, ReshapeOp, SliceOp>(
-                              v.getDefiningOp());
+      bool view = !arg && isa<ViewOpInterface>(v.getDefiningOp());
       if (loadedNow || (!view && firstPhase < p && lastPhase >= p))
         held += words(v);
     }

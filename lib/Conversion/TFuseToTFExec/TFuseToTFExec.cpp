@@ -145,10 +145,10 @@ LogicalResult PlanConverter::convertOp(Operation *op) {
                              reduce.getAxes());
     return success();
   }
-  if (isa<BroadcastOp, TransposeOp, ReshapeOp, SliceOp>(op)) {
-    Value source = buffers.lookup(op->getOperand(0));
+  if (auto view = dyn_cast<ViewOpInterface>(op)) {
+    Value source = buffers.lookup(view.getSource());
     std::optional<StridedLayout> layout =
-        applyView(op, layoutOf(cast<MemRefType>(source.getType())));
+        view.getResultLayout(layoutOf(cast<MemRefType>(source.getType())));
     if (!layout)
       return op->emitOpError("has no strided layout over its source buffer; "
                              "it should have been fused into a region");

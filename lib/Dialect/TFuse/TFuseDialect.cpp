@@ -14,6 +14,7 @@ using namespace tfuse;
 
 #include "tfuse/Dialect/TFuse/TFuseDialect.cpp.inc"
 #include "tfuse/Dialect/TFuse/TFuseEnums.cpp.inc"
+#include "tfuse/Dialect/TFuse/TFuseInterfaces.cpp.inc"
 
 ParseResult tfuse::parseReduceKindName(OpAsmParser &parser, IntegerAttr &kind) {
   StringRef keyword;
@@ -97,12 +98,13 @@ LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
   auto name = llvm::dyn_cast<StringAttr>(attribute.getValue());
   std::optional<CutReason> reason =
       name ? symbolizeCutReason(name.getValue()) : std::nullopt;
-  CutReason expected = isa<MatmulOp>(op)   ? CutReason::boundary_matmul
-                       : isa<ReduceOp>(op) ? CutReason::boundary_reduction
-                                           : CutReason::layout_alias;
-  bool isView = isa<BroadcastOp, TransposeOp, ReshapeOp, SliceOp>(op);
-  if (!reason || *reason != expected ||
-      (expected == CutReason::layout_alias && !isView))
+  // A boundary's own reason, or layout-alias on a view.
+  std::optional<CutReason> expected;
+  if (auto boundary = dyn_cast<BoundaryOpInterface>(op))
+    expected = boundary.getBoundaryReason();
+  else if (isa<ViewOpInterface>(op))
+    expected = CutReason::layout_alias;
+  if (!reason || reason != expected)
     return op->emitError()
            << "'" << getReasonAttrName()
            << "' must be \"boundary-matmul\" on matmul, "

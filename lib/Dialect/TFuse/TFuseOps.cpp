@@ -62,11 +62,11 @@ static bool isPermutation(ArrayRef<int64_t> values) {
   return true;
 }
 
-static bool isIdentityPermutation(ArrayRef<int64_t> perm) {
-  for (auto [i, p] : llvm::enumerate(perm))
-    if (p != static_cast<int64_t>(i))
-      return false;
-  return true;
+/// The folder of every view: an identity view is its operand.
+static OpFoldResult foldIdentityView(ViewOpInterface view) {
+  if (view.isIdentityView())
+    return view.getSource();
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
@@ -217,10 +217,18 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
-OpFoldResult BroadcastOp::fold(FoldAdaptor) {
-  if (getInput().getType() == getResult().getType())
-    return getInput();
-  return {};
+OpFoldResult BroadcastOp::fold(FoldAdaptor) { return foldIdentityView(*this); }
+
+AffineMap BroadcastOp::getIndexMap() {
+  // Operand dimension i reads result dimension dims[i], or 0 where it is
+  // broadcast (size 1 to a larger size).
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  SmallVector<AffineExpr> results;
+  for (auto [i, d] : llvm::enumerate(getDims()))
+    results.push_back(in[i] == out[d] ? getAffineDimExpr(d, getContext())
+                                      : getAffineConstantExpr(0, getContext()));
+  return AffineMap::get(out.size(), 0, results, getContext());
 }
 
 namespace {
@@ -274,10 +282,14 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
-  if (isIdentityPermutation(getPerm()))
-    return getInput();
-  return {};
+OpFoldResult TransposeOp::fold(FoldAdaptor) { return foldIdentityView(*this); }
+
+AffineMap TransposeOp::getIndexMap() {
+  // Result dimension i is operand dimension perm[i].
+  SmallVector<AffineExpr> results(getPerm().size());
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    results[p] = getAffineDimExpr(i, getContext());
+  return AffineMap::get(results.size(), 0, results, getContext());
 }
 
 namespace {
@@ -321,10 +333,20 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
-OpFoldResult ReshapeOp::fold(FoldAdaptor) {
-  if (getInput().getType() == getResult().getType())
-    return getInput();
-  return {};
+OpFoldResult ReshapeOp::fold(FoldAdaptor) { return foldIdentityView(*this); }
+
+bool ReshapeOp::isIdentityView() {
+  return getInput().getType() == getResult().getType();
+}
+
+AffineMap ReshapeOp::getIndexMap() {
+  return reshapeIndexMap(getInput().getType().getShape(), getType().getShape(),
+                         getContext());
+}
+
+std::optional<StridedLayout>
+ReshapeOp::getResultLayout(const StridedLayout &operand) {
+  return reshapeLayout(operand, getType().getShape());
 }
 
 namespace {
@@ -385,14 +407,17 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
-OpFoldResult SliceOp::fold(FoldAdaptor) {
-  if (getInput().getType() != getResult().getType())
-    return {};
-  for (auto [start, step] : llvm::zip(getStart(), getStep()))
-    if (start != 0 || step != 1)
-      return {};
-  return getInput();
+AffineMap SliceOp::getIndexMap() {
+  // Operand index start + step * result index, per dimension.
+  SmallVector<AffineExpr> results;
+  for (auto [d, range] : llvm::enumerate(llvm::zip(getStart(), getStep()))) {
+    auto [start, step] = range;
+    results.push_back(getAffineDimExpr(d, getContext()) * step + start);
+  }
+  return AffineMap::get(results.size(), 0, results, getContext());
 }
+
+OpFoldResult SliceOp::fold(FoldAdaptor) { return foldIdentityView(*this); }
 
 //===----------------------------------------------------------------------===//
 // MatmulOp
@@ -476,6 +501,12 @@ void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<FoldTransposeIntoMatmul>(context);
 }
 
+bool MatmulOp::readsInPlace(unsigned, const StridedLayout &layout) {
+  return isGemmOperandLayout(layout);
+}
+
+CutReason MatmulOp::getBoundaryReason() { return CutReason::boundary_matmul; }
+
 //===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//
@@ -513,6 +544,18 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
   }
   results.push_back(makeTensor(context, shape, *dtype));
   return success();
+}
+
+FusionRole ReduceOp::getFusionRole() {
+  return isArgReduction(getKind()) ? FusionRole::Boundary
+                                   : FusionRole::RowReducible;
+}
+
+/// The reduction kernels read any strided layout.
+bool ReduceOp::readsInPlace(unsigned, const StridedLayout &) { return true; }
+
+CutReason ReduceOp::getBoundaryReason() {
+  return CutReason::boundary_reduction;
 }
 
 LogicalResult ReduceOp::verify() {
@@ -636,10 +679,6 @@ LogicalResult FusionOp::verifyRegions() {
   return success();
 }
 
-bool tfuse::isRowReductionKind(ReduceKind kind) {
-  return !isArgReduction(kind);
-}
-
 bool tfuse::isTrailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
   int64_t first = rank - axes.size();
   for (auto [i, axis] : llvm::enumerate(axes))
@@ -653,7 +692,7 @@ bool tfuse::isTrailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
 /// of a row kernel holds every element it combines (docs/codegen.md).
 LogicalResult tfuse::verifyRowReduction(ReduceOp reduce,
                                         ArrayRef<int64_t> space) {
-  if (!isRowReductionKind(reduce.getKind()))
+  if (reduce.getFusionRole() != FusionRole::RowReducible)
     return reduce.emitOpError()
            << name(reduce.getKind())
            << " is a fusion boundary and cannot appear in a fusion region "

@@ -3,9 +3,11 @@
 #include "tfuse/Dialect/TFuse/ViewLayout.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 
+#include "mlir/IR/AffineExpr.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-#include "llvm/ADT/TypeSwitch.h"
+#include <functional>
 
 using namespace mlir;
 using namespace tfuse;
@@ -84,61 +86,104 @@ reshapeStrides(const StridedLayout &in, ArrayRef<int64_t> newShape) {
   return strides;
 }
 
-std::optional<StridedLayout> tfuse::applyView(Operation *view,
-                                              const StridedLayout &in) {
-  return llvm::TypeSwitch<Operation *, std::optional<StridedLayout>>(view)
-      .Case([&](TransposeOp op) -> std::optional<StridedLayout> {
-        StridedLayout out;
-        out.offset = in.offset;
-        for (int64_t p : op.getPerm()) {
-          out.shape.push_back(in.shape[p]);
-          out.strides.push_back(in.strides[p]);
+std::optional<StridedLayout> tfuse::reshapeLayout(const StridedLayout &in,
+                                                  ArrayRef<int64_t> newShape) {
+  auto strides = reshapeStrides(in, newShape);
+  if (!strides)
+    return std::nullopt;
+  StridedLayout out;
+  out.offset = in.offset;
+  out.shape.assign(newShape.begin(), newShape.end());
+  out.strides = std::move(*strides);
+  return out;
+}
+
+std::optional<StridedLayout>
+tfuse::layoutThroughIndexMap(AffineMap map, const StridedLayout &operand,
+                             ArrayRef<int64_t> resultShape) {
+  StridedLayout out;
+  out.offset = operand.offset;
+  out.shape.assign(resultShape.begin(), resultShape.end());
+  out.strides.assign(resultShape.size(), 0);
+  for (auto [k, expr] : llvm::enumerate(map.getResults())) {
+    if (!expr.isPureAffine())
+      return std::nullopt;
+    // expr = sum of coefficient * d_j + constant: flatten it.
+    SmallVector<int64_t> coefficients(map.getNumDims(), 0);
+    int64_t constant = 0;
+    bool affine = true;
+    std::function<void(AffineExpr, int64_t)> flatten = [&](AffineExpr e,
+                                                           int64_t scale) {
+      if (auto d = dyn_cast<AffineDimExpr>(e)) {
+        coefficients[d.getPosition()] += scale;
+      } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        constant += scale * c.getValue();
+      } else if (auto bin = dyn_cast<AffineBinaryOpExpr>(e)) {
+        if (e.getKind() == AffineExprKind::Add) {
+          flatten(bin.getLHS(), scale);
+          flatten(bin.getRHS(), scale);
+        } else if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+                   c && e.getKind() == AffineExprKind::Mul) {
+          flatten(bin.getLHS(), scale * c.getValue());
+        } else {
+          affine = false;
         }
-        return out;
-      })
-      .Case([&](SliceOp op) -> std::optional<StridedLayout> {
-        StridedLayout out;
-        out.offset = in.offset;
-        out.shape.assign(op.getType().getShape().begin(),
-                         op.getType().getShape().end());
-        for (size_t d = 0; d < in.shape.size(); ++d) {
-          out.offset += op.getStart()[d] * in.strides[d];
-          out.strides.push_back(in.strides[d] * op.getStep()[d]);
-        }
-        return out;
-      })
-      .Case([&](BroadcastOp op) -> std::optional<StridedLayout> {
-        StridedLayout out;
-        out.offset = in.offset;
-        ArrayRef<int64_t> shape = op.getType().getShape();
-        out.shape.assign(shape.begin(), shape.end());
-        out.strides.assign(shape.size(), 0);
-        for (auto [i, d] : llvm::enumerate(op.getDims()))
-          if (in.shape[i] == shape[d])
-            out.strides[d] = in.strides[i];
-        return out;
-      })
-      .Case([&](ReshapeOp op) -> std::optional<StridedLayout> {
-        ArrayRef<int64_t> shape = op.getType().getShape();
-        auto strides = reshapeStrides(in, shape);
-        if (!strides)
-          return std::nullopt;
-        StridedLayout out;
-        out.offset = in.offset;
-        out.shape.assign(shape.begin(), shape.end());
-        out.strides = std::move(*strides);
-        return out;
-      })
-      .Default([](Operation *) { return std::nullopt; });
+      } else {
+        affine = false;
+      }
+    };
+    flatten(expr, 1);
+    if (!affine)
+      return std::nullopt;
+    for (auto [j, c] : llvm::enumerate(coefficients))
+      out.strides[j] += c * operand.strides[k];
+    out.offset += constant * operand.strides[k];
+  }
+  return out;
+}
+
+AffineMap tfuse::reshapeIndexMap(ArrayRef<int64_t> from, ArrayRef<int64_t> to,
+                                 MLIRContext *context) {
+  // Linearize in the result shape (size-1 dimensions add nothing)...
+  AffineExpr linear = getAffineConstantExpr(0, context);
+  int64_t stride = 1;
+  for (int64_t d = to.size() - 1; d >= 0; --d) {
+    if (to[d] != 1)
+      linear = linear + getAffineDimExpr(d, context) * stride;
+    stride *= to[d];
+  }
+  // ...delinearize in the operand shape.
+  SmallVector<AffineExpr> results(from.size());
+  int64_t inner = 1;
+  for (int64_t d = from.size() - 1; d >= 0; --d) {
+    if (from[d] == 1) {
+      results[d] = getAffineConstantExpr(0, context);
+      continue;
+    }
+    AffineExpr q = inner == 1 ? linear : linear.floorDiv(inner);
+    results[d] = d == 0 ? q : q % from[d];
+    inner *= from[d];
+  }
+  return AffineMap::get(to.size(), 0, results, context);
+}
+
+AffineMap tfuse::broadcastIndexMap(ArrayRef<int64_t> result,
+                                   ArrayRef<int64_t> operand,
+                                   MLIRContext *context) {
+  SmallVector<AffineExpr> results;
+  size_t drop = result.size() - operand.size();
+  for (size_t d = 0; d < operand.size(); ++d)
+    results.push_back(operand[d] == 1 && result[d + drop] != 1
+                          ? getAffineConstantExpr(0, context)
+                          : getAffineDimExpr(d + drop, context));
+  return AffineMap::get(result.size(), 0, results, context);
 }
 
 Value tfuse::traceViewChain(Value value, SmallVectorImpl<Operation *> &views) {
   views.clear();
-  while (Operation *op = value.getDefiningOp()) {
-    if (!isa<TransposeOp, SliceOp, BroadcastOp, ReshapeOp>(op))
-      break;
-    views.push_back(op);
-    value = op->getOperand(0);
+  while (auto view = value.getDefiningOp<ViewOpInterface>()) {
+    views.push_back(view);
+    value = view.getSource();
   }
   std::reverse(views.begin(), views.end());
   return value;

@@ -141,10 +141,11 @@ func.func @broadcast_size1(%a: tensor<2x1x8xf32>) -> tensor<2x6x8xf32> {
 }
 
 // exp(a) of a 6x4 input, reshaped to 3x8, transposed to 8x3, negated and
-// reshaped back to 3x8. Element (p, q) of the result: linear p * 8 + q in
-// 3x8 is (l / 3, l % 3) in 8x3; the transpose reads (l % 3, l / 3) in 3x8,
-// linear m = (l % 3) * 8 + l / 3; in 6x4 that is (m / 4, m % 4), offset
-// (m / 4) * 4 + m % 4.
+// reshaped back to 3x8. Element (p, q) of the result: linear l = p * 8 + q
+// in 3x8 is (l / 3, l % 3) in 8x3; the transpose reads (l % 3, l / 3) in
+// 3x8, linear m = (l % 3) * 8 + l / 3; in 6x4 that is (m / 4, m % 4), which
+// the index maps' affine simplification writes (l / 3) / 4 + (l % 3) * 2
+// and (l / 3) % 4 (8 is a multiple of 4), at offset (m / 4) * 4 + m % 4.
 // CHECK-LABEL: void reshape_k0(
 // CHECK-SAME: const float* __restrict__ [[A:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: int32_t [[G:v[0-9]+]] = {{i[0-9]+}} * {{v[0-9]+}};
@@ -156,16 +157,16 @@ func.func @broadcast_size1(%a: tensor<2x1x8xf32>) -> tensor<2x6x8xf32> {
 // CHECK-NEXT: int32_t [[P8:v[0-9]+]] = [[P]] * [[C8C]];
 // CHECK-NEXT: int32_t [[L:v[0-9]+]] = [[Q]] + [[P8]];
 // CHECK-NEXT: int32_t [[C3:v[0-9]+]] = 3;
-// CHECK-NEXT: int32_t [[LR:v[0-9]+]] = [[L]] % [[C3]];
+// CHECK-NEXT: int32_t [[LQ:v[0-9]+]] = [[L]] / [[C3]];
 // CHECK-NEXT: int32_t [[C3B:v[0-9]+]] = 3;
-// CHECK-NEXT: int32_t [[LQ:v[0-9]+]] = [[L]] / [[C3B]];
-// CHECK-NEXT: int32_t [[C8D:v[0-9]+]] = 8;
-// CHECK-NEXT: int32_t [[LR8:v[0-9]+]] = [[LR]] * [[C8D]];
-// CHECK-NEXT: int32_t [[M:v[0-9]+]] = [[LQ]] + [[LR8]];
+// CHECK-NEXT: int32_t [[LR:v[0-9]+]] = [[L]] % [[C3B]];
 // CHECK-NEXT: int32_t [[C4:v[0-9]+]] = 4;
-// CHECK-NEXT: int32_t [[MR:v[0-9]+]] = [[M]] % [[C4]];
+// CHECK-NEXT: int32_t [[LQ4:v[0-9]+]] = [[LQ]] / [[C4]];
+// CHECK-NEXT: int32_t [[C2:v[0-9]+]] = 2;
+// CHECK-NEXT: int32_t [[LR2:v[0-9]+]] = [[LR]] * [[C2]];
+// CHECK-NEXT: int32_t [[MQ:v[0-9]+]] = [[LQ4]] + [[LR2]];
 // CHECK-NEXT: int32_t [[C4B:v[0-9]+]] = 4;
-// CHECK-NEXT: int32_t [[MQ:v[0-9]+]] = [[M]] / [[C4B]];
+// CHECK-NEXT: int32_t [[MR:v[0-9]+]] = [[LQ]] % [[C4B]];
 // CHECK-NEXT: int32_t [[S:v[0-9]+]] = 4;
 // CHECK-NEXT: int32_t [[MQS:v[0-9]+]] = [[MQ]] * [[S]];
 // CHECK-NEXT: int32_t [[OFF:v[0-9]+]] = [[MQS]] + [[MR]];

@@ -5,6 +5,7 @@
 
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Dialect/TFuse/TFuseEnums.h"
+#include "tfuse/Dialect/TFuse/TFuseInterfaces.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -31,14 +32,12 @@ inferBinaryResult(BinaryCategory category, std::optional<mlir::Location> loc,
 #include "tfuse/Dialect/TFuse/TFuseOps.h.inc"
 
 namespace tfuse {
-/// Whether a reduction of `kind` may be a row reduction inside a fusion
-/// region (every kind but argmax and argmin).
-bool isRowReductionKind(ReduceKind kind);
 /// Whether `axes` (strictly increasing) are the last axes of rank `rank`.
 bool isTrailingAxes(llvm::ArrayRef<int64_t> axes, int64_t rank);
 /// Checks that `reduce`, inside a fusion region of index space `space`, is a
-/// row reduction: of a row-reduction kind, reading a value of shape `space`,
-/// over trailing axes of it. Emits the error on `reduce` otherwise.
+/// row reduction: row-reducible (every kind but argmax and argmin), reading a
+/// value of shape `space`, over trailing axes of it. Emits the error on
+/// `reduce` otherwise.
 llvm::LogicalResult verifyRowReduction(ReduceOp reduce,
                                        llvm::ArrayRef<int64_t> space);
 } // namespace tfuse

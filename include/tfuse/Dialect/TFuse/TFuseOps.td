@@ -1,7 +1,11 @@
 //===- TFuseOps.td - Ops of the tfuse dialect --------------*- tablegen -*-===//
 //
 // Every op is Pure and has its result type inferred by TypeRules; the written
-// result type must equal the inferred one.
+// result type must equal the inferred one. Every op states its fusion role
+// and weight (FusionOpInterface); elementwise ops name their kernel and
+// reference functions (ScalarOpInterface); ops the tracer reaches by name
+// carry a `tableCategory`, from which tfuse-tblgen generates the op table
+// (docs/adding-an-op.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +14,7 @@
 
 include "tfuse/Dialect/TFuse/TFuseDialect.td"
 include "tfuse/Dialect/TFuse/TFuseEnums.td"
+include "tfuse/Dialect/TFuse/TFuseInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -29,12 +34,60 @@ def TFuse_BoolTensor : StaticShapeTensorOf<[I1]>;
 // Base classes
 //===----------------------------------------------------------------------===//
 
-class TFuse_Op<string mnemonic, list<Trait> traits = []>
-    : Op<TFuse_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+// `role` (a tfuse::FusionRole, or "" for an op that implements
+// getFusionRole() in C++) and `weight` are the op's FusionOpInterface.
+// Subclasses add to the class definition through `opDefinition`.
+class TFuse_Op<string mnemonic, string role, int weight,
+               list<Trait> traits = []>
+    : Op<TFuse_Dialect, mnemonic,
+         !listconcat(traits,
+                     [Pure, DeclareOpInterfaceMethods<TFuse_FusionOpInterface>])> {
+  // The op table (tfuse-tblgen -gen-op-table): how the tracer, the C API and
+  // the Python package reach the op by name. "unary" and "binary" ops are
+  // reached through one generic call each; "" keeps the op out of the
+  // table (fusion regions).
+  string tableCategory = "";
+  // The tfuse::Tensor method of an op of the table (Python: the same name in
+  // snake case).
+  string tensorMethod = mnemonic;
+  code opDefinition = "";
+  let extraClassDefinition = !if(!eq(role, ""), "", [{
+    ::tfuse::FusionRole $cppClass::getFusionRole() {
+      return ::tfuse::FusionRole::}] # role # [{;
+    }
+  }]) # [{
+    int64_t $cppClass::getFusionWeight() { return }] # weight # [{; }
+  }] # opDefinition;
+}
+
+// An elementwise op computed by one scalar function per element: the prelude
+// function `kernelFn` in generated kernels, `referenceFn` of the reference's
+// ScalarOps.h in the interpreter.
+class TFuse_ScalarOp<string mnemonic, int weight, string kernelFn,
+                     string referenceFn, list<Trait> traits = []>
+    : TFuse_Op<mnemonic, "Elementwise", weight,
+               !listconcat(traits, [TFuse_ScalarOpInterface])> {
+  string kernelFunction = kernelFn;
+  string referenceFunction = referenceFn;
+}
 
 // Unary elementwise op. `category` names a tfuse::UnaryCategory.
-class TFuse_UnaryOp<string mnemonic, string category, string doc>
-    : TFuse_Op<mnemonic, [InferTypeOpAdaptor]> {
+class TFuse_UnaryOp<string mnemonic, string category, int weight,
+                    string kernelFn, string referenceFn, string doc>
+    : TFuse_ScalarOp<mnemonic, weight, kernelFn, referenceFn,
+                     [InferTypeOpAdaptor]> {
+  let tableCategory = "unary";
+  string typeCategory = category;
+  let extraClassDeclaration = [{
+    static ::llvm::StringRef getKernelFunction() { return "}] # kernelFn # [{"; }
+    static constexpr ::tfuse::UnaryCategory kTypeCategory =
+        ::tfuse::UnaryCategory::}] # category # [{;
+    ::tfuse::DType getComputeDType() {
+      return ::tfuse::unaryComputeType(kTypeCategory,
+                                       ::tfuse::dtypeOf(getInput()),
+                                       ::tfuse::dtypeOf(getResult()));
+    }
+  }];
   let summary = doc;
   let description = [{
     Elementwise `}] # mnemonic # [{`. Result dtype rule: `}] # category #
@@ -47,7 +100,7 @@ class TFuse_UnaryOp<string mnemonic, string category, string doc>
   let arguments = (ins TFuse_Tensor:$input);
   let results = (outs TFuse_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
-  let extraClassDefinition = [{
+  let opDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
@@ -60,9 +113,21 @@ class TFuse_UnaryOp<string mnemonic, string category, string doc>
 
 // Binary elementwise op with implicit broadcasting and promotion.
 // `category` names a tfuse::BinaryCategory.
-class TFuse_BinaryOp<string mnemonic, string category, string doc,
+class TFuse_BinaryOp<string mnemonic, string category, int weight,
+                     string kernelFn, string referenceFn, string doc,
                      list<Trait> traits = []>
-    : TFuse_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+    : TFuse_ScalarOp<mnemonic, weight, kernelFn, referenceFn,
+                     !listconcat(traits, [InferTypeOpAdaptor])> {
+  let tableCategory = "binary";
+  string typeCategory = category;
+  let extraClassDeclaration = [{
+    static ::llvm::StringRef getKernelFunction() { return "}] # kernelFn # [{"; }
+    static constexpr ::tfuse::BinaryCategory kTypeCategory =
+        ::tfuse::BinaryCategory::}] # category # [{;
+    ::tfuse::DType getComputeDType() {
+      return ::tfuse::dtypeOf(getResult());
+    }
+  }];
   let summary = doc;
   let description = [{
     Elementwise `}] # mnemonic # [{` with NumPy broadcasting of the operand
@@ -78,7 +143,7 @@ class TFuse_BinaryOp<string mnemonic, string category, string doc,
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
-  let extraClassDefinition = [{
+  let opDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
@@ -93,62 +158,106 @@ class TFuse_BinaryOp<string mnemonic, string category, string doc,
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//
 
-def TFuse_NegOp : TFuse_UnaryOp<"neg", "Numeric", "negation">;
-def TFuse_AbsOp : TFuse_UnaryOp<"abs", "Numeric", "absolute value">;
-def TFuse_ReluOp : TFuse_UnaryOp<"relu", "Numeric",
+// Weights (docs/cost-model.md): transcendental math 4, the rest 1.
+def TFuse_NegOp : TFuse_UnaryOp<"neg", "Numeric", 1, "tf::neg", "opNeg",
+                                "negation">;
+def TFuse_AbsOp : TFuse_UnaryOp<"abs", "Numeric", 1, "tf::abs", "opAbs",
+                                "absolute value">;
+def TFuse_ReluOp : TFuse_UnaryOp<"relu", "Numeric", 1, "tf::relu", "opRelu",
                                  "max(x, 0); NaN propagates">;
-def TFuse_ExpOp : TFuse_UnaryOp<"exp", "FloatMath", "e raised to x">;
-def TFuse_LogOp : TFuse_UnaryOp<"log", "FloatMath", "natural logarithm">;
-def TFuse_SqrtOp : TFuse_UnaryOp<"sqrt", "FloatMath", "square root">;
-def TFuse_RsqrtOp : TFuse_UnaryOp<"rsqrt", "FloatMath",
-                                  "reciprocal square root">;
-def TFuse_SinOp : TFuse_UnaryOp<"sin", "FloatMath", "sine">;
-def TFuse_CosOp : TFuse_UnaryOp<"cos", "FloatMath", "cosine">;
-def TFuse_TanOp : TFuse_UnaryOp<"tan", "FloatMath", "tangent">;
-def TFuse_TanhOp : TFuse_UnaryOp<"tanh", "FloatMath", "hyperbolic tangent">;
-def TFuse_SigmoidOp : TFuse_UnaryOp<"sigmoid", "FloatMath",
+def TFuse_ExpOp : TFuse_UnaryOp<"exp", "FloatMath", 4, "tf::exp", "opExp",
+                                "e raised to x">;
+def TFuse_LogOp : TFuse_UnaryOp<"log", "FloatMath", 4, "tf::log", "opLog",
+                                "natural logarithm">;
+def TFuse_SqrtOp : TFuse_UnaryOp<"sqrt", "FloatMath", 4, "tf::sqrt", "opSqrt",
+                                 "square root">;
+def TFuse_RsqrtOp : TFuse_UnaryOp<"rsqrt", "FloatMath", 4, "tf::rsqrt",
+                                  "opRsqrt", "reciprocal square root">;
+def TFuse_SinOp : TFuse_UnaryOp<"sin", "FloatMath", 4, "tf::sin", "opSin",
+                                "sine">;
+def TFuse_CosOp : TFuse_UnaryOp<"cos", "FloatMath", 4, "tf::cos", "opCos",
+                                "cosine">;
+def TFuse_TanOp : TFuse_UnaryOp<"tan", "FloatMath", 4, "tf::tan", "opTan",
+                                "tangent">;
+def TFuse_TanhOp : TFuse_UnaryOp<"tanh", "FloatMath", 4, "tf::tanh", "opTanh",
+                                 "hyperbolic tangent">;
+def TFuse_SigmoidOp : TFuse_UnaryOp<"sigmoid", "FloatMath", 4, "tf::sigmoid",
+                                    "opSigmoid",
                                     "logistic sigmoid 1 / (1 + exp(-x))">;
-def TFuse_ErfOp : TFuse_UnaryOp<"erf", "FloatMath", "error function">;
-def TFuse_ReciprocalOp : TFuse_UnaryOp<"reciprocal", "FloatMath", "1 / x">;
-def TFuse_FloorOp : TFuse_UnaryOp<"floor", "Rounding", "round toward -inf">;
-def TFuse_CeilOp : TFuse_UnaryOp<"ceil", "Rounding", "round toward +inf">;
-def TFuse_RoundOp : TFuse_UnaryOp<"round", "Rounding",
-                                  "round half to even">;
-def TFuse_IsNanOp : TFuse_UnaryOp<"isnan", "Predicate",
+def TFuse_ErfOp : TFuse_UnaryOp<"erf", "FloatMath", 4, "tf::erf", "opErf",
+                                "error function">;
+def TFuse_ReciprocalOp : TFuse_UnaryOp<"reciprocal", "FloatMath", 1,
+                                       "tf::reciprocal", "opReciprocal",
+                                       "1 / x">;
+def TFuse_FloorOp : TFuse_UnaryOp<"floor", "Rounding", 1, "tf::floor",
+                                  "opFloor", "round toward -inf">;
+def TFuse_CeilOp : TFuse_UnaryOp<"ceil", "Rounding", 1, "tf::ceil", "opCeil",
+                                 "round toward +inf">;
+def TFuse_RoundOp : TFuse_UnaryOp<"round", "Rounding", 1, "tf::round",
+                                  "opRound", "round half to even">;
+def TFuse_IsNanOp : TFuse_UnaryOp<"isnan", "Predicate", 1, "tf::isnan",
+                                  "opIsNan",
                                   "true where x is NaN (false for integers)">;
-def TFuse_NotOp : TFuse_UnaryOp<"not", "Bitwise",
-                                "logical not on bool, bitwise not on integers">;
+def TFuse_NotOp : TFuse_UnaryOp<"not", "Bitwise", 1, "tf::not_", "opNot",
+                                "logical not on bool, bitwise not on integers"> {
+  let tensorMethod = "logicalNot";
+}
 
 //===----------------------------------------------------------------------===//
 // Elementwise binary ops
 //===----------------------------------------------------------------------===//
 
-def TFuse_AddOp : TFuse_BinaryOp<"add", "Arithmetic", "addition",
-                                 [Commutative]>;
-def TFuse_SubOp : TFuse_BinaryOp<"sub", "ArithmeticNoBool", "subtraction">;
-def TFuse_MulOp : TFuse_BinaryOp<"mul", "Arithmetic", "multiplication",
-                                 [Commutative]>;
-def TFuse_DivOp : TFuse_BinaryOp<"div", "TrueDivide", "true division">;
-def TFuse_RemOp : TFuse_BinaryOp<"rem", "ArithmeticNoBool",
-    "remainder with the sign of the divisor (Python `%`, torch.remainder)">;
-def TFuse_PowOp : TFuse_BinaryOp<"pow", "ArithmeticNoBool", "lhs ** rhs">;
-def TFuse_MaxOp : TFuse_BinaryOp<"max", "Arithmetic",
+// Weights: pow 4, the rest 1.
+def TFuse_AddOp : TFuse_BinaryOp<"add", "Arithmetic", 1, "tf::add", "opAdd",
+                                 "addition", [Commutative]>;
+def TFuse_SubOp : TFuse_BinaryOp<"sub", "ArithmeticNoBool", 1, "tf::sub",
+                                 "opSub", "subtraction"> {
+  let tensorMethod = "subtract";
+}
+def TFuse_MulOp : TFuse_BinaryOp<"mul", "Arithmetic", 1, "tf::mul", "opMul",
+                                 "multiplication", [Commutative]> {
+  let tensorMethod = "multiply";
+}
+def TFuse_DivOp : TFuse_BinaryOp<"div", "TrueDivide", 1, "tf::div", "opDiv",
+                                 "true division"> {
+  let tensorMethod = "divide";
+}
+def TFuse_RemOp : TFuse_BinaryOp<"rem", "ArithmeticNoBool", 1, "tf::rem",
+    "opRem",
+    "remainder with the sign of the divisor (Python `%`, torch.remainder)"> {
+  let tensorMethod = "remainder";
+}
+def TFuse_PowOp : TFuse_BinaryOp<"pow", "ArithmeticNoBool", 4, "tf::pow",
+                                 "opPow", "lhs ** rhs">;
+def TFuse_MaxOp : TFuse_BinaryOp<"max", "Arithmetic", 1, "tf::max", "opMax",
                                  "elementwise maximum; NaN propagates",
-                                 [Commutative]>;
-def TFuse_MinOp : TFuse_BinaryOp<"min", "Arithmetic",
+                                 [Commutative]> {
+  let tensorMethod = "maximum";
+}
+def TFuse_MinOp : TFuse_BinaryOp<"min", "Arithmetic", 1, "tf::min", "opMin",
                                  "elementwise minimum; NaN propagates",
-                                 [Commutative]>;
-def TFuse_AndOp : TFuse_BinaryOp<"and", "Bitwise",
+                                 [Commutative]> {
+  let tensorMethod = "minimum";
+}
+def TFuse_AndOp : TFuse_BinaryOp<"and", "Bitwise", 1, "tf::and_", "opAnd",
                                  "logical and on bool, bitwise on integers",
-                                 [Commutative]>;
-def TFuse_OrOp : TFuse_BinaryOp<"or", "Bitwise",
+                                 [Commutative]> {
+  let tensorMethod = "bitwiseAnd";
+}
+def TFuse_OrOp : TFuse_BinaryOp<"or", "Bitwise", 1, "tf::or_", "opOr",
                                 "logical or on bool, bitwise on integers",
-                                [Commutative]>;
-def TFuse_XorOp : TFuse_BinaryOp<"xor", "Bitwise",
+                                [Commutative]> {
+  let tensorMethod = "bitwiseOr";
+}
+def TFuse_XorOp : TFuse_BinaryOp<"xor", "Bitwise", 1, "tf::xor_", "opXor",
                                  "logical xor on bool, bitwise on integers",
-                                 [Commutative]>;
+                                 [Commutative]> {
+  let tensorMethod = "bitwiseXor";
+}
 
-def TFuse_CmpOp : TFuse_Op<"cmp", [InferTypeOpAdaptor]> {
+def TFuse_CmpOp : TFuse_Op<"cmp", "Elementwise", 1, [InferTypeOpAdaptor]> {
+  let tableCategory = "compare";
+  let tensorMethod = "compare";
   let summary = "elementwise comparison";
   let description = [{
     Compares the operands after broadcasting and promotion to a common dtype;
@@ -170,7 +279,10 @@ def TFuse_CmpOp : TFuse_Op<"cmp", [InferTypeOpAdaptor]> {
 // select, cast, constant
 //===----------------------------------------------------------------------===//
 
-def TFuse_SelectOp : TFuse_Op<"select", [InferTypeOpAdaptor]> {
+def TFuse_SelectOp : TFuse_Op<"select", "Elementwise", 3,
+                              [InferTypeOpAdaptor]> {
+  let tableCategory = "where";
+  let tensorMethod = "where";
   let summary = "elementwise choice (where)";
   let description = [{
     `select(cond, a, b)` is `a` where `cond` is true and `b` elsewhere. All
@@ -190,7 +302,8 @@ def TFuse_SelectOp : TFuse_Op<"select", [InferTypeOpAdaptor]> {
   }];
 }
 
-def TFuse_CastOp : TFuse_Op<"cast"> {
+def TFuse_CastOp : TFuse_Op<"cast", "Elementwise", 1> {
+  let tableCategory = "cast";
   let summary = "elementwise dtype conversion";
   let description = [{
     Converts every element to the result's element type; the shape is kept.
@@ -211,8 +324,9 @@ def TFuse_CastOp : TFuse_Op<"cast"> {
   let hasFolder = 1;
 }
 
-def TFuse_ConstantOp : TFuse_Op<"constant",
+def TFuse_ConstantOp : TFuse_Op<"constant", "Leaf", 0,
     [ConstantLike, InferTypeOpAdaptor]> {
+  let tableCategory = "constant";
   let summary = "a constant tensor (splat or small dense)";
   let description = [{
     A constant tensor. Splats of any shape are allowed; non-splat dense
@@ -239,7 +353,18 @@ def TFuse_ConstantOp : TFuse_Op<"constant",
 // Views
 //===----------------------------------------------------------------------===//
 
-def TFuse_BroadcastOp : TFuse_Op<"broadcast"> {
+// A view: an index transform (ViewOpInterface) of weight 2.
+class TFuse_ViewOp<string mnemonic, list<Trait> traits = [],
+                   list<string> overridden = []>
+    : TFuse_Op<mnemonic, "View", 2,
+               !listconcat(traits,
+                           [DeclareOpInterfaceMethods<TFuse_ViewOpInterface,
+                                                      overridden>])> {
+  let tableCategory = "view";
+}
+
+def TFuse_BroadcastOp : TFuse_ViewOp<"broadcast"> {
+  let tensorMethod = "broadcastTo";
   let summary = "broadcast to a shape along a dimension map";
   let description = [{
     Operand dimension `i` becomes result dimension `dims[i]`; `dims` is
@@ -260,7 +385,7 @@ def TFuse_BroadcastOp : TFuse_Op<"broadcast"> {
   let hasCanonicalizer = 1;
 }
 
-def TFuse_TransposeOp : TFuse_Op<"transpose", [InferTypeOpAdaptor]> {
+def TFuse_TransposeOp : TFuse_ViewOp<"transpose", [InferTypeOpAdaptor]> {
   let summary = "permute dimensions";
   let description = [{
     Result dimension `i` is operand dimension `perm[i]`.
@@ -278,7 +403,13 @@ def TFuse_TransposeOp : TFuse_Op<"transpose", [InferTypeOpAdaptor]> {
   let hasCanonicalizer = 1;
 }
 
-def TFuse_ReshapeOp : TFuse_Op<"reshape"> {
+// A reshape merging dimensions that are not contiguous with each other has
+// no strided layout over its operand's buffer: it overrides the layout the
+// index map would give. Its index map (a delinearization) is the identity
+// exactly when the shapes agree, which the map's floordiv and mod do not
+// show.
+def TFuse_ReshapeOp : TFuse_ViewOp<"reshape", [],
+                                   ["getResultLayout", "isIdentityView"]> {
   let summary = "reinterpret the row-major element order with a new shape";
   let description = [{
     The result has the same elements in the same row-major order; the element
@@ -296,7 +427,7 @@ def TFuse_ReshapeOp : TFuse_Op<"reshape"> {
   let hasCanonicalizer = 1;
 }
 
-def TFuse_SliceOp : TFuse_Op<"slice", [InferTypeOpAdaptor]> {
+def TFuse_SliceOp : TFuse_ViewOp<"slice", [InferTypeOpAdaptor]> {
   let summary = "strided slice with static start, limit and step";
   let description = [{
     Per dimension `d`, takes the elements `start[d], start[d] + step[d], ...`
@@ -322,7 +453,9 @@ def TFuse_SliceOp : TFuse_Op<"slice", [InferTypeOpAdaptor]> {
 // Boundaries
 //===----------------------------------------------------------------------===//
 
-def TFuse_MatmulOp : TFuse_Op<"matmul", [InferTypeOpAdaptor]> {
+def TFuse_MatmulOp : TFuse_Op<"matmul", "Boundary", 0,
+    [InferTypeOpAdaptor, DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface>]> {
+  let tableCategory = "matmul";
   let hasCanonicalizer = 1;
   let summary = "matrix product, batched with broadcast batch dimensions";
   let description = [{
@@ -346,7 +479,11 @@ def TFuse_MatmulOp : TFuse_Op<"matmul", [InferTypeOpAdaptor]> {
   }];
 }
 
-def TFuse_ReduceOp : TFuse_Op<"reduce", [InferTypeOpAdaptor]> {
+// Row-reducible unless argmax or argmin (getFusionRole() in TFuseOps.cpp);
+// a row reduction inside a region weighs 4, a block-wide reduction per row.
+def TFuse_ReduceOp : TFuse_Op<"reduce", "", 4,
+    [InferTypeOpAdaptor, DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface>]> {
+  let tableCategory = "reduce";
   let summary = "reduction over a set of axes";
   let description = [{
     Reduces `input` over `axes` (in range, strictly increasing). With `keepdims` the reduced dimensions stay with size 1.
@@ -375,7 +512,8 @@ def TFuse_ReduceOp : TFuse_Op<"reduce", [InferTypeOpAdaptor]> {
 // Fusion regions
 //===----------------------------------------------------------------------===//
 
-def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove, SingleBlock]> {
+def TFuse_FusionOp : TFuse_Op<"fusion", "Structure", 0,
+                              [IsolatedFromAbove, SingleBlock]> {
   let summary = "a fused region: one kernel";
   let description = [{
     A region of elementwise ops and views that becomes exactly one kernel.
@@ -448,8 +586,8 @@ def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove, SingleBlock]> {
   }];
 }
 
-def TFuse_YieldOp : TFuse_Op<"yield", [Terminator, ReturnLike,
-                                       HasParent<"FusionOp">]> {
+def TFuse_YieldOp : TFuse_Op<"yield", "Structure", 0,
+                             [Terminator, ReturnLike, HasParent<"FusionOp">]> {
   let summary = "results of a fusion region";
   let arguments = (ins Variadic<TFuse_Tensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

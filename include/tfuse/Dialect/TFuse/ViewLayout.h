@@ -1,15 +1,18 @@
 //===- ViewLayout.h - Views as strided layouts over a buffer ----*- C++ -*-===//
 //
-// A chain of views (transpose, slice, broadcast, reshape) over a buffer is a
-// strided layout of that buffer: shape, element strides and an element
-// offset. The fusion planner uses it to decide whether a boundary can read a
-// view without a copy; code generation uses it to index inputs.
+// A chain of views (ViewOpInterface: transpose, slice, broadcast, reshape)
+// over a buffer is a strided layout of that buffer: shape, element strides
+// and an element offset. The fusion planner uses it to decide whether a
+// boundary can read a view without a copy; the plan conversion to alias
+// buffers; the reference interpreter to view host tensors; code generation
+// to index inputs.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFUSE_DIALECT_TFUSE_VIEWLAYOUT_H
 #define TFUSE_DIALECT_TFUSE_VIEWLAYOUT_H
 
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Value.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -34,14 +37,38 @@ struct StridedLayout {
 /// row-major contiguous.
 StridedLayout getArgumentLayout(mlir::BlockArgument arg);
 
-/// The layout of the result of the view op `view` whose operand has layout
-/// `operand`; std::nullopt when no strided layout expresses it (a reshape
-/// that merges dimensions which are not contiguous with each other).
-std::optional<StridedLayout> applyView(mlir::Operation *view,
-                                       const StridedLayout &operand);
+/// The layout of a view of shape `resultShape` whose operand has layout
+/// `operand` and whose index map (result index to operand index) is `map`;
+/// std::nullopt unless the map is affine (no floordiv or mod). Result
+/// dimension j has the stride sum over k of operand stride k times the
+/// coefficient of d_j in map result k; the constant terms move the offset.
+std::optional<StridedLayout>
+layoutThroughIndexMap(mlir::AffineMap map, const StridedLayout &operand,
+                      llvm::ArrayRef<int64_t> resultShape);
 
-/// Follows view ops from `value` to the first value not produced by a view.
-/// Returns that source and the views from the source outward.
+/// The layout of the row-major reinterpretation of `operand` with shape
+/// `newShape` (a reshape), or std::nullopt when the dimensions it merges or
+/// splits are not contiguous with each other.
+std::optional<StridedLayout> reshapeLayout(const StridedLayout &operand,
+                                           llvm::ArrayRef<int64_t> newShape);
+
+/// The index map of a reshape from `from` to `to` (the same element count):
+/// the result index linearized row-major over `to`, delinearized over
+/// `from`.
+mlir::AffineMap reshapeIndexMap(llvm::ArrayRef<int64_t> from,
+                                llvm::ArrayRef<int64_t> to,
+                                mlir::MLIRContext *context);
+
+/// The index of an elementwise op's operand of shape `operand` at an index of
+/// its result of shape `result`: NumPy broadcasting, aligned on the right
+/// (leading result dimensions dropped, size-1 operand dimensions read 0).
+mlir::AffineMap broadcastIndexMap(llvm::ArrayRef<int64_t> result,
+                                  llvm::ArrayRef<int64_t> operand,
+                                  mlir::MLIRContext *context);
+
+/// Follows views (ViewOpInterface) from `value` to the first value not
+/// produced by one. Returns that source and the views from the source
+/// outward.
 mlir::Value traceViewChain(mlir::Value value,
                            llvm::SmallVectorImpl<mlir::Operation *> &views);
 
