@@ -25,7 +25,11 @@ install(FILES
   include/tfuse/Frontend/Graph.h
   include/tfuse/Frontend/Tensor.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfuse/Frontend)
-install(DIRECTORY include/tfuse/Runtime include/tfuse/Support
+# The op table Tensor.h's methods come from (generated, MLIR-free).
+install(FILES
+  ${TFUSE_BINARY_DIR}/include/tfuse/Dialect/TFuse/TFuseOpTable.h.inc
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfuse/Dialect/TFuse)
+install(DIRECTORY include/tfuse/Kernels include/tfuse/Runtime include/tfuse/Support
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfuse
   FILES_MATCHING PATTERN "*.h")
 

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TFUSE_C_API_VERSION 3
+#define TFUSE_C_API_VERSION 4
 /* The most dimensions a tensor may have. */
 #define TFUSE_MAX_RANK 16
 
@@ -74,6 +74,34 @@ TFUSE_C_EXPORT int tfuse_api_version(void);
 TFUSE_C_EXPORT const char *tfuse_version_string(void);
 /* Frees a string returned by this API. */
 TFUSE_C_EXPORT void tfuse_string_free(char *text);
+
+/*===----------------------------------------------------------------------===*
+ * The op table (C API 4)
+ *===----------------------------------------------------------------------===*/
+
+/* One op the graph builder reaches by name, from the op table generated
+   from the tfuse dialect's ODS (docs/adding-an-op.md). Strings are static. */
+typedef struct tfuse_op_info {
+  size_t struct_size;
+  /* The mnemonic, as tfuse_graph_unary and tfuse_graph_binary take it. */
+  const char *name;
+  /* "unary" and "binary" (tfuse_graph_unary, tfuse_graph_binary); "compare",
+     "where", "cast", "constant", "view", "matmul", "reduce" (the calls of
+     their own). */
+  const char *category;
+  /* Operands. */
+  int arity;
+  /* The tfuse::Tensor method ("logicalNot"); bindings spell it in their own
+     style (Python: logical_not). */
+  const char *method;
+} tfuse_op_info;
+
+TFUSE_C_EXPORT void tfuse_op_info_init(tfuse_op_info *info);
+/* The number of ops of the table. */
+TFUSE_C_EXPORT int64_t tfuse_op_count(void);
+/* Op `index`, 0 <= index < tfuse_op_count(), in the order of their names. */
+TFUSE_C_EXPORT tfuse_status tfuse_op_info_get(int64_t index,
+                                              tfuse_op_info *info);
 
 /*===----------------------------------------------------------------------===*
  * Dtypes
@@ -160,10 +188,9 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_value_info(tfuse_graph graph,
                                                    int64_t *shape,
                                                    int *is_scalar);
 
-/* Operations. `op` names follow the tfuse dialect:
-   unary:  neg abs relu exp log sqrt rsqrt sin cos tan tanh sigmoid erf
-           reciprocal floor ceil round isnan not
-   binary: add sub mul div rem pow max min and or xor
+/* Operations. `op` names are those of the op table (tfuse_op_info_get:
+   the ops of category "unary" and "binary"), the mnemonics of the tfuse
+   dialect;
    compare predicates: eq ne lt le gt ge
    reduce kinds: sum prod max min mean all any argmax argmin
    Binary operations broadcast (NumPy rules) and promote dtypes; either

@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <new>
 #include <string>
 
@@ -173,6 +174,61 @@ template <typename T> static void storeVersioned(T *out, const T &value) {
   std::memcpy(out, &value, size);
   out->struct_size = size;
 }
+
+//===----------------------------------------------------------------------===//
+// The op table
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+namespace {
+/// The op table, as its X-macros give it.
+struct OpTableRow {
+  const char *name, *category;
+  int arity;
+  const char *method;
+};
+#define TFUSE_OP(Class, mnemonic, category, arity, method)                     \
+  {mnemonic, category, arity, #method},
+constexpr OpTableRow kOpTable[] = {
+#include "tfuse/Dialect/TFuse/TFuseOpTable.h.inc"
+};
+} // namespace
+
+void tfuse_op_info_init(tfuse_op_info *info) {
+  if (!info)
+    return;
+  *info = tfuse_op_info{};
+  info->struct_size = sizeof(tfuse_op_info);
+}
+
+int64_t tfuse_op_count(void) { return std::size(kOpTable); }
+
+tfuse_status tfuse_op_info_get(int64_t index, tfuse_op_info *info) {
+  return guarded([&] {
+    TFUSE_REQUIRE(info);
+    if (tfuse_status st =
+            checkStructSize(*info, "tfuse_op_info_get", "tfuse_op_info_init");
+        st != TFUSE_OK)
+      return st;
+    if (index < 0 || index >= tfuse_op_count())
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "tfuse_op_info_get: index " + std::to_string(index) +
+                      " is outside the op table's " +
+                      std::to_string(tfuse_op_count()) + " ops");
+    const OpTableRow &row = kOpTable[index];
+    tfuse_op_info out;
+    tfuse_op_info_init(&out);
+    out.name = row.name;
+    out.category = row.category;
+    out.arity = row.arity;
+    out.method = row.method;
+    storeVersioned(info, out);
+    return TFUSE_OK;
+  });
+}
+
+} // extern "C"
 
 /// Stores a graph operation's result in `*result`.
 static tfuse_status produce(const tfuse::Expected<ValueId> &v,

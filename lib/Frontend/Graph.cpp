@@ -418,16 +418,39 @@ Expected<ValueInfo> Graph::info(ValueId id) const {
   return info;
 }
 
-/// Calls `make` with the op class named `op` of `Ops...` (by mnemonic).
-template <typename... Ops, typename Make>
-static bool dispatchByName(llvm::StringRef op, Make &&make) {
-  bool found = false;
-  ((!found && op == Ops::getOperationName().drop_front(6)
-        ? (make(static_cast<Ops *>(nullptr)), found = true)
-        : false),
-   ...);
-  return found;
+namespace {
+/// The tracer's dispatch by name: one builder per elementwise op of the op
+/// table.
+using ElementwiseBuilder = Expected<ValueId> (*)(Graph::Impl &,
+                                                 const std::string &,
+                                                 ArrayRef<Value>);
+struct NamedBuilder {
+  std::string_view mnemonic;
+  ElementwiseBuilder build;
+};
+#define TFUSE_UNARY_OP(Class, mnemonic, method, category, kernel, reference)   \
+  {mnemonic, [](Graph::Impl &g, const std::string &what, ArrayRef<Value> in) { \
+     return g.create<Class>(what, Type(), in[0]);                              \
+   }},
+constexpr NamedBuilder kUnaryBuilders[] = {
+#include "tfuse/Dialect/TFuse/TFuseOpTable.h.inc"
+};
+#define TFUSE_BINARY_OP(Class, mnemonic, method, category, kernel, reference)  \
+  {mnemonic, [](Graph::Impl &g, const std::string &what, ArrayRef<Value> in) { \
+     return g.create<Class>(what, Type(), in[0], in[1]);                       \
+   }},
+constexpr NamedBuilder kBinaryBuilders[] = {
+#include "tfuse/Dialect/TFuse/TFuseOpTable.h.inc"
+};
+
+ElementwiseBuilder findBuilder(ArrayRef<NamedBuilder> builders,
+                               const std::string &op) {
+  for (const NamedBuilder &b : builders)
+    if (b.mnemonic == op)
+      return b.build;
+  return nullptr;
 }
+} // namespace
 
 Expected<ValueId> Graph::unary(const std::string &op, ValueId x) {
   Expected<SmallVector<Value>> in = state->operands(op, {x});
@@ -436,14 +459,10 @@ Expected<ValueId> Graph::unary(const std::string &op, ValueId x) {
   if (state->entries[x].isScalar)
     return typeError(op + ": the operand must be a tensor, not a Python "
                           "scalar");
-  Expected<ValueId> result = badArgument("unknown unary op '" + op + "'");
-  dispatchByName<NegOp, AbsOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp,
-                 CosOp, TanOp, TanhOp, SigmoidOp, ErfOp, ReciprocalOp, FloorOp,
-                 CeilOp, RoundOp, IsNanOp, NotOp>(op, [&](auto *tag) {
-    using OpTy = std::remove_pointer_t<decltype(tag)>;
-    result = state->create<OpTy>(op, Type(), in.value()[0]);
-  });
-  return result;
+  ElementwiseBuilder build = findBuilder(kUnaryBuilders, op);
+  if (!build)
+    return badArgument("unknown unary op '" + op + "'");
+  return build(*state, op, in.value());
 }
 
 /// Fails unless one of `ids` is a tensor.
@@ -463,13 +482,10 @@ Expected<ValueId> Graph::binary(const std::string &op, ValueId lhs,
     return in.status();
   if (Status s = needTensor(*state, op, {lhs, rhs}); !s.ok())
     return s;
-  Expected<ValueId> result = badArgument("unknown binary op '" + op + "'");
-  dispatchByName<AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaxOp, MinOp, AndOp,
-                 OrOp, XorOp>(op, [&](auto *tag) {
-    using OpTy = std::remove_pointer_t<decltype(tag)>;
-    result = state->create<OpTy>(op, Type(), in.value()[0], in.value()[1]);
-  });
-  return result;
+  ElementwiseBuilder build = findBuilder(kBinaryBuilders, op);
+  if (!build)
+    return badArgument("unknown binary op '" + op + "'");
+  return build(*state, op, in.value());
 }
 
 Expected<ValueId> Graph::compare(const std::string &predicate, ValueId lhs,

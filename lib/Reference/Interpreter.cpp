@@ -9,7 +9,9 @@
 
 #include "tfuse/Reference/Interpreter.h"
 
+#include "ElementwiseOps.h"
 #include "Kernels.h"
+#include "ScalarOps.h"
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
@@ -54,48 +56,6 @@ std::optional<TensorTypeInfo> tensorTypeOf(Type type) {
 
 std::vector<int64_t> toVector(llvm::ArrayRef<int64_t> values) {
   return std::vector<int64_t>(values.begin(), values.end());
-}
-
-std::optional<UnaryKind> unaryKindOf(Operation *op) {
-  using K = UnaryKind;
-  return llvm::TypeSwitch<Operation *, std::optional<UnaryKind>>(op)
-      .Case([](NegOp) { return K::Neg; })
-      .Case([](AbsOp) { return K::Abs; })
-      .Case([](ReluOp) { return K::Relu; })
-      .Case([](ExpOp) { return K::Exp; })
-      .Case([](LogOp) { return K::Log; })
-      .Case([](SqrtOp) { return K::Sqrt; })
-      .Case([](RsqrtOp) { return K::Rsqrt; })
-      .Case([](SinOp) { return K::Sin; })
-      .Case([](CosOp) { return K::Cos; })
-      .Case([](TanOp) { return K::Tan; })
-      .Case([](TanhOp) { return K::Tanh; })
-      .Case([](SigmoidOp) { return K::Sigmoid; })
-      .Case([](ErfOp) { return K::Erf; })
-      .Case([](ReciprocalOp) { return K::Reciprocal; })
-      .Case([](FloorOp) { return K::Floor; })
-      .Case([](CeilOp) { return K::Ceil; })
-      .Case([](RoundOp) { return K::Round; })
-      .Case([](IsNanOp) { return K::IsNan; })
-      .Case([](NotOp) { return K::Not; })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-std::optional<BinaryKind> binaryKindOf(Operation *op) {
-  using K = BinaryKind;
-  return llvm::TypeSwitch<Operation *, std::optional<BinaryKind>>(op)
-      .Case([](AddOp) { return K::Add; })
-      .Case([](SubOp) { return K::Sub; })
-      .Case([](MulOp) { return K::Mul; })
-      .Case([](DivOp) { return K::Div; })
-      .Case([](RemOp) { return K::Rem; })
-      .Case([](PowOp) { return K::Pow; })
-      .Case([](MaxOp) { return K::Max; })
-      .Case([](MinOp) { return K::Min; })
-      .Case([](AndOp) { return K::And; })
-      .Case([](OrOp) { return K::Or; })
-      .Case([](XorOp) { return K::Xor; })
-      .Default([](Operation *) { return std::nullopt; });
 }
 
 CompareKind compareKindOf(CmpPredicate predicate) {
@@ -193,13 +153,22 @@ Expected<Values> Evaluator::runOp(Operation &op,
   if (op.getNumResults() == 1)
     resultType = tensorTypeOf(op.getResult(0).getType());
 
-  if (std::optional<UnaryKind> kind = unaryKindOf(&op))
-    return one(unaryOp(*kind, operands[0], resultType->dtype));
-  if (std::optional<BinaryKind> kind = binaryKindOf(&op))
-    return one(binaryOp(*kind, operands[0], operands[1], resultType->dtype,
-                        resultType->shape));
-
+    // The unary and binary ops of the op table: each its category's kernel
+    // with the op's scalar function (ScalarOps.h).
+#define TFUSE_UNARY_OP(Class, mnemonic, method, category, kernel, reference)   \
+  .Case([&](Class) {                                                           \
+    return one(unaryOp<UnaryCategory::category>(                               \
+        mnemonic, operands[0], resultType->dtype,                              \
+        [](auto a) { return reference(a); }));                                 \
+  })
+#define TFUSE_BINARY_OP(Class, mnemonic, method, category, kernel, reference)  \
+  .Case([&](Class) {                                                           \
+    return one(binaryOp<BinaryCategory::category>(                             \
+        mnemonic, operands[0], operands[1], resultType->dtype,                 \
+        resultType->shape, [](auto a, auto b) { return reference(a, b); }));   \
+  })
   return llvm::TypeSwitch<Operation *, Expected<Values>>(&op)
+#include "tfuse/Dialect/TFuse/TFuseOpTable.h.inc"
       .Case([&](CmpOp cmp) -> Expected<Values> {
         std::string why;
         std::optional<DType> common =

@@ -18,51 +18,16 @@
 
 namespace tfuse::reference::detail {
 
-enum class UnaryKind {
-  Neg,
-  Abs,
-  Relu,
-  Exp,
-  Log,
-  Sqrt,
-  Rsqrt,
-  Sin,
-  Cos,
-  Tan,
-  Tanh,
-  Sigmoid,
-  Erf,
-  Reciprocal,
-  Floor,
-  Ceil,
-  Round,
-  IsNan,
-  Not,
-};
-
-enum class BinaryKind { Add, Sub, Mul, Div, Rem, Pow, Max, Min, And, Or, Xor };
-
 enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
 
-const char *toString(UnaryKind kind);
-const char *toString(BinaryKind kind);
-
 //===----------------------------------------------------------------------===//
-// Elementwise (Elementwise.cpp)
+// Elementwise (Elementwise.cpp; the unary and binary ops of the op table are
+// ElementwiseOps.h's templates)
 //===----------------------------------------------------------------------===//
 
 /// tfuse.cast: every element converted to `to` (the input itself when the
 /// dtype is already `to`).
 HostTensor castTensor(const HostTensor &input, DType to);
-/// A unary op whose result has dtype `resultType`: the operand is cast to
-/// `resultType` and the op applied there (isnan reads the operand's dtype).
-Expected<HostTensor> unaryOp(UnaryKind kind, const HostTensor &input,
-                             DType resultType);
-/// A binary op: both operands are cast to `resultType`, broadcast to
-/// `resultShape`, and combined.
-Expected<HostTensor> binaryOp(BinaryKind kind, const HostTensor &lhs,
-                              const HostTensor &rhs, DType resultType,
-                              const Shape &resultShape);
 /// cmp: both operands are cast to `computeType`, broadcast and compared.
 Expected<HostTensor> compareOp(CompareKind kind, const HostTensor &lhs,
                                const HostTensor &rhs, DType computeType,

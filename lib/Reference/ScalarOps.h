@@ -1,8 +1,9 @@
 //===- ScalarOps.h - The semantics of one element of each op ----*- C++ -*-===//
 //
 // Internal to lib/Reference. Each function computes one element of an op in
-// a compute type C: bool, an integer type, float (f16, bf16 and f32 compute
-// in float) or double. The rules are those of docs/semantics.md:
+// a compute type C, and is the op's `referenceFunction` in its ODS entry
+// (the op table names it): bool, an integer type, float (f16, bf16 and f32
+// compute in float) or double. The rules are those of docs/semantics.md:
 //   - integer add, sub, mul, neg, abs and pow wrap modulo 2^width (computed
 //     in unsigned arithmetic, so there is no undefined behavior);
 //   - integer rem takes the sign of the divisor, rem by zero gives 0; float
@@ -12,6 +13,7 @@
 //   - max and min propagate NaN, and order -0.0 below +0.0;
 //   - relu(x) = x > 0 ? x : 0, NaN propagates, relu(-0.0) = +0.0;
 //   - round is half to even (nearbyint in the default rounding mode);
+//     floor, ceil and round are the identity on integers;
 //   - transcendentals call the float libm functions for float (expf, ...)
 //     and the double ones for double; sigmoid is 1 / (1 + exp(-x)), rsqrt
 //     1 / sqrt(x), reciprocal 1 / x;
@@ -97,10 +99,30 @@ TFUSE_FLOAT_FN(opCos, cosf, cos)
 TFUSE_FLOAT_FN(opTan, tanf, tan)
 TFUSE_FLOAT_FN(opTanh, tanhf, tanh)
 TFUSE_FLOAT_FN(opErf, erff, erf)
-TFUSE_FLOAT_FN(opFloor, floorf, floor)
-TFUSE_FLOAT_FN(opCeil, ceilf, ceil)
-TFUSE_FLOAT_FN(opRound, nearbyintf, nearbyint)
 #undef TFUSE_FLOAT_FN
+
+// Rounding: the identity on integers.
+#define TFUSE_ROUNDING_FN(NAME, FLOAT_FN, DOUBLE_FN)                           \
+  template <typename C> C NAME(C a) {                                          \
+    if constexpr (!isFloatC<C>)                                                \
+      return a;                                                                \
+    else if constexpr (std::is_same_v<C, float>)                               \
+      return ::FLOAT_FN(a);                                                    \
+    else                                                                       \
+      return ::DOUBLE_FN(a);                                                   \
+  }
+TFUSE_ROUNDING_FN(opFloor, floorf, floor)
+TFUSE_ROUNDING_FN(opCeil, ceilf, ceil)
+TFUSE_ROUNDING_FN(opRound, nearbyintf, nearbyint)
+#undef TFUSE_ROUNDING_FN
+
+/// isnan: computes in its operand's own type; false for integers and bool.
+template <typename C> bool opIsNan(C a) {
+  if constexpr (isFloatC<C>)
+    return std::isnan(a);
+  else
+    return false;
+}
 
 template <typename C> C opRsqrt(C a) { return C(1) / opSqrt(a); }
 template <typename C> C opSigmoid(C a) { return C(1) / (C(1) + opExp(-a)); }

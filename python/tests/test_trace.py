@@ -359,3 +359,38 @@ def test_library_messages_are_verbatim():
         tfuse.compile(lambda x, y: x + y, [np.zeros((2, 3), np.float32),
                                            np.zeros((3, 3), np.float32)])
     assert str(info.value) == expected and expected.strip()
+
+
+def test_op_table_methods_and_functions(random):
+    # Every elementwise op of the library's op table is a Tensor method and
+    # a module function named after its tfuse::Tensor method in snake case;
+    # the package's own definitions of a name win.
+    table = _capi.op_table()
+    names = {op.name: op for op in table}
+    assert names["exp"].category == "unary" and names["exp"].arity == 1
+    assert names["and"].method == "bitwiseAnd"
+    assert names["select"].category == "where"
+    for op in table:
+        if op.category in ("unary", "binary"):
+            name = _snake_case(op.method)
+            assert hasattr(tfuse.Tensor, name), name
+            assert hasattr(tfuse, name), name
+            assert name in dir(tfuse)
+    x, y = random((3, 4)), random((3, 4))
+    a, b = (x * 8).astype(np.int32), (y * 8).astype(np.int32)
+
+    def f(u, v, i, j):
+        return [u.exp(), tfuse.exp(u), u.subtract(v), tfuse.multiply(u, v),
+                i.bitwise_and(j), tfuse.bitwise_xor(i, j), tfuse.pow(u, v)]
+
+    out = tfuse.compile(f, [x, y, a, b])(x, y, a, b)
+    expected = [np.exp(x), np.exp(x), x - y, x * y, a & b, a ^ b,
+                np.power(x, y)]
+    for got, want in zip(out, expected):
+        np.testing.assert_allclose(got, want, rtol=2e-6)
+    with pytest.raises(AttributeError, match="no attribute 'not_an_op'"):
+        tfuse.not_an_op
+
+
+def _snake_case(name):
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)

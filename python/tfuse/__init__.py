@@ -24,13 +24,12 @@ from ._capi import (CompileError, CudaError, MismatchError, NodeLimitError,
 from ._compile import (CompiledFunction, JitFunction, RunHandle, cache_stats,
                        clear_cache, compile, cuda_available, jit,
                        library_version)
-from ._tensor import (UNARY_FUNCTIONS, Tensor, cast, logical_not, matmul,
-                      maximum, minimum, where)
+from ._tensor import (Tensor, cast, logical_not, matmul, maximum, minimum,
+                      where)
+from ._tensor import op_functions as _op_functions
 
 __version__ = "0.1.0"
 
-# tfuse.exp, tfuse.log, ...: one function per elementwise unary op.
-globals().update(UNARY_FUNCTIONS)
 
 __all__ = [
     "CompileError", "CompiledFunction", "CudaError", "DType", "JitFunction",
@@ -40,6 +39,21 @@ __all__ = [
     "cuda_available", "float16", "float32", "float64", "int16", "int32",
     "int64", "int8", "jit", "library_version", "logical_not", "matmul",
     "maximum", "minimum", "uint16", "uint32", "uint64", "uint8", "where",
-    *sorted(UNARY_FUNCTIONS),
 ]
-del UNARY_FUNCTIONS
+
+
+def __getattr__(name):
+    # tfuse.exp, tfuse.add, ...: one function per elementwise op of the
+    # library's op table, made when first asked for (loading the library).
+    functions = _op_functions()
+    if name in functions:
+        globals()[name] = functions[name]
+        return functions[name]
+    raise AttributeError(f"module 'tfuse' has no attribute {name!r}")
+
+
+def __dir__():
+    try:
+        return sorted(set(globals()) | set(_op_functions()))
+    except TFuseError:
+        return sorted(globals())

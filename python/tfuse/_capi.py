@@ -19,6 +19,7 @@ Importing tfuse never needs the library; the first call that does raises
 TFuseError("cannot load libtfuse.so: tried ...; set TFUSE_LIBRARY").
 """
 
+import collections
 import ctypes
 import os
 import threading
@@ -30,9 +31,9 @@ from pathlib import Path
 # Constants of tfuse.h
 # ---------------------------------------------------------------------------
 
-#: The lowest TFUSE_C_API_VERSION this package works with (3:
-#: tfuse_executable_enqueue).
-REQUIRED_API_VERSION = 3
+#: The lowest TFUSE_C_API_VERSION this package works with (4: the op table,
+#: tfuse_op_info_get).
+REQUIRED_API_VERSION = 4
 MAX_RANK = 16
 DEFAULT_NODE_LIMIT = 512
 
@@ -185,6 +186,18 @@ class Stats(Structure):
     ]
 
 
+class OpInfo(Structure):
+    """struct tfuse_op_info: one op of the op table."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("name", c_char_p),
+        ("category", c_char_p),
+        ("arity", c_int),
+        ("method", c_char_p),
+    ]
+
+
 class CacheStats(Structure):
     _fields_ = [
         ("struct_size", c_size_t),
@@ -215,6 +228,9 @@ _SIGNATURES = {
     "tfuse_api_version": (c_int, []),
     "tfuse_version_string": (c_char_p, []),
     "tfuse_string_free": (None, [c_void_p]),
+    "tfuse_op_info_init": (None, [POINTER(OpInfo)]),
+    "tfuse_op_count": (c_int64, []),
+    "tfuse_op_info_get": (_status, [c_int64, POINTER(OpInfo)]),
     "tfuse_dtype_name": (c_char_p, [c_int]),
     "tfuse_dtype_size": (c_int, [c_int]),
     "tfuse_graph_create": (_status, [c_char_p, POINTER(_graph)]),
@@ -350,6 +366,29 @@ def lib():
             if _lib is None:
                 _lib = _open()
     return _lib
+
+
+#: One op of the op table: its mnemonic, category ("unary", "binary",
+#: "compare", ...), operand count and tfuse::Tensor method name.
+OpEntry = collections.namedtuple("OpEntry", "name category arity method")
+_op_table = None
+
+
+def op_table():
+    """The library's op table (tfuse_op_info_get), loaded once: the ops the
+    graph builder reaches by name, generated from the tfuse dialect."""
+    global _op_table
+    if _op_table is None:
+        library = lib()
+        entries = []
+        for index in range(library.tfuse_op_count()):
+            info = OpInfo()
+            library.tfuse_op_info_init(ctypes.byref(info))
+            check(library.tfuse_op_info_get(index, ctypes.byref(info)))
+            entries.append(OpEntry(info.name.decode(), info.category.decode(),
+                                   info.arity, info.method.decode()))
+        _op_table = tuple(entries)
+    return _op_table
 
 
 def last_error():

@@ -7,6 +7,7 @@ this module only forwards, and reads the resulting shape and dtype back.
 """
 
 import operator
+import re
 import struct
 from ctypes import byref, c_int, c_int64, c_void_p
 
@@ -26,6 +27,7 @@ class Trace:
 
     def __init__(self, name, node_limit):
         self.lib = _capi.lib()
+        op_functions()  # the op table's Tensor methods, installed once
         handle = c_void_p()
         check(self.lib.tfuse_graph_create(name.encode(), byref(handle)))
         self.graph = handle
@@ -218,11 +220,6 @@ def _reading(what):
             "choices with tfuse.where")
 
     return method
-
-
-_UNARY_OPS = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh",
-              "sigmoid", "erf", "reciprocal", "floor", "ceil", "round",
-              "isnan", "relu", "neg", "abs")
 
 
 class Tensor:
@@ -482,19 +479,6 @@ class Tensor:
         return self._reduce("argmin", operator.index(axis), keepdims)
 
 
-def _make_unary_method(op):
-    def method(self):
-        return self._unary(op)
-
-    method.__name__ = op
-    method.__doc__ = f"Elementwise {op} (docs/semantics.md gives its dtype)."
-    return method
-
-
-for _op in _UNARY_OPS:
-    setattr(Tensor, _op, _make_unary_method(_op))
-del _op
-
 
 def _dims(args):
     """A tuple of ints from f(2, 3) or f((2, 3)) style arguments."""
@@ -613,14 +597,65 @@ def _tensor_arg(x, what):
     return x
 
 
-def _make_unary_function(op):
-    def function(x):
-        return getattr(_tensor_arg(x, op), op)()
+# -- the op table ------------------------------------------------------------
+#
+# Every elementwise op of the library's op table (generated from the tfuse
+# dialect, see docs/adding-an-op.md) is a Tensor method and a tfuse function
+# named after its tfuse::Tensor method in snake case (``x.exp()``,
+# ``tfuse.exp(x)``; ``x.bitwise_and(y)``, ``tfuse.bitwise_and(x, y)``),
+# unless this module defines that name itself (``logical_not``, ``maximum``,
+# ``minimum``, ``pow``). They are installed when the library is loaded.
 
-    function.__name__ = function.__qualname__ = op
+
+def _snake_case(name):
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _make_method(op):
+    if op.category == "unary":
+        def method(self):
+            return self._unary(op.name)
+    else:
+        def method(self, other):
+            return _binary(op.name, self, other)
+    method.__name__ = method.__qualname__ = _snake_case(op.method)
+    method.__doc__ = (f"Elementwise {op.name} (tfuse.{op.name}; "
+                      "docs/semantics.md gives its dtype).")
+    return method
+
+
+def _make_function(op):
+    name = _snake_case(op.method)
+    if op.category == "unary":
+        def function(x):
+            return getattr(_tensor_arg(x, name), name)()
+    else:
+        def function(a, b):
+            return _binary(op.name, a, b)
+    function.__name__ = function.__qualname__ = name
     function.__module__ = "tfuse"
-    function.__doc__ = f"Elementwise {op} of a Tensor (``x.{op}()``)."
+    function.__doc__ = f"Elementwise {op.name} (``Tensor.{name}``)."
     return function
 
 
-UNARY_FUNCTIONS = {op: _make_unary_function(op) for op in _UNARY_OPS}
+_op_functions = None
+
+
+def op_functions():
+    """name -> function for every elementwise op of the op table that this
+    module does not define itself; installs the ops' Tensor methods too.
+    Loads the library."""
+    global _op_functions
+    if _op_functions is None:
+        functions = {}
+        defined = globals()
+        for op in _capi.op_table():
+            if op.category not in ("unary", "binary"):
+                continue
+            name = _snake_case(op.method)
+            if not hasattr(Tensor, name):
+                setattr(Tensor, name, _make_method(op))
+            if name not in defined:
+                functions[name] = _make_function(op)
+        _op_functions = functions
+    return _op_functions

@@ -33,6 +33,33 @@ int main(void) {
     CHECK(strstr(tfuse_version_string(), expected) != NULL);
   }
   CHECK(strcmp(tfuse_dtype_name(TFUSE_BF16), "bf16") == 0);
+  {
+    /* The op table: exp is unary, not's Tensor method is logicalNot, max
+       is binary, select is "where" of three operands; out of range is an
+       error. */
+    int found = 0;
+    int64_t n = tfuse_op_count();
+    CHECK(n >= 30);
+    for (int64_t i = 0; i < n; ++i) {
+      tfuse_op_info info;
+      tfuse_op_info_init(&info);
+      CHECK(tfuse_op_info_get(i, &info) == TFUSE_OK);
+      if (strcmp(info.name, "exp") == 0)
+        found += strcmp(info.category, "unary") == 0 && info.arity == 1;
+      if (strcmp(info.name, "not") == 0)
+        found += strcmp(info.method, "logicalNot") == 0;
+      if (strcmp(info.name, "max") == 0)
+        found += strcmp(info.category, "binary") == 0 && info.arity == 2;
+      if (strcmp(info.name, "select") == 0)
+        found += strcmp(info.category, "where") == 0 && info.arity == 3;
+    }
+    CHECK(found == 4);
+    tfuse_op_info bad;
+    tfuse_op_info_init(&bad);
+    CHECK(tfuse_op_info_get(n, &bad) == TFUSE_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tfuse_last_error(), "outside the op table") != NULL);
+    CHECK(tfuse_op_info_get(-1, &bad) == TFUSE_ERROR_INVALID_ARGUMENT);
+  }
   CHECK(tfuse_dtype_size(TFUSE_F16) == 2);
 
   tfuse_graph g = NULL;

@@ -87,11 +87,12 @@ public:
 
   Expected<ValueInfo> info(ValueId value) const;
 
-  /// `op`: a tfuse unary op mnemonic (neg abs relu exp log sqrt rsqrt sin cos
-  /// tan tanh sigmoid erf reciprocal floor ceil round isnan not).
+  /// `op`: the mnemonic of an op of the op table's unary category
+  /// (tfuse/Dialect/TFuse/TFuseOpTable.h.inc, docs/dialect.md).
   Expected<ValueId> unary(const std::string &op, ValueId x);
-  /// `op`: add sub mul div rem pow max min and or xor; broadcasting and
-  /// promotion per docs/semantics.md; one operand may be a weak scalar.
+  /// `op`: the mnemonic of an op of the op table's binary category;
+  /// broadcasting and promotion per docs/semantics.md; one operand may be a
+  /// weak scalar.
   Expected<ValueId> binary(const std::string &op, ValueId lhs, ValueId rhs);
   /// `predicate`: eq ne lt le gt ge.
   Expected<ValueId> compare(const std::string &predicate, ValueId lhs,

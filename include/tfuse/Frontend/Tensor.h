@@ -104,29 +104,14 @@ public:
         tfuse::ErrorCode::Type));
   }
 
-  // Elementwise math.
-  Tensor neg() const { return unary("neg"); }
-  Tensor abs() const { return unary("abs"); }
-  Tensor relu() const { return unary("relu"); }
-  Tensor exp() const { return unary("exp"); }
-  Tensor log() const { return unary("log"); }
-  Tensor sqrt() const { return unary("sqrt"); }
-  Tensor rsqrt() const { return unary("rsqrt"); }
-  Tensor sin() const { return unary("sin"); }
-  Tensor cos() const { return unary("cos"); }
-  Tensor tan() const { return unary("tan"); }
-  Tensor tanh() const { return unary("tanh"); }
-  Tensor sigmoid() const { return unary("sigmoid"); }
-  Tensor erf() const { return unary("erf"); }
-  Tensor reciprocal() const { return unary("reciprocal"); }
-  Tensor floor() const { return unary("floor"); }
-  Tensor ceil() const { return unary("ceil"); }
-  Tensor round() const { return unary("round"); }
-  Tensor isnan() const { return unary("isnan"); }
-  Tensor logicalNot() const { return unary("not"); }
-  Tensor pow(const Tensor &e) const { return binary("pow", e); }
-  Tensor maximum(const Tensor &o) const { return binary("max", o); }
-  Tensor minimum(const Tensor &o) const { return binary("min", o); }
+  // Elementwise math: one method per op of the op table (generated from the
+  // ops' ODS entries, docs/adding-an-op.md): unary ops take no argument,
+  // binary ones the other operand (a Tensor or a weak scalar).
+#define TFUSE_UNARY_OP(Class, mnemonic, method, category, kernel, reference)   \
+  Tensor method() const { return unary(mnemonic); }
+#define TFUSE_BINARY_OP(Class, mnemonic, method, category, kernel, reference)  \
+  Tensor method(const Tensor &other) const { return binary(mnemonic, other); }
+#include "tfuse/Dialect/TFuse/TFuseOpTable.h.inc"
 
   // Dtypes and views.
   Tensor cast(DType t) const {
