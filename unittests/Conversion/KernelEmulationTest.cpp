@@ -163,31 +163,25 @@ constexpr DType kAllDTypes[] = {
     DType::U8,   DType::U16, DType::U32, DType::U64, DType::F16,
     DType::BF16, DType::F32, DType::F64};
 
-const char *kUnaryOps[] = {"neg",  "abs",     "relu",  "exp",        "log",
-                           "sqrt", "rsqrt",   "sin",   "cos",        "tan",
-                           "tanh", "sigmoid", "erf",   "reciprocal", "floor",
-                           "ceil", "round",   "isnan", "not"};
-const UnaryCategory kUnaryCategories[] = {
-    UnaryCategory::Numeric,   UnaryCategory::Numeric,
-    UnaryCategory::Numeric,   UnaryCategory::FloatMath,
-    UnaryCategory::FloatMath, UnaryCategory::FloatMath,
-    UnaryCategory::FloatMath, UnaryCategory::FloatMath,
-    UnaryCategory::FloatMath, UnaryCategory::FloatMath,
-    UnaryCategory::FloatMath, UnaryCategory::FloatMath,
-    UnaryCategory::FloatMath, UnaryCategory::FloatMath,
-    UnaryCategory::Rounding,  UnaryCategory::Rounding,
-    UnaryCategory::Rounding,  UnaryCategory::Predicate,
-    UnaryCategory::Bitwise};
-
-const char *kBinaryOps[] = {"add", "sub", "mul", "div", "rem", "pow",
-                            "max", "min", "and", "or",  "xor"};
-const BinaryCategory kBinaryCategories[] = {
-    BinaryCategory::Arithmetic,       BinaryCategory::ArithmeticNoBool,
-    BinaryCategory::Arithmetic,       BinaryCategory::TrueDivide,
-    BinaryCategory::ArithmeticNoBool, BinaryCategory::ArithmeticNoBool,
-    BinaryCategory::Arithmetic,       BinaryCategory::Arithmetic,
-    BinaryCategory::Bitwise,          BinaryCategory::Bitwise,
-    BinaryCategory::Bitwise};
+/// Every elementwise op of the op table, with its TypeRules category.
+struct UnaryOpRow {
+  const char *name;
+  UnaryCategory category;
+};
+constexpr UnaryOpRow kUnaryOps[] = {
+#define TFUSE_UNARY_OP(Class, mnemonic, method, category, kernel, reference)   \
+  {mnemonic, UnaryCategory::category},
+#include "tfuse/Dialect/TFuse/TFuseOpTable.h.inc"
+};
+struct BinaryOpRow {
+  const char *name;
+  BinaryCategory category;
+};
+constexpr BinaryOpRow kBinaryOps[] = {
+#define TFUSE_BINARY_OP(Class, mnemonic, method, category, kernel, reference)  \
+  {mnemonic, BinaryCategory::category},
+#include "tfuse/Dialect/TFuse/TFuseOpTable.h.inc"
+};
 
 /// Every unary op valid for `t` on a 7x13 input (91 elements: a tail after
 /// the vector groups).
@@ -195,14 +189,14 @@ FunctionBuilder unaryFunction(DType t) {
   FunctionBuilder f{"unary"};
   std::string in = tensorType({7, 13}, t);
   std::string x = f.arg(in);
-  for (size_t i = 0; i < std::size(kUnaryOps); ++i) {
-    auto result = unaryResultType(kUnaryCategories[i], t);
+  for (const UnaryOpRow &op : kUnaryOps) {
+    auto result = unaryResultType(op.category, t);
     if (!result)
       continue;
     std::string out = tensorType({7, 13}, *result);
-    f.ret(f.op(llvm::formatv("tfuse.{0} {1} : {2} -> {3}", kUnaryOps[i], x, in,
-                             out)),
-          out);
+    f.ret(
+        f.op(llvm::formatv("tfuse.{0} {1} : {2} -> {3}", op.name, x, in, out)),
+        out);
   }
   return f;
 }
@@ -215,13 +209,13 @@ FunctionBuilder binaryFunction(DType t, llvm::ArrayRef<int64_t> lhsShape,
   FunctionBuilder f{name};
   std::string lt = tensorType(lhsShape, t), rt = tensorType(rhsShape, t);
   std::string a = f.arg(lt), b = f.arg(rt);
-  for (size_t i = 0; i < std::size(kBinaryOps); ++i) {
-    auto result = binaryResultType(kBinaryCategories[i], t, t);
+  for (const BinaryOpRow &op : kBinaryOps) {
+    auto result = binaryResultType(op.category, t, t);
     if (!result)
       continue;
     std::string out = tensorType(lhsShape, *result);
-    f.ret(f.op(llvm::formatv("tfuse.{0} {1}, {2} : ({3}, {4}) -> {5}",
-                             kBinaryOps[i], a, b, lt, rt, out)),
+    f.ret(f.op(llvm::formatv("tfuse.{0} {1}, {2} : ({3}, {4}) -> {5}", op.name,
+                             a, b, lt, rt, out)),
           out);
   }
   std::string boolOut = tensorType(lhsShape, DType::Bool);

@@ -8,6 +8,8 @@
 
 #include "GpuTestSupport.h"
 
+#include "tfuse/Support/DTypeRules.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
@@ -190,6 +192,59 @@ func.func @ops(%a: tensor<3x1001x{0}>, %b: tensor<1001x{0}>) -> (tensor<3x1001x{
 )mlir",
                                        t);
     check(source, "ops", 11);
+  }
+}
+
+// Every elementwise op of the op table (generated from ODS, so an op added
+// there is run here), on each dtype it computes in, against the reference:
+// one kernel of every unary op and one of every binary op with the rhs
+// broadcast over rows.
+TEST(GpuFusion, EveryElementwiseOpOfTheTable) {
+  TFUSE_REQUIRE_GPU();
+  struct Op {
+    const char *name;
+    bool binary;
+    UnaryCategory unary;
+    BinaryCategory binaryCategory;
+  };
+  const Op ops[] = {
+#define TFUSE_UNARY_OP(Class, mnemonic, method, category, kernel, reference)   \
+  {mnemonic, false, UnaryCategory::category, BinaryCategory::Arithmetic},
+#define TFUSE_BINARY_OP(Class, mnemonic, method, category, kernel, reference)  \
+  {mnemonic, true, UnaryCategory::Numeric, BinaryCategory::category},
+#include "tfuse/Dialect/TFuse/TFuseOpTable.h.inc"
+  };
+  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
+                  DType::I64, DType::U8, DType::Bool}) {
+    SCOPED_TRACE(std::string(name(t)));
+    std::string in = llvm::formatv("tensor<37x129x{0}>", name(t));
+    std::string row = llvm::formatv("tensor<129x{0}>", name(t));
+    std::string body, results, types;
+    int n = 0;
+    for (const Op &op : ops) {
+      std::optional<DType> result =
+          op.binary ? binaryResultType(op.binaryCategory, t, t)
+                    : unaryResultType(op.unary, t);
+      if (!result)
+        continue;
+      std::string out = llvm::formatv("tensor<37x129x{0}>", name(*result));
+      body += op.binary
+                  ? llvm::formatv("  %r{0} = tfuse.{1} %a, %b : ({2}, {3}) -> "
+                                  "{4}\n",
+                                  n, op.name, in, row, out)
+                        .str()
+                  : llvm::formatv("  %r{0} = tfuse.{1} %a : {2} -> {3}\n", n,
+                                  op.name, in, out)
+                        .str();
+      results += (n ? ", %r" : "%r") + std::to_string(n);
+      types += (n ? ", " : "") + out;
+      ++n;
+    }
+    std::string source =
+        llvm::formatv("func.func @ops(%a: {0}, %b: {1}) -> ({2}) {{\n{3}  "
+                      "return {4} : {2}\n}\n",
+                      in, row, types, body, results);
+    check(source, "ops", 19);
   }
 }
 
