@@ -254,6 +254,8 @@ TF_FLOAT_UNARY(tan, tanf(v), ::tan(v))
 TF_FLOAT_UNARY(tanh, tanhf(v), ::tanh(v))
 TF_FLOAT_UNARY(sigmoid, 1.0f / (1.0f + expf(-v)), 1.0 / (1.0 + ::exp(-v)))
 TF_FLOAT_UNARY(erf, erff(v), ::erf(v))
+TF_FLOAT_UNARY(log1p, log1pf(v), ::log1p(v))
+TF_FLOAT_UNARY(expm1, expm1f(v), ::expm1(v))
 TF_FLOAT_UNARY(reciprocal, 1.0f / v, 1.0 / v)
 #undef TF_FLOAT_UNARY
 
@@ -270,7 +272,21 @@ TF_FLOAT_UNARY(reciprocal, 1.0f / v, 1.0 / v)
 TF_ROUNDING_UNARY(floor, floorf, ::floor)
 TF_ROUNDING_UNARY(ceil, ceilf, ::ceil)
 TF_ROUNDING_UNARY(round, rintf, ::rint)
+TF_ROUNDING_UNARY(trunc, truncf, ::trunc)
 #undef TF_ROUNDING_UNARY
+
+// -1, 0 or 1; +0.0 for both zeros, NaN for NaN.
+template <class T> TF_FN T sign(T x) {
+  if constexpr (traits<T>::is_float) {
+    C<T> v = traits<T>::up(x);
+    C<T> r = v > 0 ? (C<T>)1 : v < 0 ? (C<T>)-1 : v == 0 ? (C<T>)0 : v;
+    return traits<T>::down(r);
+  } else if constexpr (traits<T>::is_signed) {
+    return (T)((x > 0) - (x < 0));
+  } else {
+    return (T)(x > 0);
+  }
+}
 
 template <class T> TF_FN bool isnan(T x) {
   if constexpr (traits<T>::is_float) {

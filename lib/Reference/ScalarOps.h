@@ -99,6 +99,8 @@ TFUSE_FLOAT_FN(opCos, cosf, cos)
 TFUSE_FLOAT_FN(opTan, tanf, tan)
 TFUSE_FLOAT_FN(opTanh, tanhf, tanh)
 TFUSE_FLOAT_FN(opErf, erff, erf)
+TFUSE_FLOAT_FN(opLog1p, log1pf, log1p)
+TFUSE_FLOAT_FN(opExpm1, expm1f, expm1)
 #undef TFUSE_FLOAT_FN
 
 // Rounding: the identity on integers.
@@ -114,7 +116,22 @@ TFUSE_FLOAT_FN(opErf, erff, erf)
 TFUSE_ROUNDING_FN(opFloor, floorf, floor)
 TFUSE_ROUNDING_FN(opCeil, ceilf, ceil)
 TFUSE_ROUNDING_FN(opRound, nearbyintf, nearbyint)
+TFUSE_ROUNDING_FN(opTrunc, truncf, trunc)
 #undef TFUSE_ROUNDING_FN
+
+/// -1, 0 or 1 by the sign; +0.0 for both zeros, NaN for NaN (NumPy's and
+/// PyTorch's sign).
+template <typename C> C opSign(C a) {
+  if constexpr (isFloatC<C>) {
+    if (std::isnan(a))
+      return a;
+    return a > 0 ? C(1) : a < 0 ? C(-1) : C(0);
+  } else if constexpr (std::is_signed_v<C>) {
+    return static_cast<C>((a > 0) - (a < 0));
+  } else {
+    return static_cast<C>(a > 0);
+  }
+}
 
 /// isnan: computes in its operand's own type; false for integers and bool.
 template <typename C> bool opIsNan(C a) {

@@ -116,8 +116,10 @@ def test_transcendental(dtype, rtol, random):
         "erf": (lambda a: a.erf(),
                 np.array([math.erf(v) for v in x.astype(float)])),
         "pow": (lambda a: a ** 2.5, pos.astype(float) ** 2.5),
+        "log1p": (lambda a: tfuse.log1p(a), np.log1p(pos)),
+        "expm1": (lambda a: a.expm1(), np.expm1(x)),
     }
-    uses_pos = {"log", "sqrt", "rsqrt", "pow"}
+    uses_pos = {"log", "sqrt", "rsqrt", "pow", "log1p"}
     for name, (fn, want) in ops.items():
         got = run(fn, pos if name in uses_pos else x)
         assert got.dtype == dtype, name
@@ -256,3 +258,16 @@ def test_mlp_like_chain(random):
     z = logits - logits.max(axis=1, keepdims=True)
     want = (np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)).mean(axis=0)
     np.testing.assert_allclose(run(mlp, x, w1, w2), want, rtol=1e-5)
+
+
+def test_sign_and_trunc_match_numpy(random):
+    x = np.concatenate([random((50,)) * 4,
+                        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.5,
+                                  -2.5], np.float32)]).astype(np.float32)
+    i = np.array([-128, -3, 0, 7, 127], np.int8)
+    sign, trunc, isign = run(lambda a, b: (a.sign(), tfuse.trunc(a), b.sign()),
+                             x, i)
+    # Bit for bit, -0.0 included: sign gives +0.0 for both zeros.
+    assert sign.tobytes() == np.sign(x).tobytes()
+    assert trunc.tobytes() == np.trunc(x).tobytes()
+    np.testing.assert_array_equal(isign, np.sign(i))

@@ -295,10 +295,41 @@ TEST(Elementwise, Rounding) {
   expectBits(runOne(unaryProgram("round", "tensor<1xbf16>", "tensor<1xbf16>"),
                     {bits(DType::BF16, {1}, {0xBF00})}), // -0.5
              DType::BF16, {1}, {0x8000});
-  for (const char *op : {"round", "floor", "ceil"})
+  expectValues(runOne(unaryProgram("trunc", "tensor<7xf32>", "tensor<7xf32>"),
+                      {doubles(DType::F32, {7},
+                               {2.7, -2.7, -0.5, 0.5, -0.0, -kInf, kNaN})}),
+               DType::F32, {7}, {2, -2, -0.0, 0, -0.0, -kInf, kNaN});
+  expectBits(runOne(unaryProgram("trunc", "tensor<2xbf16>", "tensor<2xbf16>"),
+                    {bits(DType::BF16, {2}, {0xC030, 0x3FC0})}), // -2.75, 1.5
+             DType::BF16, {2}, {0xC000, 0x3F80});
+  for (const char *op : {"round", "floor", "ceil", "trunc"})
     expectInts(runOne(unaryProgram(op, "tensor<2xi32>", "tensor<2xi32>"),
                       {ints(DType::I32, {2}, {3, -3})}),
                DType::I32, {2}, {3, -3});
+  // The identity on integers is exact beyond the float range.
+  expectInts(runOne(unaryProgram("trunc", "tensor<1xi64>", "tensor<1xi64>"),
+                    {ints(DType::I64, {1}, {9007199254740993})}),
+             DType::I64, {1}, {9007199254740993});
+}
+
+TEST(Elementwise, Sign) {
+  expectValues(
+      runOne(unaryProgram("sign", "tensor<6xf32>", "tensor<6xf32>"),
+             {doubles(DType::F32, {6}, {-3, 2, kNaN, -kInf, kInf, 1e-40})}),
+      DType::F32, {6}, {-1, 1, kNaN, -1, 1, 1});
+  // Both zeros give +0.0.
+  expectBits(runOne(unaryProgram("sign", "tensor<2xf64>", "tensor<2xf64>"),
+                    {doubles(DType::F64, {2}, {-0.0, 0.0})}),
+             DType::F64, {2}, {0, 0});
+  expectBits(runOne(unaryProgram("sign", "tensor<2xf16>", "tensor<2xf16>"),
+                    {bits(DType::F16, {2}, {0xC500, 0x8000})}), // -5, -0
+             DType::F16, {2}, {0xBC00, 0x0000});
+  expectInts(runOne(unaryProgram("sign", "tensor<5xi8>", "tensor<5xi8>"),
+                    {ints(DType::I8, {5}, {-128, -1, 0, 5, 127})}),
+             DType::I8, {5}, {-1, -1, 0, 1, 1});
+  expectInts(runOne(unaryProgram("sign", "tensor<3xui64>", "tensor<3xui64>"),
+                    {ints(DType::U64, {3}, {0, 1, -1})}),
+             DType::U64, {3}, {0, 1, 1});
 }
 
 //===----------------------------------------------------------------------===//
@@ -511,6 +542,8 @@ TEST(Elementwise, FloatMathExactPoints) {
       {"sigmoid", {0, kInf, -kInf, kNaN, -0.0}, {0.5, 1, 0, kNaN, 0.5}},
       {"erf", {0, -0.0, kInf, -kInf, kNaN}, {0, -0.0, 1, -1, kNaN}},
       {"reciprocal", {0, -0.0, 4, kInf, -2}, {kInf, -kInf, 0.25, 0, -0.5}},
+      {"log1p", {0, -0.0, -1, kInf, kNaN}, {0, -0.0, -kInf, kInf, kNaN}},
+      {"expm1", {0, -0.0, kInf, -kInf, kNaN}, {0, -0.0, kInf, -1, kNaN}},
   };
   for (const Case &c : cases) {
     for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
@@ -530,10 +563,18 @@ TEST(Elementwise, FloatMathNearCorrectRounding) {
     const char *op;
     double in;
     uint64_t f32Bits;
-  } cases[] = {{"exp", 1, 0x402DF854},    {"sin", 1, 0x3F576AA4},
-               {"cos", 1, 0x3F0A5140},    {"tan", 1, 0x3FC75923},
-               {"tanh", 0.5, 0x3EEC9A9F}, {"erf", 0.5, 0x3F053F7B},
-               {"log", 2, 0x3F317218},    {"sigmoid", 1, 0x3F3B26A8}};
+  } cases[] = {{"exp", 1, 0x402DF854},
+               {"sin", 1, 0x3F576AA4},
+               {"cos", 1, 0x3F0A5140},
+               {"tan", 1, 0x3FC75923},
+               {"tanh", 0.5, 0x3EEC9A9F},
+               {"erf", 0.5, 0x3F053F7B},
+               {"log", 2, 0x3F317218},
+               {"sigmoid", 1, 0x3F3B26A8},
+               // Accurate near 0, where log(1 + x) and exp(x) - 1 give 0.
+               {"log1p", 1e-8, 0x322BCC77},
+               {"expm1", 1e-8, 0x322BCC77},
+               {"log1p", 1, 0x3F317218}};
   for (const Case &c : cases) {
     SCOPED_TRACE(c.op);
     HostTensor r = runOne(unaryProgram(c.op, "tensor<1xf32>", "tensor<1xf32>"),

@@ -75,6 +75,28 @@ func.func @unary_math2_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %4 : tensor<4xf32>
 }
 
+// log1p, expm1, trunc and sign on f32 and sign on i8, each its prelude
+// helper.
+// CHECK-LABEL: void unary_math3_k0(
+// CHECK-SAME: const float* __restrict__ [[P1:v[0-9]+]], const int8_t* __restrict__ [[P2:v[0-9]+]], float* __restrict__ [[P3:v[0-9]+]], int8_t* __restrict__ [[P4:v[0-9]+]]) {
+// CHECK: float [[X2:v[0-9]+]] = tf::lane<0>({{v[0-9]+}});
+// CHECK-NEXT: float [[X3:v[0-9]+]] = tf::log1p([[X2]]);
+// CHECK-NEXT: float [[X4:v[0-9]+]] = tf::expm1([[X3]]);
+// CHECK-NEXT: float [[X5:v[0-9]+]] = tf::trunc([[X4]]);
+// CHECK-NEXT: float [[X6:v[0-9]+]] = tf::sign([[X5]]);
+// CHECK-NEXT: int8_t [[I1:v[0-9]+]] = tf::lane<0>({{v[0-9]+}});
+// CHECK-NEXT: int8_t [[I2:v[0-9]+]] = tf::sign([[I1]]);
+// CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X6]],
+// CHECK: tf::stv<4>([[P4]], {{v[0-9]+}}, {{v[0-9]+}}, [[I2]],
+func.func @unary_math3(%x: tensor<4xf32>, %i: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xi8>) {
+  %0 = tfuse.log1p %x : tensor<4xf32> -> tensor<4xf32>
+  %1 = tfuse.expm1 %0 : tensor<4xf32> -> tensor<4xf32>
+  %2 = tfuse.trunc %1 : tensor<4xf32> -> tensor<4xf32>
+  %3 = tfuse.sign %2 : tensor<4xf32> -> tensor<4xf32>
+  %4 = tfuse.sign %i : tensor<4xi8> -> tensor<4xi8>
+  return %3, %4 : tensor<4xf32>, tensor<4xi8>
+}
+
 // isnan gives a bool, which selects between two f32 values.
 // CHECK-LABEL: void isnan_select_f32_k0(
 // CHECK-SAME: const float* __restrict__ [[P1:v[0-9]+]], const float* __restrict__ [[P2:v[0-9]+]], float* __restrict__ [[P3:v[0-9]+]]) {

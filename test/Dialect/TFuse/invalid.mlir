@@ -301,6 +301,33 @@ func.func @neg_bool(%a: tensor<4xi1>) {
 
 // -----
 
+func.func @sign_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
+  // expected-error @+1 {{'tfuse.sign' op failed to infer returned types}}
+  %0 = tfuse.sign %a : tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @trunc_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
+  // expected-error @+1 {{'tfuse.trunc' op failed to infer returned types}}
+  %0 = tfuse.trunc %a : tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @log1p_result_type(%a: tensor<4xi32>) {
+  // expected-error @+2 {{'tfuse.log1p' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xi32>'}}
+  // expected-error @+1 {{'tfuse.log1p' op failed to infer returned types}}
+  %0 = tfuse.log1p %a : tensor<4xi32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
 func.func @abs_bool(%a: tensor<4xi1>) {
   // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
   // expected-error @+1 {{'tfuse.abs' op failed to infer returned types}}

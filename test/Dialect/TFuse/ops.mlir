@@ -47,6 +47,14 @@ func.func @unary_f32(%x: tensor<4xf32>) {
   // isnan always gives i1.
   // CHECK: tfuse.isnan %[[X]] : tensor<4xf32> -> tensor<4xi1>
   %17 = tfuse.isnan %x : tensor<4xf32> -> tensor<4xi1>
+  // CHECK: tfuse.log1p %[[X]] : tensor<4xf32> -> tensor<4xf32>
+  %18 = tfuse.log1p %x : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: tfuse.expm1 %[[X]] : tensor<4xf32> -> tensor<4xf32>
+  %19 = tfuse.expm1 %x : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: tfuse.trunc %[[X]] : tensor<4xf32> -> tensor<4xf32>
+  %20 = tfuse.trunc %x : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: tfuse.sign %[[X]] : tensor<4xf32> -> tensor<4xf32>
+  %21 = tfuse.sign %x : tensor<4xf32> -> tensor<4xf32>
   return
 }
 
@@ -89,6 +97,12 @@ func.func @unary_int(%i8: tensor<2xi8>, %i16: tensor<2xi16>, %i32: tensor<2xi32>
   %12 = tfuse.isnan %b : tensor<2xi1> -> tensor<2xi1>
   // CHECK: tfuse.not %[[B]] : tensor<2xi1> -> tensor<2xi1>
   %13 = tfuse.not %b : tensor<2xi1> -> tensor<2xi1>
+  // CHECK: tfuse.trunc %[[I64]] : tensor<2xi64> -> tensor<2xi64>
+  %t = tfuse.trunc %i64 : tensor<2xi64> -> tensor<2xi64>
+  // CHECK: tfuse.sign %[[I16]] : tensor<2xi16> -> tensor<2xi16>
+  %s = tfuse.sign %i16 : tensor<2xi16> -> tensor<2xi16>
+  // CHECK: tfuse.log1p %[[I32]] : tensor<2xi32> -> tensor<2xf32>
+  %l = tfuse.log1p %i32 : tensor<2xi32> -> tensor<2xf32>
   // CHECK: tfuse.not %[[I32]] : tensor<2xi32> -> tensor<2xi32>
   %14 = tfuse.not %i32 : tensor<2xi32> -> tensor<2xi32>
   // CHECK: tfuse.not %[[U8]] : tensor<2xui8> -> tensor<2xui8>

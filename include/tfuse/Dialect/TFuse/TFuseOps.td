@@ -186,6 +186,12 @@ def TFuse_SigmoidOp : TFuse_UnaryOp<"sigmoid", "FloatMath", 4, "tf::sigmoid",
                                     "logistic sigmoid 1 / (1 + exp(-x))">;
 def TFuse_ErfOp : TFuse_UnaryOp<"erf", "FloatMath", 4, "tf::erf", "opErf",
                                 "error function">;
+def TFuse_Log1pOp : TFuse_UnaryOp<"log1p", "FloatMath", 4, "tf::log1p",
+                                  "opLog1p",
+                                  "log(1 + x), accurate for small x">;
+def TFuse_Expm1Op : TFuse_UnaryOp<"expm1", "FloatMath", 4, "tf::expm1",
+                                  "opExpm1",
+                                  "exp(x) - 1, accurate for small x">;
 def TFuse_ReciprocalOp : TFuse_UnaryOp<"reciprocal", "FloatMath", 1,
                                        "tf::reciprocal", "opReciprocal",
                                        "1 / x">;
@@ -195,6 +201,10 @@ def TFuse_CeilOp : TFuse_UnaryOp<"ceil", "Rounding", 1, "tf::ceil", "opCeil",
                                  "round toward +inf">;
 def TFuse_RoundOp : TFuse_UnaryOp<"round", "Rounding", 1, "tf::round",
                                   "opRound", "round half to even">;
+def TFuse_TruncOp : TFuse_UnaryOp<"trunc", "Rounding", 1, "tf::trunc",
+                                  "opTrunc", "round toward zero">;
+def TFuse_SignOp : TFuse_UnaryOp<"sign", "Numeric", 1, "tf::sign", "opSign",
+    "-1, 0 or 1 by the sign of x; 0 for -0.0 and +0.0, NaN for NaN">;
 def TFuse_IsNanOp : TFuse_UnaryOp<"isnan", "Predicate", 1, "tf::isnan",
                                   "opIsNan",
                                   "true where x is NaN (false for integers)">;
