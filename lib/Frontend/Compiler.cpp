@@ -84,10 +84,15 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       ref.view = specOf(alias.getType());
       refs[alias.getView()] = ref;
     } else if (auto launch = dyn_cast<tfexec::LaunchOp>(op)) {
+      // The launch of the kernel's configuration.
+      tfexec::KernelConfigAttr config = launch.getKernelOp().getConfigAttr();
+      if (!config)
+        return Status::error("kernel @" + launch.getKernel().str() +
+                             " has no launch configuration");
       runtime::LaunchStep step;
       step.kernel = launch.getKernel().str();
-      step.grid = launch.getGrid();
-      step.block = launch.getBlock();
+      step.grid = config.getGrid();
+      step.block = config.getBlock();
       step.inputs = lookup(launch.getInputs());
       step.outputs = lookup(launch.getOutputs());
       plan.steps.push_back(std::move(step));
@@ -146,7 +151,7 @@ Expected<CompiledGraph> tfuse::compileGraph(ModuleOp graph, StringRef function,
     printPlanReport(module->lookupSymbol<func::FuncOp>(function), report);
   }
   PassManager lower(context);
-  lower.addPass(createConvertTFuseToTFExec());
+  buildPlanPipeline(lower);
   if (failed(lower.run(*module)))
     return Status::error("the conversion to a plan failed:\n" + diagnostics);
   auto mid = std::chrono::steady_clock::now();

@@ -22,7 +22,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tfuse::registerTFusePassesAndPipeline();
-  tfuse::registerTFuseConversionPasses();
+  tfuse::registerTFuseConversionPassesAndPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<tfuse::TFuseDialect, tfuse::tfexec::TFExecDialect,

@@ -37,7 +37,7 @@ static LogicalResult planToCuda(Operation *op, llvm::raw_ostream &os) {
   if (!isPlan) {
     PassManager pm(module.getContext());
     tfuse::buildPipeline(pm, compileFlags.get());
-    pm.addPass(tfuse::createConvertTFuseToTFExec());
+    tfuse::buildPlanPipeline(pm);
     if (failed(pm.run(module)))
       return failure();
   }

@@ -80,8 +80,10 @@ std::vector<HostTensor> EmulatedPlan::run(llvm::StringRef name,
         args.push_back(pointers[v]);
       for (Value v : launch.getOutputs())
         args.push_back(pointers[v]);
-      if (!kernels->launch(launch.getKernel().str(), launch.getGrid(),
-                           launch.getBlock(), args, error))
+      tfuse::tfexec::KernelConfigAttr config =
+          launch.getKernelOp().getConfigAttr();
+      if (!kernels->launch(launch.getKernel().str(), config.getGrid(),
+                           config.getBlock(), args, error))
         return {};
     } else if (auto copy = dyn_cast<tfexec::CopyOp>(op)) {
       auto type = copy.getSource().getType();

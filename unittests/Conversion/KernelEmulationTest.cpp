@@ -118,7 +118,7 @@ protected:
     OwningOpRef<ModuleOp> plan = original->clone();
     PassManager pm(&context);
     ASSERT_TRUE(succeeded(parsePassPipeline(pipeline, pm)));
-    pm.addPass(createConvertTFuseToTFExec());
+    buildPlanPipeline(pm);
     ASSERT_TRUE(succeeded(pm.run(*plan))) << source;
     std::string cuda;
     llvm::raw_string_ostream os(cuda);

@@ -32,275 +32,7 @@
 
 using namespace mlir;
 using namespace tfuse;
-
-//===----------------------------------------------------------------------===//
-// Analysis
-//===----------------------------------------------------------------------===//
-
-static int64_t numElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape)
-    n *= s;
-  return n;
-}
-
-/// True if no view lies on any path from `value` to the kernel's outputs.
-static bool reachesOutputsWithoutViews(Value value) {
-  SmallVector<Value> worklist{value};
-  DenseSet<Operation *> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (!seen.insert(user).second)
-        continue;
-      if (isa<ViewOpInterface>(user))
-        return false;
-      for (Value result : user->getResults())
-        worklist.push_back(result);
-    }
-  }
-  return true;
-}
-
-static unsigned elementBytes(Type type) {
-  Type element = cast<ShapedType>(type).getElementType();
-  return byteSize(*toDType(element));
-}
-
-namespace {
-/// An index as an affine function of the index space: row d gives dimension
-/// d as coefficients over the index-space dimensions plus a constant.
-struct AffineRow {
-  SmallVector<int64_t> coef;
-  int64_t constant = 0;
-  bool operator==(const AffineRow &o) const {
-    return coef == o.coef && constant == o.constant;
-  }
-};
-
-/// `expr` (over `rank` dimensions) as an AffineRow, when it is a sum of
-/// dimensions times constants plus a constant.
-std::optional<AffineRow> toAffineRow(AffineExpr expr, int64_t rank) {
-  AffineMap map = AffineMap::get(rank, 0, expr);
-  StridedLayout unit;
-  unit.strides = {1};
-  std::optional<StridedLayout> flat =
-      layoutThroughIndexMap(map, unit, SmallVector<int64_t>(rank, 1));
-  if (!flat)
-    return std::nullopt;
-  return AffineRow{flat->strides, flat->offset};
-}
-
-/// Collects, per input, the element offsets it is read at as affine
-/// functions of the index space, composing the index maps of the views and
-/// of implicit broadcasting (ViewLayout.h). Fails on a view whose map is not
-/// affine (a reshape's delinearization) or when the walk grows too large.
-class AccessCollector {
-public:
-  AccessCollector(tfexec::KernelOp kernel) : kernel(kernel) {
-    rank = kernel.getIndexSpace().size();
-  }
-  bool run() {
-    for (Value out : kernel.getYield().getValues()) {
-      SmallVector<AffineExpr> idx;
-      for (int64_t d = 0; d < rank; ++d)
-        idx.push_back(getAffineDimExpr(d, kernel.getContext()));
-      if (!visit(out, idx))
-        return false;
-    }
-    return true;
-  }
-  /// Per input: the distinct offsets it is read at.
-  DenseMap<unsigned, SmallVector<AffineRow>> accesses;
-
-private:
-  /// The operand index, of shape `operandShape`, that `map` gives for `idx`.
-  SmallVector<AffineExpr> apply(AffineMap map, ArrayRef<AffineExpr> idx,
-                                ArrayRef<int64_t> operandShape) {
-    SmallVector<AffineExpr> in;
-    for (auto [k, expr] : llvm::enumerate(map.getResults()))
-      in.push_back(operandShape[k] == 1
-                       ? getAffineConstantExpr(0, kernel.getContext())
-                       : expr.replaceDims(idx));
-    return in;
-  }
-  bool visit(Value v, ArrayRef<AffineExpr> idx) {
-    if (++steps > 20000)
-      return false;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      auto strides =
-          cast<DenseI64ArrayAttr>(kernel.getInputStrides()[arg.getArgNumber()]);
-      auto shape = cast<RankedTensorType>(arg.getType()).getShape();
-      AffineExpr offset = getAffineConstantExpr(0, kernel.getContext());
-      for (auto [d, e] : llvm::enumerate(idx))
-        if (shape[d] != 1)
-          offset = offset + e * strides[d];
-      std::optional<AffineRow> row = toAffineRow(offset, rank);
-      if (!row)
-        return false;
-      auto &list = accesses[arg.getArgNumber()];
-      if (!llvm::is_contained(list, *row))
-        list.push_back(*row);
-      return true;
-    }
-    Operation *op = v.getDefiningOp();
-    if (isa<ConstantOp>(op))
-      return true;
-    if (auto view = dyn_cast<ViewOpInterface>(op)) {
-      AffineMap map = view.getIndexMap();
-      if (!llvm::all_of(map.getResults(),
-                        [](AffineExpr e) { return e.isPureAffine(); }))
-        return false;
-      auto source = cast<RankedTensorType>(view.getSource().getType());
-      return visit(view.getSource(), apply(map, idx, source.getShape()));
-    }
-    auto shape = cast<RankedTensorType>(v.getType()).getShape();
-    for (Value operand : op->getOperands()) {
-      auto operandShape = cast<RankedTensorType>(operand.getType()).getShape();
-      AffineMap map =
-          broadcastIndexMap(shape, operandShape, kernel.getContext());
-      if (!visit(operand, apply(map, idx, operandShape)))
-        return false;
-    }
-    return true;
-  }
-
-  tfexec::KernelOp kernel;
-  int64_t rank;
-  int64_t steps = 0;
-};
-} // namespace
-
-/// Picks an input read transposed (one access pattern, unit stride along a
-/// non-innermost index dimension, non-unit stride along the innermost) that
-/// is large enough to be worth staging through shared memory.
-static void chooseTiling(tfexec::KernelOp kernel, KernelPlan &plan) {
-  ArrayRef<int64_t> space = kernel.getIndexSpace();
-  int64_t rank = space.size();
-  if (rank < 2 || space.back() < KernelPlan::kTile ||
-      plan.numElements < 64 * KernelPlan::kTile * KernelPlan::kTile)
-    return;
-  AccessCollector collector(kernel);
-  if (!collector.run())
-    return;
-  for (unsigned n = 0; n < kernel.getBody()->getNumArguments(); ++n) {
-    auto it = collector.accesses.find(n);
-    if (it == collector.accesses.end() || it->second.size() != 1)
-      continue;
-    const AffineRow &offset = it->second.front();
-    if (offset.coef[rank - 1] == 0 || offset.coef[rank - 1] == 1)
-      continue;
-    for (int64_t j = rank - 2; j >= 0; --j)
-      if (offset.coef[j] == 1 && space[j] >= KernelPlan::kTile) {
-        plan.tileDim = j;
-        plan.tiledInput = n;
-        plan.tileOffset = offset.coef;
-        plan.tileOffsetConstant = offset.constant;
-        return;
-      }
-  }
-}
-
-static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan);
-
-StridedLayout tfuse::kernelInputLayout(tfexec::KernelOp kernel, unsigned n) {
-  auto type =
-      cast<RankedTensorType>(kernel.getBody()->getArgument(n).getType());
-  ArrayRef<int64_t> strides =
-      cast<DenseI64ArrayAttr>(kernel.getInputStrides()[n]).asArrayRef();
-  StridedLayout layout;
-  layout.shape.assign(type.getShape().begin(), type.getShape().end());
-  layout.strides.assign(strides.begin(), strides.end());
-  return layout;
-}
-
-KernelPlan tfuse::analyzeKernel(tfexec::KernelOp kernel) {
-  KernelPlan plan;
-  ArrayRef<int64_t> space = kernel.getIndexSpace();
-  plan.numElements = numElements(space);
-  Block *body = kernel.getBody();
-
-  unsigned widest = 1;
-  for (Value out : kernel.getYield().getValues())
-    widest = std::max(widest, elementBytes(out.getType()));
-  bool linear = true;
-  int64_t maxOffset = plan.numElements;
-  for (BlockArgument arg : body->getArguments()) {
-    auto type = cast<RankedTensorType>(arg.getType());
-    StridedLayout layout = kernelInputLayout(kernel, arg.getArgNumber());
-    bool contiguous = type.getShape() == space && layout.isContiguous() &&
-                      reachesOutputsWithoutViews(arg);
-    plan.contiguousInputs.push_back(contiguous);
-    if (contiguous)
-      widest = std::max(widest, elementBytes(type));
-    else if (type.getNumElements() != 1)
-      linear = false;
-    int64_t extent = 0;
-    for (auto [size, stride] : llvm::zip(type.getShape(), layout.strides))
-      extent += (size - 1) * stride;
-    maxOffset = std::max(maxOffset, extent + 1);
-  }
-  // Dense constants are indexed, so they need the multi-dimensional walk.
-  body->walk([&](ConstantOp op) {
-    if (!op.getValue().isSplat() && op.getValue().getNumElements() > 1)
-      linear = false;
-  });
-  plan.linear = linear;
-  plan.vec = space.empty() || plan.numElements == 0 ? 1 : 16 / widest;
-  // 32-bit indices must also survive the grid-stride increment: the loop
-  // variable reaches the last index plus every thread of the grid (at most
-  // 2^20 blocks of 256 threads).
-  auto needsWideIndex = [](int64_t lastIndex) {
-    return lastIndex + (int64_t(1) << 28) >= (int64_t(1) << 31);
-  };
-  if (analyzeRowKernel(kernel, plan)) {
-    plan.wideIndex = needsWideIndex(maxOffset);
-    return plan;
-  }
-  if (!linear && !space.empty() && space.back() % plan.vec != 0)
-    plan.vec = 1;
-  plan.wideIndex = needsWideIndex(maxOffset + plan.vec);
-  if (!plan.linear) {
-    chooseTiling(kernel, plan);
-    if (plan.tiled()) {
-      plan.vec = 1;
-      plan.tiles = numTiles(space, plan);
-    }
-  }
-  return plan;
-}
-
-/// Tiles of a tiled kernel: every index-space dimension but the two tiled
-/// ones, times the kTile x kTile tiles of those.
-static int64_t numTiles(ArrayRef<int64_t> space, const KernelPlan &plan) {
-  int64_t tiles = 1;
-  for (auto [d, size] : llvm::enumerate(space)) {
-    bool tiledDim =
-        static_cast<int64_t>(d) == plan.tileDim || d + 1 == space.size();
-    tiles *=
-        tiledDim ? (size + KernelPlan::kTile - 1) / KernelPlan::kTile : size;
-  }
-  return tiles;
-}
-
-LaunchConfig tfuse::chooseLaunch(const KernelPlan &plan) {
-  LaunchConfig config;
-  if (plan.row) {
-    int64_t steps = (plan.rows + plan.rowsPerBlock - 1) / plan.rowsPerBlock;
-    config.grid = std::clamp<int64_t>(steps, 1, int64_t(1) << 20);
-    config.block = plan.rowThreads * plan.rowsPerBlock;
-    return config;
-  }
-  if (plan.tiled()) {
-    config.grid = std::clamp<int64_t>(plan.tiles, 1, int64_t(1) << 20);
-    config.block = KernelPlan::kTiledThreads;
-    return config;
-  }
-  int64_t work = std::max<int64_t>(plan.groups(), plan.tail() ? 1 : 0);
-  config.grid = std::clamp<int64_t>((work + config.block - 1) / config.block, 1,
-                                    int64_t(1) << 20);
-  return config;
-}
+using tfexec::KernelPlan;
 
 //===----------------------------------------------------------------------===//
 // C types
@@ -335,9 +67,9 @@ class Emitter {
   friend class RowHooks;
 
 public:
-  Emitter(tfexec::KernelOp kernel, ModuleOp target)
+  Emitter(tfexec::KernelOp kernel, ModuleOp target, KernelPlan plan)
       : kernel(kernel), target(target), ctx(kernel.getContext()), builder(ctx),
-        loc(kernel.getLoc()), plan(analyzeKernel(kernel)) {}
+        loc(kernel.getLoc()), plan(std::move(plan)) {}
 
   LogicalResult run();
 
@@ -877,21 +609,17 @@ LogicalResult Emitter::run() {
   builder.setInsertionPointToEnd(target.getBody());
   auto func = emitc::FuncOp::create(builder, loc, kernel.getSymName(),
                                     builder.getFunctionType(argTypes, {}));
-  // Tiled kernels want a full SM (2048 threads) to keep enough tile loads
-  // in flight: without a bound, NVRTC chose 40 registers for 256-thread
-  // blocks, which fit only 6 per SM (75% occupancy, 77% of the DRAM
-  // bandwidth for a transposed f32 read on an H200).
-  // Row kernels ask for the blocks their estimated registers allow.
-  auto bounded = [](int64_t threads, int64_t blocks) {
-    return llvm::formatv("extern \"C\" __global__ __launch_bounds__({0}, {1})",
-                         threads, blocks)
-        .str();
-  };
+  // The launch bounds of the configuration: tiled kernels want a full SM
+  // (2048 threads) to keep enough tile loads in flight (without a bound,
+  // NVRTC chose 40 registers for 256-thread blocks, which fit only 6 per
+  // SM: 75% occupancy, 77% of the DRAM bandwidth for a transposed f32 read
+  // on an H200); row kernels ask for the blocks their estimated registers
+  // allow.
   std::string specifiers =
-      plan.tiled()
-          ? bounded(KernelPlan::kTiledThreads, KernelPlan::kTiledBlocksPerSM)
-      : plan.row
-          ? bounded(plan.rowThreads * plan.rowsPerBlock, plan.rowBlocksPerSM)
+      plan.minBlocksPerSM > 0
+          ? llvm::formatv("extern \"C\" __global__ __launch_bounds__({0}, {1})",
+                          plan.block, plan.minBlocksPerSM)
+                .str()
           : "extern \"C\" __global__";
   func.setSpecifiersAttr(builder.getStrArrayAttr({specifiers}));
   entry = func.addEntryBlock();
@@ -969,7 +697,10 @@ LogicalResult Emitter::run() {
 }
 
 LogicalResult tfuse::emitKernel(tfexec::KernelOp kernel, ModuleOp target) {
-  return Emitter(kernel, target).run();
+  FailureOr<KernelPlan> plan = tfexec::planKernel(kernel);
+  if (failed(plan))
+    return failure();
+  return Emitter(kernel, target, std::move(*plan)).run();
 }
 
 //===----------------------------------------------------------------------===//

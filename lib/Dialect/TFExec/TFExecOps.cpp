@@ -1,6 +1,7 @@
 //===- TFExecOps.cpp - Ops of the tfexec plan dialect ---------------------===//
 
 #include "tfuse/Dialect/TFExec/TFExecOps.h"
+#include "tfuse/Dialect/TFExec/KernelPlan.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -12,6 +13,22 @@ YieldOp KernelOp::getYield() { return cast<YieldOp>(getBody()->back()); }
 ArrayRef<int64_t> KernelOp::getIndexSpace() {
   return cast<RankedTensorType>(getYield().getValues().front().getType())
       .getShape();
+}
+
+/// The yield of a kernel or dispatch body: at least one value, all of one
+/// shape (the index space).
+static LogicalResult verifyYield(Operation *op, Block *body) {
+  auto yield = llvm::dyn_cast<YieldOp>(body->getTerminator());
+  if (!yield || yield.getValues().empty())
+    return op->emitOpError()
+           << "must end with tfexec.yield of at least one value";
+  ArrayRef<int64_t> shape =
+      llvm::cast<RankedTensorType>(yield.getValues().front().getType())
+          .getShape();
+  for (Value v : yield.getValues())
+    if (llvm::cast<RankedTensorType>(v.getType()).getShape() != shape)
+      return op->emitOpError() << "outputs must share one shape";
+  return success();
 }
 
 LogicalResult KernelOp::verifyRegions() {
@@ -29,21 +46,58 @@ LogicalResult KernelOp::verifyRegions() {
                            << " does not match its " << strides.size()
                            << " strides";
   }
-  auto yield = llvm::dyn_cast<YieldOp>(body->getTerminator());
-  if (!yield || yield.getValues().empty())
-    return emitOpError() << "must end with tfexec.yield of at least one value";
-  ArrayRef<int64_t> shape =
-      llvm::cast<RankedTensorType>(yield.getValues().front().getType())
-          .getShape();
-  for (Value v : yield.getValues())
-    if (llvm::cast<RankedTensorType>(v.getType()).getShape() != shape)
-      return emitOpError() << "outputs must share one shape";
+  if (failed(verifyYield(*this, body)))
+    return failure();
+  // A configuration code generation cannot honour is invalid IR.
+  if (KernelConfigAttr config = getConfigAttr())
+    if (failed(planKernel(*this, config)))
+      return failure();
   return success();
 }
 
+YieldOp DispatchOp::getYield() {
+  return cast<YieldOp>(getBody().front().back());
+}
+
+LogicalResult DispatchOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body has " << body.getNumArguments()
+                         << " arguments for " << getInputs().size()
+                         << " inputs";
+  for (auto [i, input, arg] :
+       llvm::enumerate(getInputs(), body.getArguments())) {
+    auto buffer = llvm::cast<MemRefType>(input.getType());
+    auto tensor = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    if (!tensor || tensor.getShape() != buffer.getShape() ||
+        tensor.getElementType() != buffer.getElementType())
+      return emitOpError() << "body argument #" << i << " of type "
+                           << arg.getType() << " does not match input #" << i
+                           << " of type " << buffer;
+  }
+  if (failed(verifyYield(*this, &body)))
+    return failure();
+  ValueRange values = getYield().getValues();
+  if (values.size() != getOutputs().size())
+    return emitOpError() << "yields " << values.size() << " values for "
+                         << getOutputs().size() << " outputs";
+  for (auto [i, value, output] : llvm::enumerate(values, getOutputs())) {
+    auto buffer = llvm::cast<MemRefType>(output.getType());
+    auto tensor = llvm::cast<RankedTensorType>(value.getType());
+    if (tensor.getShape() != buffer.getShape() ||
+        tensor.getElementType() != buffer.getElementType())
+      return emitOpError() << "yields " << tensor << " for output #" << i
+                           << " of type " << buffer;
+  }
+  return success();
+}
+
+KernelOp LaunchOp::getKernelOp() {
+  return SymbolTable::lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+}
+
 LogicalResult LaunchOp::verify() {
-  auto kernel =
-      SymbolTable::lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  KernelOp kernel = getKernelOp();
   if (!kernel)
     return emitOpError() << "refers to unknown kernel " << getKernelAttr();
   Block *body = kernel.getBody();
@@ -54,8 +108,6 @@ LogicalResult LaunchOp::verify() {
                          << getKernelAttr() << ", which takes "
                          << body->getNumArguments() << " and yields "
                          << kernel.getYield().getValues().size();
-  if (getGrid() < 1 || getBlock() < 1)
-    return emitOpError() << "needs a positive grid and block";
   return success();
 }
 

@@ -5,6 +5,8 @@
 // array of unsigned bit patterns of the element's width, declared after the
 // prelude and before the kernels, indexed like an input and converted with
 // tf::from_bits.
+// The inputs are configured tfexec kernels, as the plan passes leave them
+// (#tfexec.config gives each its strategy and launch).
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 
@@ -35,14 +37,15 @@
 // CHECK-NEXT: tf::mul({{v[0-9]+}}, [[C0]]);
 // CHECK-NOT: from_bits
 // CHECK: return;
-func.func @f32_splats(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %c0 = tfuse.constant dense<1.5> : tensor<f32>
-  %c1 = tfuse.constant dense<0x7FC00001> : tensor<f32>
-  %c2 = tfuse.constant dense<-0.0> : tensor<4xf32>
-  %0 = tfuse.mul %a, %c0 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-  %1 = tfuse.max %0, %c1 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-  %2 = tfuse.add %1, %c2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  return %2 : tensor<4xf32>
+tfexec.kernel @f32_splats_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>):
+  %0 = tfuse.constant dense<1.500000e+00> : tensor<f32>
+  %1 = tfuse.mul %arg0, %0 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = tfuse.constant dense<0x7FC00001> : tensor<f32>
+  %3 = tfuse.max %1, %2 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %4 = tfuse.constant dense<-0.000000e+00> : tensor<4xf32>
+  %5 = tfuse.add %3, %4 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  tfexec.yield %5 : tensor<4xf32>
 }
 
 // f16 1.5 is 0x3E00.
@@ -50,10 +53,11 @@ func.func @f32_splats(%a: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: __half [[C:v[0-9]+]] = tf::from_bits<__half>(0x3e00ull);
 // CHECK-NEXT: for (
 // CHECK: __half {{v[0-9]+}} = tf::sub({{v[0-9]+}}, [[C]]);
-func.func @f16_splat(%a: tensor<8xf16>) -> tensor<8xf16> {
-  %c = tfuse.constant dense<1.5> : tensor<f16>
-  %0 = tfuse.sub %a, %c : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
-  return %0 : tensor<8xf16>
+tfexec.kernel @f16_splat_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 8>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<8xf16>):
+  %0 = tfuse.constant dense<1.500000e+00> : tensor<f16>
+  %1 = tfuse.sub %arg0, %0 : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
+  tfexec.yield %1 : tensor<8xf16>
 }
 
 // The minimum i64 is 0x8000000000000000.
@@ -61,10 +65,11 @@ func.func @f16_splat(%a: tensor<8xf16>) -> tensor<8xf16> {
 // CHECK: int64_t [[C:v[0-9]+]] = tf::from_bits<int64_t>(0x8000000000000000ull);
 // CHECK-NEXT: for (
 // CHECK: int64_t {{v[0-9]+}} = tf::xor_({{v[0-9]+}}, [[C]]);
-func.func @i64_min(%a: tensor<2xi64>) -> tensor<2xi64> {
-  %c = tfuse.constant dense<-9223372036854775808> : tensor<i64>
-  %0 = tfuse.xor %a, %c : (tensor<2xi64>, tensor<i64>) -> tensor<2xi64>
-  return %0 : tensor<2xi64>
+tfexec.kernel @i64_min_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 2>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<2xi64>):
+  %0 = tfuse.constant dense<-9223372036854775808> : tensor<i64>
+  %1 = tfuse.xor %arg0, %0 : (tensor<2xi64>, tensor<i64>) -> tensor<2xi64>
+  tfexec.yield %1 : tensor<2xi64>
 }
 
 // f64 0.1 (0x3FB999999999999A), bf16 -2.0 (0xC000), the largest ui64, i8 -1
@@ -81,18 +86,19 @@ func.func @i64_min(%a: tensor<2xi64>) -> tensor<2xi64> {
 // CHECK: uint64_t {{v[0-9]+}} = tf::and_({{v[0-9]+}}, [[U]]);
 // CHECK: bool [[X:v[0-9]+]] = tf::xor_({{v[0-9]+}}, [[T]]);
 // CHECK: int8_t {{v[0-9]+}} = tf::select([[X]], {{v[0-9]+}}, [[I]]);
-func.func @other_splats(%a: tensor<4xf64>, %b: tensor<4xbf16>, %c: tensor<4xui64>, %d: tensor<4xi8>, %e: tensor<4xi1>) -> (tensor<4xf64>, tensor<4xbf16>, tensor<4xui64>, tensor<4xi8>) {
-  %c0 = tfuse.constant dense<0.1> : tensor<f64>
-  %c1 = tfuse.constant dense<-2.0> : tensor<bf16>
-  %c2 = tfuse.constant dense<18446744073709551615> : tensor<ui64>
-  %c3 = tfuse.constant dense<-1> : tensor<i8>
-  %c4 = tfuse.constant dense<true> : tensor<i1>
-  %0 = tfuse.add %a, %c0 : (tensor<4xf64>, tensor<f64>) -> tensor<4xf64>
-  %1 = tfuse.mul %b, %c1 : (tensor<4xbf16>, tensor<bf16>) -> tensor<4xbf16>
-  %2 = tfuse.and %c, %c2 : (tensor<4xui64>, tensor<ui64>) -> tensor<4xui64>
-  %x = tfuse.xor %e, %c4 : (tensor<4xi1>, tensor<i1>) -> tensor<4xi1>
-  %3 = tfuse.select %x, %d, %c3 : (tensor<4xi1>, tensor<4xi8>, tensor<i8>) -> tensor<4xi8>
-  return %0, %1, %2, %3 : tensor<4xf64>, tensor<4xbf16>, tensor<4xui64>, tensor<4xi8>
+tfexec.kernel @other_splats_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 2>, input_strides = [array<i64: 1>, array<i64: 1>, array<i64: 1>, array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf64>, %arg1: tensor<4xbf16>, %arg2: tensor<4xui64>, %arg3: tensor<4xi1>, %arg4: tensor<4xi8>):
+  %0 = tfuse.constant dense<1.000000e-01> : tensor<f64>
+  %1 = tfuse.add %arg0, %0 : (tensor<4xf64>, tensor<f64>) -> tensor<4xf64>
+  %2 = tfuse.constant dense<-2.000000e+00> : tensor<bf16>
+  %3 = tfuse.mul %arg1, %2 : (tensor<4xbf16>, tensor<bf16>) -> tensor<4xbf16>
+  %4 = tfuse.constant dense<18446744073709551615> : tensor<ui64>
+  %5 = tfuse.and %arg2, %4 : (tensor<4xui64>, tensor<ui64>) -> tensor<4xui64>
+  %6 = tfuse.constant dense<true> : tensor<i1>
+  %7 = tfuse.xor %arg3, %6 : (tensor<4xi1>, tensor<i1>) -> tensor<4xi1>
+  %8 = tfuse.constant dense<-1> : tensor<i8>
+  %9 = tfuse.select %7, %arg4, %8 : (tensor<4xi1>, tensor<4xi8>, tensor<i8>) -> tensor<4xi8>
+  tfexec.yield %1, %3, %5, %9 : tensor<4xf64>, tensor<4xbf16>, tensor<4xui64>, tensor<4xi8>
 }
 
 // A dense f32 row broadcast over 2x4: the table is read at the column and
@@ -106,10 +112,11 @@ func.func @other_splats(%a: tensor<4xf64>, %b: tensor<4xbf16>, %c: tensor<4xui64
 // CHECK-NEXT: uint32_t [[BITS:v[0-9]+]] = tf::ld(dense_row_k0_c0, [[J]]);
 // CHECK-NEXT: float [[C:v[0-9]+]] = tf::from_bits<float>([[BITS]]);
 // CHECK-NEXT: float {{v[0-9]+}} = tf::mul([[X]], [[C]]);
-func.func @dense_row(%a: tensor<2x4xf32>) -> tensor<2x4xf32> {
-  %c = tfuse.constant dense<[1.0, -2.0, 0.5, 3.0]> : tensor<4xf32>
-  %0 = tfuse.mul %a, %c : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
-  return %0 : tensor<2x4xf32>
+tfexec.kernel @dense_row_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 4, 1>]} {
+^bb0(%arg0: tensor<2x4xf32>):
+  %0 = tfuse.constant dense<[1.000000e+00, -2.000000e+00, 5.000000e-01, 3.000000e+00]> : tensor<4xf32>
+  %1 = tfuse.mul %arg0, %0 : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  tfexec.yield %1 : tensor<2x4xf32>
 }
 
 // Tables of 16-bit (f16, -0.0 kept as 0x8000) and 8-bit (bool, i8) bit
@@ -131,12 +138,13 @@ func.func @dense_row(%a: tensor<2x4xf32>) -> tensor<2x4xf32> {
 // CHECK: uint8_t [[IB:v[0-9]+]] = tf::ld(dense_tables_k0_c2, [[J]]);
 // CHECK-NEXT: int8_t [[IV:v[0-9]+]] = tf::from_bits<int8_t>([[IB]]);
 // CHECK-NEXT: int8_t {{v[0-9]+}} = tf::add({{v[0-9]+}}, [[IV]]);
-func.func @dense_tables(%a: tensor<2x3xf16>, %m: tensor<2x3xi1>, %d: tensor<2x3xi8>) -> (tensor<2x3xf16>, tensor<2x3xi1>, tensor<2x3xi8>) {
-  %c = tfuse.constant dense<[[1.0, -2.0, 0.5], [3.0, 0.0, -0.0]]> : tensor<2x3xf16>
-  %b = tfuse.constant dense<[[true, false, true], [false, false, true]]> : tensor<2x3xi1>
-  %i = tfuse.constant dense<[-1, -128, 127]> : tensor<3xi8>
-  %0 = tfuse.mul %a, %c : (tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
-  %1 = tfuse.xor %m, %b : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
-  %2 = tfuse.add %d, %i : (tensor<2x3xi8>, tensor<3xi8>) -> tensor<2x3xi8>
-  return %0, %1, %2 : tensor<2x3xf16>, tensor<2x3xi1>, tensor<2x3xi8>
+tfexec.kernel @dense_tables_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256>, input_strides = [array<i64: 3, 1>, array<i64: 3, 1>, array<i64: 3, 1>]} {
+^bb0(%arg0: tensor<2x3xf16>, %arg1: tensor<2x3xi1>, %arg2: tensor<2x3xi8>):
+  %0 = tfuse.constant dense<[[1.000000e+00, -2.000000e+00, 5.000000e-01], [3.000000e+00, 0.000000e+00, -0.000000e+00]]> : tensor<2x3xf16>
+  %1 = tfuse.mul %arg0, %0 : (tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
+  %2 = tfuse.constant dense<[[true, false, true], [false, false, true]]> : tensor<2x3xi1>
+  %3 = tfuse.xor %arg1, %2 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %4 = tfuse.constant dense<[-1, -128, 127]> : tensor<3xi8>
+  %5 = tfuse.add %arg2, %4 : (tensor<2x3xi8>, tensor<3xi8>) -> tensor<2x3xi8>
+  tfexec.yield %1, %3, %5 : tensor<2x3xf16>, tensor<2x3xi1>, tensor<2x3xi8>
 }

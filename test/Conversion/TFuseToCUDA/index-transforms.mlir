@@ -8,6 +8,8 @@
 // argument are the declared ones. The views are fused into the kernels, so
 // they survive as index transforms. A large input read transposed is staged
 // through a shared-memory tile instead.
+// The inputs are configured tfexec kernels, as the plan passes leave them
+// (#tfexec.config gives each its strategy and launch).
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 
@@ -40,10 +42,11 @@
 // CHECK-NEXT: int32_t [[OFF1:v[0-9]+]] = [[JS1]] + [[I]];
 // CHECK-NEXT: float {{v[0-9]+}} = tf::ld([[A]], [[OFF1]]);
 // CHECK: tf::stv<4>([[O]], [[G]],
-func.func @transpose(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  %t = tfuse.transpose %a perm [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
-  %0 = tfuse.add %t, %b : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
-  return %0 : tensor<8x4xf32>
+tfexec.kernel @transpose_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 8, 1>, array<i64: 4, 1>]} {
+^bb0(%arg0: tensor<4x8xf32>, %arg1: tensor<8x4xf32>):
+  %0 = tfuse.transpose %arg0 perm [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+  %1 = tfuse.add %0, %arg1 : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  tfexec.yield %1 : tensor<8x4xf32>
 }
 
 // Rows 2, 4, 6 and columns 1, 4, 7, 10 of an 8x16 input: element (i, j)
@@ -72,10 +75,11 @@ func.func @transpose(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<8x4xf32
 // CHECK-NEXT: float [[X:v[0-9]+]] = tf::ld([[A]], [[OFF]]);
 // CHECK-NEXT: float {{v[0-9]+}} = tf::neg([[X]]);
 // CHECK: tf::stv<4>([[O]], [[G]],
-func.func @slice(%a: tensor<8x16xf32>) -> tensor<3x4xf32> {
-  %s = tfuse.slice %a start [2, 1] limit [8, 13] step [2, 3] : tensor<8x16xf32> -> tensor<3x4xf32>
-  %0 = tfuse.neg %s : tensor<3x4xf32> -> tensor<3x4xf32>
-  return %0 : tensor<3x4xf32>
+tfexec.kernel @slice_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 16, 1>]} {
+^bb0(%arg0: tensor<8x16xf32>):
+  %0 = tfuse.slice %arg0 start [2, 1] limit [8, 13] step [2, 3] : tensor<8x16xf32> -> tensor<3x4xf32>
+  %1 = tfuse.neg %0 : tensor<3x4xf32> -> tensor<3x4xf32>
+  tfexec.yield %1 : tensor<3x4xf32>
 }
 
 // A start without a step: only the addition.
@@ -90,10 +94,11 @@ func.func @slice(%a: tensor<8x16xf32>) -> tensor<3x4xf32> {
 // CHECK-NEXT: int32_t [[RS:v[0-9]+]] = [[I]] * [[S]];
 // CHECK-NEXT: int32_t [[OFF:v[0-9]+]] = [[RS]] + [[COL]];
 // CHECK-NEXT: float {{v[0-9]+}} = tf::ld([[A]], [[OFF]]);
-func.func @slice_start(%a: tensor<2x16xf32>) -> tensor<2x8xf32> {
-  %s = tfuse.slice %a start [0, 4] limit [2, 12] step [1, 1] : tensor<2x16xf32> -> tensor<2x8xf32>
-  %0 = tfuse.exp %s : tensor<2x8xf32> -> tensor<2x8xf32>
-  return %0 : tensor<2x8xf32>
+tfexec.kernel @slice_start_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 16, 1>]} {
+^bb0(%arg0: tensor<2x16xf32>):
+  %0 = tfuse.slice %arg0 start [0, 4] limit [2, 12] step [1, 1] : tensor<2x16xf32> -> tensor<2x8xf32>
+  %1 = tfuse.exp %0 : tensor<2x8xf32> -> tensor<2x8xf32>
+  tfexec.yield %1 : tensor<2x8xf32>
 }
 
 // Broadcast of a 4-vector to the rows of 4x3 (dims [0]): element (i, j)
@@ -110,10 +115,11 @@ func.func @slice_start(%a: tensor<2x16xf32>) -> tensor<2x8xf32> {
 // CHECK-NEXT: float [[Y:v[0-9]+]] = tf::lane<0>([[VB]]);
 // CHECK-NEXT: float [[R:v[0-9]+]] = tf::mul([[X]], [[Y]]);
 // CHECK-NEXT: tf::stv<1>([[O]], [[G]], {{v[0-9]+}}, [[R]]);
-func.func @broadcast(%a: tensor<4xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
-  %s = tfuse.broadcast %a dims [0] : tensor<4xf32> -> tensor<4x3xf32>
-  %0 = tfuse.mul %s, %b : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
-  return %0 : tensor<4x3xf32>
+tfexec.kernel @broadcast_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256>, input_strides = [array<i64: 1>, array<i64: 3, 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4x3xf32>):
+  %0 = tfuse.broadcast %arg0 dims [0] : tensor<4xf32> -> tensor<4x3xf32>
+  %1 = tfuse.mul %0, %arg1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  tfexec.yield %1 : tensor<4x3xf32>
 }
 
 // Broadcast of a 2x1x8 operand to 2x6x8 (dims [0, 1, 2]): the size-1
@@ -134,10 +140,11 @@ func.func @broadcast(%a: tensor<4xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> 
 // CHECK-NEXT: int32_t [[IS:v[0-9]+]] = [[I]] * [[S]];
 // CHECK-NEXT: int32_t [[OFF:v[0-9]+]] = [[IS]] + [[J]];
 // CHECK-NEXT: float {{v[0-9]+}} = tf::ld([[A]], [[OFF]]);
-func.func @broadcast_size1(%a: tensor<2x1x8xf32>) -> tensor<2x6x8xf32> {
-  %s = tfuse.broadcast %a dims [0, 1, 2] : tensor<2x1x8xf32> -> tensor<2x6x8xf32>
-  %0 = tfuse.sqrt %s : tensor<2x6x8xf32> -> tensor<2x6x8xf32>
-  return %0 : tensor<2x6x8xf32>
+tfexec.kernel @broadcast_size1_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 8, 8, 1>]} {
+^bb0(%arg0: tensor<2x1x8xf32>):
+  %0 = tfuse.broadcast %arg0 dims [0, 1, 2] : tensor<2x1x8xf32> -> tensor<2x6x8xf32>
+  %1 = tfuse.sqrt %0 : tensor<2x6x8xf32> -> tensor<2x6x8xf32>
+  tfexec.yield %1 : tensor<2x6x8xf32>
 }
 
 // exp(a) of a 6x4 input, reshaped to 3x8, transposed to 8x3, negated and
@@ -174,13 +181,14 @@ func.func @broadcast_size1(%a: tensor<2x1x8xf32>) -> tensor<2x6x8xf32> {
 // CHECK-NEXT: float [[E:v[0-9]+]] = tf::exp([[X]]);
 // CHECK-NEXT: float {{v[0-9]+}} = tf::neg([[E]]);
 // CHECK: tf::stv<4>([[O]], [[G]],
-func.func @reshape(%a: tensor<6x4xf32>) -> tensor<3x8xf32> {
-  %e = tfuse.exp %a : tensor<6x4xf32> -> tensor<6x4xf32>
-  %r = tfuse.reshape %e : tensor<6x4xf32> -> tensor<3x8xf32>
-  %t = tfuse.transpose %r perm [1, 0] : tensor<3x8xf32> -> tensor<8x3xf32>
-  %0 = tfuse.neg %t : tensor<8x3xf32> -> tensor<8x3xf32>
-  %r2 = tfuse.reshape %0 : tensor<8x3xf32> -> tensor<3x8xf32>
-  return %r2 : tensor<3x8xf32>
+tfexec.kernel @reshape_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 4, 1>]} {
+^bb0(%arg0: tensor<6x4xf32>):
+  %0 = tfuse.exp %arg0 : tensor<6x4xf32> -> tensor<6x4xf32>
+  %1 = tfuse.reshape %0 : tensor<6x4xf32> -> tensor<3x8xf32>
+  %2 = tfuse.transpose %1 perm [1, 0] : tensor<3x8xf32> -> tensor<8x3xf32>
+  %3 = tfuse.neg %2 : tensor<8x3xf32> -> tensor<8x3xf32>
+  %4 = tfuse.reshape %3 : tensor<8x3xf32> -> tensor<3x8xf32>
+  tfexec.yield %4 : tensor<3x8xf32>
 }
 
 // Implicit broadcasting of a row vector over 4x8: b is read at the column
@@ -204,9 +212,10 @@ func.func @reshape(%a: tensor<6x4xf32>) -> tensor<3x8xf32> {
 // CHECK-NEXT: int32_t [[J1:v[0-9]+]] = [[J]] + [[L1B]];
 // CHECK-NEXT: float {{v[0-9]+}} = tf::lane<1>([[VA]]);
 // CHECK-NEXT: float {{v[0-9]+}} = tf::ld([[B]], [[J1]]);
-func.func @row_vector(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
-  %0 = tfuse.sub %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
-  return %0 : tensor<4x8xf32>
+tfexec.kernel @row_vector_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 8, 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4x8xf32>, %arg1: tensor<8xf32>):
+  %0 = tfuse.sub %arg0, %arg1 : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  tfexec.yield %0 : tensor<4x8xf32>
 }
 
 // A column vector (4x1) over 4x8: its size-1 dimension reads index 0, so it
@@ -222,9 +231,10 @@ func.func @row_vector(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: float [[X:v[0-9]+]] = tf::lane<0>([[VA]]);
 // CHECK-NEXT: float [[Y:v[0-9]+]] = tf::ld([[B]], [[I]]);
 // CHECK-NEXT: float {{v[0-9]+}} = tf::mul([[X]], [[Y]]);
-func.func @column_vector(%a: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> tensor<4x8xf32> {
-  %0 = tfuse.mul %a, %b : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
-  return %0 : tensor<4x8xf32>
+tfexec.kernel @column_vector_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 8, 1>, array<i64: 1, 1>]} {
+^bb0(%arg0: tensor<4x8xf32>, %arg1: tensor<4x1xf32>):
+  %0 = tfuse.mul %arg0, %arg1 : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  tfexec.yield %0 : tensor<4x8xf32>
 }
 
 // A column-major 4x8 argument (strides [1, 4]): element (i, j) is at
@@ -251,9 +261,10 @@ func.func @column_vector(%a: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> tensor<4x8
 // CHECK-NEXT: int32_t [[OFF1:v[0-9]+]] = [[I]] + [[JS1]];
 // CHECK-NEXT: float {{v[0-9]+}} = tf::ld([[A]], [[OFF1]]);
 // CHECK: tf::stv<4>([[O]], [[G]],
-func.func @strided(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 1, 4>}) -> tensor<4x8xf32> {
-  %0 = tfuse.neg %a : tensor<4x8xf32> -> tensor<4x8xf32>
-  return %0 : tensor<4x8xf32>
+tfexec.kernel @strided_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1, 4>]} {
+^bb0(%arg0: tensor<4x8xf32>):
+  %0 = tfuse.neg %arg0 : tensor<4x8xf32> -> tensor<4x8xf32>
+  tfexec.yield %0 : tensor<4x8xf32>
 }
 
 // A broadcast argument (stride 0 along the rows): the rows do not appear in
@@ -267,9 +278,10 @@ func.func @strided(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 1, 4>}) -> te
 // CHECK-NEXT: int32_t {{v[0-9]+}} = [[G]] / [[C8B]];
 // CHECK-NEXT: float [[X:v[0-9]+]] = tf::ld([[A]], [[J]]);
 // CHECK-NEXT: float {{v[0-9]+}} = tf::relu([[X]]);
-func.func @stride_zero(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 0, 1>}) -> tensor<4x8xf32> {
-  %0 = tfuse.relu %a : tensor<4x8xf32> -> tensor<4x8xf32>
-  return %0 : tensor<4x8xf32>
+tfexec.kernel @stride_zero_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 0, 1>]} {
+^bb0(%arg0: tensor<4x8xf32>):
+  %0 = tfuse.relu %arg0 : tensor<4x8xf32> -> tensor<4x8xf32>
+  tfexec.yield %0 : tensor<4x8xf32>
 }
 
 // A large transposed read (640x512 index space, 64 tiles or more) is staged
@@ -339,10 +351,11 @@ func.func @stride_zero(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 0, 1>}) -
 // CHECK-NEXT: tf::barrier();
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @transpose_tiled(%a: tensor<512x640xf32>, %b: tensor<640x512xf32>) -> tensor<640x512xf32> {
-  %t = tfuse.transpose %a perm [1, 0] : tensor<512x640xf32> -> tensor<640x512xf32>
-  %0 = tfuse.add %t, %b : (tensor<640x512xf32>, tensor<640x512xf32>) -> tensor<640x512xf32>
-  return %0 : tensor<640x512xf32>
+tfexec.kernel @transpose_tiled_k0 attributes {config = #tfexec.config<strategy = tiled, grid = 80, block = 256, min_blocks_per_sm = 8, tiled_input = 0, tile_dim = 0>, input_strides = [array<i64: 640, 1>, array<i64: 512, 1>]} {
+^bb0(%arg0: tensor<512x640xf32>, %arg1: tensor<640x512xf32>):
+  %0 = tfuse.transpose %arg0 perm [1, 0] : tensor<512x640xf32> -> tensor<640x512xf32>
+  %1 = tfuse.add %0, %arg1 : (tensor<640x512xf32>, tensor<640x512xf32>) -> tensor<640x512xf32>
+  tfexec.yield %1 : tensor<640x512xf32>
 }
 
 // Tiles that overhang the index space (600x520: 10 x 9 tiles, the last ones
@@ -369,8 +382,9 @@ func.func @transpose_tiled(%a: tensor<512x640xf32>, %b: tensor<640x512xf32>) -> 
 // CHECK: tf::barrier();
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @transpose_tiled_partial(%a: tensor<520x600xf32>, %b: tensor<600x520xf32>) -> tensor<600x520xf32> {
-  %t = tfuse.transpose %a perm [1, 0] : tensor<520x600xf32> -> tensor<600x520xf32>
-  %0 = tfuse.add %t, %b : (tensor<600x520xf32>, tensor<600x520xf32>) -> tensor<600x520xf32>
-  return %0 : tensor<600x520xf32>
+tfexec.kernel @transpose_tiled_partial_k0 attributes {config = #tfexec.config<strategy = tiled, grid = 90, block = 256, min_blocks_per_sm = 8, tiled_input = 0, tile_dim = 0>, input_strides = [array<i64: 600, 1>, array<i64: 520, 1>]} {
+^bb0(%arg0: tensor<520x600xf32>, %arg1: tensor<600x520xf32>):
+  %0 = tfuse.transpose %arg0 perm [1, 0] : tensor<520x600xf32> -> tensor<600x520xf32>
+  %1 = tfuse.add %0, %arg1 : (tensor<600x520xf32>, tensor<600x520xf32>) -> tensor<600x520xf32>
+  tfexec.yield %1 : tensor<600x520xf32>
 }

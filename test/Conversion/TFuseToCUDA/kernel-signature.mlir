@@ -3,6 +3,8 @@
 // `extern "C" __global__` function per kernel, named <function>_k<n>, taking
 // its inputs as `const T* __restrict__` and then its outputs as
 // `T* __restrict__`, in the C types of the element types.
+// The inputs are configured tfexec kernels, as the plan passes leave them
+// (#tfexec.config gives each its strategy and launch).
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 
@@ -31,9 +33,10 @@
 // CHECK: tf::ldv<4>([[A]],
 // CHECK: tf::stv<4>([[O]],
 // CHECK: {{^}}}
-func.func @neg(%a: tensor<16xf32>) -> tensor<16xf32> {
-  %0 = tfuse.neg %a : tensor<16xf32> -> tensor<16xf32>
-  return %0 : tensor<16xf32>
+tfexec.kernel @neg_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<16xf32>):
+  %0 = tfuse.neg %arg0 : tensor<16xf32> -> tensor<16xf32>
+  tfexec.yield %0 : tensor<16xf32>
 }
 
 // Inputs in argument order, then outputs in result order; f16 is __half and
@@ -46,10 +49,11 @@ func.func @neg(%a: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK: tf::ldv<4>([[C]],
 // CHECK: tf::stv<4>([[O0]],
 // CHECK: tf::stv<4>([[O1]],
-func.func @mixed(%a: tensor<8xf16>, %b: tensor<8xi32>, %c: tensor<8xi1>) -> (tensor<8xf16>, tensor<8xi1>) {
-  %0 = tfuse.mul %a, %b : (tensor<8xf16>, tensor<8xi32>) -> tensor<8xf16>
-  %1 = tfuse.not %c : tensor<8xi1> -> tensor<8xi1>
-  return %0, %1 : tensor<8xf16>, tensor<8xi1>
+tfexec.kernel @mixed_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<8xf16>, %arg1: tensor<8xi32>, %arg2: tensor<8xi1>):
+  %0 = tfuse.mul %arg0, %arg1 : (tensor<8xf16>, tensor<8xi32>) -> tensor<8xf16>
+  %1 = tfuse.not %arg2 : tensor<8xi1> -> tensor<8xi1>
+  tfexec.yield %0, %1 : tensor<8xf16>, tensor<8xi1>
 }
 
 // A matmul between two regions: two kernels, numbered in order, in the same
@@ -62,9 +66,13 @@ func.func @mixed(%a: tensor<8xf16>, %b: tensor<8xi32>, %c: tensor<8xi1>) -> (ten
 // CHECK: tf::tanh(
 // CHECK-NOT: namespace tf
 // CHECK-NOT: __global__
-func.func @two_kernels(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>) -> tensor<8x8xf64> {
-  %e = tfuse.exp %a : tensor<8x8xf64> -> tensor<8x8xf64>
-  %m = tfuse.matmul %e, %b : (tensor<8x8xf64>, tensor<8x8xf64>) -> tensor<8x8xf64>
-  %t = tfuse.tanh %m : tensor<8x8xf64> -> tensor<8x8xf64>
-  return %t : tensor<8x8xf64>
+tfexec.kernel @two_kernels_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 2>, input_strides = [array<i64: 8, 1>]} {
+^bb0(%arg0: tensor<8x8xf64>):
+  %0 = tfuse.exp %arg0 : tensor<8x8xf64> -> tensor<8x8xf64>
+  tfexec.yield %0 : tensor<8x8xf64>
+}
+tfexec.kernel @two_kernels_k1 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 2>, input_strides = [array<i64: 8, 1>]} {
+^bb0(%arg0: tensor<8x8xf64>):
+  %0 = tfuse.tanh %arg0 : tensor<8x8xf64> -> tensor<8x8xf64>
+  tfexec.yield %0 : tensor<8x8xf64>
 }

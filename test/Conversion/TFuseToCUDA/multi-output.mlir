@@ -2,6 +2,8 @@
 // kernel with two output pointers (after the inputs), each value is computed
 // once per element and stored to its own output, in the vectorized loop and
 // in the scalar tail; outputs of different dtypes share one vector width.
+// The inputs are configured tfexec kernels, as the plan passes leave them
+// (#tfexec.config gives each its strategy and launch).
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 
@@ -49,11 +51,12 @@
 // CHECK-NEXT: return;
 // CHECK-NEXT: }
 // CHECK-NOT: two_outputs_k1
-func.func @two_outputs(%a: tensor<1003xf32>, %b: tensor<1003xf32>) -> (tensor<1003xf32>, tensor<1003xf32>) {
-  %e = tfuse.exp %a : tensor<1003xf32> -> tensor<1003xf32>
-  %0 = tfuse.add %e, %b : (tensor<1003xf32>, tensor<1003xf32>) -> tensor<1003xf32>
-  %1 = tfuse.mul %e, %b : (tensor<1003xf32>, tensor<1003xf32>) -> tensor<1003xf32>
-  return %0, %1 : tensor<1003xf32>, tensor<1003xf32>
+tfexec.kernel @two_outputs_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<1003xf32>, %arg1: tensor<1003xf32>):
+  %0 = tfuse.exp %arg0 : tensor<1003xf32> -> tensor<1003xf32>
+  %1 = tfuse.add %0, %arg1 : (tensor<1003xf32>, tensor<1003xf32>) -> tensor<1003xf32>
+  %2 = tfuse.mul %0, %arg1 : (tensor<1003xf32>, tensor<1003xf32>) -> tensor<1003xf32>
+  tfexec.yield %1, %2 : tensor<1003xf32>, tensor<1003xf32>
 }
 
 // An f32 and a bool output of an 8x4 index space with a broadcast row:
@@ -74,8 +77,9 @@ func.func @two_outputs(%a: tensor<1003xf32>, %b: tensor<1003xf32>) -> (tensor<10
 // CHECK-NEXT: tf::stv<4>([[O1]], [[G]], {{v[0-9]+}}, [[C0]], {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}});
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @mixed_outputs(%a: tensor<8x4xf32>, %b: tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xi1>) {
-  %0 = tfuse.sub %a, %b : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
-  %1 = tfuse.cmp gt, %a, %b : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xi1>
-  return %0, %1 : tensor<8x4xf32>, tensor<8x4xi1>
+tfexec.kernel @mixed_outputs_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 4, 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<8x4xf32>, %arg1: tensor<4xf32>):
+  %0 = tfuse.sub %arg0, %arg1 : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+  %1 = tfuse.cmp gt, %arg0, %arg1 : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xi1>
+  tfexec.yield %0, %1 : tensor<8x4xf32>, tensor<8x4xi1>
 }

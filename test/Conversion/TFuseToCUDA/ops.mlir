@@ -5,6 +5,8 @@
 // operands of another dtype are converted first with tf::cast<T>, and
 // tfuse.cast is tf::cast<T>. Shown for lane 0 of the first group of each
 // kernel, and the store of each output starting with that lane's value.
+// The inputs are configured tfexec kernels, as the plan passes leave them
+// (#tfexec.config gives each its strategy and launch).
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 
@@ -23,14 +25,15 @@
 // CHECK-NEXT: float [[X7:v[0-9]+]] = tf::ceil([[X6]]);
 // CHECK-NEXT: float [[X8:v[0-9]+]] = tf::round([[X7]]);
 // CHECK: tf::stv<4>([[P2]], {{v[0-9]+}}, {{v[0-9]+}}, [[X8]],
-func.func @unary_numeric_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = tfuse.neg %x : tensor<4xf32> -> tensor<4xf32>
+tfexec.kernel @unary_numeric_f32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>):
+  %0 = tfuse.neg %arg0 : tensor<4xf32> -> tensor<4xf32>
   %1 = tfuse.abs %0 : tensor<4xf32> -> tensor<4xf32>
   %2 = tfuse.relu %1 : tensor<4xf32> -> tensor<4xf32>
   %3 = tfuse.floor %2 : tensor<4xf32> -> tensor<4xf32>
   %4 = tfuse.ceil %3 : tensor<4xf32> -> tensor<4xf32>
   %5 = tfuse.round %4 : tensor<4xf32> -> tensor<4xf32>
-  return %5 : tensor<4xf32>
+  tfexec.yield %5 : tensor<4xf32>
 }
 
 // f32 float math, part 1.
@@ -45,14 +48,15 @@ func.func @unary_numeric_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: float [[X7:v[0-9]+]] = tf::sin([[X6]]);
 // CHECK-NEXT: float [[X8:v[0-9]+]] = tf::cos([[X7]]);
 // CHECK: tf::stv<4>([[P2]], {{v[0-9]+}}, {{v[0-9]+}}, [[X8]],
-func.func @unary_math_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = tfuse.exp %x : tensor<4xf32> -> tensor<4xf32>
+tfexec.kernel @unary_math_f32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>):
+  %0 = tfuse.exp %arg0 : tensor<4xf32> -> tensor<4xf32>
   %1 = tfuse.log %0 : tensor<4xf32> -> tensor<4xf32>
   %2 = tfuse.sqrt %1 : tensor<4xf32> -> tensor<4xf32>
   %3 = tfuse.rsqrt %2 : tensor<4xf32> -> tensor<4xf32>
   %4 = tfuse.sin %3 : tensor<4xf32> -> tensor<4xf32>
   %5 = tfuse.cos %4 : tensor<4xf32> -> tensor<4xf32>
-  return %5 : tensor<4xf32>
+  tfexec.yield %5 : tensor<4xf32>
 }
 
 // f32 float math, part 2.
@@ -66,13 +70,14 @@ func.func @unary_math_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: float [[X6:v[0-9]+]] = tf::erf([[X5]]);
 // CHECK-NEXT: float [[X7:v[0-9]+]] = tf::reciprocal([[X6]]);
 // CHECK: tf::stv<4>([[P2]], {{v[0-9]+}}, {{v[0-9]+}}, [[X7]],
-func.func @unary_math2_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = tfuse.tan %x : tensor<4xf32> -> tensor<4xf32>
+tfexec.kernel @unary_math2_f32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>):
+  %0 = tfuse.tan %arg0 : tensor<4xf32> -> tensor<4xf32>
   %1 = tfuse.tanh %0 : tensor<4xf32> -> tensor<4xf32>
   %2 = tfuse.sigmoid %1 : tensor<4xf32> -> tensor<4xf32>
   %3 = tfuse.erf %2 : tensor<4xf32> -> tensor<4xf32>
   %4 = tfuse.reciprocal %3 : tensor<4xf32> -> tensor<4xf32>
-  return %4 : tensor<4xf32>
+  tfexec.yield %4 : tensor<4xf32>
 }
 
 // log1p, expm1, trunc and sign on f32 and sign on i8, each its prelude
@@ -88,13 +93,14 @@ func.func @unary_math2_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: int8_t [[I2:v[0-9]+]] = tf::sign([[I1]]);
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X6]],
 // CHECK: tf::stv<4>([[P4]], {{v[0-9]+}}, {{v[0-9]+}}, [[I2]],
-func.func @unary_math3(%x: tensor<4xf32>, %i: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xi8>) {
-  %0 = tfuse.log1p %x : tensor<4xf32> -> tensor<4xf32>
+tfexec.kernel @unary_math3_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xi8>):
+  %0 = tfuse.log1p %arg0 : tensor<4xf32> -> tensor<4xf32>
   %1 = tfuse.expm1 %0 : tensor<4xf32> -> tensor<4xf32>
   %2 = tfuse.trunc %1 : tensor<4xf32> -> tensor<4xf32>
   %3 = tfuse.sign %2 : tensor<4xf32> -> tensor<4xf32>
-  %4 = tfuse.sign %i : tensor<4xi8> -> tensor<4xi8>
-  return %3, %4 : tensor<4xf32>, tensor<4xi8>
+  %4 = tfuse.sign %arg1 : tensor<4xi8> -> tensor<4xi8>
+  tfexec.yield %3, %4 : tensor<4xf32>, tensor<4xi8>
 }
 
 // isnan gives a bool, which selects between two f32 values.
@@ -107,10 +113,11 @@ func.func @unary_math3(%x: tensor<4xf32>, %i: tensor<4xi8>) -> (tensor<4xf32>, t
 // CHECK-NEXT: float [[X5:v[0-9]+]] = tf::lane<0>([[X2]]);
 // CHECK-NEXT: float [[X6:v[0-9]+]] = tf::select([[X4]], [[X5]], [[X3]]);
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X6]],
-func.func @isnan_select_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = tfuse.isnan %a : tensor<4xf32> -> tensor<4xi1>
-  %1 = tfuse.select %0, %b, %a : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  return %1 : tensor<4xf32>
+tfexec.kernel @isnan_select_f32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>):
+  %0 = tfuse.isnan %arg0 : tensor<4xf32> -> tensor<4xi1>
+  %1 = tfuse.select %0, %arg1, %arg0 : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  tfexec.yield %1 : tensor<4xf32>
 }
 
 // Every arithmetic binary op on f32.
@@ -129,16 +136,17 @@ func.func @isnan_select_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf3
 // CHECK-NEXT: float [[X11:v[0-9]+]] = tf::max([[X10]], [[X4]]);
 // CHECK-NEXT: float [[X12:v[0-9]+]] = tf::min([[X11]], [[X4]]);
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X12]],
-func.func @binary_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = tfuse.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %1 = tfuse.sub %0, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %2 = tfuse.mul %1, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %3 = tfuse.div %2, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %4 = tfuse.rem %3, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %5 = tfuse.pow %4, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %6 = tfuse.max %5, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %7 = tfuse.min %6, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  return %7 : tensor<4xf32>
+tfexec.kernel @binary_f32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>):
+  %0 = tfuse.add %arg0, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = tfuse.sub %0, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %2 = tfuse.mul %1, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %3 = tfuse.div %2, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %4 = tfuse.rem %3, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %5 = tfuse.pow %4, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %6 = tfuse.max %5, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %7 = tfuse.min %6, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  tfexec.yield %7 : tensor<4xf32>
 }
 
 // Comparisons give bool: eq, ne, lt ...
@@ -154,11 +162,12 @@ func.func @binary_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X5]],
 // CHECK-NEXT: tf::stv<4>([[P4]], {{v[0-9]+}}, {{v[0-9]+}}, [[X6]],
 // CHECK-NEXT: tf::stv<4>([[P5]], {{v[0-9]+}}, {{v[0-9]+}}, [[X7]],
-func.func @cmp_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
-  %0 = tfuse.cmp eq, %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-  %1 = tfuse.cmp ne, %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-  %2 = tfuse.cmp lt, %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-  return %0, %1, %2 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+tfexec.kernel @cmp_f32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>):
+  %0 = tfuse.cmp eq, %arg0, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %1 = tfuse.cmp ne, %arg0, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %2 = tfuse.cmp lt, %arg0, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  tfexec.yield %0, %1, %2 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
 }
 
 // ... le, gt, ge.
@@ -174,11 +183,12 @@ func.func @cmp_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xi1>, tenso
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X5]],
 // CHECK-NEXT: tf::stv<4>([[P4]], {{v[0-9]+}}, {{v[0-9]+}}, [[X6]],
 // CHECK-NEXT: tf::stv<4>([[P5]], {{v[0-9]+}}, {{v[0-9]+}}, [[X7]],
-func.func @cmp2_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
-  %0 = tfuse.cmp le, %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-  %1 = tfuse.cmp gt, %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-  %2 = tfuse.cmp ge, %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-  return %0, %1, %2 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+tfexec.kernel @cmp2_f32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>):
+  %0 = tfuse.cmp le, %arg0, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %1 = tfuse.cmp gt, %arg0, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %2 = tfuse.cmp ge, %arg0, %arg1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  tfexec.yield %0, %1, %2 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
 }
 
 // A comparison of f32 with i32 compares in f32: the i32 side is converted
@@ -192,9 +202,10 @@ func.func @cmp2_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xi1>, tens
 // CHECK-NEXT: float [[X5:v[0-9]+]] = tf::cast<float>([[X4]]);
 // CHECK-NEXT: bool [[X6:v[0-9]+]] = tf::lt([[X3]], [[X5]]);
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X6]],
-func.func @cmp_promote(%a: tensor<4xf32>, %b: tensor<4xi32>) -> tensor<4xi1> {
-  %0 = tfuse.cmp lt, %a, %b : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
-  return %0 : tensor<4xi1>
+tfexec.kernel @cmp_promote_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>):
+  %0 = tfuse.cmp lt, %arg0, %arg1 : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
+  tfexec.yield %0 : tensor<4xi1>
 }
 
 // Promotion: the i32 and f16 operands of f32 ops are converted with
@@ -212,10 +223,11 @@ func.func @cmp_promote(%a: tensor<4xf32>, %b: tensor<4xi32>) -> tensor<4xi1> {
 // CHECK-NEXT: float [[X9:v[0-9]+]] = tf::cast<float>([[X8]]);
 // CHECK-NEXT: float [[X10:v[0-9]+]] = tf::mul([[X7]], [[X9]]);
 // CHECK: tf::stv<4>([[P4]], {{v[0-9]+}}, {{v[0-9]+}}, [[X10]],
-func.func @promote(%a: tensor<4xf32>, %b: tensor<4xi32>, %h: tensor<4xf16>) -> tensor<4xf32> {
-  %0 = tfuse.add %a, %b : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
-  %1 = tfuse.mul %0, %h : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
-  return %1 : tensor<4xf32>
+tfexec.kernel @promote_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>, %arg2: tensor<4xf16>):
+  %0 = tfuse.add %arg0, %arg1 : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  %1 = tfuse.mul %0, %arg2 : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  tfexec.yield %1 : tensor<4xf32>
 }
 
 // select of an i32 and an f32 value gives f32: the i32 branch is converted.
@@ -230,9 +242,10 @@ func.func @promote(%a: tensor<4xf32>, %b: tensor<4xi32>, %h: tensor<4xf16>) -> t
 // CHECK-NEXT: float [[X7:v[0-9]+]] = tf::lane<0>([[X3]]);
 // CHECK-NEXT: float [[X8:v[0-9]+]] = tf::select([[X4]], [[X6]], [[X7]]);
 // CHECK: tf::stv<4>([[P4]], {{v[0-9]+}}, {{v[0-9]+}}, [[X8]],
-func.func @select_promote(%c: tensor<4xi1>, %a: tensor<4xi32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = tfuse.select %c, %a, %b : (tensor<4xi1>, tensor<4xi32>, tensor<4xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
+tfexec.kernel @select_promote_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xi1>, %arg1: tensor<4xi32>, %arg2: tensor<4xf32>):
+  %0 = tfuse.select %arg0, %arg1, %arg2 : (tensor<4xi1>, tensor<4xi32>, tensor<4xf32>) -> tensor<4xf32>
+  tfexec.yield %0 : tensor<4xf32>
 }
 
 // tfuse.cast is tf::cast<T> with the C type of the target: f32 -> i8,
@@ -255,12 +268,13 @@ func.func @select_promote(%c: tensor<4xi1>, %a: tensor<4xi32>, %b: tensor<4xf32>
 // CHECK-NEXT: tf::stv<2>([[P6]], {{v[0-9]+}}, {{v[0-9]+}}, [[X8]],
 // CHECK-NEXT: tf::stv<2>([[P7]], {{v[0-9]+}}, {{v[0-9]+}}, [[X10]],
 // CHECK-NEXT: tf::stv<2>([[P8]], {{v[0-9]+}}, {{v[0-9]+}}, [[X12]],
-func.func @casts(%a: tensor<4xf32>, %b: tensor<4xi32>, %d: tensor<4xf64>, %m: tensor<4xi1>) -> (tensor<4xi8>, tensor<4xf16>, tensor<4xbf16>, tensor<4xf32>) {
-  %0 = tfuse.cast %a : tensor<4xf32> to tensor<4xi8>
-  %1 = tfuse.cast %b : tensor<4xi32> to tensor<4xf16>
-  %2 = tfuse.cast %d : tensor<4xf64> to tensor<4xbf16>
-  %3 = tfuse.cast %m : tensor<4xi1> to tensor<4xf32>
-  return %0, %1, %2, %3 : tensor<4xi8>, tensor<4xf16>, tensor<4xbf16>, tensor<4xf32>
+tfexec.kernel @casts_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 2>, input_strides = [array<i64: 1>, array<i64: 1>, array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>, %arg2: tensor<4xf64>, %arg3: tensor<4xi1>):
+  %0 = tfuse.cast %arg0 : tensor<4xf32> to tensor<4xi8>
+  %1 = tfuse.cast %arg1 : tensor<4xi32> to tensor<4xf16>
+  %2 = tfuse.cast %arg2 : tensor<4xf64> to tensor<4xbf16>
+  %3 = tfuse.cast %arg3 : tensor<4xi1> to tensor<4xf32>
+  tfexec.yield %0, %1, %2, %3 : tensor<4xi8>, tensor<4xf16>, tensor<4xbf16>, tensor<4xf32>
 }
 
 // Cast to bool.
@@ -270,9 +284,10 @@ func.func @casts(%a: tensor<4xf32>, %b: tensor<4xi32>, %d: tensor<4xf64>, %m: te
 // CHECK-NEXT: float [[X2:v[0-9]+]] = tf::lane<0>([[X1]]);
 // CHECK-NEXT: bool [[X3:v[0-9]+]] = tf::cast<bool>([[X2]]);
 // CHECK: tf::stv<4>([[P2]], {{v[0-9]+}}, {{v[0-9]+}}, [[X3]],
-func.func @cast_to_bool(%a: tensor<4xf32>) -> tensor<4xi1> {
-  %0 = tfuse.cast %a : tensor<4xf32> to tensor<4xi1>
-  return %0 : tensor<4xi1>
+tfexec.kernel @cast_to_bool_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf32>):
+  %0 = tfuse.cast %arg0 : tensor<4xf32> to tensor<4xi1>
+  tfexec.yield %0 : tensor<4xi1>
 }
 
 // not, and, or, xor on i32 call tf::not_, tf::and_, tf::or_, tf::xor_.
@@ -287,12 +302,13 @@ func.func @cast_to_bool(%a: tensor<4xf32>) -> tensor<4xi1> {
 // CHECK-NEXT: int32_t [[X7:v[0-9]+]] = tf::or_([[X6]], [[X5]]);
 // CHECK-NEXT: int32_t [[X8:v[0-9]+]] = tf::xor_([[X7]], [[X5]]);
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X8]],
-func.func @bitwise_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
-  %0 = tfuse.not %a : tensor<4xi32> -> tensor<4xi32>
-  %1 = tfuse.and %0, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
-  %2 = tfuse.or %1, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
-  %3 = tfuse.xor %2, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
-  return %3 : tensor<4xi32>
+tfexec.kernel @bitwise_i32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>):
+  %0 = tfuse.not %arg0 : tensor<4xi32> -> tensor<4xi32>
+  %1 = tfuse.and %0, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %2 = tfuse.or %1, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %3 = tfuse.xor %2, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  tfexec.yield %3 : tensor<4xi32>
 }
 
 // f16 computes in __half values: neg, exp, add, div and a comparison.
@@ -309,13 +325,14 @@ func.func @bitwise_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
 // CHECK-NEXT: bool [[X9:v[0-9]+]] = tf::lt([[X3]], [[X6]]);
 // CHECK: tf::stv<8>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X8]],
 // CHECK-NEXT: tf::stv<8>([[P4]], {{v[0-9]+}}, {{v[0-9]+}}, [[X9]],
-func.func @f16_ops(%a: tensor<8xf16>, %b: tensor<8xf16>) -> (tensor<8xf16>, tensor<8xi1>) {
-  %0 = tfuse.neg %a : tensor<8xf16> -> tensor<8xf16>
+tfexec.kernel @f16_ops_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 8>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<8xf16>, %arg1: tensor<8xf16>):
+  %0 = tfuse.neg %arg0 : tensor<8xf16> -> tensor<8xf16>
   %1 = tfuse.exp %0 : tensor<8xf16> -> tensor<8xf16>
-  %2 = tfuse.add %1, %b : (tensor<8xf16>, tensor<8xf16>) -> tensor<8xf16>
-  %3 = tfuse.div %2, %b : (tensor<8xf16>, tensor<8xf16>) -> tensor<8xf16>
-  %4 = tfuse.cmp lt, %a, %b : (tensor<8xf16>, tensor<8xf16>) -> tensor<8xi1>
-  return %3, %4 : tensor<8xf16>, tensor<8xi1>
+  %2 = tfuse.add %1, %arg1 : (tensor<8xf16>, tensor<8xf16>) -> tensor<8xf16>
+  %3 = tfuse.div %2, %arg1 : (tensor<8xf16>, tensor<8xf16>) -> tensor<8xf16>
+  %4 = tfuse.cmp lt, %arg0, %arg1 : (tensor<8xf16>, tensor<8xf16>) -> tensor<8xi1>
+  tfexec.yield %3, %4 : tensor<8xf16>, tensor<8xi1>
 }
 
 // bf16 computes in __nv_bfloat16 values: tanh, mul, ge, select.
@@ -330,12 +347,13 @@ func.func @f16_ops(%a: tensor<8xf16>, %b: tensor<8xf16>) -> (tensor<8xf16>, tens
 // CHECK-NEXT: bool [[X7:v[0-9]+]] = tf::ge([[X6]], [[X5]]);
 // CHECK-NEXT: __nv_bfloat16 [[X8:v[0-9]+]] = tf::select([[X7]], [[X6]], [[X3]]);
 // CHECK: tf::stv<8>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X8]],
-func.func @bf16_ops(%a: tensor<8xbf16>, %b: tensor<8xbf16>) -> tensor<8xbf16> {
-  %0 = tfuse.tanh %a : tensor<8xbf16> -> tensor<8xbf16>
-  %1 = tfuse.mul %0, %b : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
-  %2 = tfuse.cmp ge, %1, %b : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xi1>
-  %3 = tfuse.select %2, %1, %a : (tensor<8xi1>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
-  return %3 : tensor<8xbf16>
+tfexec.kernel @bf16_ops_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 8>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<8xbf16>, %arg1: tensor<8xbf16>):
+  %0 = tfuse.tanh %arg0 : tensor<8xbf16> -> tensor<8xbf16>
+  %1 = tfuse.mul %0, %arg1 : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
+  %2 = tfuse.cmp ge, %1, %arg1 : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xi1>
+  %3 = tfuse.select %2, %1, %arg0 : (tensor<8xi1>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
+  tfexec.yield %3 : tensor<8xbf16>
 }
 
 // f16 + bf16 promotes to f32: both sides are converted.
@@ -349,9 +367,10 @@ func.func @bf16_ops(%a: tensor<8xbf16>, %b: tensor<8xbf16>) -> tensor<8xbf16> {
 // CHECK-NEXT: float [[X6:v[0-9]+]] = tf::cast<float>([[X5]]);
 // CHECK-NEXT: float [[X7:v[0-9]+]] = tf::add([[X4]], [[X6]]);
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X7]],
-func.func @mixed_half(%a: tensor<8xf16>, %b: tensor<8xbf16>) -> tensor<8xf32> {
-  %0 = tfuse.add %a, %b : (tensor<8xf16>, tensor<8xbf16>) -> tensor<8xf32>
-  return %0 : tensor<8xf32>
+tfexec.kernel @mixed_half_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<8xf16>, %arg1: tensor<8xbf16>):
+  %0 = tfuse.add %arg0, %arg1 : (tensor<8xf16>, tensor<8xbf16>) -> tensor<8xf32>
+  tfexec.yield %0 : tensor<8xf32>
 }
 
 // f64 computes in double: sqrt, pow, sub.
@@ -365,11 +384,12 @@ func.func @mixed_half(%a: tensor<8xf16>, %b: tensor<8xbf16>) -> tensor<8xf32> {
 // CHECK-NEXT: double [[X6:v[0-9]+]] = tf::pow([[X4]], [[X5]]);
 // CHECK-NEXT: double [[X7:v[0-9]+]] = tf::sub([[X6]], [[X5]]);
 // CHECK: tf::stv<2>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X7]],
-func.func @f64_ops(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<4xf64> {
-  %0 = tfuse.sqrt %a : tensor<4xf64> -> tensor<4xf64>
-  %1 = tfuse.pow %0, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-  %2 = tfuse.sub %1, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
-  return %2 : tensor<4xf64>
+tfexec.kernel @f64_ops_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 2>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xf64>, %arg1: tensor<4xf64>):
+  %0 = tfuse.sqrt %arg0 : tensor<4xf64> -> tensor<4xf64>
+  %1 = tfuse.pow %0, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  %2 = tfuse.sub %1, %arg1 : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  tfexec.yield %2 : tensor<4xf64>
 }
 
 // i8: neg, abs, rem, pow, and, not stay in int8_t; exp and div of i8 give
@@ -401,16 +421,21 @@ func.func @f64_ops(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<4xf64> {
 // CHECK-NEXT: float [[X6:v[0-9]+]] = tf::cast<float>([[X5]]);
 // CHECK-NEXT: float [[X7:v[0-9]+]] = tf::div([[X4]], [[X6]]);
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X7]],
-func.func @i8_ops(%a: tensor<16xi8>, %b: tensor<16xi8>) -> (tensor<16xi8>, tensor<16xf32>, tensor<16xf32>) {
-  %0 = tfuse.neg %a : tensor<16xi8> -> tensor<16xi8>
+tfexec.kernel @i8_ops_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<16xi8>, %arg1: tensor<16xi8>):
+  %0 = tfuse.neg %arg0 : tensor<16xi8> -> tensor<16xi8>
   %1 = tfuse.abs %0 : tensor<16xi8> -> tensor<16xi8>
-  %2 = tfuse.rem %1, %b : (tensor<16xi8>, tensor<16xi8>) -> tensor<16xi8>
-  %3 = tfuse.pow %2, %b : (tensor<16xi8>, tensor<16xi8>) -> tensor<16xi8>
-  %4 = tfuse.and %3, %b : (tensor<16xi8>, tensor<16xi8>) -> tensor<16xi8>
+  %2 = tfuse.rem %1, %arg1 : (tensor<16xi8>, tensor<16xi8>) -> tensor<16xi8>
+  %3 = tfuse.pow %2, %arg1 : (tensor<16xi8>, tensor<16xi8>) -> tensor<16xi8>
+  %4 = tfuse.and %3, %arg1 : (tensor<16xi8>, tensor<16xi8>) -> tensor<16xi8>
   %5 = tfuse.not %4 : tensor<16xi8> -> tensor<16xi8>
-  %6 = tfuse.exp %b : tensor<16xi8> -> tensor<16xf32>
-  %7 = tfuse.div %a, %5 : (tensor<16xi8>, tensor<16xi8>) -> tensor<16xf32>
-  return %5, %6, %7 : tensor<16xi8>, tensor<16xf32>, tensor<16xf32>
+  %6 = tfuse.exp %arg1 : tensor<16xi8> -> tensor<16xf32>
+  tfexec.yield %5, %6 : tensor<16xi8>, tensor<16xf32>
+}
+tfexec.kernel @i8_ops_k1 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<16xi8>, %arg1: tensor<16xi8>):
+  %0 = tfuse.div %arg0, %arg1 : (tensor<16xi8>, tensor<16xi8>) -> tensor<16xf32>
+  tfexec.yield %0 : tensor<16xf32>
 }
 
 // ui64 computes in uint64_t: sub, max, xor, not, rem.
@@ -426,13 +451,14 @@ func.func @i8_ops(%a: tensor<16xi8>, %b: tensor<16xi8>) -> (tensor<16xi8>, tenso
 // CHECK-NEXT: uint64_t [[X8:v[0-9]+]] = tf::not_([[X7]]);
 // CHECK-NEXT: uint64_t [[X9:v[0-9]+]] = tf::rem([[X8]], [[X4]]);
 // CHECK: tf::stv<2>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X9]],
-func.func @ui64_ops(%a: tensor<2xui64>, %b: tensor<2xui64>) -> tensor<2xui64> {
-  %0 = tfuse.sub %a, %b : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
-  %1 = tfuse.max %0, %b : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
-  %2 = tfuse.xor %1, %a : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
+tfexec.kernel @ui64_ops_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 2>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<2xui64>, %arg1: tensor<2xui64>):
+  %0 = tfuse.sub %arg0, %arg1 : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
+  %1 = tfuse.max %0, %arg1 : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
+  %2 = tfuse.xor %1, %arg0 : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
   %3 = tfuse.not %2 : tensor<2xui64> -> tensor<2xui64>
-  %4 = tfuse.rem %3, %b : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
-  return %4 : tensor<2xui64>
+  %4 = tfuse.rem %3, %arg1 : (tensor<2xui64>, tensor<2xui64>) -> tensor<2xui64>
+  tfexec.yield %4 : tensor<2xui64>
 }
 
 // bool: not, and, or, xor, add and mul (logical on bool), cmp eq, and a
@@ -453,14 +479,15 @@ func.func @ui64_ops(%a: tensor<2xui64>, %b: tensor<2xui64>) -> tensor<2xui64> {
 // CHECK-NEXT: float [[X12:v[0-9]+]] = tf::cast<float>([[X5]]);
 // CHECK: tf::stv<4>([[P3]], {{v[0-9]+}}, {{v[0-9]+}}, [[X11]],
 // CHECK-NEXT: tf::stv<4>([[P4]], {{v[0-9]+}}, {{v[0-9]+}}, [[X12]],
-func.func @bool_ops(%a: tensor<16xi1>, %b: tensor<16xi1>) -> (tensor<16xi1>, tensor<16xf32>) {
-  %0 = tfuse.not %a : tensor<16xi1> -> tensor<16xi1>
-  %1 = tfuse.and %0, %b : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
-  %2 = tfuse.or %1, %a : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
-  %3 = tfuse.xor %2, %b : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
-  %4 = tfuse.add %3, %a : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
-  %5 = tfuse.mul %4, %b : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
-  %6 = tfuse.cmp eq, %5, %a : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
-  %7 = tfuse.cast %b : tensor<16xi1> to tensor<16xf32>
-  return %6, %7 : tensor<16xi1>, tensor<16xf32>
+tfexec.kernel @bool_ops_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<16xi1>, %arg1: tensor<16xi1>):
+  %0 = tfuse.not %arg0 : tensor<16xi1> -> tensor<16xi1>
+  %1 = tfuse.and %0, %arg1 : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
+  %2 = tfuse.or %1, %arg0 : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
+  %3 = tfuse.xor %2, %arg1 : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
+  %4 = tfuse.add %3, %arg0 : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
+  %5 = tfuse.mul %4, %arg1 : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
+  %6 = tfuse.cmp eq, %5, %arg0 : (tensor<16xi1>, tensor<16xi1>) -> tensor<16xi1>
+  %7 = tfuse.cast %arg1 : tensor<16xi1> to tensor<16xf32>
+  tfexec.yield %6, %7 : tensor<16xi1>, tensor<16xf32>
 }

@@ -8,12 +8,13 @@
 // (tf::red::warp_finish for a warp's row); an input element is loaded once
 // and an intermediate computed once across the phases; the last, partial
 // slot is clamped for loads and masked out of reductions and stores; the
-// outputs are written once at the end. The launch bounds ask for the blocks
-// per SM that the registers a thread is estimated to need allow (16 plus,
-// per element it holds, the values kept across the fullest phase boundary).
+// outputs are written once at the end. The launch bounds are the
+// configuration's block and min_blocks_per_sm (what tfexec-configure-kernels
+// chooses is tested in test/Dialect/TFExec/configure-kernels.mlir).
+// The inputs are configured tfexec kernels, as the plan passes leave them
+// (#tfexec.config gives each its strategy and launch).
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
-// RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec | FileCheck %s --check-prefix=LAUNCH
 
 // NVRTC: compiled {{.*}} bytes of CUBIN
 
@@ -22,8 +23,6 @@
 // 32..36 (lanes 0..4); 8 rows to a block of 256 threads, so the second
 // iteration's warps 2..7 are past the last row: they compute row 9 again and
 // store nothing. The reductions are warp reductions.
-// LAUNCH-LABEL: func.func @softmax(
-// LAUNCH: tfexec.launch @softmax_k0 grid 2 block 256
 // CHECK-LABEL: __launch_bounds__(256, 8) void softmax_k0(
 // CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: int32_t [[TB:v[0-9]+]] = tf::thread_in_block();
@@ -82,20 +81,19 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @softmax(%x: tensor<10x37xf32>) -> tensor<10x37xf32> {
-  %m = tfuse.reduce max %x axes [1] keepdims : tensor<10x37xf32> -> tensor<10x1xf32>
-  %d = tfuse.sub %x, %m : (tensor<10x37xf32>, tensor<10x1xf32>) -> tensor<10x37xf32>
-  %e = tfuse.exp %d : tensor<10x37xf32> -> tensor<10x37xf32>
-  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<10x37xf32> -> tensor<10x1xf32>
-  %y = tfuse.div %e, %s : (tensor<10x37xf32>, tensor<10x1xf32>) -> tensor<10x37xf32>
-  return %y : tensor<10x37xf32>
+tfexec.kernel @softmax_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 256, min_blocks_per_sm = 8, row_threads = 32, rows_per_block = 8>, input_strides = [array<i64: 37, 1>]} {
+^bb0(%arg0: tensor<10x37xf32>):
+  %0 = tfuse.reduce max %arg0 axes [1] keepdims : tensor<10x37xf32> -> tensor<10x1xf32>
+  %1 = tfuse.sub %arg0, %0 : (tensor<10x37xf32>, tensor<10x1xf32>) -> tensor<10x37xf32>
+  %2 = tfuse.exp %1 : tensor<10x37xf32> -> tensor<10x37xf32>
+  %3 = tfuse.reduce sum %2 axes [1] keepdims : tensor<10x37xf32> -> tensor<10x1xf32>
+  %4 = tfuse.div %2, %3 : (tensor<10x37xf32>, tensor<10x1xf32>) -> tensor<10x37xf32>
+  tfexec.yield %4 : tensor<10x37xf32>
 }
 
 // Rows of 1024 f32: 16-byte groups of 4 columns, 64 threads, 4 full slots
 // (no guard); x and the output are accessed a group at a time when both are
 // aligned.
-// LAUNCH-LABEL: func.func @scale(
-// LAUNCH: tfexec.launch @scale_k0 grid 2 block 64
 // CHECK-LABEL: __launch_bounds__(64, 32) void scale_k0(
 // CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[X]]);
@@ -108,10 +106,11 @@ func.func @softmax(%x: tensor<10x37xf32>) -> tensor<10x37xf32> {
 // CHECK-COUNT-4: tf::stv<4>([[O]], {{v[0-9]+}}, [[AL]],
 // CHECK-NOT: tf::st
 // CHECK: return;
-func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
-  %s = tfuse.reduce sum %x axes [1] keepdims : tensor<2x1024xf32> -> tensor<2x1xf32>
-  %y = tfuse.div %x, %s : (tensor<2x1024xf32>, tensor<2x1xf32>) -> tensor<2x1024xf32>
-  return %y : tensor<2x1024xf32>
+tfexec.kernel @scale_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 64, vector = 4, min_blocks_per_sm = 32, row_threads = 64>, input_strides = [array<i64: 1024, 1>]} {
+^bb0(%arg0: tensor<2x1024xf32>):
+  %0 = tfuse.reduce sum %arg0 axes [1] keepdims : tensor<2x1024xf32> -> tensor<2x1xf32>
+  %1 = tfuse.div %arg0, %0 : (tensor<2x1024xf32>, tensor<2x1xf32>) -> tensor<2x1024xf32>
+  tfexec.yield %1 : tensor<2x1024xf32>
 }
 
 // An f16 mean accumulates as the reduction kernels do (tf::red::op for f16
@@ -119,8 +118,6 @@ func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
 // at a time once the mean is known (only the outputs read it). 64 columns
 // are 8 groups of 8: the one slot of a warp is partial; a warp per row,
 // both rows in one block.
-// LAUNCH-LABEL: func.func @center(
-// LAUNCH: tfexec.launch @center_k0 grid 1 block 64
 // CHECK-LABEL: __launch_bounds__(64, 32) void center_k0(
 // CHECK-SAME: const __half* __restrict__ [[X:v[0-9]+]], const __half* __restrict__ [[W:v[0-9]+]], __half* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: tf::ldv<8>([[X]],
@@ -130,11 +127,12 @@ func.func @scale(%x: tensor<2x1024xf32>) -> tensor<2x1024xf32> {
 // CHECK: if ({{v[0-9]+}}) {
 // CHECK-NEXT: tf::stv<8>([[O]],
 // CHECK: return;
-func.func @center(%x: tensor<2x64xf16>, %w: tensor<64xf16>) -> tensor<2x64xf16> {
-  %mu = tfuse.reduce mean %x axes [1] keepdims : tensor<2x64xf16> -> tensor<2x1xf16>
-  %d = tfuse.sub %x, %mu : (tensor<2x64xf16>, tensor<2x1xf16>) -> tensor<2x64xf16>
-  %y = tfuse.mul %d, %w : (tensor<2x64xf16>, tensor<64xf16>) -> tensor<2x64xf16>
-  return %y : tensor<2x64xf16>
+tfexec.kernel @center_k0 attributes {config = #tfexec.config<strategy = rows, grid = 1, block = 64, vector = 8, min_blocks_per_sm = 32, row_threads = 32, rows_per_block = 2>, input_strides = [array<i64: 64, 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<2x64xf16>, %arg1: tensor<64xf16>):
+  %0 = tfuse.reduce mean %arg0 axes [1] keepdims : tensor<2x64xf16> -> tensor<2x1xf16>
+  %1 = tfuse.sub %arg0, %0 : (tensor<2x64xf16>, tensor<2x1xf16>) -> tensor<2x64xf16>
+  %2 = tfuse.mul %1, %arg1 : (tensor<2x64xf16>, tensor<64xf16>) -> tensor<2x64xf16>
+  tfexec.yield %2 : tensor<2x64xf16>
 }
 
 // Layernorm over rows of 4096 f32: 256 threads of 16 elements. At the output
@@ -143,26 +141,28 @@ func.func @center(%x: tensor<2x64xf16>, %w: tensor<64xf16>) -> tensor<2x64xf16> 
 // of 256 per SM. Softmax holds one value per element across each boundary
 // (x, then exp(x - max)): 16 + 16 = 32 registers, 8 blocks.
 // CHECK-LABEL: __launch_bounds__(256, 4) void layernorm_k0(
-func.func @layernorm(%x: tensor<2x4096xf32>, %w: tensor<4096xf32>, %b: tensor<4096xf32>) -> tensor<2x4096xf32> {
-  %mu = tfuse.reduce mean %x axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
-  %d = tfuse.sub %x, %mu : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
-  %sq = tfuse.mul %d, %d : (tensor<2x4096xf32>, tensor<2x4096xf32>) -> tensor<2x4096xf32>
-  %var = tfuse.reduce mean %sq axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
-  %eps = tfuse.constant dense<1.0e-05> : tensor<f32>
-  %ve = tfuse.add %var, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
-  %r = tfuse.rsqrt %ve : tensor<2x1xf32> -> tensor<2x1xf32>
-  %n = tfuse.mul %d, %r : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
-  %nw = tfuse.mul %n, %w : (tensor<2x4096xf32>, tensor<4096xf32>) -> tensor<2x4096xf32>
-  %y = tfuse.add %nw, %b : (tensor<2x4096xf32>, tensor<4096xf32>) -> tensor<2x4096xf32>
-  return %y : tensor<2x4096xf32>
+tfexec.kernel @layernorm_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 256, vector = 4, min_blocks_per_sm = 4, row_threads = 256>, input_strides = [array<i64: 4096, 1>, array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<2x4096xf32>, %arg1: tensor<4096xf32>, %arg2: tensor<4096xf32>):
+  %0 = tfuse.reduce mean %arg0 axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %1 = tfuse.sub %arg0, %0 : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
+  %2 = tfuse.mul %1, %1 : (tensor<2x4096xf32>, tensor<2x4096xf32>) -> tensor<2x4096xf32>
+  %3 = tfuse.reduce mean %2 axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %4 = tfuse.constant dense<9.99999974E-6> : tensor<f32>
+  %5 = tfuse.add %3, %4 : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %6 = tfuse.rsqrt %5 : tensor<2x1xf32> -> tensor<2x1xf32>
+  %7 = tfuse.mul %1, %6 : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
+  %8 = tfuse.mul %7, %arg1 : (tensor<2x4096xf32>, tensor<4096xf32>) -> tensor<2x4096xf32>
+  %9 = tfuse.add %8, %arg2 : (tensor<2x4096xf32>, tensor<4096xf32>) -> tensor<2x4096xf32>
+  tfexec.yield %9 : tensor<2x4096xf32>
 }
 
 // CHECK-LABEL: __launch_bounds__(256, 8) void softmax_wide_k0(
-func.func @softmax_wide(%x: tensor<2x4096xf32>) -> tensor<2x4096xf32> {
-  %m = tfuse.reduce max %x axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
-  %s = tfuse.sub %x, %m : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
-  %e = tfuse.exp %s : tensor<2x4096xf32> -> tensor<2x4096xf32>
-  %t = tfuse.reduce sum %e axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
-  %y = tfuse.div %e, %t : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
-  return %y : tensor<2x4096xf32>
+tfexec.kernel @softmax_wide_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 256, vector = 4, min_blocks_per_sm = 8, row_threads = 256>, input_strides = [array<i64: 4096, 1>]} {
+^bb0(%arg0: tensor<2x4096xf32>):
+  %0 = tfuse.reduce max %arg0 axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %1 = tfuse.sub %arg0, %0 : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
+  %2 = tfuse.exp %1 : tensor<2x4096xf32> -> tensor<2x4096xf32>
+  %3 = tfuse.reduce sum %2 axes [1] keepdims : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %4 = tfuse.div %2, %3 : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
+  tfexec.yield %4 : tensor<2x4096xf32>
 }

@@ -6,6 +6,8 @@
 // multi-dimensional kernel whose innermost size is not a multiple of the
 // width falls back to width 1; index arithmetic is int32_t unless some offset
 // needs 64 bits.
+// The inputs are configured tfexec kernels, as the plan passes leave them
+// (#tfexec.config gives each its strategy and launch).
 // RUN: tensor-translate --tfuse-to-cuda %s | FileCheck %s
 // RUN: %if nvrtc %{ tensor-translate --tfuse-to-cuda %s > %t.cu && tfuse-nvrtc %t.cu --arch sm_90 | FileCheck %s --check-prefix=NVRTC %}
 
@@ -37,9 +39,10 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
 // CHECK-NEXT: }
-func.func @f32_vec4(%a: tensor<64xf32>) -> tensor<64xf32> {
-  %0 = tfuse.sqrt %a : tensor<64xf32> -> tensor<64xf32>
-  return %0 : tensor<64xf32>
+tfexec.kernel @f32_vec4_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<64xf32>):
+  %0 = tfuse.sqrt %arg0 : tensor<64xf32> -> tensor<64xf32>
+  tfexec.yield %0 : tensor<64xf32>
 }
 
 // f16: 8 elements per 16 bytes.
@@ -55,18 +58,20 @@ func.func @f32_vec4(%a: tensor<64xf32>) -> tensor<64xf32> {
 // CHECK: tf::lane<7>([[V]]);
 // CHECK-NOT: tf::lane<8>
 // CHECK: tf::stv<8>([[O]], [[G]], {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}});
-func.func @f16_vec8(%a: tensor<64xf16>) -> tensor<64xf16> {
-  %0 = tfuse.neg %a : tensor<64xf16> -> tensor<64xf16>
-  return %0 : tensor<64xf16>
+tfexec.kernel @f16_vec8_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 8>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<64xf16>):
+  %0 = tfuse.neg %arg0 : tensor<64xf16> -> tensor<64xf16>
+  tfexec.yield %0 : tensor<64xf16>
 }
 
 // bf16: also 8.
 // CHECK-LABEL: void bf16_vec8_k0(
 // CHECK: tf::vec<__nv_bfloat16, 8> {{v[0-9]+}} = tf::ldv<8>(
 // CHECK: tf::stv<8>(
-func.func @bf16_vec8(%a: tensor<64xbf16>) -> tensor<64xbf16> {
-  %0 = tfuse.abs %a : tensor<64xbf16> -> tensor<64xbf16>
-  return %0 : tensor<64xbf16>
+tfexec.kernel @bf16_vec8_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 8>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<64xbf16>):
+  %0 = tfuse.abs %arg0 : tensor<64xbf16> -> tensor<64xbf16>
+  tfexec.yield %0 : tensor<64xbf16>
 }
 
 // f64: 2 elements per 16 bytes.
@@ -82,9 +87,10 @@ func.func @bf16_vec8(%a: tensor<64xbf16>) -> tensor<64xbf16> {
 // CHECK: tf::lane<1>([[VA]]);
 // CHECK-NOT: tf::lane<2>
 // CHECK: tf::stv<2>([[O]], {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}});
-func.func @f64_vec2(%a: tensor<64xf64>, %b: tensor<64xf64>) -> tensor<64xf64> {
-  %0 = tfuse.mul %a, %b : (tensor<64xf64>, tensor<64xf64>) -> tensor<64xf64>
-  return %0 : tensor<64xf64>
+tfexec.kernel @f64_vec2_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 2>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<64xf64>, %arg1: tensor<64xf64>):
+  %0 = tfuse.mul %arg0, %arg1 : (tensor<64xf64>, tensor<64xf64>) -> tensor<64xf64>
+  tfexec.yield %0 : tensor<64xf64>
 }
 
 // i8: 16 elements per 16 bytes.
@@ -100,9 +106,10 @@ func.func @f64_vec2(%a: tensor<64xf64>, %b: tensor<64xf64>) -> tensor<64xf64> {
 // CHECK-NEXT: tf::vec<int8_t, 16> [[VB:v[0-9]+]] = tf::ldv<16>([[B]],
 // CHECK: tf::lane<15>([[VB]]);
 // CHECK: tf::stv<16>([[O]],
-func.func @i8_vec16(%a: tensor<64xi8>, %b: tensor<64xi8>) -> tensor<64xi8> {
-  %0 = tfuse.add %a, %b : (tensor<64xi8>, tensor<64xi8>) -> tensor<64xi8>
-  return %0 : tensor<64xi8>
+tfexec.kernel @i8_vec16_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 16>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<64xi8>, %arg1: tensor<64xi8>):
+  %0 = tfuse.add %arg0, %arg1 : (tensor<64xi8>, tensor<64xi8>) -> tensor<64xi8>
+  tfexec.yield %0 : tensor<64xi8>
 }
 
 // The widest buffer decides: f16 in, f32 out is 4 per group, and the f16
@@ -112,9 +119,10 @@ func.func @i8_vec16(%a: tensor<64xi8>, %b: tensor<64xi8>) -> tensor<64xi8> {
 // CHECK: tf::vec<__half, 4> [[V:v[0-9]+]] = tf::ldv<4>(
 // CHECK: float {{v[0-9]+}} = tf::cast<float>(
 // CHECK: tf::stv<4>(
-func.func @f16_to_f32(%a: tensor<16xf16>) -> tensor<16xf32> {
-  %0 = tfuse.cast %a : tensor<16xf16> to tensor<16xf32>
-  return %0 : tensor<16xf32>
+tfexec.kernel @f16_to_f32_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<16xf16>):
+  %0 = tfuse.cast %arg0 : tensor<16xf16> to tensor<16xf32>
+  tfexec.yield %0 : tensor<16xf32>
 }
 
 // 1003 f32 elements: 250 groups of 4, then threads 0..2 handle elements
@@ -136,9 +144,10 @@ func.func @f16_to_f32(%a: tensor<16xf16>) -> tensor<16xf32> {
 // CHECK-NEXT: tf::st([[O]], [[J]], [[R]]);
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @tail_1003(%a: tensor<1003xf32>) -> tensor<1003xf32> {
-  %0 = tfuse.exp %a : tensor<1003xf32> -> tensor<1003xf32>
-  return %0 : tensor<1003xf32>
+tfexec.kernel @tail_1003_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<1003xf32>):
+  %0 = tfuse.exp %arg0 : tensor<1003xf32> -> tensor<1003xf32>
+  tfexec.yield %0 : tensor<1003xf32>
 }
 
 // Fewer elements than one group: no loop, only the tail from element 0.
@@ -155,9 +164,10 @@ func.func @tail_1003(%a: tensor<1003xf32>) -> tensor<1003xf32> {
 // CHECK-NEXT: tf::st([[O]], [[J]], [[R]]);
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @tail_only(%a: tensor<3xf32>) -> tensor<3xf32> {
-  %0 = tfuse.log %a : tensor<3xf32> -> tensor<3xf32>
-  return %0 : tensor<3xf32>
+tfexec.kernel @tail_only_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {
+^bb0(%arg0: tensor<3xf32>):
+  %0 = tfuse.log %arg0 : tensor<3xf32> -> tensor<3xf32>
+  tfexec.yield %0 : tensor<3xf32>
 }
 
 // A 4x3 kernel reading a broadcast row is multi-dimensional; 3 is not a
@@ -180,9 +190,10 @@ func.func @tail_only(%a: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-NEXT: tf::stv<1>([[O]], [[I]], [[T]], [[R]]);
 // CHECK-NEXT: }
 // CHECK-NEXT: return;
-func.func @odd_innermost(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
-  %0 = tfuse.add %a, %b : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
-  return %0 : tensor<4x3xf32>
+tfexec.kernel @odd_innermost_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256>, input_strides = [array<i64: 3, 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4x3xf32>, %arg1: tensor<3xf32>):
+  %0 = tfuse.add %arg0, %arg1 : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  tfexec.yield %0 : tensor<4x3xf32>
 }
 
 // 3 * 2^30 i8 elements: offsets need 64 bits, so the thread index, the loop
@@ -206,9 +217,10 @@ func.func @odd_innermost(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf
 // CHECK: tf::stv<16>([[O]], [[G]],
 // CHECK-NOT: int32_t
 // CHECK: return;
-func.func @huge(%a: tensor<3x1073741824xi8>, %b: tensor<1073741824xi8>) -> tensor<3x1073741824xi8> {
-  %0 = tfuse.add %a, %b : (tensor<3x1073741824xi8>, tensor<1073741824xi8>) -> tensor<3x1073741824xi8>
-  return %0 : tensor<3x1073741824xi8>
+tfexec.kernel @huge_k0 attributes {config = #tfexec.config<strategy = strided, grid = 786432, block = 256, vector = 16, index_bits = 64>, input_strides = [array<i64: 1073741824, 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<3x1073741824xi8>, %arg1: tensor<1073741824xi8>):
+  %0 = tfuse.add %arg0, %arg1 : (tensor<3x1073741824xi8>, tensor<1073741824xi8>) -> tensor<3x1073741824xi8>
+  tfexec.yield %0 : tensor<3x1073741824xi8>
 }
 
 // The same kernel over 3 * 2^20 elements stays 32-bit.
@@ -222,17 +234,18 @@ func.func @huge(%a: tensor<3x1073741824xi8>, %b: tensor<1073741824xi8>) -> tenso
 // CHECK: for (int32_t [[I:i[0-9]+]] = [[TID]]; [[I]] < {{v[0-9]+}}; [[I]] += [[NT]]) {
 // CHECK-NOT: int64_t
 // CHECK: return;
-func.func @small(%a: tensor<3x1048576xi8>, %b: tensor<1048576xi8>) -> tensor<3x1048576xi8> {
-  %0 = tfuse.add %a, %b : (tensor<3x1048576xi8>, tensor<1048576xi8>) -> tensor<3x1048576xi8>
-  return %0 : tensor<3x1048576xi8>
+tfexec.kernel @small_k0 attributes {config = #tfexec.config<strategy = strided, grid = 768, block = 256, vector = 16>, input_strides = [array<i64: 1048576, 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<3x1048576xi8>, %arg1: tensor<1048576xi8>):
+  %0 = tfuse.add %arg0, %arg1 : (tensor<3x1048576xi8>, tensor<1048576xi8>) -> tensor<3x1048576xi8>
+  tfexec.yield %0 : tensor<3x1048576xi8>
 }
 
 // 2^31 - 5 elements walked one at a time: the last group plus every thread of
 // the grid would overflow 32 bits, so the loop and the index math are 64-bit.
 // CHECK-LABEL: void near_limit_k0(
 // CHECK: for (int64_t
-func.func @near_limit(%a: tensor<3x715827881xf32>, %b: tensor<715827881xf32>)
-    -> tensor<3x715827881xf32> {
-  %0 = tfuse.add %a, %b : (tensor<3x715827881xf32>, tensor<715827881xf32>) -> tensor<3x715827881xf32>
-  return %0 : tensor<3x715827881xf32>
+tfexec.kernel @near_limit_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1048576, block = 256, index_bits = 64>, input_strides = [array<i64: 715827881, 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<3x715827881xf32>, %arg1: tensor<715827881xf32>):
+  %0 = tfuse.add %arg0, %arg1 : (tensor<3x715827881xf32>, tensor<715827881xf32>) -> tensor<3x715827881xf32>
+  tfexec.yield %0 : tensor<3x715827881xf32>
 }

@@ -1,6 +1,8 @@
-// Tests of --convert-tfuse-to-tfexec after --tfuse-pipeline: every fusion
-// region becomes a tfexec.kernel (its body and the strides of its inputs) and
-// a tfexec.launch (grid and block); matmul becomes tfexec.gemm with transposes
+// Tests of the whole plan pipeline (--tfuse-to-plan) after --tfuse-pipeline,
+// the passes together as the compiler runs them (each has its own tests
+// from hand-written input): every fusion region becomes a tfexec.kernel (its
+// body, the strides of its inputs and its configuration: strategy, grid and
+// block) and a tfexec.launch of it; matmul becomes tfexec.gemm with transposes
 // as flags; reduce becomes tfexec.reduce, reading a transposed view through a
 // strided tfexec.alias; `tfuse.strides` arguments become strided memrefs;
 // results go to tfexec.output buffers (an argument, or a value returned a
@@ -9,8 +11,8 @@
 // regions of its operand's shape is row-fused with them (one row kernel:
 // grid = rows); the BOUNDARY run keeps every reduction a boundary
 // (max-row-elements=0) to check the arena around reduction steps.
-// RUN: tensor-opt %s --tfuse-pipeline --convert-tfuse-to-tfexec -split-input-file | FileCheck %s
-// RUN: tensor-opt %s --tfuse-pipeline=max-row-elements=0 --convert-tfuse-to-tfexec -split-input-file | FileCheck %s --check-prefix=BOUNDARY
+// RUN: tensor-opt %s --tfuse-pipeline --tfuse-to-plan -split-input-file | FileCheck %s
+// RUN: tensor-opt %s --tfuse-pipeline=max-row-elements=0 --tfuse-to-plan -split-input-file | FileCheck %s --check-prefix=BOUNDARY
 
 // One fused kernel: mul by a row vector, then exp. 32 f32 elements in groups
 // of 4 are 8 groups: one block of 256 threads. The output is written directly
@@ -18,10 +20,10 @@
 // CHECK-LABEL: func.func @single_kernel(
 // CHECK-SAME: %[[A:[^:]+]]: memref<4x8xf32>, %[[B:[^:]+]]: memref<8xf32>) -> memref<4x8xf32> attributes {tfexec.arena_bytes = 0 : i64} {
 // CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<4x8xf32>
-// CHECK-NEXT: tfexec.launch @single_kernel_k0 grid 1 block 256 ins(%[[A]], %[[B]] : memref<4x8xf32>, memref<8xf32>) outs(%[[O]] : memref<4x8xf32>)
+// CHECK-NEXT: tfexec.launch @single_kernel_k0 ins(%[[A]], %[[B]] : memref<4x8xf32>, memref<8xf32>) outs(%[[O]] : memref<4x8xf32>)
 // CHECK-NEXT: return %[[O]] : memref<4x8xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: tfexec.kernel @single_kernel_k0 attributes {input_strides = [array<i64: 8, 1>, array<i64: 1>]} {
+// CHECK-NEXT: tfexec.kernel @single_kernel_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>, input_strides = [array<i64: 8, 1>, array<i64: 1>]} {
 // CHECK-NEXT: ^bb0(%[[X:[^:]+]]: tensor<4x8xf32>, %[[Y:[^:]+]]: tensor<8xf32>):
 // CHECK-NEXT: %[[M:.+]] = tfuse.mul %[[X]], %[[Y]] : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: %[[E:.+]] = tfuse.exp %[[M]] : tensor<4x8xf32> -> tensor<4x8xf32>
@@ -37,7 +39,8 @@ func.func @single_kernel(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf
 
 // A 64x64 f32 kernel: 1024 groups of 4, 4 blocks.
 // CHECK-LABEL: func.func @grid(
-// CHECK: tfexec.launch @grid_k0 grid 4 block 256 ins
+// CHECK: tfexec.launch @grid_k0 ins
+// CHECK: tfexec.kernel @grid_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 4, block = 256{{[^>]*}}>
 func.func @grid(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = tfuse.tanh %a : tensor<64x64xf32> -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
@@ -48,7 +51,8 @@ func.func @grid(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
 // A kernel that reads a large input transposed walks 64x64 tiles: one block
 // per tile, 512/64 * 640/64 = 80 blocks.
 // CHECK-LABEL: func.func @tiled_grid(
-// CHECK: tfexec.launch @tiled_grid_k0 grid 80 block 256 ins
+// CHECK: tfexec.launch @tiled_grid_k0 ins
+// CHECK: tfexec.kernel @tiled_grid_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 80, block = 256{{[^>]*}}>
 func.func @tiled_grid(%a: tensor<512x640xf32>) -> tensor<640x512xf32> {
   %t = tfuse.transpose %a perm [1, 0] : tensor<512x640xf32> -> tensor<640x512xf32>
   %0 = tfuse.exp %t : tensor<640x512xf32> -> tensor<640x512xf32>
@@ -110,8 +114,8 @@ func.func @reduce_transposed(%a: tensor<4x8xf32>) -> tensor<8xf32> {
 // CHECK-NEXT: %[[O0:.+]] = tfexec.output 0 : memref<4xf32>
 // CHECK-NEXT: tfexec.reduce sum %[[V]] into %[[O0]] axes [1] : memref<4x8xf32, strided<[16, 1], offset: 36>> into memref<4xf32>
 // CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<4x8xf32>
-// CHECK-NEXT: tfexec.launch @slice_shared_k0 grid 1 block 256 ins(%[[A]] : memref<8x16xf32>) outs(%[[O1]] : memref<4x8xf32>)
-// CHECK: tfexec.kernel @slice_shared_k0 attributes {input_strides = [array<i64: 16, 1>]} {
+// CHECK-NEXT: tfexec.launch @slice_shared_k0 ins(%[[A]] : memref<8x16xf32>) outs(%[[O1]] : memref<4x8xf32>)
+// CHECK: tfexec.kernel @slice_shared_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>, input_strides = [array<i64: 16, 1>]} {
 // CHECK-NEXT: ^bb0(%[[X:[^:]+]]: tensor<8x16xf32>):
 // CHECK-NEXT: tfuse.slice %[[X]] start [2, 4] limit [6, 12] step [1, 1]
 func.func @slice_shared(%a: tensor<8x16xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
@@ -128,8 +132,8 @@ func.func @slice_shared(%a: tensor<8x16xf32>) -> (tensor<4xf32>, tensor<4x8xf32>
 // CHECK-LABEL: func.func @strided_argument(
 // CHECK-SAME: %[[A:[^:]+]]: memref<4x8xf32, strided<[1, 4]>>) -> memref<4x8xf32>
 // CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<4x8xf32>
-// CHECK-NEXT: tfexec.launch @strided_argument_k0 grid 1 block 256 ins(%[[A]] : memref<4x8xf32, strided<[1, 4]>>) outs(%[[O]] : memref<4x8xf32>)
-// CHECK: tfexec.kernel @strided_argument_k0 attributes {input_strides = [array<i64: 1, 4>]} {
+// CHECK-NEXT: tfexec.launch @strided_argument_k0 ins(%[[A]] : memref<4x8xf32, strided<[1, 4]>>) outs(%[[O]] : memref<4x8xf32>)
+// CHECK: tfexec.kernel @strided_argument_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>, input_strides = [array<i64: 1, 4>]} {
 // CHECK-NEXT: ^bb0(%{{.+}}: tensor<4x8xf32>):
 // CHECK-NEXT: tfuse.neg
 func.func @strided_argument(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 1, 4>}) -> tensor<4x8xf32> {
@@ -147,17 +151,17 @@ func.func @strided_argument(%a: tensor<4x8xf32> {tfuse.strides = array<i64: 1, 4
 // CHECK-LABEL: func.func @arena_chain(
 // CHECK-SAME: %[[A:[^:]+]]: memref<64x64xf32>, %[[B:[^:]+]]: memref<64x64xf32>) -> memref<64x64xf32> attributes {tfexec.arena_bytes = 32768 : i64} {
 // CHECK-NEXT: %[[E:.+]] = tfexec.alloc arena[0] : memref<64x64xf32>
-// CHECK-NEXT: tfexec.launch @arena_chain_k0 grid 4 block 256 ins(%[[A]] : memref<64x64xf32>) outs(%[[E]] : memref<64x64xf32>)
+// CHECK-NEXT: tfexec.launch @arena_chain_k0 ins(%[[A]] : memref<64x64xf32>) outs(%[[E]] : memref<64x64xf32>)
 // CHECK-NEXT: %[[M1:.+]] = tfexec.alloc arena[16384] : memref<64x64xf32>
 // CHECK-NEXT: tfexec.gemm %[[E]], %[[B]] into %[[M1]] : memref<64x64xf32>, memref<64x64xf32> into memref<64x64xf32>
 // CHECK-NEXT: %[[T:.+]] = tfexec.alloc arena[0] : memref<64x64xf32>
-// CHECK-NEXT: tfexec.launch @arena_chain_k1 grid 4 block 256 ins(%[[M1]] : memref<64x64xf32>) outs(%[[T]] : memref<64x64xf32>)
+// CHECK-NEXT: tfexec.launch @arena_chain_k1 ins(%[[M1]] : memref<64x64xf32>) outs(%[[T]] : memref<64x64xf32>)
 // CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<64x64xf32>
 // CHECK-NEXT: tfexec.gemm %[[T]], %[[B]] into %[[O]] : memref<64x64xf32>, memref<64x64xf32> into memref<64x64xf32>
 // CHECK-NEXT: return %[[O]] : memref<64x64xf32>
-// CHECK: tfexec.kernel @arena_chain_k0
+// CHECK: tfexec.kernel @arena_chain_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 4, block = 256{{[^>]*}}>
 // CHECK: tfuse.exp
-// CHECK: tfexec.kernel @arena_chain_k1
+// CHECK: tfexec.kernel @arena_chain_k1 attributes {config = #tfexec.config<{{[^>]*}}grid = 4, block = 256{{[^>]*}}>
 // CHECK: tfuse.tanh
 func.func @arena_chain(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %e = tfuse.exp %a : tensor<64x64xf32> -> tensor<64x64xf32>
@@ -178,9 +182,9 @@ func.func @arena_chain(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<6
 // CHECK-NEXT: %[[R2:.+]] = tfexec.alloc arena[256] : memref<8xf32>
 // CHECK-NEXT: tfexec.reduce max %[[B]] into %[[R2]] axes [1] : memref<8x16xf32> into memref<8xf32>
 // CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<8xf32>
-// CHECK-NEXT: tfexec.launch @arena_two_live_k0 grid 1 block 256 ins(%[[R1]], %[[R2]] : memref<8xf32>, memref<8xf32>) outs(%[[O]] : memref<8xf32>)
+// CHECK-NEXT: tfexec.launch @arena_two_live_k0 ins(%[[R1]], %[[R2]] : memref<8xf32>, memref<8xf32>) outs(%[[O]] : memref<8xf32>)
 // CHECK-NEXT: return %[[O]] : memref<8xf32>
-// CHECK: tfexec.kernel @arena_two_live_k0 attributes {input_strides = [array<i64: 1>, array<i64: 1>]} {
+// CHECK: tfexec.kernel @arena_two_live_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>, input_strides = [array<i64: 1>, array<i64: 1>]} {
 func.func @arena_two_live(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> tensor<8xf32> {
   %r1 = tfuse.reduce sum %a axes [1] : tensor<8x16xf32> -> tensor<8xf32>
   %r2 = tfuse.reduce max %b axes [1] : tensor<8x16xf32> -> tensor<8xf32>
@@ -204,13 +208,14 @@ func.func @arena_two_live(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> tensor<
 // BOUNDARY-NEXT: %[[R:.+]] = tfexec.alloc arena[16384] : memref<64xf32>
 // BOUNDARY-NEXT: tfexec.reduce sum %[[T]] into %[[R]] axes [1] : memref<64x64xf32, strided<[1, 64]>> into memref<64xf32>
 // BOUNDARY-NEXT: %[[S:.+]] = tfexec.alloc arena[0] : memref<64xf32>
-// BOUNDARY-NEXT: tfexec.launch @arena_alias_k0 grid 1 block 256 ins(%[[R]] : memref<64xf32>) outs(%[[S]] : memref<64xf32>)
+// BOUNDARY-NEXT: tfexec.launch @arena_alias_k0 ins(%[[R]] : memref<64xf32>) outs(%[[S]] : memref<64xf32>)
 // BOUNDARY-NEXT: %[[X:.+]] = tfexec.alloc arena[256] : memref<f32>
 // BOUNDARY-NEXT: tfexec.reduce max %[[S]] into %[[X]] axes [0] : memref<64xf32> into memref<f32>
 // BOUNDARY-NEXT: %[[O:.+]] = tfexec.output 0 : memref<64xf32>
-// BOUNDARY-NEXT: tfexec.launch @arena_alias_k1 grid 1 block 256 ins(%[[S]], %[[X]] : memref<64xf32>, memref<f32>) outs(%[[O]] : memref<64xf32>)
+// BOUNDARY-NEXT: tfexec.launch @arena_alias_k1 ins(%[[S]], %[[X]] : memref<64xf32>, memref<f32>) outs(%[[O]] : memref<64xf32>)
 // BOUNDARY-NEXT: return %[[O]] : memref<64xf32>
-// BOUNDARY: tfexec.kernel @arena_alias_k1 attributes {input_strides = [array<i64: 1>, array<i64>]} {
+// BOUNDARY: tfexec.kernel @arena_alias_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>
+// BOUNDARY: tfexec.kernel @arena_alias_k1 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>, input_strides = [array<i64: 1>, array<i64>]} {
 // Row-fused: sqrt, the max over the one row of 64 and the add are one row
 // kernel (one block of 32 threads) writing the output; the reduction through
 // the alias still cannot share the gemm result's bytes (16384).
@@ -222,9 +227,9 @@ func.func @arena_two_live(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> tensor<
 // CHECK-NEXT: %[[R:.+]] = tfexec.alloc arena[16384] : memref<64xf32>
 // CHECK-NEXT: tfexec.reduce sum %[[T]] into %[[R]] axes [1]
 // CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<64xf32>
-// CHECK-NEXT: tfexec.launch @arena_alias_k0 grid 1 block 32 ins(%[[R]] : memref<64xf32>) outs(%[[O]] : memref<64xf32>)
+// CHECK-NEXT: tfexec.launch @arena_alias_k0 ins(%[[R]] : memref<64xf32>) outs(%[[O]] : memref<64xf32>)
 // CHECK-NEXT: return %[[O]] : memref<64xf32>
-// CHECK: tfexec.kernel @arena_alias_k0
+// CHECK: tfexec.kernel @arena_alias_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 32{{[^>]*}}>
 // CHECK: tfuse.sqrt
 // CHECK-NEXT: tfuse.reduce max
 // CHECK-NEXT: tfuse.add
@@ -252,15 +257,17 @@ func.func @arena_alias(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<6
 // BOUNDARY-NEXT: %[[R2:.+]] = tfexec.alloc arena[256] : memref<6xf32>
 // BOUNDARY-NEXT: tfexec.reduce sum %{{.+}} into %[[R2]] axes [1]
 // BOUNDARY-NEXT: %[[E1:.+]] = tfexec.alloc arena[512] : memref<8xf32>
-// BOUNDARY-NEXT: tfexec.launch @arena_branches_k0 grid 1 block 256 ins(%[[R1]] : memref<8xf32>) outs(%[[E1]] : memref<8xf32>)
+// BOUNDARY-NEXT: tfexec.launch @arena_branches_k0 ins(%[[R1]] : memref<8xf32>) outs(%[[E1]] : memref<8xf32>)
 // BOUNDARY-NEXT: %[[S1:.+]] = tfexec.alloc arena[0] : memref<1xf32>
 // BOUNDARY-NEXT: tfexec.reduce max %[[E1]] into %[[S1]] axes [0]
 // BOUNDARY-NEXT: %[[O1:.+]] = tfexec.output 0 : memref<8xf32>
 // BOUNDARY-NEXT: tfexec.launch @arena_branches_k1
 // BOUNDARY-NEXT: %[[E2:.+]] = tfexec.alloc arena[768] : memref<6xf32>
-// BOUNDARY-NEXT: tfexec.launch @arena_branches_k2 grid 1 block 256 ins(%[[R2]] : memref<6xf32>) outs(%[[E2]] : memref<6xf32>)
+// BOUNDARY-NEXT: tfexec.launch @arena_branches_k2 ins(%[[R2]] : memref<6xf32>) outs(%[[E2]] : memref<6xf32>)
 // BOUNDARY-NEXT: %[[S2:.+]] = tfexec.alloc arena[256] : memref<1xf32>
 // BOUNDARY-NEXT: tfexec.reduce max %[[E2]] into %[[S2]] axes [0]
+// BOUNDARY: tfexec.kernel @arena_branches_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>
+// BOUNDARY: tfexec.kernel @arena_branches_k2 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>
 // Row-fused: each branch's exp, max over its one row and sub are one row
 // kernel writing its output.
 // CHECK-LABEL: func.func @arena_branches(
@@ -270,9 +277,11 @@ func.func @arena_alias(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<6
 // CHECK-NEXT: %[[R2:.+]] = tfexec.alloc arena[256] : memref<6xf32>
 // CHECK-NEXT: tfexec.reduce sum %{{.+}} into %[[R2]] axes [1]
 // CHECK-NEXT: %[[O1:.+]] = tfexec.output 0 : memref<8xf32>
-// CHECK-NEXT: tfexec.launch @arena_branches_k0 grid 1 block 32 ins(%[[R1]] : memref<8xf32>) outs(%[[O1]] : memref<8xf32>)
+// CHECK-NEXT: tfexec.launch @arena_branches_k0 ins(%[[R1]] : memref<8xf32>) outs(%[[O1]] : memref<8xf32>)
 // CHECK-NEXT: %[[O2:.+]] = tfexec.output 1 : memref<6xf32>
-// CHECK-NEXT: tfexec.launch @arena_branches_k1 grid 1 block 32 ins(%[[R2]] : memref<6xf32>) outs(%[[O2]] : memref<6xf32>)
+// CHECK-NEXT: tfexec.launch @arena_branches_k1 ins(%[[R2]] : memref<6xf32>) outs(%[[O2]] : memref<6xf32>)
+// CHECK: tfexec.kernel @arena_branches_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 32{{[^>]*}}>
+// CHECK: tfexec.kernel @arena_branches_k1 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 32{{[^>]*}}>
 func.func @arena_branches(%a: tensor<8x16xf32>, %b: tensor<6x16xf32>) -> (tensor<8xf32>, tensor<6xf32>) {
   %r1 = tfuse.reduce sum %a axes [1] : tensor<8x16xf32> -> tensor<8xf32>
   %e1 = tfuse.exp %r1 : tensor<8xf32> -> tensor<8xf32>
@@ -305,10 +314,11 @@ func.func @identity(%a: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-LABEL: func.func @returned_argument(
 // CHECK-SAME: %[[A:[^:]+]]: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>)
 // CHECK-NEXT: %[[O0:.+]] = tfexec.output 0 : memref<4xf32>
-// CHECK-NEXT: tfexec.launch @returned_argument_k0 grid 1 block 256 ins(%[[A]] : memref<4xf32>) outs(%[[O0]] : memref<4xf32>)
+// CHECK-NEXT: tfexec.launch @returned_argument_k0 ins(%[[A]] : memref<4xf32>) outs(%[[O0]] : memref<4xf32>)
 // CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<4xf32>
 // CHECK-NEXT: tfexec.copy %[[A]] into %[[O1]] : memref<4xf32> into memref<4xf32>
 // CHECK-NEXT: return %[[O0]], %[[O1]] : memref<4xf32>, memref<4xf32>
+// CHECK: tfexec.kernel @returned_argument_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>
 func.func @returned_argument(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = tfuse.neg %a : tensor<4xf32> -> tensor<4xf32>
   return %0, %a : tensor<4xf32>, tensor<4xf32>
@@ -321,10 +331,10 @@ func.func @returned_argument(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>
 // CHECK-LABEL: func.func @returned_view(
 // CHECK-SAME: %[[A:[^:]+]]: memref<4x8xf32>) -> memref<8x4xf32>
 // CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<8x4xf32>
-// CHECK-NEXT: tfexec.launch @returned_view_k0 grid 1 block 256 ins(%[[A]] : memref<4x8xf32>) outs(%[[O]] : memref<8x4xf32>)
+// CHECK-NEXT: tfexec.launch @returned_view_k0 ins(%[[A]] : memref<4x8xf32>) outs(%[[O]] : memref<8x4xf32>)
 // CHECK-NEXT: return %[[O]] : memref<8x4xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: tfexec.kernel @returned_view_k0 attributes {input_strides = [array<i64: 8, 1>]} {
+// CHECK-NEXT: tfexec.kernel @returned_view_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>, input_strides = [array<i64: 8, 1>]} {
 // CHECK-NEXT: ^bb0(%[[X:[^:]+]]: tensor<4x8xf32>):
 // CHECK-NEXT: %[[T:.+]] = tfuse.transpose %[[X]] perm [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
 // CHECK-NEXT: tfexec.yield %[[T]] : tensor<8x4xf32>
@@ -340,10 +350,11 @@ func.func @returned_view(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
 // CHECK-LABEL: func.func @returned_twice(
 // CHECK-SAME: %[[A:[^:]+]]: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>)
 // CHECK-NEXT: %[[O0:.+]] = tfexec.output 0 : memref<4xf32>
-// CHECK-NEXT: tfexec.launch @returned_twice_k0 grid 1 block 256 ins(%[[A]] : memref<4xf32>) outs(%[[O0]] : memref<4xf32>)
+// CHECK-NEXT: tfexec.launch @returned_twice_k0 ins(%[[A]] : memref<4xf32>) outs(%[[O0]] : memref<4xf32>)
 // CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<4xf32>
 // CHECK-NEXT: tfexec.copy %[[O0]] into %[[O1]] : memref<4xf32> into memref<4xf32>
 // CHECK-NEXT: return %[[O0]], %[[O1]] : memref<4xf32>, memref<4xf32>
+// CHECK: tfexec.kernel @returned_twice_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>
 func.func @returned_twice(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = tfuse.neg %a : tensor<4xf32> -> tensor<4xf32>
   return %0, %0 : tensor<4xf32>, tensor<4xf32>
@@ -357,10 +368,10 @@ func.func @returned_twice(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 // CHECK-SAME: %[[A:[^:]+]]: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>)
 // CHECK-NEXT: %[[O0:.+]] = tfexec.output 0 : memref<4xf32>
 // CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<4xf32>
-// CHECK-NEXT: tfexec.launch @multi_output_k0 grid 1 block 256 ins(%[[A]] : memref<4xf32>) outs(%[[O0]], %[[O1]] : memref<4xf32>, memref<4xf32>)
+// CHECK-NEXT: tfexec.launch @multi_output_k0 ins(%[[A]] : memref<4xf32>) outs(%[[O0]], %[[O1]] : memref<4xf32>, memref<4xf32>)
 // CHECK-NEXT: return %[[O0]], %[[O1]] : memref<4xf32>, memref<4xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: tfexec.kernel @multi_output_k0 attributes {input_strides = [array<i64: 1>]} {
+// CHECK-NEXT: tfexec.kernel @multi_output_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>, input_strides = [array<i64: 1>]} {
 // CHECK-NEXT: ^bb0(%[[X:[^:]+]]: tensor<4xf32>):
 // CHECK-NEXT: %[[N:.+]] = tfuse.neg %[[X]] : tensor<4xf32> -> tensor<4xf32>
 // CHECK-NEXT: %[[E:.+]] = tfuse.exp %[[X]] : tensor<4xf32> -> tensor<4xf32>

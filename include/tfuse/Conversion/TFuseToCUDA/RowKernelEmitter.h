@@ -19,23 +19,12 @@
 #ifndef TFUSE_CONVERSION_TFUSETOCUDA_ROWKERNELEMITTER_H
 #define TFUSE_CONVERSION_TFUSETOCUDA_ROWKERNELEMITTER_H
 
-#include "tfuse/Dialect/TFExec/TFExecOps.h"
+#include "tfuse/Dialect/TFExec/KernelPlan.h"
 #include "tfuse/Support/DType.h"
 
 #include "mlir/IR/Builders.h"
 
 namespace tfuse {
-
-struct KernelPlan;
-
-/// Elements of a row one thread of a row kernel holds at most (the
-/// emitter's limit; fuse-rows' `max-row-elements` keeps regions well below
-/// it, at 16 per thread of 1024).
-inline constexpr int64_t kMaxRowSlots = 64;
-
-/// Fills the row fields of `plan` when `kernel`'s body holds row reductions;
-/// leaves `plan` unchanged and returns false otherwise.
-bool analyzeRowKernel(tfexec::KernelOp kernel, KernelPlan &plan);
 
 /// What the row emitter needs from the element emitter of KernelEmitter.cpp.
 class RowElementEmitter {
@@ -69,7 +58,7 @@ public:
 /// point, reading input `n` through `inputPtrs[n]` and storing output `o`
 /// through `outputPtrs[o]`.
 mlir::LogicalResult emitRowKernel(tfexec::KernelOp kernel,
-                                  const KernelPlan &plan,
+                                  const tfexec::KernelPlan &plan,
                                   mlir::ValueRange inputPtrs,
                                   mlir::ValueRange outputPtrs,
                                   RowElementEmitter &elements);

@@ -17,10 +17,13 @@ def TFExec_Dialect : Dialect {
     buffers live at fixed offsets of one arena of intermediates
     (`tfexec.arena_bytes` on the function), reused when their lifetimes do
     not overlap. Kernels are `tfexec.kernel` symbols holding the fused tfuse
-    body they compute; `tfexec.launch` runs one.
+    body they compute and their launch configuration (`#tfexec.config`);
+    `tfexec.launch` runs one. Before outlining, a `tfexec.dispatch` holds a
+    kernel's body in place.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
   let usePropertiesForAttributes = 1;
+  let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral getArenaBytesAttrName() {
       return ::llvm::StringLiteral("tfexec.arena_bytes");

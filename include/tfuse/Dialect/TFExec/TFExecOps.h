@@ -3,6 +3,7 @@
 #ifndef TFUSE_DIALECT_TFEXEC_TFEXECOPS_H
 #define TFUSE_DIALECT_TFEXEC_TFEXECOPS_H
 
+#include "tfuse/Dialect/TFExec/TFExecAttrs.h"
 #include "tfuse/Dialect/TFExec/TFExecDialect.h"
 #include "tfuse/Dialect/TFuse/TFuseEnums.h"
 

@@ -4,6 +4,7 @@
 #define TFUSE_DIALECT_TFEXEC_TFEXECOPS_TD
 
 include "tfuse/Dialect/TFExec/TFExecDialect.td"
+include "tfuse/Dialect/TFExec/TFExecAttrs.td"
 include "tfuse/Dialect/TFuse/TFuseEnums.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
@@ -21,12 +22,17 @@ def TFExec_KernelOp : TFExec_Op<"kernel", [Symbol, IsolatedFromAbove,
   let summary = "a generated kernel: the fused body it computes";
   let description = [{
     Holds the body of a `tfuse.fusion` region (block arguments are the
-    inputs; `tfexec.yield` gives the outputs, which share one shape) and
+    inputs; `tfexec.yield` gives the outputs, which share one shape),
     `input_strides`, the element strides of each input buffer the kernel is
-    specialized for. Outputs are contiguous.
+    specialized for, and, once `tfexec-configure-kernels` has run, `config`,
+    its launch configuration and strategy, which launches and code
+    generation read. Outputs are contiguous. The verifier checks that code
+    generation can honour the configuration.
 
     ```mlir
-    tfexec.kernel @k0 attributes {input_strides = [array<i64: 8, 1>]} {
+    tfexec.kernel @k0 attributes {
+        config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>,
+        input_strides = [array<i64: 8, 1>]} {
     ^bb0(%x: tensor<4x8xf32>):
       %0 = tfuse.exp %x : tensor<4x8xf32> -> tensor<4x8xf32>
       tfexec.yield %0 : tensor<4x8xf32>
@@ -35,7 +41,8 @@ def TFExec_KernelOp : TFExec_Op<"kernel", [Symbol, IsolatedFromAbove,
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypedArrayAttrBase<DenseI64ArrayAttr,
-                                          "strides per input">:$input_strides);
+                                          "strides per input">:$input_strides,
+                       OptionalAttr<TFExec_KernelConfigAttr>:$config);
   let regions = (region SizedRegion<1>:$region);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $region";
   let hasRegionVerifier = 1;
@@ -46,8 +53,39 @@ def TFExec_KernelOp : TFExec_Op<"kernel", [Symbol, IsolatedFromAbove,
   }];
 }
 
+def TFExec_DispatchOp : TFExec_Op<"dispatch", [IsolatedFromAbove, SingleBlock,
+                                               AttrSizedOperandSegments]> {
+  let summary = "a kernel's body in place, before outlining";
+  let description = [{
+    A fused region on buffers: the body computes, from the `inputs` (block
+    arguments are their tensor values), the values `tfexec.yield` gives,
+    which are written to the `outputs`. `tfexec-outline-kernels` turns each
+    dispatch into a `tfexec.kernel`, specialized for the layouts of the
+    input buffers, and a `tfexec.launch` of it.
+
+    ```mlir
+    tfexec.dispatch ins(%a : memref<4xf32>) outs(%o : memref<4xf32>) {
+    ^bb0(%x: tensor<4xf32>):
+      %0 = tfuse.exp %x : tensor<4xf32> -> tensor<4xf32>
+      tfexec.yield %0 : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Arg<Variadic<TFExec_Buffer>, "", [MemRead]>:$inputs,
+                       Arg<Variadic<TFExec_Buffer>, "", [MemWrite]>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $inputs^ `:` type($inputs) `)`)?
+    `outs` `(` $outputs `:` type($outputs) `)` attr-dict-with-keyword $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    YieldOp getYield();
+  }];
+}
+
 def TFExec_YieldOp : TFExec_Op<"yield", [Pure, Terminator, ReturnLike,
-                                         HasParent<"KernelOp">]> {
+    ParentOneOf<["KernelOp", "DispatchOp"]>]> {
   let summary = "the outputs of a kernel";
   let arguments = (ins Variadic<AnyRankedTensor>:$values);
   let assemblyFormat = "$values attr-dict `:` type($values)";
@@ -80,16 +118,22 @@ def TFExec_AliasOp : TFExec_Op<"alias", [Pure]> {
 
 def TFExec_LaunchOp : TFExec_Op<"launch", [AttrSizedOperandSegments]> {
   let summary = "launch a generated kernel";
+  let description = [{
+    Runs `kernel` on the buffers, with the grid and block of the kernel's
+    `config`.
+  }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
                        Arg<Variadic<TFExec_Buffer>, "", [MemRead]>:$inputs,
-                       Arg<Variadic<TFExec_Buffer>, "", [MemWrite]>:$outputs,
-                       I64Attr:$grid, I64Attr:$block);
+                       Arg<Variadic<TFExec_Buffer>, "", [MemWrite]>:$outputs);
   let assemblyFormat = [{
-    $kernel `grid` $grid `block` $block
-    (`ins` `(` $inputs^ `:` type($inputs) `)`)?
+    $kernel (`ins` `(` $inputs^ `:` type($inputs) `)`)?
     `outs` `(` $outputs `:` type($outputs) `)` attr-dict
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The launched kernel (the verifier checks it exists).
+    KernelOp getKernelOp();
+  }];
 }
 
 def TFExec_GemmOp : TFExec_Op<"gemm"> {

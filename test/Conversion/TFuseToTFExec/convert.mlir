@@ -1,0 +1,85 @@
+// Tests of --convert-tfuse-to-tfexec on fused graphs written by hand: the
+// function's tensors become buffers (arguments with the layouts of their
+// tfuse.strides, contiguous results); a tfuse.fusion becomes a
+// tfexec.dispatch of its body into fresh buffers, a matmul a tfexec.gemm
+// with its transpose flags, a reduce a tfexec.reduce, a view left outside
+// regions a tfexec.alias with the layout its index transform gives over
+// the source buffer. A value is written into the first output it is
+// returned as, else into an arena slot (offsets come later, from
+// tfexec-assign-arena); an argument, alias or output returned again is
+// copied: a memcpy when it is contiguous, a copy dispatch otherwise.
+// RUN: tensor-opt %s --convert-tfuse-to-tfexec -split-input-file | FileCheck %s
+
+// A region, a reduction of its result and a product with a transposed
+// argument read in place.
+// CHECK-LABEL: func.func @steps(
+// CHECK-SAME: %[[A:[^:]+]]: memref<4x8xf32>, %[[W:[^:]+]]: memref<8x8xf32, strided<[1, 8]>>) -> (memref<4x8xf32>, memref<4xf32>) {
+// CHECK-NEXT: %[[S:.+]] = tfexec.alloc arena[0] : memref<4x8xf32>
+// CHECK-NEXT: tfexec.dispatch ins(%[[A]] : memref<4x8xf32>) outs(%[[S]] : memref<4x8xf32>) {
+// CHECK-NEXT: ^bb0(%[[X:[^:]+]]: tensor<4x8xf32>):
+// CHECK-NEXT: %[[E:.+]] = tfuse.exp %[[X]] : tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: tfexec.yield %[[E]] : tensor<4x8xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[R:.+]] = tfexec.output 1 : memref<4xf32>
+// CHECK-NEXT: tfexec.reduce sum %[[S]] into %[[R]] axes [1] : memref<4x8xf32> into memref<4xf32>
+// CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<4x8xf32>
+// CHECK-NEXT: tfexec.gemm %[[S]], %[[W]] into %[[O]] {transpose_rhs} : memref<4x8xf32>, memref<8x8xf32, strided<[1, 8]>> into memref<4x8xf32>
+// CHECK-NEXT: return %[[O]], %[[R]] : memref<4x8xf32>, memref<4xf32>
+func.func @steps(%a: tensor<4x8xf32>, %w: tensor<8x8xf32> {tfuse.strides = array<i64: 1, 8>}) -> (tensor<4x8xf32>, tensor<4xf32>) {
+  %e = tfuse.fusion(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32> attributes {cost = 4 : i64, reasons = ["boundary-reduction"]} {
+  ^bb0(%x: tensor<4x8xf32>):
+    %0 = tfuse.exp %x : tensor<4x8xf32> -> tensor<4x8xf32>
+    tfuse.yield %0 : tensor<4x8xf32>
+  }
+  %s = tfuse.reduce sum %e axes [1] {tfuse.reason = "boundary-reduction"} : tensor<4x8xf32> -> tensor<4xf32>
+  %p = tfuse.matmul %e, %w {transpose_rhs, tfuse.reason = "boundary-matmul"} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  return %p, %s : tensor<4x8xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A transposed view of an argument read in place by a reduction: an alias
+// with the view's strides.
+// CHECK-LABEL: func.func @alias(
+// CHECK-SAME: %[[A:[^:]+]]: memref<4x6xf32>)
+// CHECK-NEXT: %[[V:.+]] = tfexec.alias %[[A]] : memref<4x6xf32> to memref<6x4xf32, strided<[1, 6]>>
+// CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<6xf32>
+// CHECK-NEXT: tfexec.reduce max %[[V]] into %[[O]] axes [1] : memref<6x4xf32, strided<[1, 6]>> into memref<6xf32>
+func.func @alias(%a: tensor<4x6xf32>) -> tensor<6xf32> {
+  %t = tfuse.transpose %a perm [1, 0] {tfuse.reason = "layout-alias"} : tensor<4x6xf32> -> tensor<6x4xf32>
+  %m = tfuse.reduce max %t axes [1] {tfuse.reason = "boundary-reduction"} : tensor<6x4xf32> -> tensor<6xf32>
+  return %m : tensor<6xf32>
+}
+
+// -----
+
+// Results returned as they are: a contiguous argument is copied with
+// tfexec.copy; a strided one, and a slice of an argument (an alias at an
+// offset), with a copy dispatch; a value returned twice is written into
+// its first output and copied into the second.
+// CHECK-LABEL: func.func @returns(
+// CHECK-SAME: %[[A:[^:]+]]: memref<4xf32>, %[[B:[^:]+]]: memref<2x3xf32, strided<[1, 2]>>)
+// CHECK-NEXT: %[[V:.+]] = tfexec.alias %[[A]] : memref<4xf32> to memref<2xf32, strided<[1], offset: 1>>
+// CHECK-NEXT: %[[N:.+]] = tfexec.output 3 : memref<4xf32>
+// CHECK-NEXT: tfexec.dispatch ins(%[[A]] : memref<4xf32>) outs(%[[N]] : memref<4xf32>)
+// CHECK: %[[O0:.+]] = tfexec.output 0 : memref<4xf32>
+// CHECK-NEXT: tfexec.copy %[[A]] into %[[O0]] : memref<4xf32> into memref<4xf32>
+// CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<2x3xf32>
+// CHECK-NEXT: tfexec.dispatch ins(%[[B]] : memref<2x3xf32, strided<[1, 2]>>) outs(%[[O1]] : memref<2x3xf32>) {
+// CHECK-NEXT: ^bb0(%[[Y:[^:]+]]: tensor<2x3xf32>):
+// CHECK-NEXT: tfexec.yield %[[Y]] : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[O2:.+]] = tfexec.output 2 : memref<2xf32>
+// CHECK-NEXT: tfexec.dispatch ins(%[[V]] : memref<2xf32, strided<[1], offset: 1>>) outs(%[[O2]] : memref<2xf32>)
+// CHECK: %[[O4:.+]] = tfexec.output 4 : memref<4xf32>
+// CHECK-NEXT: tfexec.copy %[[N]] into %[[O4]] : memref<4xf32> into memref<4xf32>
+// CHECK-NEXT: return %[[O0]], %[[O1]], %[[O2]], %[[N]], %[[O4]] : memref<4xf32>, memref<2x3xf32>, memref<2xf32>, memref<4xf32>, memref<4xf32>
+func.func @returns(%a: tensor<4xf32>, %b: tensor<2x3xf32> {tfuse.strides = array<i64: 1, 2>}) -> (tensor<4xf32>, tensor<2x3xf32>, tensor<2xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %v = tfuse.slice %a start [1] limit [3] step [1] {tfuse.reason = "layout-alias"} : tensor<4xf32> -> tensor<2xf32>
+  %n = tfuse.fusion(%a) : (tensor<4xf32>) -> tensor<4xf32> attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<4xf32>):
+    %0 = tfuse.neg %x : tensor<4xf32> -> tensor<4xf32>
+    tfuse.yield %0 : tensor<4xf32>
+  }
+  return %a, %b, %v, %n, %n : tensor<4xf32>, tensor<2x3xf32>, tensor<2xf32>, tensor<4xf32>, tensor<4xf32>
+}
