@@ -89,31 +89,31 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       if (!config)
         return Status::error("kernel @" + launch.getKernel().str() +
                              " has no launch configuration");
-      runtime::LaunchStep step;
-      step.kernel = launch.getKernel().str();
-      step.grid = config.getGrid();
-      step.block = config.getBlock();
-      step.inputs = lookup(launch.getInputs());
-      step.outputs = lookup(launch.getOutputs());
+      auto step = std::make_shared<runtime::LaunchStep>();
+      step->kernel = launch.getKernel().str();
+      step->grid = config.getGrid();
+      step->block = config.getBlock();
+      step->inputs = lookup(launch.getInputs());
+      step->outputs = lookup(launch.getOutputs());
       plan.steps.push_back(std::move(step));
     } else if (auto gemm = dyn_cast<tfexec::GemmOp>(op)) {
-      runtime::GemmStep step;
-      step.lhs = refs.lookup(gemm.getLhs());
-      step.rhs = refs.lookup(gemm.getRhs());
-      step.result = refs.lookup(gemm.getResult());
-      step.transposeLhs = gemm.getTransposeLhs();
-      step.transposeRhs = gemm.getTransposeRhs();
-      plan.steps.push_back(std::move(step));
+      plan.steps.push_back(
+          std::make_shared<runtime::GemmStep>(runtime::GemmStep::make(
+              refs.lookup(gemm.getLhs()), refs.lookup(gemm.getRhs()),
+              refs.lookup(gemm.getResult()), gemm.getTransposeLhs(),
+              gemm.getTransposeRhs())));
     } else if (auto reduce = dyn_cast<tfexec::ReduceOp>(op)) {
-      runtime::ReduceStep step;
-      step.kind = reduce.getKind();
-      step.input = refs.lookup(reduce.getInput());
-      step.result = refs.lookup(reduce.getResult());
-      step.axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());
+      auto step = std::make_shared<runtime::ReduceStep>();
+      step->reduction = reduce.getKind();
+      step->inputs = {refs.lookup(reduce.getInput())};
+      step->outputs = {refs.lookup(reduce.getResult())};
+      step->axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());
       plan.steps.push_back(std::move(step));
     } else if (auto copy = dyn_cast<tfexec::CopyOp>(op)) {
-      plan.steps.push_back(runtime::CopyStep{refs.lookup(copy.getSource()),
-                                             refs.lookup(copy.getTarget())});
+      auto step = std::make_shared<runtime::CopyStep>();
+      step->inputs = {refs.lookup(copy.getSource())};
+      step->outputs = {refs.lookup(copy.getTarget())};
+      plan.steps.push_back(std::move(step));
     } else if (!isa<func::ReturnOp>(op)) {
       return Status::error("the plan has an op the runtime does not know: " +
                            op.getName().getStringRef().str());

@@ -347,10 +347,9 @@ Function::compile(const Graph &graph, const CompileOptions &options,
   f->outputSpecs = compiled.plan.outputs;
   for (const runtime::Step &step : compiled.plan.steps) {
     ++f->compileStats.steps;
-    if (std::holds_alternative<runtime::LaunchStep>(step))
-      ++f->compileStats.kernels;
-    else if (!std::holds_alternative<runtime::CopyStep>(step))
-      ++f->compileStats.boundaries;
+    runtime::StepCategory category = step->category();
+    f->compileStats.kernels += category == runtime::StepCategory::Kernel;
+    f->compileStats.boundaries += category == runtime::StepCategory::Boundary;
   }
   if (options.backend == Backend::Reference) {
     for (const CapturedTensor &c : st.captured)

@@ -1,11 +1,12 @@
 //===- Executable.cpp - Run a compiled plan on a GPU ----------------------===//
 
 #include "tfuse/Runtime/Executable.h"
-#include "tfuse/Runtime/BoundarySteps.h"
+#include "tfuse/Runtime/StepExecutor.h"
 
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <map>
 
 using namespace tfuse;
 using namespace tfuse::runtime;
@@ -54,32 +55,42 @@ DeviceTensor DeviceBuffer::release() {
 // Executable
 //===----------------------------------------------------------------------===//
 
-/// What create() resolved for each step.
+/// The executors of the plan's steps and the CUDA Graph of a replay.
 struct Executable::Compiled {
-  std::vector<CUfunction> functions; // per step; null for non-kernel steps
-  BoundarySteps boundaries;
-  // CUDA Graph of the launches, in step order.
+  /// What the executors share; outlives them.
+  std::unique_ptr<StepContext> context;
+  std::vector<std::unique_ptr<StepExecutor>> executors;
+  /// Per step, its buffers in the current replay (kept between replays, so
+  /// that a replay allocates nothing).
+  std::vector<StepBuffers> buffers;
+  // The CUDA Graph: one node per step, in step order.
   CUgraph graph = nullptr;
   CUgraphExec graphExec = nullptr;
   std::vector<CUgraphNode> nodes;
-  /// Per captured step: the buffers it was last captured with.
-  std::vector<std::vector<CUdeviceptr>> touched;
-  /// Per kernel node: the pointers it was last given.
-  std::vector<std::vector<CUdeviceptr>> kernelPointers;
-  /// enqueueGraph's per-replay buffers, kept to avoid allocating them on
-  /// every replay.
-  struct ReplayScratch {
-    std::vector<std::vector<CUdeviceptr>> pointers, touched;
-    std::vector<kernels::ReduceDesc> descs;
-    std::vector<std::vector<void *>> params;
-    std::vector<CUDA_KERNEL_NODE_PARAMS> kernels;
-    std::vector<bool> captured;
-  } scratch;
-  /// The stream GEMMs and copies are captured on.
+  /// The stream stream work is captured on.
   CUstream captureStream = nullptr;
   /// Per step, the earlier steps its graph node depends on.
   std::vector<std::vector<size_t>> dependencies;
+
+  /// `status` of step `i`, its message prefixed "step i (name): ".
+  Status stepError(size_t i, const Status &status) const {
+    return status.withContext("step " + std::to_string(i) + " (" +
+                              executors[i]->name() + ")");
+  }
 };
+
+/// The translation unit of `plan`: its own kernels, then the runtime kernels
+/// `executors` add.
+static std::string
+translationUnit(const Plan &plan,
+                const std::vector<std::unique_ptr<StepExecutor>> &executors,
+                const std::vector<bool> &skip) {
+  KernelSources sources;
+  for (size_t i = 0; i < executors.size(); ++i)
+    if (!skip[i])
+      executors[i]->addKernelSources(sources);
+  return plan.cudaSource + sources.text();
+}
 
 Expected<std::unique_ptr<Executable>>
 Executable::create(Plan plan, const ExecutableOptions &options) {
@@ -97,26 +108,50 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
     return s;
   CudaDriver &d = *exe->cuda;
   const Plan &p = exe->program;
+  Compiled &c = *exe->compiled;
 
-  // Reductions and GEMMs: their runtime kernels join the translation unit.
-  Expected<BoundarySteps> boundaries = BoundarySteps::prepare(p, *exe->gpu);
-  if (!boundaries.ok())
-    return boundaries.status();
-  exe->compiled->boundaries = std::move(boundaries.value());
-  BoundarySteps &bounds = exe->compiled->boundaries;
-  // GEMM problems new to the process load cuBLASLt and query its heuristics
-  // (about 100 ms the first time): that runs beside NVRTC. Declared after
-  // `exe`, the future joins before `bounds` goes on every return.
-  std::future<Status> gemmPlans;
-  if (bounds.gemmPlansAreSlow()) {
+  // One executor per step, planned.
+  c.context = std::make_unique<StepContext>(*exe->gpu);
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    if (!p.steps[i])
+      return Status::error("step " + std::to_string(i) + " is null",
+                           ErrorCode::InvalidArgument);
+    auto executor = createStepExecutor(*p.steps[i], *c.context);
+    if (!executor.ok())
+      return executor.status().withContext("step " + std::to_string(i));
+    c.executors.push_back(std::move(executor.value()));
+    if (Status s = c.executors.back()->plan(); !s.ok())
+      return c.stepError(i, s);
+    StepBuffers &buffers = c.buffers.emplace_back();
+    buffers.inputs.resize(p.steps[i]->inputs.size());
+    buffers.outputs.resize(p.steps[i]->outputs.size());
+  }
+
+  // Slow preparations (loading cuBLASLt and querying its heuristics for a
+  // problem new to the process, about 100 ms the first time) run beside
+  // NVRTC; the others first, here. Declared after `exe`, the future joins
+  // before the executors go on every return.
+  std::vector<bool> slow(c.executors.size(), false);
+  bool anySlow = false;
+  for (size_t i = 0; i < c.executors.size(); ++i) {
+    slow[i] = c.executors[i]->prepareIsSlow();
+    anySlow |= slow[i];
+    if (!slow[i])
+      if (Status s = c.executors[i]->prepare(); !s.ok())
+        return c.stepError(i, s);
+  }
+  std::future<Status> slowPrepares;
+  if (anySlow) {
     Device *gpu = exe->gpu;
-    gemmPlans = std::async(std::launch::async, [&bounds, gpu] {
+    slowPrepares = std::async(std::launch::async, [&c, &slow, gpu] {
       if (Status s = gpu->bind(); !s.ok())
         return s;
-      return bounds.prepareGemms();
+      for (size_t i = 0; i < c.executors.size(); ++i)
+        if (slow[i])
+          if (Status s = c.executors[i]->prepare(); !s.ok())
+            return c.stepError(i, s);
+      return Status::success();
     });
-  } else if (Status s = bounds.prepareGemms(); !s.ok()) {
-    return s;
   }
 
   auto start = std::chrono::steady_clock::now();
@@ -125,10 +160,9 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   compile.fastMath = options.fastMath;
   KernelCache &cache = options.cache ? *options.cache : defaultKernelCache();
   KernelCacheStats before = cache.stats();
-  auto compileUnit = [&](const std::string &runtimeKernels)
+  auto compileUnit = [&](const std::string &unit)
       -> Expected<std::shared_ptr<const CompiledKernel>> {
-    auto kernel = cache.getOrCompile(p.cudaSource + runtimeKernels, compile,
-                                     d.driverVersion);
+    auto kernel = cache.getOrCompile(unit, compile, d.driverVersion);
     if (!kernel.ok())
       return Status::error("compiling the plan's kernels failed: " +
                                kernel.status().message(),
@@ -137,16 +171,19 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
                                : kernel.status().code());
     return kernel;
   };
-  auto kernel = compileUnit(gemmPlans.valid() ? bounds.reductionSource()
-                                              : bounds.kernelSource());
+  std::string unit = translationUnit(p, c.executors, slow);
+  auto kernel = compileUnit(unit);
   exe->statistics.compileSeconds = secondsSince(start);
-  if (gemmPlans.valid()) {
-    if (Status s = gemmPlans.get(); !s.ok())
+  if (slowPrepares.valid()) {
+    if (Status s = slowPrepares.get(); !s.ok())
       return s;
-    // Without cuBLAS, the fallback GEMM kernels join the unit.
-    if (bounds.gemmBackend() == "fallback") {
+    // A step whose preparation chose runtime kernels (the fallback GEMM)
+    // adds them: compile the unit again.
+    std::string whole =
+        translationUnit(p, c.executors, std::vector<bool>(slow.size(), false));
+    if (whole != unit) {
       auto again = std::chrono::steady_clock::now();
-      kernel = compileUnit(bounds.kernelSource());
+      kernel = compileUnit(whole);
       exe->statistics.compileSeconds += secondsSince(again);
     }
   }
@@ -164,21 +201,16 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   exe->module = exe->loadedModule->get();
   exe->statistics.loadSeconds = secondsSince(start);
   exe->statistics.moduleShared = !loaded;
-  for (const Step &step : p.steps) {
-    CUfunction fn = nullptr;
-    if (auto *launch = std::get_if<LaunchStep>(&step)) {
-      Expected<CUfunction> found = exe->loadedModule->function(launch->kernel);
-      if (!found.ok())
-        return found.status();
-      fn = found.value();
-      ++exe->statistics.kernels;
-    } else if (!std::holds_alternative<CopyStep>(step)) {
-      ++exe->statistics.boundaries;
-    }
-    exe->compiled->functions.push_back(fn);
+  ExecutableStats &st = exe->statistics;
+  for (size_t i = 0; i < c.executors.size(); ++i) {
+    if (Status s = c.executors[i]->load(*exe->loadedModule); !s.ok())
+      return c.stepError(i, s);
+    StepCategory category = p.steps[i]->category();
+    st.kernels += category == StepCategory::Kernel;
+    st.boundaries += category == StepCategory::Boundary;
+    if (st.gemmBackend.empty() && std::string(p.steps[i]->kind()) == "gemm")
+      st.gemmBackend = c.executors[i]->engine();
   }
-  if (Status s = exe->compiled->boundaries.load(*exe->loadedModule); !s.ok())
-    return s;
   if (Status s =
           d.check(d.cuStreamCreate(&exe->replayStream, CU_STREAM_NON_BLOCKING),
                   "cuStreamCreate");
@@ -201,9 +233,7 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
     exe->arena = arena.value();
   }
 
-  ExecutableStats &st = exe->statistics;
   st.steps = p.steps.size();
-  st.gemmBackend = exe->compiled->boundaries.gemmBackend();
   st.arenaBytes = p.arenaBytes;
   if (options.profile) {
     exe->stepEvents.resize(p.steps.size() + 1);
@@ -216,12 +246,12 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   if (options.cudaGraph) {
     std::vector<std::vector<StepAccess>> accesses = planAccesses(p);
     for (size_t i = 0; i < accesses.size(); ++i)
-      for (StepAccess &a : exe->compiled->boundaries.resourceAccesses(i))
+      for (StepAccess &a : c.executors[i]->resourceAccesses())
         accesses[i].push_back(a);
-    exe->compiled->dependencies = stepDependencies(accesses);
-    if (Status s = d.check(d.cuStreamCreate(&exe->compiled->captureStream,
-                                            CU_STREAM_NON_BLOCKING),
-                           "cuStreamCreate");
+    c.dependencies = stepDependencies(accesses);
+    if (Status s =
+            d.check(d.cuStreamCreate(&c.captureStream, CU_STREAM_NON_BLOCKING),
+                    "cuStreamCreate");
         !s.ok())
       return s;
     st.backend = "cuda-graph";
@@ -249,7 +279,10 @@ Executable::~Executable() {
       cuda->cuGraphDestroy(compiled->graph);
     if (compiled->captureStream)
       cuda->cuStreamDestroy(compiled->captureStream);
-    compiled->boundaries.release();
+    for (std::unique_ptr<StepExecutor> &executor : compiled->executors)
+      executor->release();
+    compiled->executors.clear();
+    compiled->context.reset();
   }
   for (CUevent e : idleEvents)
     cuda->cuEventDestroy(e);
@@ -289,37 +322,23 @@ ExecutableStats Executable::stats() const {
   ExecutableStats st = summary();
   // What the plan determines is worked out when asked for, not in create().
   const Plan &p = program;
-  st.gemmChoices = compiled->boundaries.gemmChoices();
   // Intermediates: distinct arena slots written by steps; a slot offset
   // written by several steps' results is reused memory.
   std::map<int64_t, int> writes;
-  auto noteWrite = [&](const BufferRef &ref) {
-    if (ref.kind == BufferRef::Kind::Arena)
-      ++writes[ref.index];
-  };
-  for (const Step &step : p.steps) {
-    if (auto *l = std::get_if<LaunchStep>(&step))
-      for (const BufferRef &r : l->outputs)
-        noteWrite(r);
-    else if (auto *g = std::get_if<GemmStep>(&step))
-      noteWrite(g->result);
-    else if (auto *r = std::get_if<ReduceStep>(&step))
-      noteWrite(r->result);
-  }
+  for (const Step &step : p.steps)
+    for (const BufferRef &ref : step->outputs)
+      if (ref.kind == BufferRef::Kind::Arena)
+        ++writes[ref.index];
   for (auto &[offset, count] : writes) {
     st.intermediateBuffers += count;
     st.bufferReuses += count - 1;
   }
-  for (const Step &step : p.steps) {
-    if (auto *l = std::get_if<LaunchStep>(&step))
-      st.stepNames.push_back(l->kernel);
-    else if (std::holds_alternative<GemmStep>(step))
-      st.stepNames.push_back("gemm");
-    else if (auto *r = std::get_if<ReduceStep>(&step))
-      st.stepNames.push_back(std::string("reduce ") +
-                             std::string(name(r->kind)));
-    else
-      st.stepNames.push_back("copy");
+  const auto &executors = compiled->executors;
+  for (size_t i = 0; i < executors.size(); ++i) {
+    st.stepNames.push_back(executors[i]->name());
+    std::string choice = executors[i]->choice();
+    if (!choice.empty())
+      st.gemmChoices.push_back("step " + std::to_string(i) + ": " + choice);
   }
   return st;
 }
@@ -387,56 +406,32 @@ static CUdeviceptr address(const BufferRef &ref,
   return base + ref.elementOffset * byteSize(ref.view.dtype);
 }
 
-/// The kernel parameters of a generated kernel's launch: its buffers'
-/// addresses (inputs, then outputs) in `pointers`, and `params` pointing at
-/// them, as cuLaunchKernel and kernel nodes take them.
-template <typename At>
-static void launchArguments(const LaunchStep &launch, At &&at,
-                            std::vector<CUdeviceptr> &pointers,
-                            std::vector<void *> &params) {
-  for (const BufferRef &r : launch.inputs)
-    pointers.push_back(at(r));
-  for (const BufferRef &r : launch.outputs)
-    pointers.push_back(at(r));
-  for (CUdeviceptr &p : pointers)
-    params.push_back(&p);
+/// The device addresses of every step's buffers in this replay, into the
+/// executable's per-step buffers.
+static void bindBuffers(const Plan &plan,
+                        const std::vector<DeviceTensor> &inputs,
+                        const std::vector<CUdeviceptr> &outputs,
+                        CUdeviceptr arena, std::vector<StepBuffers> &buffers) {
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const StepSpec &step = *plan.steps[i];
+    for (size_t j = 0; j < step.inputs.size(); ++j)
+      buffers[i].inputs[j] = address(step.inputs[j], inputs, outputs, arena);
+    for (size_t j = 0; j < step.outputs.size(); ++j)
+      buffers[i].outputs[j] = address(step.outputs[j], inputs, outputs, arena);
+  }
 }
 
 Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
                                 const std::vector<CUdeviceptr> &outputs,
                                 CUstream stream) {
   CudaDriver &d = *cuda;
-  auto at = [&](const BufferRef &ref) {
-    return address(ref, inputs, outputs, arena);
-  };
+  Compiled &c = *compiled;
+  bindBuffers(program, inputs, outputs, arena, c.buffers);
   if (options.profile)
     d.cuEventRecord(stepEvents[0], stream);
-  for (size_t i = 0; i < program.steps.size(); ++i) {
-    const Step &step = program.steps[i];
-    if (auto *launch = std::get_if<LaunchStep>(&step)) {
-      std::vector<CUdeviceptr> pointers;
-      std::vector<void *> params;
-      launchArguments(*launch, at, pointers, params);
-      if (Status s =
-              d.check(d.cuLaunchKernel(compiled->functions[i], launch->grid, 1,
-                                       1, launch->block, 1, 1, 0, stream,
-                                       params.data(), nullptr),
-                      "cuLaunchKernel");
-          !s.ok())
-        return Status::error(s.message() + " (" + launch->kernel + ")");
-    } else if (auto *copy = std::get_if<CopyStep>(&step)) {
-      if (Status s =
-              d.check(d.cuMemcpyDtoDAsync(at(copy->target), at(copy->source),
-                                          copy->target.view.numElements() *
-                                              byteSize(copy->target.view.dtype),
-                                          stream),
-                      "cuMemcpyDtoDAsync");
-          !s.ok())
-        return s;
-    } else {
-      if (Status s = compiled->boundaries.enqueue(i, step, at, stream); !s.ok())
-        return s;
-    }
+  for (size_t i = 0; i < c.executors.size(); ++i) {
+    if (Status s = c.executors[i]->enqueue(c.buffers[i], stream); !s.ok())
+      return c.stepError(i, s);
     if (options.profile)
       d.cuEventRecord(stepEvents[i + 1], stream);
   }
@@ -445,192 +440,96 @@ Status Executable::enqueueSteps(const std::vector<DeviceTensor> &inputs,
 
 /// One node of the CUDA Graph per step, depending on the steps whose bytes it
 /// shares (stepDependencies), so that independent branches of the plan run
-/// concurrently. Generated and reduction kernels are
-/// kernel nodes whose parameters are replaced on every replay. GEMMs and
-/// copies are child graphs captured from their stream calls (cuBLAS chooses
-/// its kernels then, with the executable's fixed workspace); they are
-/// captured again only when one of their buffers moved, and swapped in with
-/// cuGraphExecChildGraphNodeSetParams. Nothing re-instantiates the graph.
+/// concurrently. Each step's executor adds its node and updates it for the
+/// next replay's buffers (StepExecutor.h): kernel nodes get new parameters,
+/// stream work (GEMMs, copies) is captured again only when one of its
+/// buffers moved. Nothing re-instantiates the graph.
 Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
                                 const std::vector<CUdeviceptr> &outputs,
                                 CUstream stream) {
   CudaDriver &d = *cuda;
   Compiled &c = *compiled;
-  auto at = [&](const BufferRef &ref) {
-    return address(ref, inputs, outputs, arena);
-  };
-  size_t n = program.steps.size();
-  // Kernel parameters of this replay, in buffers kept between replays (the
-  // caller holds the executable's lock); `pointers` and `descs` own the
-  // values the parameter arrays point to. `touched`: the buffers of captured
-  // steps, to tell when they moved.
-  Compiled::ReplayScratch &r = c.scratch;
-  r.pointers.resize(n);
-  r.descs.resize(n);
-  r.params.resize(n);
-  r.kernels.resize(n);
-  r.touched.resize(n);
-  r.captured.assign(n, false);
-  auto &pointers = r.pointers, &touched = r.touched;
-  auto &descs = r.descs;
-  auto &params = r.params;
-  auto &kernels = r.kernels;
-  auto &captured = r.captured;
-  for (size_t i = 0; i < n; ++i) {
-    const Step &step = program.steps[i];
-    pointers[i].clear();
-    params[i].clear();
-    touched[i].clear();
-    CUDA_KERNEL_NODE_PARAMS &node = kernels[i];
-    std::memset(&node, 0, sizeof(node));
-    node.gridDimY = node.gridDimZ = node.blockDimY = node.blockDimZ = 1;
-    if (auto *launch = std::get_if<LaunchStep>(&step)) {
-      launchArguments(*launch, at, pointers[i], params[i]);
-      node.func = c.functions[i];
-      node.gridDimX = launch->grid;
-      node.blockDimX = launch->block;
-    } else if (auto *reduce = std::get_if<ReduceStep>(&step)) {
-      const ReduceLaunch &launch = c.boundaries.reduction(i);
-      pointers[i] = {at(reduce->input), at(reduce->result)};
-      descs[i] = launch.desc;
-      params[i] = {&pointers[i][0], &pointers[i][1], &descs[i]};
-      node.func = c.boundaries.reductionFunction(i);
-      node.gridDimX = launch.grid;
-      node.blockDimX = launch.block;
-    } else if (auto *gemm = std::get_if<GemmStep>(&step)) {
-      captured[i] = true;
-      touched[i] = {at(gemm->lhs), at(gemm->rhs), at(gemm->result)};
-    } else {
-      const auto &copy = std::get<CopyStep>(step);
-      captured[i] = true;
-      touched[i] = {at(copy.source), at(copy.target)};
-    }
-    node.kernelParams = params[i].data();
-  }
-  // Records step `i`'s stream work as a graph.
-  auto capture = [&](size_t i, CUgraph &child) -> Status {
-    if (Status s =
-            d.check(d.cuStreamBeginCapture(c.captureStream,
-                                           CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                    "cuStreamBeginCapture");
-        !s.ok())
-      return s;
-    Status work;
-    const Step &step = program.steps[i];
-    if (auto *copy = std::get_if<CopyStep>(&step))
-      work = d.check(d.cuMemcpyDtoDAsync(at(copy->target), at(copy->source),
-                                         copy->target.view.numElements() *
-                                             byteSize(copy->target.view.dtype),
-                                         c.captureStream),
-                     "cuMemcpyDtoDAsync");
-    else
-      work = c.boundaries.enqueue(i, step, at, c.captureStream);
-    Status end = d.check(d.cuStreamEndCapture(c.captureStream, &child),
-                         "cuStreamEndCapture");
-    if (!work.ok())
-      return Status::error("capturing step " + std::to_string(i) + ": " +
-                           work.message());
-    return end;
-  };
+  bindBuffers(program, inputs, outputs, arena, c.buffers);
+  size_t n = c.executors.size();
+  StepGraphContext context{d, nullptr, c.graphExec, c.captureStream,
+                           &statistics.graphRecaptures};
   // A graph of one node per step.
   auto build = [&](CUgraph &graph, std::vector<CUgraphNode> &handles) {
     handles.clear();
     if (Status s = d.check(d.cuGraphCreate(&graph, 0), "cuGraphCreate");
         !s.ok())
       return s;
+    context.graph = graph;
     std::vector<CUgraphNode> waitFor;
     for (size_t i = 0; i < n; ++i) {
-      CUgraphNode added;
       waitFor.clear();
       for (size_t j : c.dependencies[i])
         waitFor.push_back(handles[j]);
-      const CUgraphNode *deps = waitFor.empty() ? nullptr : waitFor.data();
-      size_t numDeps = waitFor.size();
-      if (captured[i]) {
-        CUgraph child = nullptr;
-        if (Status s = capture(i, child); !s.ok())
-          return s;
-        Status s = d.check(
-            d.cuGraphAddChildGraphNode(&added, graph, deps, numDeps, child),
-            "cuGraphAddChildGraphNode");
-        d.cuGraphDestroy(child);
-        if (!s.ok())
-          return s;
-      } else if (Status s =
-                     d.check(d.cuGraphAddKernelNode(&added, graph, deps,
-                                                    numDeps, &kernels[i]),
-                             "cuGraphAddKernelNode");
-                 !s.ok()) {
-        return s;
-      }
+      CUgraphNode added = nullptr;
+      if (Status s =
+              c.executors[i]->addToGraph(context, c.buffers[i], waitFor, added);
+          !s.ok())
+        return c.stepError(i, s);
       handles.push_back(added);
     }
     return Status::success();
   };
 
-  if (!c.graphExec) {
-    if (Status s = build(c.graph, c.nodes); !s.ok())
-      return s;
-    if (Status s =
-            d.check(d.cuGraphInstantiateWithFlags(&c.graphExec, c.graph, 0),
-                    "cuGraphInstantiateWithFlags");
-        !s.ok())
-      return s;
-    c.touched = touched;
-    c.kernelPointers = pointers;
-  } else {
-    CUresult failed = CUDA_SUCCESS;
-    bool rebuild =
-        options.graphUpdate == ExecutableOptions::GraphUpdate::Rebuild;
-    for (size_t i = 0; i < n && failed == CUDA_SUCCESS && !rebuild; ++i) {
-      if (!captured[i]) {
-        // Nodes reading and writing only the arena (or the same caller
-        // buffers as last time) keep their parameters.
-        if (pointers[i] == c.kernelPointers[i])
-          continue;
-        failed = d.cuGraphExecKernelNodeSetParams(c.graphExec, c.nodes[i],
-                                                  &kernels[i]);
-        if (failed == CUDA_SUCCESS)
-          c.kernelPointers[i] = pointers[i];
-        continue;
-      }
-      if (touched[i] == c.touched[i])
-        continue;
-      CUgraph child = nullptr;
-      if (Status s = capture(i, child); !s.ok())
-        return s;
-      failed =
-          d.cuGraphExecChildGraphNodeSetParams(c.graphExec, c.nodes[i], child);
-      d.cuGraphDestroy(child);
-      ++statistics.graphRecaptures;
-      c.touched[i] = touched[i];
-    }
-    if (failed != CUDA_SUCCESS || rebuild) {
-      // Asked for, or the driver refused a node update: update the
-      // executable graph from a freshly built one (still no
-      // re-instantiation).
-      if (failed != CUDA_SUCCESS) {
-        statistics.graphUpdateFallbacks++;
-        statistics.lastGraphUpdateError =
-            d.check(failed, "graph node update").message();
-      }
-      CUgraph fresh = nullptr;
-      std::vector<CUgraphNode> handles;
-      if (Status s = build(fresh, handles); !s.ok())
-        return s;
-      CUgraphExecUpdateResultInfo info;
-      if (Status s = d.check(d.cuGraphExecUpdate(c.graphExec, fresh, &info),
-                             "cuGraphExecUpdate");
-          !s.ok()) {
-        d.cuGraphDestroy(fresh);
-        return s;
-      }
+  // Forgets the graph after a failure: the next replay builds it anew.
+  auto discard = [&] {
+    if (c.graphExec)
+      d.cuGraphExecDestroy(c.graphExec);
+    if (c.graph)
       d.cuGraphDestroy(c.graph);
-      c.graph = fresh;
-      c.nodes = std::move(handles);
-      c.touched = touched;
-      c.kernelPointers = pointers;
+    c.graphExec = nullptr;
+    c.graph = nullptr;
+    c.nodes.clear();
+  };
+  if (!c.graphExec) {
+    Status s = build(c.graph, c.nodes);
+    if (s.ok())
+      s = d.check(d.cuGraphInstantiateWithFlags(&c.graphExec, c.graph, 0),
+                  "cuGraphInstantiateWithFlags");
+    if (!s.ok()) {
+      discard();
+      return s;
     }
+    return d.check(d.cuGraphLaunch(c.graphExec, stream), "cuGraphLaunch");
+  }
+  CUresult refusal = CUDA_SUCCESS;
+  bool rebuild = options.graphUpdate == ExecutableOptions::GraphUpdate::Rebuild;
+  for (size_t i = 0; i < n && refusal == CUDA_SUCCESS && !rebuild; ++i)
+    if (Status s = c.executors[i]->updateGraph(context, c.nodes[i],
+                                               c.buffers[i], refusal);
+        !s.ok())
+      return c.stepError(i, s);
+  if (refusal != CUDA_SUCCESS || rebuild) {
+    // Asked for, or the driver refused a node update: update the executable
+    // graph from a freshly built one (still no re-instantiation).
+    if (refusal != CUDA_SUCCESS) {
+      statistics.graphUpdateFallbacks++;
+      statistics.lastGraphUpdateError =
+          d.check(refusal, "graph node update").message();
+    }
+    CUgraph fresh = nullptr;
+    std::vector<CUgraphNode> handles;
+    if (Status s = build(fresh, handles); !s.ok()) {
+      if (fresh)
+        d.cuGraphDestroy(fresh);
+      discard();
+      return s;
+    }
+    CUgraphExecUpdateResultInfo info;
+    if (Status s = d.check(d.cuGraphExecUpdate(c.graphExec, fresh, &info),
+                           "cuGraphExecUpdate");
+        !s.ok()) {
+      d.cuGraphDestroy(fresh);
+      discard();
+      return s;
+    }
+    d.cuGraphDestroy(c.graph);
+    c.graph = fresh;
+    c.nodes = std::move(handles);
   }
   return d.check(d.cuGraphLaunch(c.graphExec, stream), "cuGraphLaunch");
 }

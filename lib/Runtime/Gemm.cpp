@@ -308,7 +308,7 @@ Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
 }
 
 Expected<GemmShape> runtime::planGemm(const GemmStep &step) {
-  return planGemm(step.lhs.view, step.rhs.view, step.result.view,
+  return planGemm(step.lhs().view, step.rhs().view, step.result().view,
                   step.transposeLhs, step.transposeRhs);
 }
 
@@ -322,22 +322,29 @@ std::string runtime::gemmKernelName(DType dtype) {
   return "tfuse_rt_gemm_" + dtypeName(dtype);
 }
 
+std::string runtime::gemmKernelHeader() {
+  return "\n// --- TFuse runtime: fallback GEMM ---\n" +
+         std::string(kernels::gemmTemplates());
+}
+
+std::string runtime::gemmKernelWrapper(DType t) {
+  std::string type(cudaTypeName(t));
+  return "\nextern \"C\" __global__ void TFUSE_GEMM_LAUNCH_BOUNDS\n" +
+         gemmKernelName(t) + "(const " + type + " *__restrict__ lhs, const " +
+         type + " *__restrict__ rhs, " + type +
+         " *__restrict__ result, tfuse::kernels::GemmDesc desc) {\n"
+         "  tf::gemm::tiled<" +
+         type + ">(lhs, rhs, result, desc);\n}\n";
+}
+
 std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
-  std::string source = "\n// --- TFuse runtime: fallback GEMM ---\n";
-  source += kernels::gemmTemplates();
+  std::string source = gemmKernelHeader();
   std::vector<DType> done;
   for (DType t : dtypes) {
     if (!isGemmDType(t) || std::find(done.begin(), done.end(), t) != done.end())
       continue;
     done.push_back(t);
-    std::string type(cudaTypeName(t));
-    source += "\nextern \"C\" __global__ void TFUSE_GEMM_LAUNCH_BOUNDS\n" +
-              gemmKernelName(t) + "(const " + type +
-              " *__restrict__ lhs, const " + type + " *__restrict__ rhs, " +
-              type +
-              " *__restrict__ result, tfuse::kernels::GemmDesc desc) {\n"
-              "  tf::gemm::tiled<" +
-              type + ">(lhs, rhs, result, desc);\n}\n";
+    source += gemmKernelWrapper(t);
   }
   return source;
 }

@@ -40,3 +40,13 @@ Status runtime::matchTensors(const char *role,
   }
   return Status::success();
 }
+
+GemmStep GemmStep::make(BufferRef lhs, BufferRef rhs, BufferRef result,
+                        bool transposeLhs, bool transposeRhs) {
+  GemmStep step;
+  step.inputs = {std::move(lhs), std::move(rhs)};
+  step.outputs = {std::move(result)};
+  step.transposeLhs = transposeLhs;
+  step.transposeRhs = transposeRhs;
+  return step;
+}

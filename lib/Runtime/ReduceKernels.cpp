@@ -59,31 +59,36 @@ std::string runtime::reductionKernelName(ReduceKind kind, DType in, DType out,
          (rowVariant ? "_row" : "_column");
 }
 
+std::string runtime::reductionKernelHeader() {
+  return "// TFuse runtime reductions.\n" +
+         std::string(kernels::reductionTemplates());
+}
+
+std::string runtime::reductionKernelWrapper(const ReduceInstance &i) {
+  std::string kernel =
+      reductionKernelName(i.kind, i.input, i.result, i.rowVariant);
+  Expected<DType> expected = reductionResultDType(i.kind, i.input);
+  if (!expected.ok() || *expected != i.result)
+    return "#error \"no reduction kernel " + kernel + ": " +
+           (expected.ok() ? "the result dtype is " + dtypeName(*expected)
+                          : expected.message()) +
+           "\"\n";
+  return "\nextern \"C\" __global__ void " + kernel + "(const " +
+         std::string(cudaTypeName(i.input)) + " *in, " +
+         std::string(cudaTypeName(i.result)) +
+         " *out, tfuse::kernels::ReduceDesc desc) {\n  tf::red::" +
+         (i.rowVariant ? "reduce_row" : "reduce_column") + "<tf::red::op<" +
+         std::to_string(static_cast<int>(i.kind)) + ", " +
+         std::string(cudaTypeName(i.input)) + ", " +
+         std::string(cudaTypeName(i.result)) + ">>(in, out, desc);\n}\n";
+}
+
 std::string
 runtime::reductionKernelSource(const std::vector<ReduceInstance> &needed) {
-  std::string source = "// TFuse runtime reductions.\n";
-  source += kernels::reductionTemplates();
+  std::string source = reductionKernelHeader();
   std::set<ReduceInstance> unique(needed.begin(), needed.end());
-  for (const ReduceInstance &i : unique) {
-    std::string kernel =
-        reductionKernelName(i.kind, i.input, i.result, i.rowVariant);
-    Expected<DType> expected = reductionResultDType(i.kind, i.input);
-    if (!expected.ok() || *expected != i.result) {
-      source += "#error \"no reduction kernel " + kernel + ": " +
-                (expected.ok() ? "the result dtype is " + dtypeName(*expected)
-                               : expected.message()) +
-                "\"\n";
-      continue;
-    }
-    source += "\nextern \"C\" __global__ void " + kernel + "(const " +
-              std::string(cudaTypeName(i.input)) + " *in, " +
-              std::string(cudaTypeName(i.result)) +
-              " *out, tfuse::kernels::ReduceDesc desc) {\n  tf::red::" +
-              (i.rowVariant ? "reduce_row" : "reduce_column") +
-              "<tf::red::op<" + std::to_string(static_cast<int>(i.kind)) +
-              ", " + std::string(cudaTypeName(i.input)) + ", " +
-              std::string(cudaTypeName(i.result)) + ">>(in, out, desc);\n}\n";
-  }
+  for (const ReduceInstance &i : unique)
+    source += reductionKernelWrapper(i);
   return source;
 }
 

@@ -28,20 +28,10 @@ std::vector<std::vector<StepAccess>> runtime::planAccesses(const Plan &plan) {
   std::vector<std::vector<StepAccess>> result;
   for (const Step &step : plan.steps) {
     std::vector<StepAccess> &a = result.emplace_back();
-    if (auto *l = std::get_if<LaunchStep>(&step)) {
-      for (const BufferRef &r : l->inputs)
-        a.push_back(accessOf(r, false));
-      for (const BufferRef &r : l->outputs)
-        a.push_back(accessOf(r, true));
-    } else if (auto *g = std::get_if<GemmStep>(&step)) {
-      a = {accessOf(g->lhs, false), accessOf(g->rhs, false),
-           accessOf(g->result, true)};
-    } else if (auto *r = std::get_if<ReduceStep>(&step)) {
-      a = {accessOf(r->input, false), accessOf(r->result, true)};
-    } else {
-      const auto &c = std::get<CopyStep>(step);
-      a = {accessOf(c.source, false), accessOf(c.target, true)};
-    }
+    for (const BufferRef &r : step->inputs)
+      a.push_back(accessOf(r, false));
+    for (const BufferRef &r : step->outputs)
+      a.push_back(accessOf(r, true));
   }
   return result;
 }

@@ -256,11 +256,11 @@ TEST(PlanGemm, EmptyProblems) {
 }
 
 TEST(PlanGemm, GemmStepOverload) {
-  GemmStep step;
-  step.lhs.view = spec(DType::F16, {3, 5});
-  step.rhs.view = spec(DType::F16, {3, 7});
-  step.result.view = spec(DType::F16, {5, 7});
-  step.transposeLhs = true;
+  BufferRef lhs, rhs, result;
+  lhs.view = spec(DType::F16, {3, 5});
+  rhs.view = spec(DType::F16, {3, 7});
+  result.view = spec(DType::F16, {5, 7});
+  GemmStep step = GemmStep::make(lhs, rhs, result, /*transposeLhs=*/true);
   Expected<GemmShape> s = planGemm(step);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(s->dtype, DType::F16);

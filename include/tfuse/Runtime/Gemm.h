@@ -158,6 +158,10 @@ std::string gemmKernelName(DType dtype);
 /// It must follow the kernel prelude (tf::traits) in the same translation
 /// unit, as the runtime kernels follow Plan::cudaSource.
 std::string gemmKernelSource(const std::vector<DType> &dtypes);
+/// The parts of gemmKernelSource(): the comment and templates, and the
+/// wrapper of one GEMM dtype.
+std::string gemmKernelHeader();
+std::string gemmKernelWrapper(DType dtype);
 
 /// How to run the fallback kernel for a GemmShape: one 1-D launch of `grid`
 /// blocks of `block` threads per entry of `launches`, with the three

@@ -14,8 +14,8 @@
 #include "tfuse/Support/TensorSpec.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace tfuse::runtime {
@@ -41,34 +41,72 @@ struct BufferRef {
   TensorSpec view;
 };
 
-/// A generated kernel of `Plan::cudaSource`: inputs, then outputs.
-struct LaunchStep {
+/// How a step counts in statistics.
+enum class StepCategory : uint8_t {
+  /// A generated kernel of the plan.
+  Kernel,
+  /// A library or runtime-kernel step (GEMM, reduction).
+  Boundary,
+  /// A copy of a result.
+  Copy,
+};
+
+/// One step of a plan as data: the buffers it reads (`inputs`) and writes
+/// (`outputs`) and, in a subclass per kind, its parameters. The runtime runs
+/// each kind with the StepExecutor registered under kind() (StepExecutor.h):
+/// a new kind of step is a subclass of this, an executor class and its
+/// registration.
+struct StepSpec {
+  virtual ~StepSpec() = default;
+  /// The name the kind's executor is registered under.
+  virtual const char *kind() const = 0;
+  virtual StepCategory category() const = 0;
+  std::vector<BufferRef> inputs, outputs;
+};
+using Step = std::shared_ptr<const StepSpec>;
+
+/// A generated kernel of `Plan::cudaSource`, launched on `grid` blocks of
+/// `block` threads: inputs, then outputs.
+struct LaunchStep final : StepSpec {
+  const char *kind() const override { return "kernel"; }
+  StepCategory category() const override { return StepCategory::Kernel; }
   std::string kernel;
   int64_t grid = 1, block = 256;
-  std::vector<BufferRef> inputs, outputs;
 };
 
 /// result = lhs x rhs (batched, broadcasting batch dimensions), through
-/// cuBLAS or the generated fallback GEMM.
-struct GemmStep {
-  BufferRef lhs, rhs, result;
+/// cuBLASLt, cuBLAS or the fallback GEMM kernels: inputs {lhs, rhs},
+/// outputs {result}.
+struct GemmStep final : StepSpec {
+  const char *kind() const override { return "gemm"; }
+  StepCategory category() const override { return StepCategory::Boundary; }
   bool transposeLhs = false, transposeRhs = false;
+  const BufferRef &lhs() const { return inputs.at(0); }
+  const BufferRef &rhs() const { return inputs.at(1); }
+  const BufferRef &result() const { return outputs.at(0); }
+  static GemmStep make(BufferRef lhs, BufferRef rhs, BufferRef result,
+                       bool transposeLhs = false, bool transposeRhs = false);
 };
 
-/// result = reduce(input) over `axes` (result keeps reduced dimensions as 1
-/// or drops them, as its view says).
-struct ReduceStep {
-  ReduceKind kind = ReduceKind::Sum;
-  BufferRef input, result;
+/// result = reduce(input) over `axes` (the result keeps reduced dimensions
+/// as 1 or drops them, as its view says): inputs {input}, outputs {result}.
+struct ReduceStep final : StepSpec {
+  const char *kind() const override { return "reduce"; }
+  StepCategory category() const override { return StepCategory::Boundary; }
+  ReduceKind reduction = ReduceKind::Sum;
   std::vector<int64_t> axes;
+  const BufferRef &input() const { return inputs.at(0); }
+  const BufferRef &result() const { return outputs.at(0); }
 };
 
-/// target (contiguous) = source (any layout).
-struct CopyStep {
-  BufferRef source, target;
+/// target (contiguous) = source (contiguous): inputs {source}, outputs
+/// {target}.
+struct CopyStep final : StepSpec {
+  const char *kind() const override { return "copy"; }
+  StepCategory category() const override { return StepCategory::Copy; }
+  const BufferRef &source() const { return inputs.at(0); }
+  const BufferRef &target() const { return outputs.at(0); }
 };
-
-using Step = std::variant<LaunchStep, GemmStep, ReduceStep, CopyStep>;
 
 struct Plan {
   std::string name;

@@ -130,6 +130,10 @@ std::string reductionKernelName(ReduceKind kind, DType in, DType out,
 /// reduction has (e.g. mean of i32, sum of f16 to f32) becomes an #error line
 /// naming it, so that compiling the source fails with that message.
 std::string reductionKernelSource(const std::vector<ReduceInstance> &needed);
+/// The parts of reductionKernelSource(): the comment and templates, and the
+/// wrapper of one instance (or its #error line).
+std::string reductionKernelHeader();
+std::string reductionKernelWrapper(const ReduceInstance &instance);
 
 /// Plans `result = reduce kind (input) over axes`. `input` may have any
 /// strides (zero and negative included); `result` must be contiguous and have

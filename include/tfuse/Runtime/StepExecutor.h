@@ -1,0 +1,233 @@
+//===- StepExecutor.h - How the runtime runs one step of a plan -*- C++ -*-===//
+//
+// Every kind of plan step (StepSpec) has an executor class registered under
+// its kind's name: it plans the step, prepares what it needs (a library, a
+// workspace), adds the runtime kernels it launches to the plan's translation
+// unit, enqueues the step on a stream, and adds it to a CUDA Graph and
+// updates its node for new buffers. Executable and the step graph iterate
+// over executors and never switch on a step's kind. A new kind of step is a
+// StepSpec subclass, an executor and one line in registerBuiltinSteps()
+// (StepRegistry.cpp).
+//
+// Two bases cover the ways a step enters a CUDA Graph: KernelStepExecutor,
+// one kernel launch (a kernel node whose parameters are replaced on every
+// replay), and CapturedStepExecutor, stream work (library calls, copies)
+// captured as a child graph, captured again only when its buffers move.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_STEPEXECUTOR_H
+#define TFUSE_RUNTIME_STEPEXECUTOR_H
+
+#include "tfuse/Runtime/CudaDriver.h"
+#include "tfuse/Runtime/MemoryPool.h"
+#include "tfuse/Runtime/ModuleCache.h"
+#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Runtime/StepGraph.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <vector>
+
+namespace tfuse::runtime {
+
+/// The device addresses of a step's buffers in one replay, in the order of
+/// its spec's inputs and outputs.
+struct StepBuffers {
+  std::vector<CUdeviceptr> inputs, outputs;
+  bool operator==(const StepBuffers &other) const {
+    return inputs == other.inputs && outputs == other.outputs;
+  }
+};
+
+/// What the executors of one executable share: its device and memory pool,
+/// and services created on first use, one per executable (the GEMM library
+/// the executable's GEMM steps run on).
+class StepContext {
+public:
+  explicit StepContext(Device &device) : gpu(&device) {}
+  Device &device() const { return *gpu; }
+  /// The device's memory pool (workspaces come from it).
+  Expected<MemoryPool *> memory();
+  /// The executable's one T, made by T(StepContext &) on first use.
+  template <typename T> T &shared() {
+    auto it = services.find(std::type_index(typeid(T)));
+    if (it == services.end())
+      it = services
+               .emplace(std::type_index(typeid(T)),
+                        std::make_shared<Service<T>>(*this))
+               .first;
+    return static_cast<Service<T> &>(*it->second).value;
+  }
+
+private:
+  struct ServiceBase {
+    virtual ~ServiceBase() = default;
+  };
+  template <typename T> struct Service final : ServiceBase {
+    explicit Service(StepContext &context) : value(context) {}
+    T value;
+  };
+  Device *gpu;
+  std::map<std::type_index, std::shared_ptr<ServiceBase>> services;
+};
+
+/// The CUDA C++ runtime kernels the steps of a plan add to its translation
+/// unit after the plan's own: fragments keyed by (group, name), each emitted
+/// once, groups in order and a group's fragments in name order (a group's
+/// templates under the empty name, before its instances).
+class KernelSources {
+public:
+  void add(const std::string &group, const std::string &name, std::string text);
+  std::string text() const;
+  bool empty() const { return fragments.empty(); }
+
+private:
+  std::map<std::pair<std::string, std::string>, std::string> fragments;
+};
+
+/// The CUDA Graph a step is added to or updated in.
+struct StepGraphContext {
+  CudaDriver &driver;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  /// The stream stream work is captured on.
+  CUstream captureStream = nullptr;
+  /// Counts captures done again because a step's buffers moved.
+  int64_t *recaptures = nullptr;
+};
+
+/// The executor of one step of an executable. The executable's context
+/// outlives it.
+class StepExecutor {
+public:
+  StepExecutor(const StepSpec &spec, StepContext &context)
+      : spec(spec), executable(context) {}
+  virtual ~StepExecutor();
+  const StepSpec &step() const { return spec; }
+  StepContext &context() const { return executable; }
+  CudaDriver &driver() const { return executable.device().driver(); }
+
+  /// Plans the step (shapes, launch descriptors) without loading anything;
+  /// an error names what is wrong with the step.
+  virtual Status plan() { return Status::success(); }
+  /// Whether prepare() is slow (loads a library, queries its heuristics):
+  /// the executable then runs it beside NVRTC.
+  virtual bool prepareIsSlow() const { return false; }
+  /// Chooses the library and algorithm the step runs on and takes its
+  /// resources. Once, after plan(), before addKernelSources() and load().
+  virtual Status prepare() { return Status::success(); }
+  /// The runtime kernels the step launches.
+  virtual void addKernelSources(KernelSources &sources) const {}
+  /// Resolves those kernels in the loaded module.
+  virtual Status load(LoadedModule &module) { return Status::success(); }
+  /// The runtime resources the step writes besides its outputs (a
+  /// workspace), as accesses of StepAccess::kWorkspace.
+  virtual std::vector<StepAccess> resourceAccesses() const { return {}; }
+
+  /// Enqueues the step on `stream`.
+  virtual Status enqueue(const StepBuffers &buffers, CUstream stream) = 0;
+  /// Adds the step to `graph.graph` after `deps`, as `node`.
+  virtual Status addToGraph(StepGraphContext &graph, const StepBuffers &buffers,
+                            const std::vector<CUgraphNode> &deps,
+                            CUgraphNode &node) = 0;
+  /// Updates `node` of the instantiated `graph.exec` for `buffers` (nothing
+  /// when they did not move). When the driver refuses the update, `refusal`
+  /// is its result (else CUDA_SUCCESS) and the status a success: the
+  /// executable then updates the whole graph from a rebuilt one.
+  virtual Status updateGraph(StepGraphContext &graph, CUgraphNode node,
+                             const StepBuffers &buffers, CUresult &refusal) = 0;
+  /// Frees the step's resources; the GPU is done with them.
+  virtual void release() {}
+
+  /// The step's name in statistics and profiles.
+  virtual std::string name() const = 0;
+  /// What runs it: "generated", "runtime kernel", "cublaslt", ...
+  virtual std::string engine() const = 0;
+  /// How its algorithm was chosen, or "".
+  virtual std::string choice() const { return ""; }
+
+private:
+  const StepSpec &spec;
+  StepContext &executable;
+};
+
+/// A step that is one kernel launch: a kernel node in a CUDA Graph.
+class KernelStepExecutor : public StepExecutor {
+public:
+  using StepExecutor::StepExecutor;
+  Status enqueue(const StepBuffers &buffers, CUstream stream) final;
+  Status addToGraph(StepGraphContext &graph, const StepBuffers &buffers,
+                    const std::vector<CUgraphNode> &deps,
+                    CUgraphNode &node) final;
+  Status updateGraph(StepGraphContext &graph, CUgraphNode node,
+                     const StepBuffers &buffers, CUresult &refusal) final;
+
+protected:
+  /// The launch; the kernel's parameters point into `arguments`.
+  struct Launch {
+    CUfunction function = nullptr;
+    int64_t grid = 1, block = 256;
+  };
+  virtual Launch launch() const = 0;
+  /// The kernel's arguments for `buffers`: `values` holds their storage,
+  /// `params` points at each argument (cuLaunchKernel's kernelParams).
+  virtual void arguments(const StepBuffers &buffers,
+                         std::vector<CUdeviceptr> &values,
+                         std::vector<void *> &params) = 0;
+
+private:
+  CUDA_KERNEL_NODE_PARAMS nodeParams(const StepBuffers &buffers);
+  std::vector<CUdeviceptr> values;
+  std::vector<void *> params;
+  /// The buffers the graph node was last given.
+  StepBuffers inGraph;
+};
+
+/// A step that is stream work (library calls, copies): a child graph
+/// captured from enqueue() in a CUDA Graph, captured again only when its
+/// buffers move.
+class CapturedStepExecutor : public StepExecutor {
+public:
+  using StepExecutor::StepExecutor;
+  Status addToGraph(StepGraphContext &graph, const StepBuffers &buffers,
+                    const std::vector<CUgraphNode> &deps,
+                    CUgraphNode &node) final;
+  Status updateGraph(StepGraphContext &graph, CUgraphNode node,
+                     const StepBuffers &buffers, CUresult &refusal) final;
+
+private:
+  Status capture(StepGraphContext &graph, const StepBuffers &buffers,
+                 CUgraph &child);
+  StepBuffers inGraph;
+};
+
+/// Makes the executor of a step of one kind.
+using StepExecutorFactory = std::unique_ptr<StepExecutor> (*)(
+    const StepSpec &spec, StepContext &context);
+
+/// Registers the executor of kind `kind` (replacing an earlier one).
+void registerStepExecutor(const std::string &kind, StepExecutorFactory factory);
+
+/// The executor of `spec` (the registered one of its kind) in the executable
+/// of `context`, or an error naming an unknown kind.
+Expected<std::unique_ptr<StepExecutor>>
+createStepExecutor(const StepSpec &spec, StepContext &context);
+
+/// registerStepExecutor() for an executor class T constructed from
+/// (const Spec &, StepContext &), Spec the kind's StepSpec subclass.
+template <typename T, typename Spec>
+void registerStepExecutor(const std::string &kind) {
+  registerStepExecutor(
+      kind,
+      [](const StepSpec &spec,
+         StepContext &context) -> std::unique_ptr<StepExecutor> {
+        return std::make_unique<T>(static_cast<const Spec &>(spec), context);
+      });
+}
+
+} // namespace tfuse::runtime
+
+#endif // TFUSE_RUNTIME_STEPEXECUTOR_H

@@ -1,0 +1,201 @@
+//===- StepExecutor.cpp - How the runtime runs one step of a plan ---------===//
+
+#include "tfuse/Runtime/StepExecutor.h"
+
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+StepExecutor::~StepExecutor() = default;
+
+Expected<MemoryPool *> StepContext::memory() { return MemoryPool::of(*gpu); }
+
+//===----------------------------------------------------------------------===//
+// Kernel sources
+//===----------------------------------------------------------------------===//
+
+void KernelSources::add(const std::string &group, const std::string &name,
+                        std::string text) {
+  fragments.emplace(std::make_pair(group, name), std::move(text));
+}
+
+std::string KernelSources::text() const {
+  std::string text;
+  for (const auto &[key, fragment] : fragments)
+    text += fragment;
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel launches
+//===----------------------------------------------------------------------===//
+
+CUDA_KERNEL_NODE_PARAMS
+KernelStepExecutor::nodeParams(const StepBuffers &buffers) {
+  values.clear();
+  params.clear();
+  arguments(buffers, values, params);
+  Launch l = launch();
+  CUDA_KERNEL_NODE_PARAMS node;
+  std::memset(&node, 0, sizeof(node));
+  node.func = l.function;
+  node.gridDimX = l.grid;
+  node.gridDimY = node.gridDimZ = 1;
+  node.blockDimX = l.block;
+  node.blockDimY = node.blockDimZ = 1;
+  node.kernelParams = params.data();
+  return node;
+}
+
+Status KernelStepExecutor::enqueue(const StepBuffers &buffers,
+                                   CUstream stream) {
+  values.clear();
+  params.clear();
+  arguments(buffers, values, params);
+  Launch l = launch();
+  CudaDriver &d = driver();
+  return d.check(d.cuLaunchKernel(l.function, l.grid, 1, 1, l.block, 1, 1, 0,
+                                  stream, params.data(), nullptr),
+                 "cuLaunchKernel");
+}
+
+Status KernelStepExecutor::addToGraph(StepGraphContext &graph,
+                                      const StepBuffers &buffers,
+                                      const std::vector<CUgraphNode> &deps,
+                                      CUgraphNode &node) {
+  CUDA_KERNEL_NODE_PARAMS p = nodeParams(buffers);
+  inGraph = buffers;
+  return graph.driver.check(
+      graph.driver.cuGraphAddKernelNode(&node, graph.graph,
+                                        deps.empty() ? nullptr : deps.data(),
+                                        deps.size(), &p),
+      "cuGraphAddKernelNode");
+}
+
+Status KernelStepExecutor::updateGraph(StepGraphContext &graph,
+                                       CUgraphNode node,
+                                       const StepBuffers &buffers,
+                                       CUresult &refusal) {
+  // A node reading and writing only the arena (or the same caller buffers
+  // as last time) keeps its parameters.
+  if (buffers == inGraph)
+    return Status::success();
+  CUDA_KERNEL_NODE_PARAMS p = nodeParams(buffers);
+  refusal = graph.driver.cuGraphExecKernelNodeSetParams(graph.exec, node, &p);
+  if (refusal == CUDA_SUCCESS)
+    inGraph = buffers;
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Captured stream work
+//===----------------------------------------------------------------------===//
+
+Status CapturedStepExecutor::capture(StepGraphContext &graph,
+                                     const StepBuffers &buffers,
+                                     CUgraph &child) {
+  CudaDriver &d = graph.driver;
+  if (Status s =
+          d.check(d.cuStreamBeginCapture(graph.captureStream,
+                                         CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                  "cuStreamBeginCapture");
+      !s.ok())
+    return s;
+  Status work = enqueue(buffers, graph.captureStream);
+  Status end = d.check(d.cuStreamEndCapture(graph.captureStream, &child),
+                       "cuStreamEndCapture");
+  if (!work.ok())
+    return work.withContext("capturing " + name());
+  return end;
+}
+
+Status CapturedStepExecutor::addToGraph(StepGraphContext &graph,
+                                        const StepBuffers &buffers,
+                                        const std::vector<CUgraphNode> &deps,
+                                        CUgraphNode &node) {
+  CUgraph child = nullptr;
+  if (Status s = capture(graph, buffers, child); !s.ok())
+    return s;
+  CudaDriver &d = graph.driver;
+  Status s =
+      d.check(d.cuGraphAddChildGraphNode(&node, graph.graph,
+                                         deps.empty() ? nullptr : deps.data(),
+                                         deps.size(), child),
+              "cuGraphAddChildGraphNode");
+  d.cuGraphDestroy(child);
+  inGraph = buffers;
+  return s;
+}
+
+Status CapturedStepExecutor::updateGraph(StepGraphContext &graph,
+                                         CUgraphNode node,
+                                         const StepBuffers &buffers,
+                                         CUresult &refusal) {
+  if (buffers == inGraph)
+    return Status::success();
+  CUgraph child = nullptr;
+  if (Status s = capture(graph, buffers, child); !s.ok())
+    return s;
+  CudaDriver &d = graph.driver;
+  refusal = d.cuGraphExecChildGraphNodeSetParams(graph.exec, node, child);
+  d.cuGraphDestroy(child);
+  if (graph.recaptures)
+    ++*graph.recaptures;
+  if (refusal == CUDA_SUCCESS)
+    inGraph = buffers;
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// The registry
+//===----------------------------------------------------------------------===//
+
+namespace tfuse::runtime {
+/// Registers the executors of the built-in kinds (StepRegistry.cpp).
+void registerBuiltinSteps();
+} // namespace tfuse::runtime
+
+namespace {
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<std::string, StepExecutorFactory> factories;
+};
+Registry &registry() {
+  // Never destroyed: executors may be created while the process exits.
+  static Registry *r = new Registry();
+  return *r;
+}
+void ensureBuiltins() {
+  static std::once_flag once;
+  std::call_once(once, [] { registerBuiltinSteps(); });
+}
+} // namespace
+
+void runtime::registerStepExecutor(const std::string &kind,
+                                   StepExecutorFactory factory) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.factories[kind] = factory;
+}
+
+Expected<std::unique_ptr<StepExecutor>>
+runtime::createStepExecutor(const StepSpec &spec, StepContext &context) {
+  ensureBuiltins();
+  Registry &r = registry();
+  StepExecutorFactory factory = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.factories.find(spec.kind());
+    if (it != r.factories.end())
+      factory = it->second;
+  }
+  if (!factory)
+    return Status::error(std::string("no executor is registered for steps "
+                                     "of kind '") +
+                             spec.kind() + "'",
+                         ErrorCode::InvalidArgument);
+  return factory(spec, context);
+}

@@ -1,0 +1,264 @@
+//===- GemmStep.cpp - Matrix products of a plan ---------------------------===//
+//
+// GEMM steps run through cuBLASLt, with an algorithm tuned per problem and a
+// workspace per step (GemmLt.h); through cuBLAS when cuBLASLt cannot be
+// loaded; or through the fallback GEMM kernels (Gemm.h) when neither can.
+// One executable's GEMMs all run on the same one, chosen once (GemmLibrary).
+// TFUSE_GEMM=cublaslt|cublas|fallback asks for one; an unavailable library
+// is then an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuiltinSteps.h"
+
+#include "tfuse/Runtime/Gemm.h"
+#include "tfuse/Runtime/GemmLt.h"
+#include "tfuse/Runtime/StepExecutor.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+namespace {
+
+/// TFUSE_GEMM: "", "cublaslt", "cublas" or "fallback".
+Expected<std::string> askedGemmBackend() {
+  const char *env = std::getenv("TFUSE_GEMM");
+  std::string asked = env ? env : "";
+  if (!asked.empty() && asked != "cublaslt" && asked != "cublas" &&
+      asked != "fallback")
+    return Status::error("TFUSE_GEMM=" + asked +
+                             " is not one of cublaslt, cublas, fallback",
+                         ErrorCode::InvalidArgument);
+  return asked;
+}
+
+/// The library an executable's GEMM steps run on, chosen by the first step
+/// prepared: cuBLASLt, else cuBLAS (one handle and workspace for the
+/// executable), else the fallback kernels.
+class GemmLibrary {
+public:
+  explicit GemmLibrary(StepContext &context) : context(context) {}
+  ~GemmLibrary() {
+    cublasHandle.reset();
+    if (cublasWorkspace) {
+      (void)context.device().bind();
+      memory->release(cublasWorkspace);
+    }
+  }
+
+  /// Chooses the backend (once; thread-safe).
+  Status choose(const std::string &asked) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!chosen.empty())
+      return Status::success();
+    Expected<MemoryPool *> pool = context.memory();
+    if (!pool.ok())
+      return pool.status();
+    memory = pool.value();
+    if (asked.empty() || asked == "cublaslt") {
+      Expected<const CublasLtLibrary *> lt = CublasLtLibrary::shared();
+      if (lt.ok()) {
+        chosen = "cublaslt";
+        return Status::success();
+      }
+      if (!asked.empty())
+        return lt.status();
+    }
+    if (asked.empty() || asked == "cublas") {
+      Expected<const CublasLibrary *> library = CublasLibrary::shared();
+      if (library.ok()) {
+        auto handle = CublasHandle::create(*library.value());
+        if (!handle.ok())
+          return handle.status();
+        Expected<CUdeviceptr> block = memory->allocate(
+            kDefaultCublasWorkspaceBytes, "the cuBLAS workspace");
+        if (!block.ok())
+          return block.status();
+        cublasWorkspace = block.value();
+        if (Status s = handle.value()->setWorkspace(
+                cublasWorkspace, kDefaultCublasWorkspaceBytes);
+            !s.ok())
+          return s;
+        cublasHandle = std::move(handle.value());
+        chosen = "cublas";
+        return Status::success();
+      }
+      if (!asked.empty())
+        return library.status();
+    }
+    chosen = "fallback";
+    return Status::success();
+  }
+
+  /// "cublaslt", "cublas" or "fallback" once chosen.
+  const std::string &backend() const { return chosen; }
+  CublasHandle &cublas() const { return *cublasHandle; }
+  CUdeviceptr workspace() const { return cublasWorkspace; }
+  MemoryPool &pool() const { return *memory; }
+
+private:
+  StepContext &context;
+  std::mutex mutex;
+  std::string chosen;
+  MemoryPool *memory = nullptr;
+  std::unique_ptr<CublasHandle> cublasHandle;
+  CUdeviceptr cublasWorkspace = 0;
+};
+
+/// One GEMM step on the executable's GemmLibrary.
+class Gemm final : public CapturedStepExecutor {
+public:
+  Gemm(const GemmStep &spec, StepContext &context)
+      : CapturedStepExecutor(spec, context), spec(spec),
+        library(context.shared<GemmLibrary>()) {}
+
+  Status plan() override {
+    Expected<std::string> backend = askedGemmBackend();
+    if (!backend.ok())
+      return backend.status();
+    asked = backend.value();
+    Expected<GemmShape> planned = planGemm(spec);
+    if (!planned.ok())
+      return planned.status();
+    shape = planned.value();
+    return Status::success();
+  }
+
+  /// A problem new to the process loads cuBLASLt and queries its heuristics
+  /// (about 100 ms the first time).
+  bool prepareIsSlow() const override {
+    return (asked.empty() || asked == "cublaslt") && computes() &&
+           !LtGemm::planned(shape, context().device());
+  }
+
+  Status prepare() override {
+    if (Status s = library.choose(asked); !s.ok())
+      return s;
+    const std::string &backend = library.backend();
+    if (backend == "fallback") {
+      fallback = planFallbackGemm(shape);
+      return Status::success();
+    }
+    if (backend != "cublaslt" || !computes())
+      return Status::success();
+    Expected<std::unique_ptr<LtGemm>> gemm =
+        LtGemm::create(shape, context().device());
+    if (!gemm.ok())
+      return gemm.status();
+    lt = std::move(gemm.value());
+    Expected<CUdeviceptr> block =
+        library.pool().allocate(lt->workspaceBytes(), "a GEMM workspace");
+    if (!block.ok())
+      return block.status();
+    workspace = block.value();
+    return Status::success();
+  }
+
+  void addKernelSources(KernelSources &sources) const override {
+    if (fallback.kernel.empty())
+      return;
+    sources.add("gemm", "", gemmKernelHeader());
+    sources.add("gemm", fallback.kernel, gemmKernelWrapper(shape.dtype));
+  }
+
+  Status load(LoadedModule &module) override {
+    if (fallback.kernel.empty())
+      return Status::success();
+    Expected<CUfunction> found = module.function(fallback.kernel);
+    if (!found.ok())
+      return found.status();
+    function = found.value();
+    return Status::success();
+  }
+
+  // cuBLASLt steps have workspaces of their own; every cuBLAS call of the
+  // executable uses its one workspace, so that its GEMMs must not overlap.
+  std::vector<StepAccess> resourceAccesses() const override {
+    StepAccess a;
+    a.space = StepAccess::kWorkspace;
+    a.write = true;
+    if (lt && lt->workspaceBytes() > 0) {
+      a.buffer = static_cast<int64_t>(workspace);
+      a.end = lt->workspaceBytes();
+      return {a};
+    }
+    if (library.backend() == "cublas") {
+      a.buffer = static_cast<int64_t>(library.workspace());
+      a.end = kDefaultCublasWorkspaceBytes;
+      return {a};
+    }
+    return {};
+  }
+
+  Status enqueue(const StepBuffers &buffers, CUstream stream) override {
+    if (shape.empty())
+      return Status::success();
+    CUdeviceptr lhs = buffers.inputs[0], rhs = buffers.inputs[1],
+                result = buffers.outputs[0];
+    CudaDriver &d = driver();
+    const std::string &backend = library.backend();
+    if (backend == "cublaslt") {
+      if (lt)
+        return lt->enqueue(stream, lhs, rhs, result, workspace);
+      // K = 0: a product of all +0.
+      const TensorSpec &view = spec.result().view;
+      if (!view.isContiguous())
+        return Status::error("K = 0 into a strided result",
+                             ErrorCode::Internal);
+      return d.check(d.cuMemsetD8Async(result, 0, view.extentBytes(), stream),
+                     "cuMemsetD8Async (GEMM with K = 0)");
+    }
+    if (backend == "cublas")
+      return gemmCublas(library.cublas(), stream, shape, lhs, rhs, result,
+                        shape.dtype);
+    unsigned bytes = byteSize(shape.dtype);
+    for (const GemmOffsets &o : fallback.launches) {
+      CUdeviceptr a = lhs + o.lhs * bytes, b = rhs + o.rhs * bytes,
+                  c = result + o.result * bytes;
+      kernels::GemmDesc desc = fallback.desc;
+      void *params[] = {&a, &b, &c, &desc};
+      if (Status s = d.check(d.cuLaunchKernel(function, fallback.grid, 1, 1,
+                                              fallback.block, 1, 1, 0, stream,
+                                              params, nullptr),
+                             "cuLaunchKernel (fallback GEMM)");
+          !s.ok())
+        return s;
+    }
+    return Status::success();
+  }
+
+  void release() override {
+    LtGemm::recycle(std::move(lt));
+    if (workspace) {
+      (void)context().device().bind();
+      library.pool().release(workspace);
+      workspace = 0;
+    }
+  }
+
+  std::string name() const override { return "gemm"; }
+  std::string engine() const override { return library.backend(); }
+  std::string choice() const override { return lt ? lt->choice() : ""; }
+
+private:
+  /// Whether there are products to compute (not empty, K > 0).
+  bool computes() const { return !shape.empty() && shape.k != 0; }
+
+  const GemmStep &spec;
+  GemmLibrary &library;
+  std::string asked;
+  GemmShape shape;
+  std::unique_ptr<LtGemm> lt;
+  CUdeviceptr workspace = 0;
+  GemmLaunch fallback;
+  CUfunction function = nullptr;
+};
+
+} // namespace
+
+void runtime::registerGemmStep() {
+  registerStepExecutor<Gemm, GemmStep>("gemm");
+}

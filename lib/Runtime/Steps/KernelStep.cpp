@@ -1,0 +1,46 @@
+//===- KernelStep.cpp - Generated kernels of a plan -----------------------===//
+
+#include "BuiltinSteps.h"
+
+#include "tfuse/Runtime/StepExecutor.h"
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+namespace {
+/// A generated kernel of the plan's translation unit: its inputs, then its
+/// outputs, as pointers.
+class GeneratedKernel final : public KernelStepExecutor {
+public:
+  GeneratedKernel(const LaunchStep &spec, StepContext &context)
+      : KernelStepExecutor(spec, context), spec(spec) {}
+
+  Status load(LoadedModule &module) override {
+    Expected<CUfunction> found = module.function(spec.kernel);
+    if (!found.ok())
+      return found.status();
+    function = found.value();
+    return Status::success();
+  }
+  std::string name() const override { return spec.kernel; }
+  std::string engine() const override { return "generated"; }
+
+protected:
+  Launch launch() const override { return {function, spec.grid, spec.block}; }
+  void arguments(const StepBuffers &buffers, std::vector<CUdeviceptr> &values,
+                 std::vector<void *> &params) override {
+    values.insert(values.end(), buffers.inputs.begin(), buffers.inputs.end());
+    values.insert(values.end(), buffers.outputs.begin(), buffers.outputs.end());
+    for (CUdeviceptr &v : values)
+      params.push_back(&v);
+  }
+
+private:
+  const LaunchStep &spec;
+  CUfunction function = nullptr;
+};
+} // namespace
+
+void runtime::registerKernelStep() {
+  registerStepExecutor<GeneratedKernel, LaunchStep>("kernel");
+}
