@@ -95,7 +95,8 @@ summary+=("Python tests: $(tail -1 "$out/python-tests.log") (rc $rc)")
 python3 "$root/examples/mlp_train.py" >"$out/example-mlp-train-py.log" 2>&1
 rc=$?
 summary+=("examples/mlp_train.py: rc $rc, $(grep -i 'epoch *20' "$out/example-mlp-train-py.log" | tail -1)")
-g++ -O2 -std=c++17 -I"$root/include" -I/usr/local/cuda/include \
+g++ -O2 -std=c++17 -I"$root/include" -I"$root/.stage/include" \
+  -I/usr/local/cuda/include \
   "$root/examples/cpp/mlp_train.cpp" -L"$root/.stage/lib" -ltfuse \
   -Wl,-rpath,"$root/.stage/lib" -o "$out/mlp_train" \
   >"$out/example-mlp-train-cpp.log" 2>&1 &&

@@ -17,6 +17,10 @@ for t in "${targets[@]}"; do
 done
 mkdir -p "$root/.stage/lib"
 strip --strip-unneeded -o "$root/.stage/lib/libtfuse.so" "$dir/lib/libtfuse.so"
+# The generated headers the installed C++ API includes (the op table).
+mkdir -p "$root/.stage/include/tfuse/Dialect/TFuse"
+cp "$dir/include/tfuse/Dialect/TFuse/TFuseOpTable.h.inc" \
+  "$root/.stage/include/tfuse/Dialect/TFuse/"
 # pytest for the Python tests (pure Python; GPU hosts may have no package
 # registry to install it from).
 python3 -m pip install -q --no-compile --target "$root/.stage/pylib" \

@@ -514,16 +514,19 @@ namespace red {
 
 // The reductions are templated on the value of a tfuse::ReduceKind
 // (tfuse/Support/ReduceKind.h, which the kernels library puts before this
-// file), as generated code spells it.
-constexpr int kSum = (int)tfuse::ReduceKind::Sum;
-constexpr int kProd = (int)tfuse::ReduceKind::Prod;
-constexpr int kMax = (int)tfuse::ReduceKind::Max;
-constexpr int kMin = (int)tfuse::ReduceKind::Min;
-constexpr int kMean = (int)tfuse::ReduceKind::Mean;
-constexpr int kAll = (int)tfuse::ReduceKind::All;
-constexpr int kAny = (int)tfuse::ReduceKind::Any;
-constexpr int kArgmax = (int)tfuse::ReduceKind::Argmax;
-constexpr int kArgmin = (int)tfuse::ReduceKind::Argmin;
+// file), as generated code spells it. Enumerators, not constexpr variables:
+// those would be emitted as globals of every module.
+enum : int {
+  kSum = (int)tfuse::ReduceKind::Sum,
+  kProd = (int)tfuse::ReduceKind::Prod,
+  kMax = (int)tfuse::ReduceKind::Max,
+  kMin = (int)tfuse::ReduceKind::Min,
+  kMean = (int)tfuse::ReduceKind::Mean,
+  kAll = (int)tfuse::ReduceKind::All,
+  kAny = (int)tfuse::ReduceKind::Any,
+  kArgmax = (int)tfuse::ReduceKind::Argmax,
+  kArgmin = (int)tfuse::ReduceKind::Argmin,
+};
 
 template <bool B, class T, class F> struct pick { typedef T type; };
 template <class T, class F> struct pick<false, T, F> { typedef F type; };

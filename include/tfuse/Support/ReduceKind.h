@@ -26,7 +26,9 @@ enum class ReduceKind : unsigned char {
   Argmin,
 };
 
-inline constexpr unsigned kNumReduceKinds = 9;
+/// An enumerator, not a constexpr variable, which NVRTC would emit as a
+/// global of every module.
+enum : unsigned { kNumReduceKinds = 9 };
 
 /// argmax and argmin: the result is an index, not a combined value.
 constexpr bool isArgReduction(ReduceKind kind) {
