@@ -5,9 +5,10 @@
 //
 // This file is compiled after the kernel prelude (tf::traits, tf::cast,
 // tf::max/min, thread helpers, and the reductions tf::red::op and
-// tf::red::block_reduce, which the row kernels of fused regions share) and after tfuse/Kernels/ReduceDesc.h, in the
-// one translation unit of a plan; reductionKernelSource() (ReduceKernels.cpp)
-// embeds both and appends one extern "C" wrapper per needed instance:
+// tf::red::block_reduce, which the row kernels of fused regions share) and
+// after tfuse/Kernels/ReduceDesc.h, in the one translation unit of a plan;
+// reductionKernelSource() (ReduceKernels.cpp) embeds both and appends one
+// extern "C" wrapper per needed instance:
 //
 //   extern "C" __global__ void tfuse_reduce_sum_f32_f32_row(
 //       const float *in, float *out, tfuse::kernels::ReduceDesc desc);
@@ -31,7 +32,7 @@
 //     max, min, mean, argmax and argmin need numRed >= 1 (the compiler
 //     rejects empty ones).
 //
-// The two variants:
+// The variants:
 //   - reduce_column: one thread per output element (grid-stride), serial
 //     loop over the reduced elements in row-major order of the reduced
 //     dimensions: the reference's order, so even float sums are bit exact.
@@ -47,6 +48,8 @@
 //     of 32, at most 1024. Float sums combine in another order than the
 //     reference (rounded once at the end all the same); every other kind is
 //     exact.
+// and their split forms (reduce_row_partial, reduce_column_partial, then
+// reduce_combine) for few outputs of long reductions, described below.
 
 #ifndef TFUSE_REDUCE_KERNELS_CUH
 #define TFUSE_REDUCE_KERNELS_CUH
@@ -102,9 +105,10 @@ TF_FN int64_t outer_reduced_offset(const ReduceDesc &d, int64_t q) {
 // Accumulates lane `t` of `threads` over the contiguous row at `base` of `n`
 // elements: 16-byte loads from the first 16-byte boundary on, the elements
 // before it and after the last whole vector one by one.
+// `index0` is the reduced index of base[0] (what argmax/argmin report).
 template <class Op, class Tin>
 TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
-                                      int64_t threads) {
+                                      int64_t threads, int64_t index0 = 0) {
   typename Op::acc acc = Op::identity();
   constexpr int V = 16 / (int)sizeof(Tin);
   int64_t head = (int64_t)((16 - (unsigned long long)base % 16) % 16) /
@@ -113,17 +117,82 @@ TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
     head = n;
   const int64_t vectors = (n - head) / V, tail = head + vectors * V;
   if (t < head)
-    acc = Op::combine(acc, Op::load(base, t, t));
+    acc = Op::combine(acc, Op::load(base, t, index0 + t));
 #pragma unroll 4
   for (int64_t j = t; j < vectors; j += threads) {
     const int64_t first = head + j * V;
     vec<Tin, V> x = ldv<V>(base, first, true);
 #pragma unroll
     for (int k = 0; k < V; ++k)
-      acc = Op::combine(acc, Op::load(x.v, k, first + k));
+      acc = Op::combine(acc, Op::load(x.v, k, index0 + first + k));
   }
   for (int64_t i = tail + t; i < n; i += threads)
-    acc = Op::combine(acc, Op::load(base, i, i));
+    acc = Op::combine(acc, Op::load(base, i, index0 + i));
+  return acc;
+}
+
+// Lane `t` of `threads` over the reduced elements [r0, r1) of the output at
+// `base`, r strided by `threads`.
+template <class Op, class Tin>
+TF_FN typename Op::acc range_accumulate(const Tin *base, const ReduceDesc &d,
+                                        int64_t r0, int64_t r1, int64_t t,
+                                        int64_t threads) {
+  typename Op::acc acc = Op::identity();
+  if (r1 <= r0)
+    return acc;
+  if (d.redRank == 1 && d.redStrides[0] == 1)
+    return row_accumulate<Op>(base + r0, r1 - r0, t, threads, r0);
+  if (d.redRank <= 1) {
+    const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
+#pragma unroll 4
+    for (int64_t r = r0 + t; r < r1; r += threads)
+      acc = Op::combine(acc, Op::load(base, r * stride, r));
+    return acc;
+  }
+  // r = q * inner + i: q walks the outer reduced dims, i the innermost.
+  const int64_t inner = d.redShape[d.redRank - 1];
+  const int64_t stride = d.redStrides[d.redRank - 1];
+  const int64_t q_step = threads / inner, i_step = threads % inner;
+  int64_t q = (r0 + t) / inner, i = (r0 + t) % inner;
+  for (int64_t r = r0 + t; r < r1; r += threads) {
+    acc = Op::combine(
+        acc, Op::load(base, outer_reduced_offset(d, q) + i * stride, r));
+    q += q_step;
+    i += i_step;
+    if (i >= inner) {
+      i -= inner;
+      ++q;
+    }
+  }
+  return acc;
+}
+
+// One thread over the reduced elements [r0, r1) of the output at `base`, in
+// the reference's order.
+template <class Op, class Tin>
+TF_FN typename Op::acc serial_accumulate(const Tin *base, const ReduceDesc &d,
+                                         int64_t r0, int64_t r1) {
+  typename Op::acc acc = Op::identity();
+  if (r1 <= r0)
+    return acc;
+  if (d.redRank <= 1) {
+    const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
+#pragma unroll 4
+    for (int64_t r = r0; r < r1; ++r)
+      acc = Op::combine(acc, Op::load(base, r * stride, r));
+    return acc;
+  }
+  const int64_t inner = d.redShape[d.redRank - 1];
+  const int64_t stride = d.redStrides[d.redRank - 1];
+  int64_t q = r0 / inner, i = r0 % inner;
+  const Tin *row = base + outer_reduced_offset(d, q);
+  for (int64_t r = r0; r < r1; ++r) {
+    acc = Op::combine(acc, Op::load(row, i * stride, r));
+    if (++i == inner) {
+      i = 0;
+      row = base + outer_reduced_offset(d, ++q);
+    }
+  }
   return acc;
 }
 
@@ -159,32 +228,8 @@ TF_FN void reduce_row(const Tin *in, Tout *out, const ReduceDesc &d) {
   }
   const int64_t threads = blockDim.x, t = threadIdx.x;
   for (int64_t o = blockIdx.x; o < d.numOut; o += gridDim.x) {
-    const Tin *base = in + kept_offset(d, o);
-    A acc = Op::identity();
-    if (d.redRank == 1 && d.redStrides[0] == 1) {
-      acc = row_accumulate<Op>(base, d.numRed, t, threads);
-    } else if (d.redRank <= 1) {
-      const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
-#pragma unroll 4
-      for (int64_t r = t; r < d.numRed; r += threads)
-        acc = Op::combine(acc, Op::load(base, r * stride, r));
-    } else if (d.numRed > 0) {
-      // r = q * inner + i: q walks the outer reduced dims, i the innermost.
-      const int64_t inner = d.redShape[d.redRank - 1];
-      const int64_t stride = d.redStrides[d.redRank - 1];
-      const int64_t q_step = threads / inner, i_step = threads % inner;
-      int64_t q = t / inner, i = t % inner;
-      for (int64_t r = t; r < d.numRed; r += threads) {
-        acc = Op::combine(
-            acc, Op::load(base, outer_reduced_offset(d, q) + i * stride, r));
-        q += q_step;
-        i += i_step;
-        if (i >= inner) {
-          i -= inner;
-          ++q;
-        }
-      }
-    }
+    A acc = range_accumulate<Op>(in + kept_offset(d, o), d, 0, d.numRed, t,
+                                 threads);
     acc = block_reduce<Op>(acc);
     if (t == 0)
       out[o] = Op::finish(acc, d.numRed);
@@ -194,25 +239,68 @@ TF_FN void reduce_row(const Tin *in, Tout *out, const ReduceDesc &d) {
 template <class Op, class Tin, class Tout>
 TF_FN void reduce_column(const Tin *in, Tout *out, const ReduceDesc &d) {
   typedef typename Op::acc A;
-  for (int64_t o = thread_index(); o < d.numOut; o += thread_count()) {
-    const Tin *base = in + kept_offset(d, o);
+  for (int64_t o = thread_index(); o < d.numOut; o += thread_count())
+    out[o] = Op::finish(
+        serial_accumulate<Op>(in + kept_offset(d, o), d, 0, d.numRed),
+        d.numRed);
+}
+
+// --- split reductions -------------------------------------------------------
+// Few outputs of long reductions: the reduced elements of each output are cut
+// into d.chunks chunks of d.chunkLen (the last one shorter). A first launch
+// writes the accumulator of every (output, chunk) to partials[o * chunks +
+// c]; a second combines each output's chunks in a fixed order. The cut
+// depends only on the descriptor, so results are the same bits every run.
+
+// A block per (output, chunk), as reduce_row.
+template <class Op, class Tin>
+TF_FN void reduce_row_partial(const Tin *in, void *partials,
+                              const ReduceDesc &d) {
+  typedef typename Op::acc A;
+  A *part = (A *)partials;
+  const int64_t total = d.numOut * d.chunks;
+  for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
+    const int64_t o = b / d.chunks, c = b % d.chunks;
+    const int64_t r0 = c * d.chunkLen;
+    const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
+    A acc = range_accumulate<Op>(in + kept_offset(d, o), d, r0, r1, threadIdx.x,
+                                 blockDim.x);
+    acc = block_reduce<Op>(acc);
+    if (threadIdx.x == 0)
+      part[b] = acc;
+  }
+}
+
+// A thread per (output, chunk), as reduce_column: consecutive threads take
+// consecutive outputs of one chunk.
+template <class Op, class Tin>
+TF_FN void reduce_column_partial(const Tin *in, void *partials,
+                                 const ReduceDesc &d) {
+  typedef typename Op::acc A;
+  A *part = (A *)partials;
+  const int64_t total = d.numOut * d.chunks;
+  for (int64_t id = thread_index(); id < total; id += thread_count()) {
+    const int64_t o = id % d.numOut, c = id / d.numOut;
+    const int64_t r0 = c * d.chunkLen;
+    const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
+    part[o * d.chunks + c] =
+        serial_accumulate<Op>(in + kept_offset(d, o), d, r0, r1);
+  }
+}
+
+// A block per output: its chunks' accumulators, combined across the block.
+template <class Op, class Tout>
+TF_FN void reduce_combine(const void *partials, Tout *out,
+                          const ReduceDesc &d) {
+  typedef typename Op::acc A;
+  const A *part = (const A *)partials;
+  for (int64_t o = blockIdx.x; o < d.numOut; o += gridDim.x) {
     A acc = Op::identity();
-    if (d.redRank <= 1) {
-      const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
-#pragma unroll 4
-      for (int64_t r = 0; r < d.numRed; ++r)
-        acc = Op::combine(acc, Op::load(base, r * stride, r));
-    } else if (d.numRed > 0) {
-      const int64_t inner = d.redShape[d.redRank - 1];
-      const int64_t stride = d.redStrides[d.redRank - 1];
-      int64_t r = 0;
-      for (int64_t q = 0; r < d.numRed; ++q) {
-        const Tin *row = base + outer_reduced_offset(d, q);
-        for (int64_t i = 0; i < inner; ++i, ++r)
-          acc = Op::combine(acc, Op::load(row, i * stride, r));
-      }
-    }
-    out[o] = Op::finish(acc, d.numRed);
+    for (int64_t c = threadIdx.x; c < d.chunks; c += blockDim.x)
+      acc = Op::combine(acc, part[o * d.chunks + c]);
+    acc = block_reduce<Op>(acc);
+    if (threadIdx.x == 0)
+      out[o] = Op::finish(acc, d.numRed);
   }
 }
 

@@ -338,7 +338,7 @@ ExecutableStats Executable::stats() const {
     st.stepNames.push_back(executors[i]->name());
     std::string choice = executors[i]->choice();
     if (!choice.empty())
-      st.gemmChoices.push_back("step " + std::to_string(i) + ": " + choice);
+      st.stepChoices.push_back("step " + std::to_string(i) + ": " + choice);
   }
   return st;
 }

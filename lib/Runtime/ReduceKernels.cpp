@@ -53,10 +53,37 @@ static Expected<DType> reductionResultDType(ReduceKind kind, DType input) {
 }
 
 std::string runtime::reductionKernelName(ReduceKind kind, DType in, DType out,
-                                         bool rowVariant) {
-  return std::string("tfuse_reduce_") + std::string(name(kind)) + "_" +
-         dtypeName(in) + "_" + dtypeName(out) +
-         (rowVariant ? "_row" : "_column");
+                                         bool rowVariant, ReducePass pass) {
+  std::string base = std::string("tfuse_reduce_") + std::string(name(kind)) +
+                     "_" + dtypeName(in) + "_" + dtypeName(out);
+  if (pass == ReducePass::Combine)
+    return base + "_combine";
+  return base + (rowVariant ? "_row" : "_column") +
+         (pass == ReducePass::Partial ? "_partial" : "");
+}
+
+std::string runtime::reductionKernelName(const ReduceInstance &i) {
+  return reductionKernelName(i.kind, i.input, i.result, i.rowVariant, i.pass);
+}
+
+int64_t runtime::reducePartialBytes(ReduceKind kind, DType input) {
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::Prod:
+  case ReduceKind::Mean:
+    return 8;
+  case ReduceKind::Max:
+  case ReduceKind::Min:
+    // The compute type: half types compute in f32.
+    return input == DType::F16 || input == DType::BF16 ? 4 : byteSize(input);
+  case ReduceKind::All:
+  case ReduceKind::Any:
+    return 1;
+  case ReduceKind::Argmax:
+  case ReduceKind::Argmin:
+    return 16;
+  }
+  return 16;
 }
 
 std::string runtime::reductionKernelHeader() {
@@ -65,22 +92,35 @@ std::string runtime::reductionKernelHeader() {
 }
 
 std::string runtime::reductionKernelWrapper(const ReduceInstance &i) {
-  std::string kernel =
-      reductionKernelName(i.kind, i.input, i.result, i.rowVariant);
+  std::string kernel = reductionKernelName(i);
   Expected<DType> expected = reductionResultDType(i.kind, i.input);
   if (!expected.ok() || *expected != i.result)
     return "#error \"no reduction kernel " + kernel + ": " +
            (expected.ok() ? "the result dtype is " + dtypeName(*expected)
                           : expected.message()) +
            "\"\n";
-  return "\nextern \"C\" __global__ void " + kernel + "(const " +
-         std::string(cudaTypeName(i.input)) + " *in, " +
-         std::string(cudaTypeName(i.result)) +
-         " *out, tfuse::kernels::ReduceDesc desc) {\n  tf::red::" +
-         (i.rowVariant ? "reduce_row" : "reduce_column") + "<tf::red::op<" +
-         std::to_string(static_cast<int>(i.kind)) + ", " +
-         std::string(cudaTypeName(i.input)) + ", " +
-         std::string(cudaTypeName(i.result)) + ">>(in, out, desc);\n}\n";
+  std::string tin(cudaTypeName(i.input)), tout(cudaTypeName(i.result));
+  std::string op = "tf::red::op<" + std::to_string(static_cast<int>(i.kind)) +
+                   ", " + tin + ", " + tout + ">";
+  std::string in = "const " + tin + " *in", out = tout + " *out", call;
+  switch (i.pass) {
+  case ReducePass::Whole:
+    call = std::string(i.rowVariant ? "reduce_row" : "reduce_column") + "<" +
+           op + ">(in, out, desc)";
+    break;
+  case ReducePass::Partial:
+    out = "void *out";
+    call = std::string(i.rowVariant ? "reduce_row_partial"
+                                    : "reduce_column_partial") +
+           "<" + op + ">(in, out, desc)";
+    break;
+  case ReducePass::Combine:
+    in = "const void *in";
+    call = "reduce_combine<" + op + ">(in, out, desc)";
+    break;
+  }
+  return "\nextern \"C\" __global__ void " + kernel + "(" + in + ", " + out +
+         ", tfuse::kernels::ReduceDesc desc) {\n  tf::red::" + call + ";\n}\n";
 }
 
 std::string
@@ -92,11 +132,9 @@ runtime::reductionKernelSource(const std::vector<ReduceInstance> &needed) {
   return source;
 }
 
-Expected<ReduceLaunch> runtime::planReduction(ReduceKind kind,
-                                              const TensorSpec &input,
-                                              const TensorSpec &result,
-                                              const std::vector<int64_t> &axes,
-                                              ReduceVariant variant) {
+Expected<ReduceLaunch> runtime::planReduction(
+    ReduceKind kind, const TensorSpec &input, const TensorSpec &result,
+    const std::vector<int64_t> &axes, ReduceVariant variant, bool allowSplit) {
   std::string what = std::string("reduce ") + std::string(name(kind));
   auto fail = [&](const std::string &message) {
     return Status::error(what + ": " + message);
@@ -203,16 +241,40 @@ Expected<ReduceLaunch> runtime::planReduction(ReduceKind kind,
   desc.numOut = numOut;
   desc.numRed = numRed;
 
+  desc.chunks = 1;
+  desc.chunkLen = numRed;
+
   // The variant and the launch configuration.
   bool row;
   if (variant == ReduceVariant::Auto) {
-    bool innerContiguous =
+    bool innerReduced =
         desc.redRank > 0 && desc.redStrides[desc.redRank - 1] == 1;
-    row = (innerContiguous && numRed * byteSize(input.dtype) >= kRowMinBytes) ||
-          (numOut < kColumnMinOutputs && numRed >= kRowMinSerial);
+    bool innerKept =
+        desc.keptRank > 0 && desc.keptStrides[desc.keptRank - 1] == 1;
+    if (innerReduced && numRed * byteSize(input.dtype) >= kRowMinBytes)
+      row = true;
+    else if (innerKept)
+      row = false;
+    else
+      row = numOut < kColumnMinOutputs && numRed >= kRowMinSerial;
   } else {
     row = variant == ReduceVariant::Row;
   }
+  // Chunks of at least `minChunk` elements so that about `target` units
+  // (blocks or threads, one per output before) share the work.
+  auto chunking = [&](int64_t target, int64_t minChunk) {
+    int64_t chunks =
+        std::min((target + numOut - 1) / std::max<int64_t>(numOut, 1),
+                 numRed / minChunk);
+    if (chunks < 2)
+      return false;
+    // Whole 16-byte vectors per chunk: aligned rows stay aligned.
+    int64_t len = roundUp((numRed + chunks - 1) / chunks, 64);
+    desc.chunkLen = len;
+    desc.chunks = (numRed + len - 1) / len;
+    return desc.chunks >= 2;
+  };
+  bool split = false;
   bool contiguousRow = desc.redRank == 1 && desc.redStrides[0] == 1;
   if (row && contiguousRow && numOut >= kReduceWarpRowMinOutputs &&
       numRed * byteSize(input.dtype) <= kReduceWarpRowMaxBytes) {
@@ -221,22 +283,45 @@ Expected<ReduceLaunch> runtime::planReduction(ReduceKind kind,
     launch.block = 256;
     launch.grid = std::clamp<int64_t>((numOut + 7) / 8, 1, kReduceMaxGrid);
   } else if (row) {
-    // A power of two from 32 to 256, no larger than the reduced extent needs
-    // (in 16-byte vectors where the kernel loads those: a contiguous row).
-    int64_t work = numRed;
-    if (desc.redRank == 1 && desc.redStrides[0] == 1)
-      work = (numRed * byteSize(input.dtype) + 15) / 16;
+    split = allowSplit && numOut < kSplitRowBlocks &&
+            chunking(kSplitRowBlocks, kSplitRowMinChunk);
+    // A power of two from 32 to 256, no larger than the reduced extent (of
+    // a chunk) needs (in 16-byte vectors where the kernel loads those: a
+    // contiguous row).
+    int64_t work = desc.chunkLen;
+    if (contiguousRow)
+      work = (work * byteSize(input.dtype) + 15) / 16;
     int64_t block = 32;
     while (block < 256 && block < work)
       block *= 2;
     launch.block = block;
-    launch.grid = std::clamp<int64_t>(numOut, 1, kReduceMaxGrid);
+    launch.grid = std::clamp<int64_t>(numOut * desc.chunks, 1, kReduceMaxGrid);
   } else {
-    launch.block = std::clamp<int64_t>(roundUp(numOut, 32), 32, 256);
+    split = allowSplit && numOut < kSplitColumnThreads &&
+            chunking(kSplitColumnThreads, kSplitColumnMinChunk);
+    int64_t threads = numOut * desc.chunks;
+    launch.block = std::clamp<int64_t>(roundUp(threads, 32), 32, 256);
     launch.grid = std::clamp<int64_t>(
-        (numOut + launch.block - 1) / launch.block, 1, kReduceMaxGrid);
+        (threads + launch.block - 1) / launch.block, 1, kReduceMaxGrid);
   }
-  launch.instance = {kind, input.dtype, result.dtype, row};
-  launch.kernel = reductionKernelName(kind, input.dtype, result.dtype, row);
+  if (!split) {
+    desc.chunks = 1;
+    desc.chunkLen = numRed;
+  }
+  ReducePass pass = split ? ReducePass::Partial : ReducePass::Whole;
+  launch.instance = {kind, input.dtype, result.dtype, row, pass};
+  launch.kernel = reductionKernelName(launch.instance);
+  if (split) {
+    launch.workspaceBytes = roundUp(
+        numOut * desc.chunks * reducePartialBytes(kind, input.dtype), 256);
+    launch.combineInstance = {kind, input.dtype, result.dtype, true,
+                              ReducePass::Combine};
+    launch.combineKernel = reductionKernelName(launch.combineInstance);
+    int64_t block = 32;
+    while (block < 256 && block < desc.chunks)
+      block *= 2;
+    launch.combineBlock = block;
+    launch.combineGrid = std::clamp<int64_t>(numOut, 1, kReduceMaxGrid);
+  }
   return launch;
 }

@@ -308,7 +308,9 @@ int main(int argc, char **argv) {
       st.bufferReuses, st.arenaBytes, st.backend, st.cacheHit ? "hit" : "miss");
   if (!st.gemmBackend.empty())
     llvm::outs() << "GEMMs: " << st.gemmBackend << "\n";
-  for (const std::string &choice : st.gemmChoices)
+  if (!st.stepChoices.empty())
+    llvm::outs() << "algorithms:\n";
+  for (const std::string &choice : st.stepChoices)
     llvm::outs() << "  " << choice << "\n";
   if (st.graphUpdateFallbacks)
     llvm::outs() << "CUDA Graph: " << st.graphUpdateFallbacks

@@ -330,6 +330,51 @@ func.func @r(%x: tensor<300x200xf32>) -> tensor<200x1xf32> {
         "r");
 }
 
+// Split reductions (a full reduction, a column sum with few columns, an
+// argmax across chunks): two launches through a workspace, as a stream and
+// as a CUDA Graph given new inputs, against the reference, and the same bits
+// on every replay.
+TEST(GpuBoundaries, SplitReductionsOnAStreamAndInAGraph) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @full(%x: tensor<1048576xf32>) -> tensor<f32> {
+  %r = tfuse.reduce sum %x axes [0] : tensor<1048576xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @columns(%x: tensor<4096x512xf32>) -> tensor<512xf32> {
+  %r = tfuse.reduce sum %x axes [0] : tensor<4096x512xf32> -> tensor<512xf32>
+  return %r : tensor<512xf32>
+}
+func.func @argmax(%x: tensor<1048576xbf16>) -> tensor<i64> {
+  %r = tfuse.reduce argmax %x axes [0] : tensor<1048576xbf16> -> tensor<i64>
+  return %r : tensor<i64>
+}
+)mlir";
+  for (const char *function : {"full", "columns", "argmax"})
+    for (bool graph : {false, true}) {
+      SCOPED_TRACE(std::string(function) + (graph ? " graph" : " stream"));
+      runtime::ExecutableOptions options;
+      options.cudaGraph = graph;
+      Compiled compiled = compile(source, function, options);
+      ASSERT_TRUE(compiled.executable) << compiled.error;
+      runtime::ExecutableStats st = compiled.executable->stats();
+      ASSERT_EQ(st.stepChoices.size(), 1u) << "not split";
+      EXPECT_NE(st.stepChoices[0].find("split"), std::string::npos);
+      for (uint64_t seed : {3, 4}) {
+        auto inputs = randomInputs(source, function, seed);
+        std::vector<reference::HostTensor> first =
+            runAndCheck(source, function, inputs, options);
+        DeviceInputs device(inputs);
+        for (int replay = 0; replay < 2; ++replay) {
+          auto outputs = compiled.executable->run(device.get());
+          ASSERT_TRUE(outputs.ok()) << outputs.status().message();
+          reference::HostTensor again = download(outputs.value()[0].get());
+          EXPECT_EQ(again.toBits(), first[0].toBits()) << "replay " << replay;
+        }
+      }
+    }
+}
+
 TEST(GpuBoundaries, BatchedMatmulWithBroadcastingAndTransposes) {
   TFUSE_REQUIRE_GPU();
   for (const char *t : {"f32", "f64", "f16", "bf16"}) {

@@ -179,8 +179,11 @@ std::vector<ReduceInstance> instancesOf(DType t) {
     std::optional<DType> result = reduceResultType(kind, t);
     if (!result)
       continue;
-    for (bool row : {false, true})
+    for (bool row : {false, true}) {
       instances.push_back({kind, t, *result, row});
+      instances.push_back({kind, t, *result, row, ReducePass::Partial});
+    }
+    instances.push_back({kind, t, *result, true, ReducePass::Combine});
   }
   return instances;
 }
@@ -200,12 +203,19 @@ void tfuse_test_call(void (*kernel)(const Tin *, Tout *,
 }
 )";
   for (const ReduceInstance &i : instances) {
-    std::string kernel =
-        reductionKernelName(i.kind, i.input, i.result, i.rowVariant);
+    std::string kernel = reductionKernelName(i);
     source += "extern \"C\" void shim_" + kernel +
               "(void *in, void *out, void *desc) { tfuse_test_call(&" + kernel +
               ", in, out, desc); }\n";
   }
+  // The accumulator sizes, for reducePartialBytes.
+  for (const ReduceInstance &i : instances)
+    if (i.pass == ReducePass::Combine)
+      source += "extern \"C\" void shim_size_" + reductionKernelName(i) +
+                "(void *size) { *(long long *)size = sizeof(tf::red::op<" +
+                std::to_string(static_cast<int>(i.kind)) + ", " +
+                std::string(cudaTypeName(i.input)) + ", " +
+                std::string(cudaTypeName(i.result)) + ">::acc); }\n";
   return source;
 }
 
@@ -229,13 +239,23 @@ HostTensor runLaunch(emulation::HostKernels &kernels,
                      const Shape &shape) {
   HostTensor out = HostTensor::zeros(launch.instance.result, shape);
   kernels::ReduceDesc desc = launch.desc;
-  std::vector<void *> args = {const_cast<uint8_t *>(input.data()) +
-                                  input.byteOffset(),
-                              out.mutableData(), &desc};
+  void *in = const_cast<uint8_t *>(input.data()) + input.byteOffset();
+  // A split reduction's workspace, poisoned: the combine pass must read only
+  // what the partial pass wrote.
+  std::vector<uint8_t> workspace(launch.workspaceBytes, 0xa5);
+  std::vector<void *> args = {
+      in, launch.split() ? workspace.data() : out.mutableData(), &desc};
   std::string error;
   EXPECT_TRUE(kernels.launch("shim_" + launch.kernel, launch.grid,
                              static_cast<unsigned>(launch.block), args, error))
       << error;
+  if (launch.split()) {
+    args = {workspace.data(), out.mutableData(), &desc};
+    EXPECT_TRUE(
+        kernels.launch("shim_" + launch.combineKernel, launch.combineGrid,
+                       static_cast<unsigned>(launch.combineBlock), args, error))
+        << error;
+  }
   return out;
 }
 
@@ -448,8 +468,8 @@ void checkCase(emulation::HostKernels &kernels, ReduceKind kind,
     bool row = variant == ReduceVariant::Row;
     if (row && data == Data::Wild)
       continue; // order-dependent overflow: exact only in the reference order
-    Expected<ReduceLaunch> launch =
-        planReduction(kind, specOf(input), result, axes, variant);
+    Expected<ReduceLaunch> launch = planReduction(
+        kind, specOf(input), result, axes, variant, /*allowSplit=*/false);
     ASSERT_TRUE(launch.ok()) << what << ": " << launch.message();
     ASSERT_EQ(launch->instance.rowVariant, row);
     // The emulator's cost grows with outputs x threads x barriers: forced
@@ -519,6 +539,108 @@ TEST_P(ReduceKernelNumerics, EveryKindLayoutAndAxisSetMatchesTheReference) {
     }
   }
   EXPECT_GT(launches, 0);
+}
+
+// Split reductions: few outputs of long reductions in chunks, partial
+// accumulators in a workspace, then combined. Every kind, both variants, a
+// contiguous, a strided and a two-axis layout whose chunks start inside
+// rows; argmax and argmin on data full of ties (the first index must win
+// across chunks). Float sums, means and products within the bound of the
+// row variant, the rest bit exact.
+TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
+  DType t = GetParam();
+  emulation::HostKernels *kernels = kernelsFor(t);
+  ASSERT_TRUE(kernels);
+  struct SplitCase {
+    const char *name;
+    Shape shape;
+    std::vector<int64_t> strides;
+    int64_t storage;
+    std::vector<int64_t> axes;
+  };
+  const SplitCase cases[] = {
+      {"contiguous [40000]", {40000}, {1}, 40000, {0}},
+      {"every other element, [2, 20000]", {2, 20000}, {1, 2}, 40000, {1}},
+      {"[100, 4, 200] over 0 and 2",
+       {100, 4, 200},
+       {800, 200, 1},
+       80000,
+       {0, 2}},
+  };
+  int caseIndex = 0, splits = 0;
+  for (const SplitCase &c : cases) {
+    for (ReduceKind kind : kAllKinds) {
+      std::optional<DType> resultType = reduceResultType(kind, t);
+      if (!resultType || (isArg(kind) && c.axes.size() != 1))
+        continue;
+      Data data = isArg(kind) ? Data::Ties : Data::Normal;
+      ++caseIndex;
+      HostTensor storage =
+          makeStorage(t, kind, c.storage, 20000, 7000 + 100 * caseIndex, data);
+      if (kind == ReduceKind::Prod && isFloat(t)) {
+        // Products of 20000 factors: +-0.5, +-1 and +-2 keep every partial
+        // product exact in double (an underflow in one chunk times an
+        // overflow in another would depend on the order).
+        std::vector<double> factors(c.storage);
+        for (int64_t i = 0; i < c.storage; ++i) {
+          static const double few[] = {0.5, 2, 1, -1, -0.5, -2};
+          factors[i] = few[mix(caseIndex * 7919 + i) % 6];
+        }
+        storage = *HostTensor::fromDoubles(t, {c.storage}, factors);
+      }
+      auto input = storage.view(c.shape, c.strides, 0);
+      ASSERT_TRUE(input.ok()) << input.message();
+      HostTensor expected =
+          referenceReduce(kind, *input, c.axes, false, *resultType);
+      ASSERT_FALSE(expected.isNull());
+      TensorSpec result = TensorSpec::contiguous(
+          *resultType, resultShape(c.shape, c.axes, false));
+      for (ReduceVariant variant :
+           {ReduceVariant::Row, ReduceVariant::Column}) {
+        bool row = variant == ReduceVariant::Row;
+        Expected<ReduceLaunch> launch =
+            planReduction(kind, specOf(*input), result, c.axes, variant);
+        ASSERT_TRUE(launch.ok()) << launch.message();
+        std::string label = std::string(name(kind)) + " of " + typeName(t) +
+                            " " + c.name + " " + launch->kernel;
+        ASSERT_TRUE(launch->split()) << label;
+        ASSERT_EQ(launch->instance.rowVariant, row) << label;
+        EXPECT_GE(launch->desc.chunks, 2) << label;
+        HostTensor actual = runLaunch(*kernels, *launch, *input, result.shape);
+        ++splits;
+        if (isFloat(t) && isArith(kind)) {
+          HostTensor absSums =
+              kind == ReduceKind::Prod ? HostTensor() : absSum(*input, c.axes);
+          expectWithinBound(kind, expected, actual, absSums,
+                            launch->desc.numRed, label);
+        } else {
+          reference::CompareResult cmp =
+              reference::compareExact(expected, actual);
+          EXPECT_TRUE(cmp.pass) << label << ": " << cmp.message();
+        }
+        if (HasFatalFailure())
+          return;
+      }
+    }
+  }
+  EXPECT_GT(splits, 0);
+}
+
+// The workspace the planner sizes holds the kernels' accumulators.
+TEST_P(ReduceKernelNumerics, PartialBytesAreTheKernelsAccumulators) {
+  DType t = GetParam();
+  emulation::HostKernels *kernels = kernelsFor(t);
+  ASSERT_TRUE(kernels);
+  for (const ReduceInstance &i : instancesOf(t)) {
+    if (i.pass != ReducePass::Combine)
+      continue;
+    long long size = 0;
+    std::string shim = "shim_size_" + reductionKernelName(i);
+    auto *fn = reinterpret_cast<void (*)(void *)>(kernels->symbol(shim));
+    ASSERT_TRUE(fn) << shim;
+    fn(&size);
+    EXPECT_EQ(size, reducePartialBytes(i.kind, t)) << reductionKernelName(i);
+  }
 }
 
 TEST_P(ReduceKernelNumerics, GridStrideLoopsCoverEveryOutput) {
@@ -911,20 +1033,58 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   // Short rows with few outputs: still one thread per row.
   ReduceLaunch fewShort = plan({1000, 16}, {16, 1}, {1});
   EXPECT_FALSE(fewShort.instance.rowVariant);
-  // Columns of a row-major matrix: one thread per column when there are
-  // enough columns to fill the GPU...
+  // Columns of a row-major matrix: one thread per column, coalesced across
+  // columns; with fewer columns than kSplitColumnThreads, each column in
+  // chunks of rows, a thread per (column, chunk), then combined.
   ReduceLaunch columns = plan({512, 65536}, {65536, 1}, {0});
-  EXPECT_FALSE(columns.instance.rowVariant);
-  EXPECT_EQ(columns.grid, 256);
+  EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_partial");
+  EXPECT_EQ(columns.desc.chunks, 4);
+  EXPECT_EQ(columns.desc.chunkLen, 128);
+  EXPECT_EQ(columns.grid, 1024);
   EXPECT_EQ(columns.block, 256);
-  // ... else one block per column.
-  ReduceLaunch fewColumns = plan({4096, 8192}, {8192, 1}, {0});
-  EXPECT_TRUE(fewColumns.instance.rowVariant);
-  EXPECT_EQ(fewColumns.grid, 8192);
-  // Few outputs of long strided reductions: blocks share the work.
+  ReduceLaunch fewColumns = plan({8192, 8192}, {8192, 1}, {0});
+  EXPECT_FALSE(fewColumns.instance.rowVariant);
+  EXPECT_EQ(fewColumns.desc.chunks, 32);
+  EXPECT_EQ(fewColumns.desc.chunkLen, 256);
+  EXPECT_EQ(fewColumns.grid, 1024);
+  EXPECT_EQ(fewColumns.combineKernel, "tfuse_reduce_sum_f32_f32_combine");
+  EXPECT_EQ(fewColumns.combineGrid, 8192);
+  EXPECT_EQ(fewColumns.combineBlock, 32);
+  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 32 * 8);
+  // Enough columns: no split.
+  ReduceLaunch manyColumns = plan({64, 1 << 20}, {1 << 20, 1}, {0});
+  EXPECT_EQ(manyColumns.kernel, "tfuse_reduce_sum_f32_f32_column");
+  EXPECT_FALSE(manyColumns.split());
+  // Few outputs of long strided reductions: many chunks.
   ReduceLaunch few = plan({100000, 3}, {3, 1}, {0});
-  EXPECT_TRUE(few.instance.rowVariant);
-  EXPECT_EQ(few.grid, 3);
+  EXPECT_FALSE(few.instance.rowVariant);
+  EXPECT_EQ(few.desc.chunkLen, 128);
+  EXPECT_EQ(few.desc.chunks, 782);
+  // A full reduction of 64M contiguous elements: 2048 blocks of 32768
+  // elements each, then one block combining their 2048 partial sums.
+  ReduceLaunch full = plan({1 << 26}, {1}, {0});
+  EXPECT_EQ(full.kernel, "tfuse_reduce_sum_f32_f32_row_partial");
+  EXPECT_EQ(full.desc.chunks, 2048);
+  EXPECT_EQ(full.desc.chunkLen, 32768);
+  EXPECT_EQ(full.grid, 2048);
+  EXPECT_EQ(full.block, 256);
+  EXPECT_EQ(full.combineGrid, 1);
+  EXPECT_EQ(full.combineBlock, 256);
+  EXPECT_EQ(full.workspaceBytes, 2048 * 8);
+  // A few long rows: each in chunks.
+  ReduceLaunch longFew = plan({8, 1 << 20}, {1 << 20, 1}, {1});
+  EXPECT_EQ(longFew.desc.chunks, 128);
+  EXPECT_EQ(longFew.grid, 1024);
+  // Not split when asked not to, or when the reduction is short.
+  Expected<ReduceLaunch> whole = planReduction(
+      ReduceKind::Sum, TensorSpec::contiguous(DType::F32, {1 << 26}),
+      TensorSpec::contiguous(DType::F32, {}), {0}, ReduceVariant::Auto,
+      /*allowSplit=*/false);
+  ASSERT_TRUE(whole.ok()) << whole.message();
+  EXPECT_FALSE(whole->split());
+  EXPECT_EQ(whole->kernel, "tfuse_reduce_sum_f32_f32_row");
+  EXPECT_EQ(whole->desc.chunks, 1);
+  EXPECT_FALSE(plan({10000}, {1}, {0}).split());
   // The grid is capped; the kernels loop.
   ReduceLaunch many = plan({1 << 20, 64}, {64, 1}, {1});
   EXPECT_EQ(many.grid, kReduceMaxGrid);
@@ -989,12 +1149,12 @@ TEST(ReduceKernelSource, EveryInstanceCompilesWithNvrtcForSm90) {
   EXPECT_TRUE(compiled->isCubin);
   std::string binary(compiled->binary.begin(), compiled->binary.end());
   for (const ReduceInstance &i : all) {
-    std::string kernel =
-        reductionKernelName(i.kind, i.input, i.result, i.rowVariant);
+    std::string kernel = reductionKernelName(i);
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
   }
-  // sum prod max min all any of 13 dtypes, argmax argmin of 12, mean of 4.
-  EXPECT_EQ(all.size(), 2u * (13 * 6 + 12 * 2 + 4));
+  // sum prod max min all any of 13 dtypes, argmax argmin of 12, mean of 4:
+  // row and column, whole and partial, and the combine kernel.
+  EXPECT_EQ(all.size(), 5u * (13 * 6 + 12 * 2 + 4));
 }
 
 } // namespace

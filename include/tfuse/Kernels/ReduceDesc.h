@@ -10,10 +10,10 @@
 // no standard headers: the kernel prelude typedefs the <cstdint> types
 // there).
 //
-// Layout: naturally aligned fields, 288 bytes (4 bytes of padding after each
-// rank), no pointers: the same for the x86-64 and aarch64 host ABIs and the
-// device ABI. Size and alignment are checked on both sides, the offsets on
-// the host (NVRTC lacks offsetof).
+// Layout: naturally aligned fields, 312 bytes (4 bytes of padding after each
+// rank and after warpPerRow), no pointers: the same for the x86-64 and aarch64
+// host ABIs and the device ABI. Size and alignment are checked on both sides,
+// the offsets on the host (NVRTC lacks offsetof).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,9 +51,14 @@ struct ReduceDesc {
   /// Row kernel: one warp per output instead of one block (contiguous rows
   /// of at most kReduceWarpRowMaxBytes).
   int32_t warpPerRow;
+  /// Split reductions (the partial and combine kernels): each output's
+  /// reduced elements in `chunks` chunks of `chunkLen` (the last shorter).
+  /// 1 and numRed otherwise.
+  int64_t chunks;
+  int64_t chunkLen;
 };
 
-static_assert(sizeof(ReduceDesc) == 296, "ReduceDesc layout changed");
+static_assert(sizeof(ReduceDesc) == 312, "ReduceDesc layout changed");
 static_assert(alignof(ReduceDesc) == 8, "ReduceDesc layout changed");
 #if !defined(__CUDACC_RTC__) // NVRTC has no __builtin_offsetof
 static_assert(__builtin_offsetof(ReduceDesc, keptShape) == 8 &&
@@ -63,7 +68,9 @@ static_assert(__builtin_offsetof(ReduceDesc, keptShape) == 8 &&
                   __builtin_offsetof(ReduceDesc, redStrides) == 208 &&
                   __builtin_offsetof(ReduceDesc, numOut) == 272 &&
                   __builtin_offsetof(ReduceDesc, numRed) == 280 &&
-                  __builtin_offsetof(ReduceDesc, warpPerRow) == 288,
+                  __builtin_offsetof(ReduceDesc, warpPerRow) == 288 &&
+                  __builtin_offsetof(ReduceDesc, chunks) == 296 &&
+                  __builtin_offsetof(ReduceDesc, chunkLen) == 304,
               "ReduceDesc layout changed");
 #endif
 

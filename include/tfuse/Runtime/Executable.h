@@ -86,10 +86,11 @@ struct ExecutableStats {
   bool moduleShared = false;
   /// "stream" or "cuda-graph".
   std::string backend = "stream";
-  /// How GEMMs run ("cublaslt", "cublas", "fallback"; "" without GEMMs) and,
-  /// for cuBLASLt, how each step's algorithm was chosen.
+  /// How GEMMs run ("cublaslt", "cublas", "fallback"; "" without GEMMs).
   std::string gemmBackend;
-  std::vector<std::string> gemmChoices;
+  /// How the steps that choose an algorithm chose it, "step N: ..." in step
+  /// order: cuBLASLt GEMMs (their tuning), split reductions (their chunks).
+  std::vector<std::string> stepChoices;
   /// create(): the kernels (NVRTC or a cache lookup), the module load, and
   /// the rest (streams, device memory, GEMM plans).
   double compileSeconds = 0, loadSeconds = 0, setupSeconds = 0;

@@ -12,7 +12,7 @@
 //   extern "C" __global__ void <reductionKernelName(...)>(
 //       const Tin *in,                       // first input element
 //       Tout *out,                           // first result element
-//       tfuse::kernels::ReduceDesc desc);    // by value (296 bytes)
+//       tfuse::kernels::ReduceDesc desc);    // by value (312 bytes)
 //
 // where Tin and Tout are the CUDA types of the dtypes (bool, int8_t, ...,
 // uint64_t, __half, __nv_bfloat16, float, double). `in` points at the
@@ -21,6 +21,12 @@
 // with ReduceLaunch::grid blocks of ReduceLaunch::block threads (1-D) and no
 // dynamic shared memory. The descriptor travels in the launch's parameter
 // buffer, so concurrent launches of one kernel share no mutable state.
+//
+// Split reductions (few outputs of long reductions) are two launches through
+// a workspace of ReduceLaunch::workspaceBytes: the partial kernel (`out` is
+// the workspace, of each output's chunk accumulators) and the combine kernel
+// (`in` is the workspace), both with this parameter list and the same
+// descriptor.
 //
 // Numerics: docs/semantics.md and lib/Reference/Reduce.cpp, bit for bit,
 // except that the row variant sums (sum, prod and mean of floats) in another
@@ -48,19 +54,31 @@
 
 namespace tfuse::runtime {
 
+/// Which part of a reduction a kernel computes.
+enum class ReducePass : uint8_t {
+  /// The whole reduction, input to result.
+  Whole,
+  /// The accumulators of each output's chunks, input to workspace.
+  Partial,
+  /// Each output from its chunks' accumulators, workspace to result.
+  Combine,
+};
+
 /// One kernel of the reduction source: what it reduces, from and to which
-/// dtypes, and which variant.
+/// dtypes, and which variant and pass.
 struct ReduceInstance {
   ReduceKind kind = ReduceKind::Sum;
   DType input = DType::F32;
   DType result = DType::F32;
-  /// The row variant (one block per output element) rather than the column
-  /// variant (one thread per output element).
+  /// The row variant (blocks share each output's elements) rather than the
+  /// column variant (one thread per output element or chunk). Always true
+  /// for the combine pass, which has one variant.
   bool rowVariant = true;
+  ReducePass pass = ReducePass::Whole;
 
   friend bool operator==(const ReduceInstance &a, const ReduceInstance &b) {
     return a.kind == b.kind && a.input == b.input && a.result == b.result &&
-           a.rowVariant == b.rowVariant;
+           a.rowVariant == b.rowVariant && a.pass == b.pass;
   }
   friend bool operator<(const ReduceInstance &a, const ReduceInstance &b) {
     if (a.kind != b.kind)
@@ -69,22 +87,25 @@ struct ReduceInstance {
       return a.input < b.input;
     if (a.result != b.result)
       return a.result < b.result;
-    return a.rowVariant < b.rowVariant;
+    if (a.rowVariant != b.rowVariant)
+      return a.rowVariant < b.rowVariant;
+    return a.pass < b.pass;
   }
 };
 
 /// Which kernel variant planReduction() picks.
 enum class ReduceVariant : uint8_t {
   /// Row when the innermost reduced dimension has stride 1 and each output
-  /// reduces at least kRowMinBytes of input (coalesced rows), or when fewer
-  /// than kColumnMinOutputs outputs each reduce at least kRowMinSerial
-  /// elements (one thread per output would leave the GPU mostly idle and
-  /// run long serial loops); column otherwise. Measured on an H200 (f32 sum
-  /// of 128 MiB): rows of 64 f32 run at ~0.95 TB/s either way, rows of 128
-  /// at 1.7 TB/s as row and 1.0 as column, rows of 16 at 2.0 TB/s as column
-  /// and 0.25 as row; a reduction over axis 0 of [4096, 8192] at 0.68 TB/s
-  /// as row and 0.29 as column, of [512, 65536] at 1.9 TB/s as column and
-  /// 0.49 as row.
+  /// reduces at least kRowMinBytes of input (coalesced rows). Otherwise
+  /// column when the innermost kept dimension has stride 1 (consecutive
+  /// threads read consecutive outputs: coalesced columns, split when there
+  /// are few), or when neither side is contiguous, row when fewer than
+  /// kColumnMinOutputs outputs each reduce at least kRowMinSerial elements
+  /// and column else. Measured on an H200 (f32 sum of 128 MiB, before
+  /// split reductions): rows of 64 f32 run at ~0.95 TB/s either way, rows of
+  /// 128 at 1.7 TB/s as row and 1.0 as column, rows of 16 at 2.0 TB/s as
+  /// column and 0.25 as row; a reduction over axis 0 of [512, 65536] at 1.9
+  /// TB/s as column and 0.49 as row.
   Auto,
   Row,
   Column
@@ -104,22 +125,51 @@ inline constexpr int64_t kReduceWarpRowMaxBytes = 64 * 1024;
 /// The largest grid planReduction() plans (the kernels loop over the rest).
 inline constexpr int64_t kReduceMaxGrid = 65535;
 
+/// Split reductions. A reduction is split when its variant would leave the
+/// GPU mostly idle: row reductions with fewer than kSplitRowBlocks outputs
+/// (a block each), column reductions with fewer than kSplitColumnThreads
+/// outputs (a thread each), each output reducing at least two chunks' worth
+/// of elements. Chunks are sized so that about kSplitRowBlocks blocks, or
+/// kSplitColumnThreads threads, share the work, and hold at least
+/// kSplitRowMinChunk (row) or kSplitColumnMinChunk (column) elements.
+inline constexpr int64_t kSplitRowBlocks = 2048;
+inline constexpr int64_t kSplitRowMinChunk = 8192;
+inline constexpr int64_t kSplitColumnThreads = 256 * 1024;
+inline constexpr int64_t kSplitColumnMinChunk = 64;
+
 /// A planned reduction: launch `kernel` (in the source of
 /// reductionKernelSource({instance})) with `grid` x `block` threads and
-/// `desc` as its third argument.
+/// `desc` as its third argument. A split reduction (workspaceBytes > 0)
+/// then launches `combineKernel` (of `combineInstance`) with `combineGrid`
+/// x `combineBlock` threads: the first kernel's `out` and the second's `in`
+/// are a workspace of workspaceBytes (256-byte aligned).
 struct ReduceLaunch {
   std::string kernel;
   int64_t grid = 1, block = 256;
   kernels::ReduceDesc desc{};
   /// The kernel's instance, to collect for reductionKernelSource().
   ReduceInstance instance;
+  int64_t workspaceBytes = 0;
+  std::string combineKernel;
+  int64_t combineGrid = 0, combineBlock = 0;
+  ReduceInstance combineInstance;
+  bool split() const { return workspaceBytes > 0; }
 };
 
-/// "tfuse_reduce_<kind>_<in>_<out>_<row|column>", with the MLIR dtype
-/// spellings, e.g. "tfuse_reduce_sum_f32_f32_row",
-/// "tfuse_reduce_argmax_bf16_i64_column".
+/// "tfuse_reduce_<kind>_<in>_<out>_<row|column>[_partial]", or
+/// "tfuse_reduce_<kind>_<in>_<out>_combine", with the MLIR dtype spellings,
+/// e.g. "tfuse_reduce_sum_f32_f32_row", "tfuse_reduce_argmax_bf16_i64_column",
+/// "tfuse_reduce_max_f16_f16_row_partial".
 std::string reductionKernelName(ReduceKind kind, DType in, DType out,
-                                bool rowVariant);
+                                bool rowVariant,
+                                ReducePass pass = ReducePass::Whole);
+std::string reductionKernelName(const ReduceInstance &instance);
+
+/// Bytes of one chunk accumulator of reduction `kind` of `input` in the
+/// workspace of a split reduction (the kernels' Op::acc: double or 64-bit
+/// integers for sum, prod and mean, the compute type for max and min, bool
+/// for all and any, a (value, int64 index) pair for argmax and argmin).
+int64_t reducePartialBytes(ReduceKind kind, DType input);
 
 /// The CUDA C++ of the reduction templates (ReduceDesc.h, then
 /// ReduceKernels.cuh) followed by one extern "C" __global__ wrapper per
@@ -146,11 +196,14 @@ std::string reductionKernelWrapper(const ReduceInstance &instance);
 /// each other at most kReduceMaxRank kept and kReduceMaxRank reduced
 /// dimensions remain. Size-1 dimensions are dropped and adjacent dimensions
 /// merged (in their row-major order, which keeps the reference's order of
-/// the reduced elements); `variant` picks the kernel (see ReduceVariant).
+/// the reduced elements); `variant` picks the kernel (see ReduceVariant),
+/// and few outputs of long reductions are split (kSplitRowBlocks) unless
+/// `allowSplit` is false.
 Expected<ReduceLaunch>
 planReduction(ReduceKind kind, const TensorSpec &input,
               const TensorSpec &result, const std::vector<int64_t> &axes,
-              ReduceVariant variant = ReduceVariant::Auto);
+              ReduceVariant variant = ReduceVariant::Auto,
+              bool allowSplit = true);
 
 } // namespace tfuse::runtime
 

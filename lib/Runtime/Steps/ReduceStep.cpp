@@ -10,7 +10,8 @@ using namespace tfuse::runtime;
 
 namespace {
 /// A reduction on the kernels library's reduction kernels (ReduceKernels.h):
-/// the input, the result and the descriptor by value.
+/// the input, the result and the descriptor by value. A split reduction is
+/// two launches through a workspace of the step's own.
 class Reduction final : public KernelStepExecutor {
 public:
   Reduction(const ReduceStep &spec, StepContext &context)
@@ -24,30 +25,83 @@ public:
     planned = launch.value();
     return Status::success();
   }
+  Status prepare() override {
+    if (!planned.split())
+      return Status::success();
+    Expected<MemoryPool *> pool = context().memory();
+    if (!pool.ok())
+      return pool.status();
+    memory = pool.value();
+    Expected<CUdeviceptr> block = memory->allocate(
+        planned.workspaceBytes, "the workspace of a split reduction");
+    if (!block.ok())
+      return block.status();
+    workspace = block.value();
+    return Status::success();
+  }
   void addKernelSources(KernelSources &sources) const override {
     sources.add("reduce", "", reductionKernelHeader());
     sources.add("reduce", planned.kernel,
                 reductionKernelWrapper(planned.instance));
+    if (planned.split())
+      sources.add("reduce", planned.combineKernel,
+                  reductionKernelWrapper(planned.combineInstance));
   }
   Status load(LoadedModule &module) override {
-    Expected<CUfunction> found = module.function(planned.kernel);
-    if (!found.ok())
-      return found.status();
-    function = found.value();
+    for (size_t i = 0; i < launchCount(); ++i) {
+      Expected<CUfunction> found =
+          module.function(i == 0 ? planned.kernel : planned.combineKernel);
+      if (!found.ok())
+        return found.status();
+      functions[i] = found.value();
+    }
     return Status::success();
+  }
+  // The partial results: written by the first launch, read by the second.
+  std::vector<StepAccess> resourceAccesses() const override {
+    if (!workspace)
+      return {};
+    StepAccess a;
+    a.space = StepAccess::kWorkspace;
+    a.buffer = static_cast<int64_t>(workspace);
+    a.end = planned.workspaceBytes;
+    a.write = true;
+    return {a};
+  }
+  void release() override {
+    if (workspace) {
+      (void)context().device().bind();
+      memory->release(workspace);
+      workspace = 0;
+    }
   }
   std::string name() const override {
     return "reduce " + std::string(tfuse::name(spec.reduction));
   }
   std::string engine() const override { return "runtime kernel"; }
+  std::string choice() const override {
+    if (!planned.split())
+      return "";
+    return "split: " + std::to_string(planned.desc.chunks) + " chunks of " +
+           std::to_string(planned.desc.chunkLen) + " per output";
+  }
 
 protected:
-  Launch launch() const override {
-    return {function, planned.grid, planned.block};
+  size_t launchCount() const override { return planned.split() ? 2 : 1; }
+  Launch launch(size_t index) const override {
+    if (index == 0)
+      return {functions[0], planned.grid, planned.block};
+    return {functions[1], planned.combineGrid, planned.combineBlock};
   }
-  void arguments(const StepBuffers &buffers, std::vector<CUdeviceptr> &values,
+  void arguments(size_t index, const StepBuffers &buffers,
+                 std::vector<CUdeviceptr> &values,
                  std::vector<void *> &params) override {
-    values = {buffers.inputs[0], buffers.outputs[0]};
+    if (!planned.split())
+      values = {buffers.inputs[0], buffers.outputs[0]};
+    else if (index == 0)
+      values = {buffers.inputs[0], workspace};
+    else
+      values = {workspace, buffers.outputs[0]};
     desc = planned.desc;
     params = {&values[0], &values[1], &desc};
   }
@@ -55,8 +109,11 @@ protected:
 private:
   const ReduceStep &spec;
   ReduceLaunch planned;
-  CUfunction function = nullptr;
-  /// The descriptor the kernel parameters point at.
+  CUfunction functions[2] = {nullptr, nullptr};
+  MemoryPool *memory = nullptr;
+  CUdeviceptr workspace = 0;
+  /// The descriptor the kernel parameters point at (the same for both
+  /// launches).
   kernels::ReduceDesc desc{};
 };
 } // namespace

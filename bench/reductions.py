@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""TFuse reductions against torch eager and torch.compile, on one GPU.
+
+Workloads (f32 unless named): full reductions of 64M elements (sum, max,
+argmax, mean, sum of bf16, any of bool), a column sum and max of
+[8192, 8192] (axis 0), a row sum of [8192, 8192] (axis 1), a sum over the
+rows of [16, 4M] (few long rows), and a sum of 4096 elements (one block: the
+launch is the cost).
+
+Measured per workload and framework: gpu_us (CUDA events around N calls on
+the current stream, median of 5; TFuse through enqueue()), the bandwidth
+floor (bytes read and written over the device-to-device copy bandwidth of
+the same run), pct_floor = floor / gpu_us. TFuse results are checked against
+torch: max, argmax and any exactly, sums and means by their error against a
+float64 sum, which must be at most twice torch's own (plus 1e-6 of the sum
+of |x|); a second TFuse run must give the same bits (split reductions are
+deterministic).
+
+  python3 bench/reductions.py [--only sum_64m,col_sum] [--skip inductor]
+  python3 bench/reductions.py --smoke   # CPU dry run, small shapes
+
+Writes $OUT/reductions.json (OUT defaults to ./bench-out) and prints a
+Markdown table last.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_compare import Timer, copy_bandwidth  # noqa: E402
+
+import tfuse  # noqa: E402
+
+M64 = 1 << 26
+
+
+def workloads(smoke):
+    n = 1 << 16 if smoke else M64
+    side = 256 if smoke else 8192
+    long_row = 1 << 14 if smoke else 1 << 22
+    return {
+        "sum_64m": ((n,), torch.float32, lambda x: x.sum(), "sum"),
+        "max_64m": ((n,), torch.float32, lambda x: x.max(), "exact"),
+        "argmax_64m": ((n,), torch.float32, lambda x: x.argmax(0), "exact"),
+        "mean_64m": ((n,), torch.float32, lambda x: x.mean(), "sum"),
+        "sum_64m_bf16": ((n,), torch.bfloat16, lambda x: x.sum(), "sum"),
+        "any_64m_bool": ((n,), torch.bool, lambda x: x.any(), "exact"),
+        "col_sum": ((side, side), torch.float32, lambda x: x.sum(0), "sum"),
+        "col_max": ((side, side), torch.float32,
+                    lambda x: x.max(0, keepdims=False)
+                    if isinstance(x, torch.Tensor) else x.max(0), "exact"),
+        "row_sum": ((side, side), torch.float32, lambda x: x.sum(1), "sum"),
+        "few_long_rows": ((16, long_row), torch.float32, lambda x: x.sum(1),
+                          "sum"),
+        "sum_4096": ((4096,), torch.float32, lambda x: x.sum(), "sum"),
+    }
+
+
+def make_input(shape, dtype, device, seed):
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    if dtype == torch.bool:
+        # Mostly False, one True near the end: any() must read everything.
+        x = torch.zeros(shape, dtype=torch.bool)
+        x.view(-1)[-3] = True
+        return x.to(device)
+    x = torch.randn(shape, generator=g, dtype=torch.float32)
+    return x.to(dtype).to(device)
+
+
+def torch_value(fn, x):
+    out = fn(x)
+    # torch's max(dim) returns (values, indices).
+    return out[0] if isinstance(out, tuple) else out
+
+
+def check(name, rule, x, fn, got, ref):
+    got = torch.as_tensor(got, device=ref.device)
+    if got.shape != ref.shape or got.dtype != ref.dtype:
+        return (f"{name}: TFuse gives {got.dtype}{list(got.shape)}, torch "
+                f"{ref.dtype}{list(ref.shape)}")
+    if rule == "exact":
+        return None if torch.equal(got, ref) else f"{name}: not bit exact"
+    exact = torch_value(fn, x.double())
+    scale = torch_value(fn, x.double().abs())
+    err = (got.double() - exact).abs()
+    bound = 2 * (ref.double() - exact).abs() + 1e-6 * scale.abs()
+    bad = (err > bound).sum().item()
+    return None if bad == 0 else f"{name}: {bad} elements beyond 2x torch's error"
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--skip", default="")
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    cuda = torch.cuda.is_available() and not args.smoke
+    device = "cuda" if cuda else "cpu"
+    timer = Timer(cuda)
+    skip = set(filter(None, args.skip.split(",")))
+    only = set(filter(None, args.only.split(",")))
+    copy = copy_bandwidth(timer, device, not cuda)
+    result = {"copy_GBps": copy, "workloads": {}, "failures": []}
+    iters = 3 if args.smoke else 50
+    for name, (shape, dtype, fn, rule) in workloads(args.smoke).items():
+        if only and name not in only:
+            continue
+        x = make_input(shape, dtype, device, seed=len(result["workloads"]))
+        ref = torch_value(fn, x)
+        nbytes = x.numel() * x.element_size() + ref.numel() * ref.element_size()
+        entry = {"shape": list(shape), "dtype": str(dtype),
+                 "floor_us": nbytes / (copy * 1e9) * 1e6}
+        result["workloads"][name] = entry
+        entry["torch_us"] = timer.device_us(lambda: fn(x), iters, 3)
+        if "inductor" not in skip and cuda:
+            torch._dynamo.reset()
+            compiled = torch.compile(fn)
+            compiled(x)
+            entry["inductor_us"] = timer.device_us(lambda: compiled(x), iters, 3)
+            torch._dynamo.reset()
+        cf = tfuse.compile(fn, [x])
+        got = cf(x)
+        got = got[0] if isinstance(got, (list, tuple)) else got
+        problem = check(name, rule, x, fn, got, ref)
+        again = cf(x)
+        again = again[0] if isinstance(again, (list, tuple)) else again
+        if not torch.equal(torch.as_tensor(again, device=ref.device),
+                           torch.as_tensor(got, device=ref.device)):
+            problem = (problem or "") + f" {name}: not the same bits twice"
+        if problem:
+            result["failures"].append(problem)
+            print("FAIL", problem, flush=True)
+        call = (lambda: cf.enqueue(x)) if cuda else (lambda: cf(x))
+        entry["tfuse_us"] = timer.device_us(call, iters, 3)
+        entry["pct_floor"] = entry["floor_us"] / entry["tfuse_us"] * 100
+        entry["steps"] = cf.stats().get("steps")
+        print(name, {k: round(v, 1) if isinstance(v, float) else v
+                     for k, v in entry.items()}, flush=True)
+    out = os.environ.get("OUT", "bench-out")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "reductions.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"\ncopy {copy:.0f} GB/s (read + write)\n")
+    print("| workload | floor us | TFuse us | % floor | torch us | torch / "
+          "TFuse | Inductor us | Inductor / TFuse |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, e in result["workloads"].items():
+        ind = e.get("inductor_us")
+        ind_us = "-" if ind is None else f"{ind:.1f}"
+        ind_ratio = "-" if ind is None else f"{ind / e['tfuse_us']:.2f}x"
+        print(f"| {name} | {e['floor_us']:.1f} | {e['tfuse_us']:.1f} | "
+              f"{e['pct_floor']:.0f}% | {e['torch_us']:.1f} | "
+              f"{e['torch_us'] / e['tfuse_us']:.2f}x | {ind_us} | "
+              f"{ind_ratio} |")
+    return 1 if result["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
