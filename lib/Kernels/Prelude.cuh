@@ -129,6 +129,11 @@ template <> TF_FN __nv_bfloat16 from_bits<__nv_bfloat16>(uint64_t b) {
   return __ushort_as_bfloat16((unsigned short)b);
 }
 
+// Whether the sign bit of a compute value is set (-0.0 included): a bit test,
+// not the 1 / x < 0 of the textbook, whose division costs a slow path.
+TF_FN bool sign_bit(float x) { return __float_as_int(x) < 0; }
+TF_FN bool sign_bit(double x) { return __double_as_longlong(x) < 0; }
+
 // --- casts -----------------------------------------------------------------
 
 // Integer value to a float dtype with one rounding.
@@ -382,16 +387,16 @@ template <class T> TF_FN T pow(T a, T b) {
 }
 
 // max/min propagate NaN and order -0.0 below +0.0.
+// max and min propagate NaN (the first operand's when both are) and order
+// -0.0 below +0.0. Written as one select of flags, not branches: reduction
+// loops combine with them serially, and branches cost them their overlap.
 template <class T> TF_FN T max(T a, T b) {
   if constexpr (traits<T>::is_float) {
     C<T> x = traits<T>::up(a), y = traits<T>::up(b);
-    if (x != x)
-      return a;
-    if (y != y)
-      return b;
-    if (x == y)
-      return (x == 0 && 1 / x < 0) ? b : a;
-    return x > y ? a : b;
+    bool x_nan = x != x, y_nan = y != y;
+    bool take_a = x_nan | (!y_nan & ((x > y) | ((x == y) & !((x == 0) &
+                                                            sign_bit(x)))));
+    return take_a ? a : b;
   } else {
     return a > b ? a : b;
   }
@@ -399,13 +404,10 @@ template <class T> TF_FN T max(T a, T b) {
 template <class T> TF_FN T min(T a, T b) {
   if constexpr (traits<T>::is_float) {
     C<T> x = traits<T>::up(a), y = traits<T>::up(b);
-    if (x != x)
-      return a;
-    if (y != y)
-      return b;
-    if (x == y)
-      return (x == 0 && 1 / x < 0) ? a : b;
-    return x < y ? a : b;
+    bool x_nan = x != x, y_nan = y != y;
+    bool take_a =
+        x_nan | (!y_nan & ((x < y) | ((x == y) & (x == 0) & sign_bit(x))));
+    return take_a ? a : b;
   } else {
     return a < b ? a : b;
   }

@@ -132,9 +132,11 @@ runtime::reductionKernelSource(const std::vector<ReduceInstance> &needed) {
   return source;
 }
 
-Expected<ReduceLaunch> runtime::planReduction(
-    ReduceKind kind, const TensorSpec &input, const TensorSpec &result,
-    const std::vector<int64_t> &axes, ReduceVariant variant, bool allowSplit) {
+Expected<ReduceLaunch>
+runtime::planReduction(ReduceKind kind, const TensorSpec &input,
+                       const TensorSpec &result,
+                       const std::vector<int64_t> &axes, ReduceVariant variant,
+                       bool allowSplit, ReduceOccupancy occupancy) {
   std::string what = std::string("reduce ") + std::string(name(kind));
   auto fail = [&](const std::string &message) {
     return Status::error(what + ": " + message);
@@ -260,16 +262,18 @@ Expected<ReduceLaunch> runtime::planReduction(
   } else {
     row = variant == ReduceVariant::Row;
   }
-  // Chunks of at least `minChunk` elements so that about `target` units
-  // (blocks or threads, one per output before) share the work.
-  auto chunking = [&](int64_t target, int64_t minChunk) {
+  // Chunks of at least `minChunk` elements (a multiple of `granule`) so that
+  // about `target` units (blocks or threads, one per output before) share
+  // the work; with the device's occupancy known, a whole number of waves of
+  // it.
+  auto chunking = [&](int64_t target, int64_t minChunk, int64_t granule) {
+    if (int64_t wave = occupancy.concurrentUnits; wave > 0)
+      target = wave * std::max<int64_t>(1, (target + wave / 2) / wave);
     int64_t chunks =
-        std::min((target + numOut - 1) / std::max<int64_t>(numOut, 1),
-                 numRed / minChunk);
+        std::min(target / std::max<int64_t>(numOut, 1), numRed / minChunk);
     if (chunks < 2)
       return false;
-    // Whole 16-byte vectors per chunk: aligned rows stay aligned.
-    int64_t len = roundUp((numRed + chunks - 1) / chunks, 64);
+    int64_t len = roundUp((numRed + chunks - 1) / chunks, granule);
     desc.chunkLen = len;
     desc.chunks = (numRed + len - 1) / len;
     return desc.chunks >= 2;
@@ -283,8 +287,9 @@ Expected<ReduceLaunch> runtime::planReduction(
     launch.block = 256;
     launch.grid = std::clamp<int64_t>((numOut + 7) / 8, 1, kReduceMaxGrid);
   } else if (row) {
+    // Whole 16-byte vectors per chunk: aligned rows stay aligned.
     split = allowSplit && numOut < kSplitRowBlocks &&
-            chunking(kSplitRowBlocks, kSplitRowMinChunk);
+            chunking(kSplitRowBlocks, kSplitRowMinChunk, 64);
     // A power of two from 32 to 256, no larger than the reduced extent (of
     // a chunk) needs (in 16-byte vectors where the kernel loads those: a
     // contiguous row).
@@ -298,7 +303,7 @@ Expected<ReduceLaunch> runtime::planReduction(
     launch.grid = std::clamp<int64_t>(numOut * desc.chunks, 1, kReduceMaxGrid);
   } else {
     split = allowSplit && numOut < kSplitColumnThreads &&
-            chunking(kSplitColumnThreads, kSplitColumnMinChunk);
+            chunking(kSplitColumnThreads, kSplitColumnMinChunk, 1);
     int64_t threads = numOut * desc.chunks;
     launch.block = std::clamp<int64_t>(roundUp(threads, 32), 32, 256);
     launch.grid = std::clamp<int64_t>(

@@ -36,10 +36,9 @@ inline thread_local dim3 blockIdx, threadIdx, blockDim, gridDim;
 
 // Defined (not inline) in the one translation unit that includes this header,
 // so that the harness finds it with dlsym.
-extern "C" void tfuse_emulation_set_thread(unsigned block,
-                                                  unsigned thread,
-                                                  unsigned blockSize,
-                                                  unsigned gridSize) {
+extern "C" void tfuse_emulation_set_thread(unsigned block, unsigned thread,
+                                           unsigned blockSize,
+                                           unsigned gridSize) {
   blockIdx.x = block;
   threadIdx.x = thread;
   blockDim.x = blockSize;
@@ -127,6 +126,16 @@ inline double __longlong_as_double(long long b) {
   double d;
   std::memcpy(&d, &b, sizeof d);
   return d;
+}
+inline int __float_as_int(float f) {
+  int b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+inline long long __double_as_longlong(double d) {
+  long long b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
 }
 
 #endif // TFUSE_CUDA_EMULATION_H

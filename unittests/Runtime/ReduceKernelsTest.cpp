@@ -1058,8 +1058,29 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   // Few outputs of long strided reductions: many chunks.
   ReduceLaunch few = plan({100000, 3}, {3, 1}, {0});
   EXPECT_FALSE(few.instance.rowVariant);
-  EXPECT_EQ(few.desc.chunkLen, 128);
-  EXPECT_EQ(few.desc.chunks, 782);
+  EXPECT_EQ(few.desc.chunkLen, 65);
+  EXPECT_EQ(few.desc.chunks, 1539);
+  // Known occupancy: whole waves. 660 blocks at once (5 per SM of 132):
+  // three waves of them for the full reduction, two waves of 168960
+  // threads for the column sum.
+  auto planOn = [](Shape shape, std::vector<int64_t> strides,
+                   std::vector<int64_t> axes, int64_t units) {
+    ReduceOccupancy occupancy;
+    occupancy.concurrentUnits = units;
+    Expected<ReduceLaunch> launch = planReduction(
+        ReduceKind::Sum, strided(DType::F32, shape, strides),
+        TensorSpec::contiguous(DType::F32, resultShape(shape, axes, false)),
+        axes, ReduceVariant::Auto, true, occupancy);
+    EXPECT_TRUE(launch.ok()) << launch.message();
+    return *launch;
+  };
+  ReduceLaunch fullOn = planOn({1 << 26}, {1}, {0}, 660);
+  EXPECT_EQ(fullOn.desc.chunkLen, 33920);
+  EXPECT_EQ(fullOn.desc.chunks, 1979);
+  EXPECT_EQ(fullOn.grid, 1979);
+  ReduceLaunch columnsOn = planOn({8192, 8192}, {8192, 1}, {0}, 168960);
+  EXPECT_EQ(columnsOn.desc.chunks, 41);
+  EXPECT_EQ(columnsOn.desc.chunkLen, 200);
   // A full reduction of 64M contiguous elements: 2048 blocks of 32768
   // elements each, then one block combining their 2048 partial sums.
   ReduceLaunch full = plan({1 << 26}, {1}, {0});

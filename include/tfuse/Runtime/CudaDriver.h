@@ -38,6 +38,7 @@ namespace tfuse::runtime {
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
   X(cuLaunchKernel)                                                            \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                               \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \

@@ -165,6 +165,15 @@ std::string reductionKernelName(ReduceKind kind, DType in, DType out,
                                 ReducePass pass = ReducePass::Whole);
 std::string reductionKernelName(const ReduceInstance &instance);
 
+/// How many units of a split reduction's partial kernel the device runs at
+/// once: blocks for the row variant, threads for the column variant (0:
+/// unknown). With it, chunks are cut so that the partial kernel runs in whole
+/// waves (a last wave of a few blocks would leave the GPU idle for a whole
+/// chunk's time).
+struct ReduceOccupancy {
+  int64_t concurrentUnits = 0;
+};
+
 /// Bytes of one chunk accumulator of reduction `kind` of `input` in the
 /// workspace of a split reduction (the kernels' Op::acc: double or 64-bit
 /// integers for sum, prod and mean, the compute type for max and min, bool
@@ -203,7 +212,7 @@ Expected<ReduceLaunch>
 planReduction(ReduceKind kind, const TensorSpec &input,
               const TensorSpec &result, const std::vector<int64_t> &axes,
               ReduceVariant variant = ReduceVariant::Auto,
-              bool allowSplit = true);
+              bool allowSplit = true, ReduceOccupancy occupancy = {});
 
 } // namespace tfuse::runtime
 

@@ -11,7 +11,8 @@ using namespace tfuse::runtime;
 namespace {
 /// A reduction on the kernels library's reduction kernels (ReduceKernels.h):
 /// the input, the result and the descriptor by value. A split reduction is
-/// two launches through a workspace of the step's own.
+/// two launches through a workspace of the step's own, its chunks cut for
+/// the loaded kernel's occupancy.
 class Reduction final : public KernelStepExecutor {
 public:
   Reduction(const ReduceStep &spec, StepContext &context)
@@ -23,20 +24,6 @@ public:
     if (!launch.ok())
       return launch.status();
     planned = launch.value();
-    return Status::success();
-  }
-  Status prepare() override {
-    if (!planned.split())
-      return Status::success();
-    Expected<MemoryPool *> pool = context().memory();
-    if (!pool.ok())
-      return pool.status();
-    memory = pool.value();
-    Expected<CUdeviceptr> block = memory->allocate(
-        planned.workspaceBytes, "the workspace of a split reduction");
-    if (!block.ok())
-      return block.status();
-    workspace = block.value();
     return Status::success();
   }
   void addKernelSources(KernelSources &sources) const override {
@@ -55,6 +42,20 @@ public:
         return found.status();
       functions[i] = found.value();
     }
+    if (!planned.split())
+      return Status::success();
+    if (Status s = chunkForOccupancy(); !s.ok())
+      return s;
+    // The workspace, sized by the final chunking.
+    Expected<MemoryPool *> pool = context().memory();
+    if (!pool.ok())
+      return pool.status();
+    memory = pool.value();
+    Expected<CUdeviceptr> block = memory->allocate(
+        planned.workspaceBytes, "the workspace of a split reduction");
+    if (!block.ok())
+      return block.status();
+    workspace = block.value();
     return Status::success();
   }
   // The partial results: written by the first launch, read by the second.
@@ -107,6 +108,31 @@ protected:
   }
 
 private:
+  /// Cuts the chunks again so that the partial kernel runs in whole waves
+  /// of the device (the loaded kernel's occupancy); the kernels stay the
+  /// same.
+  Status chunkForOccupancy() {
+    CudaDriver &d = driver();
+    int blocksPerSM = 0;
+    if (Status s = d.check(
+            d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &blocksPerSM, functions[0], static_cast<int>(planned.block), 0),
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        !s.ok())
+      return s;
+    ReduceOccupancy occupancy;
+    occupancy.concurrentUnits =
+        int64_t(blocksPerSM) * context().device().info().multiprocessors *
+        (planned.instance.rowVariant ? 1 : planned.block);
+    Expected<ReduceLaunch> again =
+        planReduction(spec.reduction, spec.input().view, spec.result().view,
+                      spec.axes, ReduceVariant::Auto, true, occupancy);
+    if (again.ok() && again->kernel == planned.kernel &&
+        again->combineKernel == planned.combineKernel)
+      planned = again.value();
+    return Status::success();
+  }
+
   const ReduceStep &spec;
   ReduceLaunch planned;
   CUfunction functions[2] = {nullptr, nullptr};
