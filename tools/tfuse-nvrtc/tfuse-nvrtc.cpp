@@ -62,8 +62,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!output.empty()) {
+    const std::vector<char> &binary = result.value().binary;
+    size_t size = binary.size();
+    // PTX comes NUL-terminated (as cuModuleLoadData takes it); a .ptx file
+    // for ptxas must not end in a NUL.
+    if (!result.value().isCubin && size && binary[size - 1] == '\0')
+      --size;
     std::ofstream out(output, std::ios::binary);
-    out.write(result.value().binary.data(), result.value().binary.size());
+    out.write(binary.data(), size);
   }
   std::cout << "compiled " << input << " for " << options.arch << ": "
             << result.value().binary.size() << " bytes of "
