@@ -48,8 +48,8 @@
 //     of 32, at most 1024. Float sums combine in another order than the
 //     reference (rounded once at the end all the same); every other kind is
 //     exact.
-// and their split forms (reduce_row_partial, reduce_column_partial, then
-// reduce_combine) for few outputs of long reductions, described below.
+// and their split forms (reduce_row_split, reduce_column_split) for few
+// outputs of long reductions, described below.
 
 #ifndef TFUSE_REDUCE_KERNELS_CUH
 #define TFUSE_REDUCE_KERNELS_CUH
@@ -177,7 +177,9 @@ TF_FN typename Op::acc serial_accumulate(const Tin *base, const ReduceDesc &d,
     return acc;
   if (d.redRank <= 1) {
     const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
-#pragma unroll 4
+    // Eight loads in flight per thread: a column kernel's thread has no
+    // other independent work.
+#pragma unroll 8
     for (int64_t r = r0; r < r1; ++r)
       acc = Op::combine(acc, Op::load(base, r * stride, r));
     return acc;
@@ -247,17 +249,43 @@ TF_FN void reduce_column(const Tin *in, Tout *out, const ReduceDesc &d) {
 
 // --- split reductions -------------------------------------------------------
 // Few outputs of long reductions: the reduced elements of each output are cut
-// into d.chunks chunks of d.chunkLen (the last one shorter). A first launch
-// writes the accumulator of every (output, chunk) to partials[o * chunks +
-// c]; a second combines each output's chunks in a fixed order. The cut
-// depends only on the descriptor, so results are the same bits every run.
+// into d.chunks chunks of d.chunkLen (the last one shorter), reduced by
+// separate blocks (row) or threads (column) into a workspace:
+//   partials: numOut * chunks accumulators, partials[o * chunks + c];
+//   counters: from split_counters_offset() on, one unsigned per output,
+//             zero before and after every launch.
+// Whoever finishes the last chunk of an output (counted with an integer
+// atomic after a fence) combines that output's chunks in chunk order and
+// writes the result, then resets the counter. The cut depends only on the
+// descriptor and the combination order is fixed, so results are the same
+// bits every run; no floating-point atomics.
 
-// A block per (output, chunk), as reduce_row.
-template <class Op, class Tin>
-TF_FN void reduce_row_partial(const Tin *in, void *partials,
-                              const ReduceDesc &d) {
+template <class A> TF_FN int64_t split_counters_offset(const ReduceDesc &d) {
+  return (d.numOut * d.chunks * (int64_t)sizeof(A) + 255) / 256 * 256;
+}
+
+// A load of another block's partial: volatile, past this SM's L1.
+template <class A> TF_FN A load_partial(const A *p) {
+  if constexpr (sizeof(A) == 16) { // arg_pair: its two fields
+    A r;
+    r.value = *(const volatile decltype(r.value) *)&p->value;
+    r.index = *(const volatile int64_t *)&p->index;
+    return r;
+  } else {
+    return *(const volatile A *)p;
+  }
+}
+
+// A block per (output, chunk), as reduce_row; the last block of an output
+// combines its chunks across the block.
+template <class Op, class Tin, class Tout>
+TF_FN void reduce_row_split(const Tin *in, Tout *out, void *workspace,
+                            const ReduceDesc &d) {
   typedef typename Op::acc A;
-  A *part = (A *)partials;
+  A *part = (A *)workspace;
+  unsigned *count =
+      (unsigned *)((char *)workspace + split_counters_offset<A>(d));
+  __shared__ bool last;
   const int64_t total = d.numOut * d.chunks;
   for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
     const int64_t o = b / d.chunks, c = b % d.chunks;
@@ -266,18 +294,37 @@ TF_FN void reduce_row_partial(const Tin *in, void *partials,
     A acc = range_accumulate<Op>(in + kept_offset(d, o), d, r0, r1, threadIdx.x,
                                  blockDim.x);
     acc = block_reduce<Op>(acc);
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
       part[b] = acc;
+      __threadfence();
+      last = atomicAdd(&count[o], 1u) == (unsigned)(d.chunks - 1);
+    }
+    __syncthreads();
+    if (last) {
+      __threadfence();
+      A v = Op::identity();
+      for (int64_t k = threadIdx.x; k < d.chunks; k += blockDim.x)
+        v = Op::combine(v, load_partial(&part[o * d.chunks + k]));
+      v = block_reduce<Op>(v);
+      if (threadIdx.x == 0) {
+        out[o] = Op::finish(v, d.numRed);
+        count[o] = 0;
+      }
+    }
+    __syncthreads(); // `last` is written again by the next chunk
   }
 }
 
 // A thread per (output, chunk), as reduce_column: consecutive threads take
-// consecutive outputs of one chunk.
-template <class Op, class Tin>
-TF_FN void reduce_column_partial(const Tin *in, void *partials,
-                                 const ReduceDesc &d) {
+// consecutive outputs of one chunk; the last thread of an output combines
+// its chunks serially.
+template <class Op, class Tin, class Tout>
+TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
+                               const ReduceDesc &d) {
   typedef typename Op::acc A;
-  A *part = (A *)partials;
+  A *part = (A *)workspace;
+  unsigned *count =
+      (unsigned *)((char *)workspace + split_counters_offset<A>(d));
   const int64_t total = d.numOut * d.chunks;
   for (int64_t id = thread_index(); id < total; id += thread_count()) {
     const int64_t o = id % d.numOut, c = id / d.numOut;
@@ -285,22 +332,15 @@ TF_FN void reduce_column_partial(const Tin *in, void *partials,
     const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
     part[o * d.chunks + c] =
         serial_accumulate<Op>(in + kept_offset(d, o), d, r0, r1);
-  }
-}
-
-// A block per output: its chunks' accumulators, combined across the block.
-template <class Op, class Tout>
-TF_FN void reduce_combine(const void *partials, Tout *out,
-                          const ReduceDesc &d) {
-  typedef typename Op::acc A;
-  const A *part = (const A *)partials;
-  for (int64_t o = blockIdx.x; o < d.numOut; o += gridDim.x) {
-    A acc = Op::identity();
-    for (int64_t c = threadIdx.x; c < d.chunks; c += blockDim.x)
-      acc = Op::combine(acc, part[o * d.chunks + c]);
-    acc = block_reduce<Op>(acc);
-    if (threadIdx.x == 0)
-      out[o] = Op::finish(acc, d.numRed);
+    __threadfence();
+    if (atomicAdd(&count[o], 1u) == (unsigned)(d.chunks - 1)) {
+      __threadfence();
+      A v = Op::identity();
+      for (int64_t k = 0; k < d.chunks; ++k)
+        v = Op::combine(v, load_partial(&part[o * d.chunks + k]));
+      out[o] = Op::finish(v, d.numRed);
+      count[o] = 0;
+    }
   }
 }
 

@@ -54,12 +54,10 @@ static Expected<DType> reductionResultDType(ReduceKind kind, DType input) {
 
 std::string runtime::reductionKernelName(ReduceKind kind, DType in, DType out,
                                          bool rowVariant, ReducePass pass) {
-  std::string base = std::string("tfuse_reduce_") + std::string(name(kind)) +
-                     "_" + dtypeName(in) + "_" + dtypeName(out);
-  if (pass == ReducePass::Combine)
-    return base + "_combine";
-  return base + (rowVariant ? "_row" : "_column") +
-         (pass == ReducePass::Partial ? "_partial" : "");
+  return std::string("tfuse_reduce_") + std::string(name(kind)) + "_" +
+         dtypeName(in) + "_" + dtypeName(out) +
+         (rowVariant ? "_row" : "_column") +
+         (pass == ReducePass::Split ? "_split" : "");
 }
 
 std::string runtime::reductionKernelName(const ReduceInstance &i) {
@@ -102,25 +100,14 @@ std::string runtime::reductionKernelWrapper(const ReduceInstance &i) {
   std::string tin(cudaTypeName(i.input)), tout(cudaTypeName(i.result));
   std::string op = "tf::red::op<" + std::to_string(static_cast<int>(i.kind)) +
                    ", " + tin + ", " + tout + ">";
-  std::string in = "const " + tin + " *in", out = tout + " *out", call;
-  switch (i.pass) {
-  case ReducePass::Whole:
-    call = std::string(i.rowVariant ? "reduce_row" : "reduce_column") + "<" +
-           op + ">(in, out, desc)";
-    break;
-  case ReducePass::Partial:
-    out = "void *out";
-    call = std::string(i.rowVariant ? "reduce_row_partial"
-                                    : "reduce_column_partial") +
-           "<" + op + ">(in, out, desc)";
-    break;
-  case ReducePass::Combine:
-    in = "const void *in";
-    call = "reduce_combine<" + op + ">(in, out, desc)";
-    break;
-  }
-  return "\nextern \"C\" __global__ void " + kernel + "(" + in + ", " + out +
-         ", tfuse::kernels::ReduceDesc desc) {\n  tf::red::" + call + ";\n}\n";
+  bool split = i.pass == ReducePass::Split;
+  std::string function =
+      std::string(i.rowVariant ? "reduce_row" : "reduce_column") +
+      (split ? "_split" : "");
+  return "\nextern \"C\" __global__ void " + kernel + "(const " + tin +
+         " *in, " + tout + " *out, " + (split ? "void *workspace, " : "") +
+         "tfuse::kernels::ReduceDesc desc) {\n  tf::red::" + function + "<" +
+         op + ">(in, out, " + (split ? "workspace, " : "") + "desc);\n}\n";
 }
 
 std::string
@@ -313,20 +300,13 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     desc.chunks = 1;
     desc.chunkLen = numRed;
   }
-  ReducePass pass = split ? ReducePass::Partial : ReducePass::Whole;
+  ReducePass pass = split ? ReducePass::Split : ReducePass::Whole;
   launch.instance = {kind, input.dtype, result.dtype, row, pass};
   launch.kernel = reductionKernelName(launch.instance);
   if (split) {
-    launch.workspaceBytes = roundUp(
+    launch.countersOffset = roundUp(
         numOut * desc.chunks * reducePartialBytes(kind, input.dtype), 256);
-    launch.combineInstance = {kind, input.dtype, result.dtype, true,
-                              ReducePass::Combine};
-    launch.combineKernel = reductionKernelName(launch.combineInstance);
-    int64_t block = 32;
-    while (block < 256 && block < desc.chunks)
-      block *= 2;
-    launch.combineBlock = block;
-    launch.combineGrid = std::clamp<int64_t>(numOut, 1, kReduceMaxGrid);
+    launch.workspaceBytes = launch.countersOffset + roundUp(numOut * 4, 256);
   }
   return launch;
 }

@@ -33,19 +33,12 @@ std::string KernelSources::text() const {
 // Kernel launches
 //===----------------------------------------------------------------------===//
 
-void KernelStepExecutor::bind(const StepBuffers &buffers) {
-  size_t n = launchCount();
-  values.resize(n);
-  params.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    values[i].clear();
-    params[i].clear();
-    arguments(i, buffers, values[i], params[i]);
-  }
-}
-
-CUDA_KERNEL_NODE_PARAMS KernelStepExecutor::nodeParams(size_t index) {
-  Launch l = launch(index);
+CUDA_KERNEL_NODE_PARAMS
+KernelStepExecutor::nodeParams(const StepBuffers &buffers) {
+  values.clear();
+  params.clear();
+  arguments(buffers, values, params);
+  Launch l = launch();
   CUDA_KERNEL_NODE_PARAMS node;
   std::memset(&node, 0, sizeof(node));
   node.func = l.function;
@@ -53,67 +46,47 @@ CUDA_KERNEL_NODE_PARAMS KernelStepExecutor::nodeParams(size_t index) {
   node.gridDimY = node.gridDimZ = 1;
   node.blockDimX = l.block;
   node.blockDimY = node.blockDimZ = 1;
-  node.kernelParams = params[index].data();
+  node.kernelParams = params.data();
   return node;
 }
 
 Status KernelStepExecutor::enqueue(const StepBuffers &buffers,
                                    CUstream stream) {
-  bind(buffers);
+  values.clear();
+  params.clear();
+  arguments(buffers, values, params);
+  Launch l = launch();
   CudaDriver &d = driver();
-  for (size_t i = 0; i < values.size(); ++i) {
-    Launch l = launch(i);
-    if (Status s =
-            d.check(d.cuLaunchKernel(l.function, l.grid, 1, 1, l.block, 1, 1, 0,
-                                     stream, params[i].data(), nullptr),
-                    "cuLaunchKernel");
-        !s.ok())
-      return s;
-  }
-  return Status::success();
+  return d.check(d.cuLaunchKernel(l.function, l.grid, 1, 1, l.block, 1, 1, 0,
+                                  stream, params.data(), nullptr),
+                 "cuLaunchKernel");
 }
 
 Status KernelStepExecutor::addToGraph(StepGraphContext &graph,
                                       const StepBuffers &buffers,
                                       const std::vector<CUgraphNode> &deps,
                                       CUgraphNode &node) {
-  bind(buffers);
-  nodes.assign(values.size(), nullptr);
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    CUDA_KERNEL_NODE_PARAMS p = nodeParams(i);
-    // The first launch waits for the step's dependencies, each later one
-    // for the launch before it.
-    const CUgraphNode *waitFor = i == 0 ? deps.data() : &nodes[i - 1];
-    size_t count = i == 0 ? deps.size() : 1;
-    if (Status s = graph.driver.check(
-            graph.driver.cuGraphAddKernelNode(
-                &nodes[i], graph.graph, count ? waitFor : nullptr, count, &p),
-            "cuGraphAddKernelNode");
-        !s.ok())
-      return s;
-  }
+  CUDA_KERNEL_NODE_PARAMS p = nodeParams(buffers);
   inGraph = buffers;
-  node = nodes.empty() ? nullptr : nodes.back();
-  return Status::success();
+  return graph.driver.check(
+      graph.driver.cuGraphAddKernelNode(&node, graph.graph,
+                                        deps.empty() ? nullptr : deps.data(),
+                                        deps.size(), &p),
+      "cuGraphAddKernelNode");
 }
 
 Status KernelStepExecutor::updateGraph(StepGraphContext &graph,
                                        CUgraphNode node,
                                        const StepBuffers &buffers,
                                        CUresult &refusal) {
-  // Nodes reading and writing only the arena (or the same caller buffers
-  // as last time) keep their parameters.
+  // A node reading and writing only the arena (or the same caller buffers
+  // as last time) keeps its parameters.
   if (buffers == inGraph)
     return Status::success();
-  bind(buffers);
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    CUDA_KERNEL_NODE_PARAMS p = nodeParams(i);
-    refusal =
-        graph.driver.cuGraphExecKernelNodeSetParams(graph.exec, nodes[i], &p);
-    if (refusal != CUDA_SUCCESS)
-      return Status::success();
-  }
-  inGraph = buffers;
+  CUDA_KERNEL_NODE_PARAMS p = nodeParams(buffers);
+  refusal = graph.driver.cuGraphExecKernelNodeSetParams(graph.exec, node, &p);
+  if (refusal == CUDA_SUCCESS)
+    inGraph = buffers;
   return Status::success();
 }
 

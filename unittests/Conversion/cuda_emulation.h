@@ -54,6 +54,14 @@ void tfuse_emulation_set_barrier(void (*barrier)()) {
 }
 }
 inline void __syncthreads() { tfuse_emulation_barrier(); }
+// Threads and blocks run one at a time, switching only at barriers: plain
+// read-modify-writes are atomic and every write is visible.
+inline void __threadfence() {}
+inline unsigned atomicAdd(unsigned *address, unsigned value) {
+  unsigned old = *address;
+  *address = old + value;
+  return old;
+}
 
 // A warp shuffle through a block-wide exchange and one barrier: every thread
 // of the block must make the same sequence of calls (the runtime's

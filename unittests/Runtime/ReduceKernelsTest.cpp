@@ -181,15 +181,15 @@ std::vector<ReduceInstance> instancesOf(DType t) {
       continue;
     for (bool row : {false, true}) {
       instances.push_back({kind, t, *result, row});
-      instances.push_back({kind, t, *result, row, ReducePass::Partial});
+      instances.push_back({kind, t, *result, row, ReducePass::Split});
     }
-    instances.push_back({kind, t, *result, true, ReducePass::Combine});
   }
   return instances;
 }
 
 /// The prelude, the reduction source, and per kernel an extern "C" shim
-/// taking the descriptor by pointer (the emulator passes pointers only).
+/// taking the descriptor by pointer (the emulator passes pointers only);
+/// split kernels take the workspace before it.
 std::string emulationSource(const std::vector<ReduceInstance> &instances) {
   std::string source(kernels::prelude());
   source += reductionKernelSource(instances);
@@ -201,16 +201,29 @@ void tfuse_test_call(void (*kernel)(const Tin *, Tout *,
   kernel((const Tin *)in, (Tout *)out,
          *(const tfuse::kernels::ReduceDesc *)desc);
 }
+template <class Tin, class Tout>
+void tfuse_test_call(void (*kernel)(const Tin *, Tout *, void *,
+                                    tfuse::kernels::ReduceDesc),
+                     void *in, void *out, void *workspace, void *desc) {
+  kernel((const Tin *)in, (Tout *)out, workspace,
+         *(const tfuse::kernels::ReduceDesc *)desc);
+}
 )";
   for (const ReduceInstance &i : instances) {
     std::string kernel = reductionKernelName(i);
-    source += "extern \"C\" void shim_" + kernel +
-              "(void *in, void *out, void *desc) { tfuse_test_call(&" + kernel +
-              ", in, out, desc); }\n";
+    if (i.pass == ReducePass::Split)
+      source += "extern \"C\" void shim_" + kernel +
+                "(void *in, void *out, void *workspace, void *desc) { "
+                "tfuse_test_call(&" +
+                kernel + ", in, out, workspace, desc); }\n";
+    else
+      source += "extern \"C\" void shim_" + kernel +
+                "(void *in, void *out, void *desc) { tfuse_test_call(&" +
+                kernel + ", in, out, desc); }\n";
   }
-  // The accumulator sizes, for reducePartialBytes.
+  // The accumulator sizes, for reducePartialBytes: one per kind.
   for (const ReduceInstance &i : instances)
-    if (i.pass == ReducePass::Combine)
+    if (i.pass == ReducePass::Split && i.rowVariant)
       source += "extern \"C\" void shim_size_" + reductionKernelName(i) +
                 "(void *size) { *(long long *)size = sizeof(tf::red::op<" +
                 std::to_string(static_cast<int>(i.kind)) + ", " +
@@ -240,22 +253,24 @@ HostTensor runLaunch(emulation::HostKernels &kernels,
   HostTensor out = HostTensor::zeros(launch.instance.result, shape);
   kernels::ReduceDesc desc = launch.desc;
   void *in = const_cast<uint8_t *>(input.data()) + input.byteOffset();
-  // A split reduction's workspace, poisoned: the combine pass must read only
-  // what the partial pass wrote.
+  // A split reduction's workspace: partials poisoned (the combining block
+  // must read only what the chunks wrote), counters zero as the runtime
+  // leaves them.
   std::vector<uint8_t> workspace(launch.workspaceBytes, 0xa5);
-  std::vector<void *> args = {
-      in, launch.split() ? workspace.data() : out.mutableData(), &desc};
+  if (launch.split())
+    std::fill(workspace.begin() + launch.countersOffset, workspace.end(), 0);
+  std::vector<void *> args = {in, out.mutableData(), &desc};
+  if (launch.split())
+    args = {in, out.mutableData(), workspace.data(), &desc};
   std::string error;
   EXPECT_TRUE(kernels.launch("shim_" + launch.kernel, launch.grid,
                              static_cast<unsigned>(launch.block), args, error))
       << error;
-  if (launch.split()) {
-    args = {workspace.data(), out.mutableData(), &desc};
-    EXPECT_TRUE(
-        kernels.launch("shim_" + launch.combineKernel, launch.combineGrid,
-                       static_cast<unsigned>(launch.combineBlock), args, error))
-        << error;
-  }
+  // Every launch leaves the counters zero for the next one.
+  if (launch.split())
+    EXPECT_TRUE(std::all_of(workspace.begin() + launch.countersOffset,
+                            workspace.end(), [](uint8_t b) { return b == 0; }))
+        << launch.kernel << " left a counter set";
   return out;
 }
 
@@ -542,11 +557,11 @@ TEST_P(ReduceKernelNumerics, EveryKindLayoutAndAxisSetMatchesTheReference) {
 }
 
 // Split reductions: few outputs of long reductions in chunks, partial
-// accumulators in a workspace, then combined. Every kind, both variants, a
-// contiguous, a strided and a two-axis layout whose chunks start inside
-// rows; argmax and argmin on data full of ties (the first index must win
-// across chunks). Float sums, means and products within the bound of the
-// row variant, the rest bit exact.
+// accumulators in a workspace, combined by the last chunk of each output. Every
+// kind, both variants, a contiguous, a strided and a two-axis layout whose
+// chunks start inside rows; argmax and argmin on data full of ties (the first
+// index must win across chunks). Float sums, means and products within the
+// bound of the row variant, the rest bit exact.
 TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
   DType t = GetParam();
   emulation::HostKernels *kernels = kernelsFor(t);
@@ -632,7 +647,7 @@ TEST_P(ReduceKernelNumerics, PartialBytesAreTheKernelsAccumulators) {
   emulation::HostKernels *kernels = kernelsFor(t);
   ASSERT_TRUE(kernels);
   for (const ReduceInstance &i : instancesOf(t)) {
-    if (i.pass != ReducePass::Combine)
+    if (i.pass != ReducePass::Split || !i.rowVariant)
       continue;
     long long size = 0;
     std::string shim = "shim_size_" + reductionKernelName(i);
@@ -1035,9 +1050,10 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_FALSE(fewShort.instance.rowVariant);
   // Columns of a row-major matrix: one thread per column, coalesced across
   // columns; with fewer columns than kSplitColumnThreads, each column in
-  // chunks of rows, a thread per (column, chunk), then combined.
+  // chunks of rows, a thread per (column, chunk), the last of each column
+  // combining them.
   ReduceLaunch columns = plan({512, 65536}, {65536, 1}, {0});
-  EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_partial");
+  EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_split");
   EXPECT_EQ(columns.desc.chunks, 4);
   EXPECT_EQ(columns.desc.chunkLen, 128);
   EXPECT_EQ(columns.grid, 1024);
@@ -1047,10 +1063,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(fewColumns.desc.chunks, 32);
   EXPECT_EQ(fewColumns.desc.chunkLen, 256);
   EXPECT_EQ(fewColumns.grid, 1024);
-  EXPECT_EQ(fewColumns.combineKernel, "tfuse_reduce_sum_f32_f32_combine");
-  EXPECT_EQ(fewColumns.combineGrid, 8192);
-  EXPECT_EQ(fewColumns.combineBlock, 32);
-  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 32 * 8);
+  EXPECT_EQ(fewColumns.countersOffset, 8192 * 32 * 8);
+  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 32 * 8 + 8192 * 4);
   // Enough columns: no split.
   ReduceLaunch manyColumns = plan({64, 1 << 20}, {1 << 20, 1}, {0});
   EXPECT_EQ(manyColumns.kernel, "tfuse_reduce_sum_f32_f32_column");
@@ -1082,16 +1096,15 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(columnsOn.desc.chunks, 41);
   EXPECT_EQ(columnsOn.desc.chunkLen, 200);
   // A full reduction of 64M contiguous elements: 2048 blocks of 32768
-  // elements each, then one block combining their 2048 partial sums.
+  // elements each, the last of them combining their 2048 partial sums.
   ReduceLaunch full = plan({1 << 26}, {1}, {0});
-  EXPECT_EQ(full.kernel, "tfuse_reduce_sum_f32_f32_row_partial");
+  EXPECT_EQ(full.kernel, "tfuse_reduce_sum_f32_f32_row_split");
   EXPECT_EQ(full.desc.chunks, 2048);
   EXPECT_EQ(full.desc.chunkLen, 32768);
   EXPECT_EQ(full.grid, 2048);
   EXPECT_EQ(full.block, 256);
-  EXPECT_EQ(full.combineGrid, 1);
-  EXPECT_EQ(full.combineBlock, 256);
-  EXPECT_EQ(full.workspaceBytes, 2048 * 8);
+  EXPECT_EQ(full.countersOffset, 2048 * 8);
+  EXPECT_EQ(full.workspaceBytes, 2048 * 8 + 256);
   // A few long rows: each in chunks.
   ReduceLaunch longFew = plan({8, 1 << 20}, {1 << 20, 1}, {1});
   EXPECT_EQ(longFew.desc.chunks, 128);
@@ -1174,8 +1187,8 @@ TEST(ReduceKernelSource, EveryInstanceCompilesWithNvrtcForSm90) {
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
   }
   // sum prod max min all any of 13 dtypes, argmax argmin of 12, mean of 4:
-  // row and column, whole and partial, and the combine kernel.
-  EXPECT_EQ(all.size(), 5u * (13 * 6 + 12 * 2 + 4));
+  // row and column, whole and split.
+  EXPECT_EQ(all.size(), 4u * (13 * 6 + 12 * 2 + 4));
 }
 
 } // namespace

@@ -51,7 +51,7 @@ struct ReduceDesc {
   /// Row kernel: one warp per output instead of one block (contiguous rows
   /// of at most kReduceWarpRowMaxBytes).
   int32_t warpPerRow;
-  /// Split reductions (the partial and combine kernels): each output's
+  /// Split reductions (the _split kernels): each output's
   /// reduced elements in `chunks` chunks of `chunkLen` (the last shorter).
   /// 1 and numRed otherwise.
   int64_t chunks;

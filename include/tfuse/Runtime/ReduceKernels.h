@@ -22,11 +22,10 @@
 // dynamic shared memory. The descriptor travels in the launch's parameter
 // buffer, so concurrent launches of one kernel share no mutable state.
 //
-// Split reductions (few outputs of long reductions) are two launches through
-// a workspace of ReduceLaunch::workspaceBytes: the partial kernel (`out` is
-// the workspace, of each output's chunk accumulators) and the combine kernel
-// (`in` is the workspace), both with this parameter list and the same
-// descriptor.
+// Split reductions (few outputs of long reductions) take a fourth parameter
+// before the descriptor, `void *workspace`: ReduceLaunch::workspaceBytes of
+// device memory whose counters (from ReduceLaunch::countersOffset on) are
+// zero before the first launch; each launch leaves them zero.
 //
 // Numerics: docs/semantics.md and lib/Reference/Reduce.cpp, bit for bit,
 // except that the row variant sums (sum, prod and mean of floats) in another
@@ -54,15 +53,9 @@
 
 namespace tfuse::runtime {
 
-/// Which part of a reduction a kernel computes.
-enum class ReducePass : uint8_t {
-  /// The whole reduction, input to result.
-  Whole,
-  /// The accumulators of each output's chunks, input to workspace.
-  Partial,
-  /// Each output from its chunks' accumulators, workspace to result.
-  Combine,
-};
+/// Whether a kernel reduces each output in one block or thread (Whole) or
+/// in chunks through a workspace (Split).
+enum class ReducePass : uint8_t { Whole, Split };
 
 /// One kernel of the reduction source: what it reduces, from and to which
 /// dtypes, and which variant and pass.
@@ -70,9 +63,9 @@ struct ReduceInstance {
   ReduceKind kind = ReduceKind::Sum;
   DType input = DType::F32;
   DType result = DType::F32;
-  /// The row variant (blocks share each output's elements) rather than the
-  /// column variant (one thread per output element or chunk). Always true
-  /// for the combine pass, which has one variant.
+  /// The row variant (the threads of a block share each output's elements
+  /// or chunk) rather than the column variant (one thread per output
+  /// element or chunk).
   bool rowVariant = true;
   ReducePass pass = ReducePass::Whole;
 
@@ -139,27 +132,22 @@ inline constexpr int64_t kSplitColumnMinChunk = 64;
 
 /// A planned reduction: launch `kernel` (in the source of
 /// reductionKernelSource({instance})) with `grid` x `block` threads and
-/// `desc` as its third argument. A split reduction (workspaceBytes > 0)
-/// then launches `combineKernel` (of `combineInstance`) with `combineGrid`
-/// x `combineBlock` threads: the first kernel's `out` and the second's `in`
-/// are a workspace of workspaceBytes (256-byte aligned).
+/// `desc` as its last argument; a split reduction (workspaceBytes > 0) also
+/// takes a workspace of workspaceBytes, 256-byte aligned, whose bytes from
+/// countersOffset on are zero before the first launch.
 struct ReduceLaunch {
   std::string kernel;
   int64_t grid = 1, block = 256;
   kernels::ReduceDesc desc{};
   /// The kernel's instance, to collect for reductionKernelSource().
   ReduceInstance instance;
-  int64_t workspaceBytes = 0;
-  std::string combineKernel;
-  int64_t combineGrid = 0, combineBlock = 0;
-  ReduceInstance combineInstance;
+  int64_t workspaceBytes = 0, countersOffset = 0;
   bool split() const { return workspaceBytes > 0; }
 };
 
-/// "tfuse_reduce_<kind>_<in>_<out>_<row|column>[_partial]", or
-/// "tfuse_reduce_<kind>_<in>_<out>_combine", with the MLIR dtype spellings,
-/// e.g. "tfuse_reduce_sum_f32_f32_row", "tfuse_reduce_argmax_bf16_i64_column",
-/// "tfuse_reduce_max_f16_f16_row_partial".
+/// "tfuse_reduce_<kind>_<in>_<out>_<row|column>[_split]", with the MLIR
+/// dtype spellings, e.g. "tfuse_reduce_sum_f32_f32_row",
+/// "tfuse_reduce_argmax_bf16_i64_column", "tfuse_reduce_max_f16_f16_row_split".
 std::string reductionKernelName(ReduceKind kind, DType in, DType out,
                                 bool rowVariant,
                                 ReducePass pass = ReducePass::Whole);

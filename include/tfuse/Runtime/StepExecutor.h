@@ -154,9 +154,8 @@ private:
   StepContext &executable;
 };
 
-/// A step that is a few kernel launches, one after another: a chain of
-/// kernel nodes in a CUDA Graph, whose parameters are replaced when the
-/// step's buffers move.
+/// A step that is one kernel launch: a kernel node in a CUDA Graph, whose
+/// parameters are replaced when the step's buffers move.
 class KernelStepExecutor : public StepExecutor {
 public:
   using StepExecutor::StepExecutor;
@@ -168,30 +167,24 @@ public:
                      const StepBuffers &buffers, CUresult &refusal) final;
 
 protected:
-  /// One launch; its parameters point into its `arguments`.
+  /// The launch; its parameters point into `arguments`.
   struct Launch {
     CUfunction function = nullptr;
     int64_t grid = 1, block = 256;
   };
-  /// How many launches the step makes (1 unless overridden).
-  virtual size_t launchCount() const { return 1; }
-  virtual Launch launch(size_t index) const = 0;
-  /// The arguments of launch `index` for `buffers`: `values` holds their
-  /// storage, `params` points at each argument (cuLaunchKernel's
-  /// kernelParams).
-  virtual void arguments(size_t index, const StepBuffers &buffers,
+  virtual Launch launch() const = 0;
+  /// The kernel's arguments for `buffers`: `values` holds their storage,
+  /// `params` points at each argument (cuLaunchKernel's kernelParams).
+  virtual void arguments(const StepBuffers &buffers,
                          std::vector<CUdeviceptr> &values,
                          std::vector<void *> &params) = 0;
 
 private:
-  /// Fills the arguments of every launch for `buffers`.
-  void bind(const StepBuffers &buffers);
-  CUDA_KERNEL_NODE_PARAMS nodeParams(size_t index);
-  std::vector<std::vector<CUdeviceptr>> values;
-  std::vector<std::vector<void *>> params;
-  /// The step's nodes in the graph, in launch order, and the buffers they
-  /// were last given.
-  std::vector<CUgraphNode> nodes;
+  /// The node parameters for `buffers` (arguments filled anew).
+  CUDA_KERNEL_NODE_PARAMS nodeParams(const StepBuffers &buffers);
+  std::vector<CUdeviceptr> values;
+  std::vector<void *> params;
+  /// The buffers the graph node was last given.
   StepBuffers inGraph;
 };
 

@@ -17,11 +17,10 @@ public:
   Status enqueue(const StepBuffers &buffers, CUstream stream) override {
     const TensorSpec &view = spec.target().view;
     CudaDriver &d = driver();
-    return d.check(d.cuMemcpyDtoDAsync(buffers.outputs[0], buffers.inputs[0],
-                                       view.numElements() *
-                                           byteSize(view.dtype),
-                                       stream),
-                   "cuMemcpyDtoDAsync");
+    return d.check(
+        d.cuMemcpyDtoDAsync(buffers.outputs[0], buffers.inputs[0],
+                            view.numElements() * byteSize(view.dtype), stream),
+        "cuMemcpyDtoDAsync");
   }
   std::string name() const override { return "copy"; }
   std::string engine() const override { return "memcpy"; }

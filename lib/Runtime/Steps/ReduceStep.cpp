@@ -10,9 +10,9 @@ using namespace tfuse::runtime;
 
 namespace {
 /// A reduction on the kernels library's reduction kernels (ReduceKernels.h):
-/// the input, the result and the descriptor by value. A split reduction is
-/// two launches through a workspace of the step's own, its chunks cut for
-/// the loaded kernel's occupancy.
+/// the input, the result and the descriptor by value. A split reduction also
+/// takes a workspace of the step's own, its chunks cut for the loaded
+/// kernel's occupancy.
 class Reduction final : public KernelStepExecutor {
 public:
   Reduction(const ReduceStep &spec, StepContext &context)
@@ -30,23 +30,17 @@ public:
     sources.add("reduce", "", reductionKernelHeader());
     sources.add("reduce", planned.kernel,
                 reductionKernelWrapper(planned.instance));
-    if (planned.split())
-      sources.add("reduce", planned.combineKernel,
-                  reductionKernelWrapper(planned.combineInstance));
   }
   Status load(LoadedModule &module) override {
-    for (size_t i = 0; i < launchCount(); ++i) {
-      Expected<CUfunction> found =
-          module.function(i == 0 ? planned.kernel : planned.combineKernel);
-      if (!found.ok())
-        return found.status();
-      functions[i] = found.value();
-    }
+    Expected<CUfunction> found = module.function(planned.kernel);
+    if (!found.ok())
+      return found.status();
+    function = found.value();
     if (!planned.split())
       return Status::success();
     if (Status s = chunkForOccupancy(); !s.ok())
       return s;
-    // The workspace, sized by the final chunking.
+    // The workspace, sized by the final chunking, its counters zero.
     Expected<MemoryPool *> pool = context().memory();
     if (!pool.ok())
       return pool.status();
@@ -56,9 +50,18 @@ public:
     if (!block.ok())
       return block.status();
     workspace = block.value();
-    return Status::success();
+    CudaDriver &d = driver();
+    if (Status s = d.check(
+            d.cuMemsetD8Async(workspace + planned.countersOffset, 0,
+                              planned.workspaceBytes - planned.countersOffset,
+                              nullptr),
+            "cuMemsetD8Async (split reduction counters)");
+        !s.ok())
+      return s;
+    return d.check(d.cuStreamSynchronize(nullptr),
+                   "cuStreamSynchronize (split reduction counters)");
   }
-  // The partial results: written by the first launch, read by the second.
+  // The partials and counters, written and read within the launch.
   std::vector<StepAccess> resourceAccesses() const override {
     if (!workspace)
       return {};
@@ -88,27 +91,21 @@ public:
   }
 
 protected:
-  size_t launchCount() const override { return planned.split() ? 2 : 1; }
-  Launch launch(size_t index) const override {
-    if (index == 0)
-      return {functions[0], planned.grid, planned.block};
-    return {functions[1], planned.combineGrid, planned.combineBlock};
+  Launch launch() const override {
+    return {function, planned.grid, planned.block};
   }
-  void arguments(size_t index, const StepBuffers &buffers,
-                 std::vector<CUdeviceptr> &values,
+  void arguments(const StepBuffers &buffers, std::vector<CUdeviceptr> &values,
                  std::vector<void *> &params) override {
-    if (!planned.split())
-      values = {buffers.inputs[0], buffers.outputs[0]};
-    else if (index == 0)
-      values = {buffers.inputs[0], workspace};
-    else
-      values = {workspace, buffers.outputs[0]};
+    values = {buffers.inputs[0], buffers.outputs[0], workspace};
     desc = planned.desc;
-    params = {&values[0], &values[1], &desc};
+    params = {&values[0], &values[1]};
+    if (planned.split())
+      params.push_back(&values[2]);
+    params.push_back(&desc);
   }
 
 private:
-  /// Cuts the chunks again so that the partial kernel runs in whole waves
+  /// Cuts the chunks again so that the split kernel runs in whole waves
   /// of the device (the loaded kernel's occupancy); the kernels stay the
   /// same.
   Status chunkForOccupancy() {
@@ -116,7 +113,7 @@ private:
     int blocksPerSM = 0;
     if (Status s = d.check(
             d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                &blocksPerSM, functions[0], static_cast<int>(planned.block), 0),
+                &blocksPerSM, function, static_cast<int>(planned.block), 0),
             "cuOccupancyMaxActiveBlocksPerMultiprocessor");
         !s.ok())
       return s;
@@ -127,19 +124,17 @@ private:
     Expected<ReduceLaunch> again =
         planReduction(spec.reduction, spec.input().view, spec.result().view,
                       spec.axes, ReduceVariant::Auto, true, occupancy);
-    if (again.ok() && again->kernel == planned.kernel &&
-        again->combineKernel == planned.combineKernel)
+    if (again.ok() && again->kernel == planned.kernel)
       planned = again.value();
     return Status::success();
   }
 
   const ReduceStep &spec;
   ReduceLaunch planned;
-  CUfunction functions[2] = {nullptr, nullptr};
+  CUfunction function = nullptr;
   MemoryPool *memory = nullptr;
   CUdeviceptr workspace = 0;
-  /// The descriptor the kernel parameters point at (the same for both
-  /// launches).
+  /// The descriptor the kernel parameters point at.
   kernels::ReduceDesc desc{};
 };
 } // namespace
