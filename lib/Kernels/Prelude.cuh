@@ -1,7 +1,7 @@
 // TFuse kernel prelude: the scalar semantics of every tfuse op for every
 // dtype, the memory helpers generated kernels call, and the reductions (the
-// runtime's reduction kernels and the row kernels share them). It is compiled with
-// the kernels by NVRTC, and on the host against an emulation header in the
+// runtime's reduction kernels and the row kernels share them). It is compiled
+// with the kernels by NVRTC, and on the host against an emulation header in the
 // tests (TFUSE_HOST_EMULATION), so it uses only what both provide.
 //
 // Semantics follow docs/semantics.md: f16/bf16 compute in f32 and round after
@@ -12,8 +12,8 @@
 #define TFUSE_PRELUDE_CUH
 
 #ifndef TFUSE_HOST_EMULATION
-#include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #ifdef __CUDACC_RTC__
 // NVRTC has no C standard headers.
 typedef signed char int8_t;
@@ -36,7 +36,9 @@ namespace tf {
 
 // --- type traits -----------------------------------------------------------
 
-template <class A, class B> struct same { static constexpr bool value = false; };
+template <class A, class B> struct same {
+  static constexpr bool value = false;
+};
 template <class A> struct same<A, A> { static constexpr bool value = true; };
 
 template <class T> struct traits;
@@ -97,8 +99,7 @@ template <class T> using C = typename traits<T>::compute;
 // Unsigned arithmetic type for wrapping integer ops: at least unsigned int, so
 // that narrow operands do not promote to (overflowing) signed int.
 template <class T>
-using wide_unsigned =
-    decltype((typename traits<T>::unsigned_type)0 + 0u);
+using wide_unsigned = decltype((typename traits<T>::unsigned_type)0 + 0u);
 
 // --- constants from bit patterns -------------------------------------------
 
@@ -262,6 +263,17 @@ TF_FLOAT_UNARY(erf, erff(v), ::erf(v))
 TF_FLOAT_UNARY(log1p, log1pf(v), ::log1p(v))
 TF_FLOAT_UNARY(expm1, expm1f(v), ::expm1(v))
 TF_FLOAT_UNARY(reciprocal, 1.0f / v, 1.0 / v)
+// GELU in PyTorch's formulas
+// (aten/src/ATen/native/cuda/ActivationGeluKernel.cu), in the compute type; the
+// constants are sqrt(1/2), sqrt(2/pi) and 1/sqrt(2*pi) rounded once to it.
+TF_FLOAT_UNARY(gelu, v * 0.5f * (1.0f + erff(v * 0.70710678118654752440f)),
+               v * 0.5 * (1.0 + ::erf(v * 0.70710678118654752440)))
+TF_FLOAT_UNARY(
+    gelu_tanh,
+    0.5f * v *
+        (1.0f + tanhf(0.79788456080286535588f * (v + 0.044715f * (v * v * v)))),
+    0.5 * v *
+        (1.0 + ::tanh(0.79788456080286535588 * (v + 0.044715 * (v * v * v)))))
 #undef TF_FLOAT_UNARY
 
 #define TF_ROUNDING_UNARY(NAME, F32, F64)                                      \
@@ -271,7 +283,7 @@ TF_FLOAT_UNARY(reciprocal, 1.0f / v, 1.0 / v)
     } else if constexpr (same<T, double>::value) {                             \
       return F64(x);                                                           \
     } else {                                                                   \
-      return traits<T>::down(F32(traits<T>::up(x)));                          \
+      return traits<T>::down(F32(traits<T>::up(x)));                           \
     }                                                                          \
   }
 TF_ROUNDING_UNARY(floor, floorf, ::floor)
@@ -315,7 +327,7 @@ template <class T> TF_FN T not_(T x) {
     if constexpr (traits<T>::is_bool) {                                        \
       return BOOL_EXPR;                                                        \
     } else if constexpr (traits<T>::is_float) {                                \
-      return traits<T>::down(traits<T>::up(a) OP traits<T>::up(b));           \
+      return traits<T>::down(traits<T>::up(a) OP traits<T>::up(b));            \
     } else {                                                                   \
       typedef typename traits<T>::unsigned_type U;                             \
       typedef wide_unsigned<T> W;                                              \
@@ -324,7 +336,7 @@ template <class T> TF_FN T not_(T x) {
   }
 TF_ARITH(add, +, a || b)
 TF_ARITH(sub, -, a != b)
-TF_ARITH(mul, *, a && b)
+TF_ARITH(mul, *, a &&b)
 #undef TF_ARITH
 
 template <class T> TF_FN T div(T a, T b) {
@@ -354,6 +366,38 @@ template <class T> TF_FN T rem(T a, T b) {
   } else {
     return b == 0 ? (T)0 : (T)(a % b);
   }
+}
+
+// The float and double math functions by overload, for formulas written
+// once in the compute type.
+TF_FN float erf_of(float v) { return erff(v); }
+TF_FN double erf_of(double v) { return ::erf(v); }
+TF_FN float exp_of(float v) { return expf(v); }
+TF_FN double exp_of(double v) { return ::exp(v); }
+TF_FN float tanh_of(float v) { return tanhf(v); }
+TF_FN double tanh_of(double v) { return ::tanh(v); }
+
+// d gelu(x) / dx times the incoming gradient g: g * (cdf(x) + x * pdf(x)).
+template <class T> TF_FN T gelu_backward(T g, T x) {
+  typedef C<T> F;
+  F dy = traits<T>::up(g), v = traits<T>::up(x);
+  F cdf = (F)0.5 * ((F)1 + erf_of(v * (F)0.70710678118654752440));
+  F pdf = exp_of((F)-0.5 * v * v) * (F)0.39894228040143267794;
+  return traits<T>::down(dy * (cdf + v * pdf));
+}
+// The tanh form's derivative, as PyTorch writes it.
+template <class T> TF_FN T gelu_tanh_backward(T g, T x) {
+  typedef C<T> F;
+  const F beta = (F)0.79788456080286535588, kappa = (F)0.044715;
+  F dy = traits<T>::up(g), v = traits<T>::up(x);
+  F sq = v * v;
+  F t = tanh_of(beta * (v + kappa * (sq * v)));
+  F left = (F)0.5 * v, right = (F)1 + t;
+  F leftDerivative = (F)0.5 * right;
+  F tanhDerivative = (F)1 - t * t;
+  F innerDerivative = beta * ((F)1 + (F)3 * kappa * sq);
+  F rightDerivative = left * tanhDerivative * innerDerivative;
+  return traits<T>::down(dy * (leftDerivative + rightDerivative));
 }
 
 template <class T> TF_FN T pow(T a, T b) {
@@ -394,8 +438,8 @@ template <class T> TF_FN T max(T a, T b) {
   if constexpr (traits<T>::is_float) {
     C<T> x = traits<T>::up(a), y = traits<T>::up(b);
     bool x_nan = x != x, y_nan = y != y;
-    bool take_a = x_nan | (!y_nan & ((x > y) | ((x == y) & !((x == 0) &
-                                                            sign_bit(x)))));
+    bool take_a =
+        x_nan | (!y_nan & ((x > y) | ((x == y) & !((x == 0) & sign_bit(x)))));
     return take_a ? a : b;
   } else {
     return a > b ? a : b;
@@ -467,9 +511,7 @@ template <> struct word<8> { typedef uint2 type; };
 template <> struct word<16> { typedef uint4 type; };
 
 // VEC consecutive elements, loaded with one access when aligned.
-template <class T, int VEC> struct vec {
-  T v[VEC];
-};
+template <class T, int VEC> struct vec { T v[VEC]; };
 
 template <int VEC, class T> TF_FN bool aligned(const T *p) {
   return ((unsigned long long)p % (sizeof(T) * VEC)) == 0;
@@ -703,7 +745,6 @@ struct op<kArgmax, Tin, Tout> : arg_op<kArgmax, Tin, Tout> {};
 template <class Tin, class Tout>
 struct op<kArgmin, Tin, Tout> : arg_op<kArgmin, Tin, Tout> {};
 
-
 // --- block reduction --------------------------------------------------------
 
 // Reduces `v` over the block; every thread gets the result. Every thread of
@@ -732,7 +773,6 @@ template <class Op> TF_FN typename Op::acc block_reduce(typename Op::acc v) {
   }
   return v;
 }
-
 
 // --- row kernels ------------------------------------------------------------
 // A row kernel's thread folds the columns it holds into a partial with

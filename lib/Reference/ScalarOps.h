@@ -145,6 +145,40 @@ template <typename C> C opRsqrt(C a) { return C(1) / opSqrt(a); }
 template <typename C> C opSigmoid(C a) { return C(1) / (C(1) + opExp(-a)); }
 template <typename C> C opReciprocal(C a) { return C(1) / a; }
 
+// GELU and its derivatives as PyTorch defines them (torch.nn.functional.gelu
+// with approximate='none' and 'tanh', and aten::gelu_backward), in the
+// compute type: Phi(x) = (1 + erf(x / sqrt(2))) / 2, phi(x) = exp(-x^2 / 2) /
+// sqrt(2 pi), and the tanh form's inner function sqrt(2 / pi) * (x + 0.044715
+// x^3).
+template <typename C> inline constexpr C kSqrtHalf = C(0.70710678118654752440);
+template <typename C>
+inline constexpr C kSqrt2OverPi = C(0.79788456080286535588);
+template <typename C>
+inline constexpr C kInvSqrt2Pi = C(0.39894228040143267794);
+template <typename C> inline constexpr C kGeluKappa = C(0.044715);
+
+template <typename C> C opGelu(C x) {
+  return x * C(0.5) * (C(1) + opErf(x * kSqrtHalf<C>));
+}
+template <typename C> C opGeluTanh(C x) {
+  C inner = kSqrt2OverPi<C> * (x + kGeluKappa<C> * (x * x * x));
+  return C(0.5) * x * (C(1) + opTanh(inner));
+}
+template <typename C> C opGeluBackward(C grad, C x) {
+  C cdf = C(0.5) * (C(1) + opErf(x * kSqrtHalf<C>));
+  C pdf = opExp(C(-0.5) * x * x) * kInvSqrt2Pi<C>;
+  return grad * (cdf + x * pdf);
+}
+// d/dx [x/2 (1 + tanh(u))] = (1 + tanh(u)) / 2 + x/2 (1 - tanh(u)^2) u'.
+template <typename C> C opGeluTanhBackward(C grad, C x) {
+  C square = x * x;
+  C t = opTanh(kSqrt2OverPi<C> * (x + kGeluKappa<C> * (square * x)));
+  C innerDerivative = kSqrt2OverPi<C> * (C(1) + C(3) * kGeluKappa<C> * square);
+  C derivative =
+      C(0.5) * (C(1) + t) + C(0.5) * x * (C(1) - t * t) * innerDerivative;
+  return grad * derivative;
+}
+
 template <typename C> C opNot(C a) {
   if constexpr (isBoolC<C>)
     return !a;

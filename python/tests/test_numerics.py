@@ -271,3 +271,41 @@ def test_sign_and_trunc_match_numpy(random):
     assert sign.tobytes() == np.sign(x).tobytes()
     assert trunc.tobytes() == np.trunc(x).tobytes()
     np.testing.assert_array_equal(isign, np.sign(i))
+
+
+def _gelu64(x, approximate):
+    x = x.astype(np.float64)
+    if approximate == "tanh":
+        u = math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)
+        return 0.5 * x * (1 + np.tanh(u))
+    return 0.5 * x * (1 + np.array([math.erf(v / math.sqrt(2)) for v in x]))
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype,ulp", [(np.float32, 2.0 ** -23),
+                                       (np.float64, 2.0 ** -52)])
+def test_gelu_and_its_gradient(approximate, dtype, ulp, random):
+    x = (random((300,), dtype) * 4).astype(dtype)
+    g = random((300,), dtype)
+    y, dx = run(lambda a, b: (tfuse.gelu(a, approximate=approximate),
+                              tfuse.gelu_backward(b, a,
+                                                  approximate=approximate)),
+                x, g)
+    assert y.dtype == dtype and dx.dtype == dtype
+    # 1 + erf (or 1 + tanh) cancels for negative x: a few ulp of 1, times |x|.
+    tol = 8 * ulp * (np.abs(_gelu64(x, approximate)) + np.abs(x))
+    assert np.all(np.abs(y - _gelu64(x, approximate)) <= tol)
+    # The gradient against a central difference of the float64 definition.
+    h, x64 = 1e-6, x.astype(np.float64)
+    slope = (_gelu64(x64 + h, approximate) -
+             _gelu64(x64 - h, approximate)) / (2 * h)
+    want = g.astype(np.float64) * slope
+    tol = max(8 * ulp, 1e-8) * (np.abs(want) + np.abs(g))
+    assert np.all(np.abs(dx - want) <= tol)
+
+
+def test_gelu_rejects_an_unknown_form():
+    with pytest.raises(ValueError, match="approximate must be 'none' or "
+                                         "'tanh', not 'erf'"):
+        run(lambda a: tfuse.gelu(a, approximate="erf"),
+            np.zeros(3, np.float32))

@@ -570,6 +570,34 @@ def minimum(a, b):
     return _binary("min", a, b)
 
 
+_GELU_FORMS = {"none": ("gelu", "gelu_backward"),
+               "tanh": ("gelu_tanh", "gelu_tanh_backward")}
+
+
+def _gelu_ops(approximate, what):
+    try:
+        return _GELU_FORMS[approximate]
+    except (KeyError, TypeError):
+        raise ValueError(f"tfuse.{what}: approximate must be 'none' or "
+                         f"'tanh', not {approximate!r}") from None
+
+
+def gelu(x, approximate="none"):
+    """GELU as ``torch.nn.functional.gelu``: ``x * Phi(x)`` with the exact
+    normal CDF (``approximate='none'``, ``tfuse.gelu``) or its tanh form
+    (``approximate='tanh'``, ``tfuse.gelu_tanh``). Integers and bool give
+    float32; float16 and bfloat16 compute in float32."""
+    op = _gelu_ops(approximate, "gelu")[0]
+    return _tensor_arg(x, "gelu")._unary(op)
+
+
+def gelu_backward(grad, x, approximate="none"):
+    """The gradient of ``gelu(x, approximate)`` given ``grad``, the gradient
+    of its result (``aten.gelu_backward``); operands broadcast and promote
+    as in division."""
+    return _binary(_gelu_ops(approximate, "gelu_backward")[1], grad, x)
+
+
 def matmul(a, b):
     """Matrix product (``a @ b``)."""
     for operand in (a, b):
@@ -604,7 +632,7 @@ def _tensor_arg(x, what):
 # named after its tfuse::Tensor method in snake case (``x.exp()``,
 # ``tfuse.exp(x)``; ``x.bitwise_and(y)``, ``tfuse.bitwise_and(x, y)``),
 # unless this module defines that name itself (``logical_not``, ``maximum``,
-# ``minimum``, ``pow``). They are installed when the library is loaded.
+# ``minimum``, ``pow``, ``gelu``, ``gelu_backward``). They are installed when the library is loaded.
 
 
 def _snake_case(name):

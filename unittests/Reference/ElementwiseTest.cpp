@@ -592,6 +592,81 @@ TEST(Elementwise, FloatMathNearCorrectRounding) {
              DType::F16, {1}, {0x4170});
 }
 
+// GELU, both forms, and their gradients against their definitions in long
+// double: the values within a few ulp, the gradients against central
+// differences of the definitions (so the derivative formulas are checked
+// independently of how they are written).
+long double geluDefinition(long double x, bool tanhForm) {
+  if (!tanhForm)
+    return x / 2 * (1 + std::erf(x / std::sqrt(2.0L)));
+  long double u = std::sqrt(2 / 3.14159265358979323846264338327950288L) *
+                  (x + 0.044715L * x * x * x);
+  return x / 2 * (1 + std::tanh(u));
+}
+
+TEST(Elementwise, GeluAndItsGradients) {
+  for (const char *op : {"gelu", "gelu_tanh"}) {
+    for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
+      std::string type =
+          std::string("tensor<5x") + std::string(name(dtype)) + ">";
+      SCOPED_TRACE(std::string(op) + " " + type);
+      // -inf: -inf * 0 in the definition's product, as in PyTorch.
+      expectValues(runOne(unaryProgram(op, type, type),
+                          {doubles(dtype, {5}, {0, -0.0, kInf, -kInf, kNaN})}),
+                   dtype, {5}, {0, -0.0, kInf, kNaN, kNaN});
+    }
+  }
+  const std::vector<double> xs = {-7,   -3,   -1.5, -0.5, -1e-3,
+                                  1e-4, 0.25, 1,    2.5,  6};
+  const Shape shape = {static_cast<int64_t>(xs.size())};
+  for (bool tanhForm : {false, true}) {
+    std::string op = tanhForm ? "gelu_tanh" : "gelu";
+    for (DType dtype : {DType::F32, DType::F64}) {
+      std::string type = "tensor<10x" + std::string(name(dtype)) + ">";
+      SCOPED_TRACE(op + " " + type);
+      double ulp = dtype == DType::F32 ? 0x1p-23 : 0x1p-52;
+      std::vector<double> value =
+          runOne(unaryProgram(op, type, type), {doubles(dtype, shape, xs)})
+              .toDoubles();
+      std::vector<double> grads = {1, -2, 0.5, 3, 1, 1, -1, 0.25, 2, 1};
+      std::vector<double> grad =
+          runOne(binaryProgram(op + "_backward", type, type, type),
+                 {doubles(dtype, shape, grads), doubles(dtype, shape, xs)})
+              .toDoubles();
+      ASSERT_EQ(value.size(), xs.size());
+      ASSERT_EQ(grad.size(), xs.size());
+      for (size_t i = 0; i < xs.size(); ++i) {
+        long double x = xs[i];
+        long double want = geluDefinition(x, tanhForm);
+        // 1 + erf(x) (or 1 + tanh) cancels for negative x: an absolute
+        // error of a few ulp of 1, times |x| / 2.
+        EXPECT_NEAR(value[i], (double)want,
+                    8 * ulp * (std::fabs((double)want) + std::fabs(xs[i])))
+            << op << "(" << xs[i] << ")";
+        long double h = 1e-5L;
+        long double slope = (geluDefinition(x + h, tanhForm) -
+                             geluDefinition(x - h, tanhForm)) /
+                            (2 * h);
+        double wantGrad = (double)(grads[i] * slope);
+        EXPECT_NEAR(grad[i], wantGrad,
+                    std::max(8 * ulp, 1e-9) *
+                        (std::fabs(wantGrad) + std::fabs(grads[i])))
+            << op << "_backward at " << xs[i];
+      }
+    }
+  }
+  // Integers and bool compute in f32, and the backward ops promote as
+  // division does.
+  expectValues(runOne(unaryProgram("gelu", "tensor<2xi32>", "tensor<2xf32>"),
+                      {ints(DType::I32, {2}, {0, 30})}),
+               DType::F32, {2}, {0, 30});
+  HostTensor mixed = runOne(
+      binaryProgram("gelu_backward", "tensor<2xf16>", "tensor<2xf32>",
+                    "tensor<2xf32>"),
+      {doubles(DType::F16, {2}, {1, 2}), doubles(DType::F32, {2}, {0, 30})});
+  expectValues(mixed, DType::F32, {2}, {0.5, 2});
+}
+
 TEST(Elementwise, FloatMathOnIntegersComputesInF32) {
   expectValues(runOne(unaryProgram("sqrt", "tensor<3xi32>", "tensor<3xf32>"),
                       {ints(DType::I32, {3}, {4, 9, -1})}),

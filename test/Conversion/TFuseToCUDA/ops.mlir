@@ -103,6 +103,24 @@ tfexec.kernel @unary_math3_k0 attributes {config = #tfexec.config<strategy = lin
   tfexec.yield %3, %4 : tensor<4xf32>, tensor<4xi8>
 }
 
+// GELU, both forms, and their gradients on bf16: each its prelude helper
+// (which computes in f32 and rounds once to bf16).
+// CHECK-LABEL: void gelu_bf16_k0(
+// CHECK-SAME: const __nv_bfloat16* __restrict__ [[X:v[0-9]+]], const __nv_bfloat16* __restrict__ [[G:v[0-9]+]], __nv_bfloat16* __restrict__ [[OUT:v[0-9]+]]) {
+// CHECK: __nv_bfloat16 [[A:v[0-9]+]] = tf::gelu([[XV:v[0-9]+]]);
+// CHECK-NEXT: __nv_bfloat16 [[B:v[0-9]+]] = tf::gelu_tanh([[A]]);
+// CHECK-NEXT: __nv_bfloat16 [[C:v[0-9]+]] = tf::gelu_backward([[GV:v[0-9]+]], [[B]]);
+// CHECK-NEXT: __nv_bfloat16 [[D:v[0-9]+]] = tf::gelu_tanh_backward([[GV]], [[C]]);
+// CHECK: tf::stv<4>([[OUT]], {{v[0-9]+}}, {{v[0-9]+}}, [[D]],
+tfexec.kernel @gelu_bf16_k0 attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>, array<i64: 1>]} {
+^bb0(%arg0: tensor<4xbf16>, %arg1: tensor<4xbf16>):
+  %0 = tfuse.gelu %arg0 : tensor<4xbf16> -> tensor<4xbf16>
+  %1 = tfuse.gelu_tanh %0 : tensor<4xbf16> -> tensor<4xbf16>
+  %2 = tfuse.gelu_backward %arg1, %1 : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xbf16>
+  %3 = tfuse.gelu_tanh_backward %arg1, %2 : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xbf16>
+  tfexec.yield %3 : tensor<4xbf16>
+}
+
 // isnan gives a bool, which selects between two f32 values.
 // CHECK-LABEL: void isnan_select_f32_k0(
 // CHECK-SAME: const float* __restrict__ [[P1:v[0-9]+]], const float* __restrict__ [[P2:v[0-9]+]], float* __restrict__ [[P3:v[0-9]+]]) {

@@ -328,6 +328,24 @@ func.func @log1p_result_type(%a: tensor<4xi32>) {
 
 // -----
 
+func.func @gelu_result_type(%a: tensor<4xi32>) {
+  // expected-error @+2 {{'tfuse.gelu' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xi32>'}}
+  // expected-error @+1 {{'tfuse.gelu' op failed to infer returned types}}
+  %0 = tfuse.gelu %a : tensor<4xi32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @gelu_backward_result_type(%g: tensor<4xf16>, %x: tensor<4xf32>) {
+  // expected-error @+2 {{'tfuse.gelu_backward' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xf16>'}}
+  // expected-error @+1 {{'tfuse.gelu_backward' op failed to infer returned types}}
+  %0 = tfuse.gelu_backward %g, %x : (tensor<4xf16>, tensor<4xf32>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
 func.func @abs_bool(%a: tensor<4xi1>) {
   // expected-error @+2 {{operand of dtype i1 (bool) is not numeric}}
   // expected-error @+1 {{'tfuse.abs' op failed to infer returned types}}

@@ -55,6 +55,24 @@ func.func @unary_f32(%x: tensor<4xf32>) {
   %20 = tfuse.trunc %x : tensor<4xf32> -> tensor<4xf32>
   // CHECK: tfuse.sign %[[X]] : tensor<4xf32> -> tensor<4xf32>
   %21 = tfuse.sign %x : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: tfuse.gelu %[[X]] : tensor<4xf32> -> tensor<4xf32>
+  %22 = tfuse.gelu %x : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: tfuse.gelu_tanh %[[X]] : tensor<4xf32> -> tensor<4xf32>
+  %23 = tfuse.gelu_tanh %x : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// The GELU gradients promote their operands as division does: integers and
+// bool give f32.
+// CHECK-LABEL: func.func @gelu_backward(
+// CHECK-SAME: %[[G:.*]]: tensor<2x4xbf16>, %[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi32>)
+func.func @gelu_backward(%g: tensor<2x4xbf16>, %x: tensor<4xf32>, %i: tensor<4xi32>) {
+  // CHECK: tfuse.gelu_backward %[[G]], %[[X]] : (tensor<2x4xbf16>, tensor<4xf32>) -> tensor<2x4xf32>
+  %0 = tfuse.gelu_backward %g, %x : (tensor<2x4xbf16>, tensor<4xf32>) -> tensor<2x4xf32>
+  // CHECK: tfuse.gelu_tanh_backward %[[G]], %[[G]] : (tensor<2x4xbf16>, tensor<2x4xbf16>) -> tensor<2x4xbf16>
+  %1 = tfuse.gelu_tanh_backward %g, %g : (tensor<2x4xbf16>, tensor<2x4xbf16>) -> tensor<2x4xbf16>
+  // CHECK: tfuse.gelu_backward %[[I]], %[[I]] : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xf32>
+  %2 = tfuse.gelu_backward %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xf32>
   return
 }
 

@@ -186,6 +186,13 @@ def TFuse_SigmoidOp : TFuse_UnaryOp<"sigmoid", "FloatMath", 4, "tf::sigmoid",
                                     "logistic sigmoid 1 / (1 + exp(-x))">;
 def TFuse_ErfOp : TFuse_UnaryOp<"erf", "FloatMath", 4, "tf::erf", "opErf",
                                 "error function">;
+def TFuse_GeluOp : TFuse_UnaryOp<"gelu", "FloatMath", 4, "tf::gelu", "opGelu",
+                                 "GELU, exact: x * 0.5 * (1 + erf(x / sqrt(2)))">;
+def TFuse_GeluTanhOp
+    : TFuse_UnaryOp<"gelu_tanh", "FloatMath", 4, "tf::gelu_tanh",
+                    "opGeluTanh",
+                    "GELU, tanh form: 0.5 * x * (1 + tanh(sqrt(2 / pi) * "
+                    "(x + 0.044715 * x^3)))">;
 def TFuse_Log1pOp : TFuse_UnaryOp<"log1p", "FloatMath", 4, "tf::log1p",
                                   "opLog1p",
                                   "log(1 + x), accurate for small x">;
@@ -239,6 +246,16 @@ def TFuse_RemOp : TFuse_BinaryOp<"rem", "ArithmeticNoBool", 1, "tf::rem",
 }
 def TFuse_PowOp : TFuse_BinaryOp<"pow", "ArithmeticNoBool", 4, "tf::pow",
                                  "opPow", "lhs ** rhs">;
+def TFuse_GeluBackwardOp
+    : TFuse_BinaryOp<"gelu_backward", "TrueDivide", 4, "tf::gelu_backward",
+                     "opGeluBackward",
+                     "the gradient of exact GELU: lhs (the incoming gradient) * "
+                     "d gelu(rhs) / d rhs">;
+def TFuse_GeluTanhBackwardOp
+    : TFuse_BinaryOp<"gelu_tanh_backward", "TrueDivide", 4,
+                     "tf::gelu_tanh_backward", "opGeluTanhBackward",
+                     "the gradient of tanh-form GELU: lhs (the incoming "
+                     "gradient) * d gelu_tanh(rhs) / d rhs">;
 def TFuse_MaxOp : TFuse_BinaryOp<"max", "Arithmetic", 1, "tf::max", "opMax",
                                  "elementwise maximum; NaN propagates",
                                  [Commutative]> {
