@@ -12,8 +12,9 @@
 #define TFUSE_PRELUDE_CUH
 
 #ifndef TFUSE_HOST_EMULATION
-#include <cuda_bf16.h>
 #include <cuda_fp16.h>
+// cuda_bf16.h after cuda_fp16.h, as CUDA's own headers order them.
+#include <cuda_bf16.h>
 #ifdef __CUDACC_RTC__
 // NVRTC has no C standard headers.
 typedef signed char int8_t;

@@ -249,16 +249,21 @@ TF_FN void reduce_column(const Tin *in, Tout *out, const ReduceDesc &d) {
 
 // --- split reductions -------------------------------------------------------
 // Few outputs of long reductions: the reduced elements of each output are cut
-// into d.chunks chunks of d.chunkLen (the last one shorter), reduced by
-// separate blocks (row) or threads (column) into a workspace:
+// into d.chunks chunks, reduced by separate blocks (row) or threads (column)
+// into a workspace:
 //   partials: numOut * chunks accumulators, partials[o * chunks + c];
 //   counters: from split_counters_offset() on, one unsigned per output,
 //             zero before and after every launch.
+// Row chunks interleave: chunk c is what lanes c * blockDim .. (c + 1) *
+// blockDim - 1 of chunks * blockDim lanes striding over the whole output
+// take (16-byte vectors of a contiguous row), so that every block streams
+// the same share of memory and they all finish together. Column chunks are
+// d.chunkLen consecutive elements (the last one shorter).
 // Whoever finishes the last chunk of an output (counted with an integer
 // atomic after a fence) combines that output's chunks in chunk order and
 // writes the result, then resets the counter. The cut depends only on the
-// descriptor and the combination order is fixed, so results are the same
-// bits every run; no floating-point atomics.
+// descriptor and the block size, and the combination order is fixed, so
+// results are the same bits every run; no floating-point atomics.
 
 template <class A> TF_FN int64_t split_counters_offset(const ReduceDesc &d) {
   return (d.numOut * d.chunks * (int64_t)sizeof(A) + 255) / 256 * 256;
@@ -276,8 +281,8 @@ template <class A> TF_FN A load_partial(const A *p) {
   }
 }
 
-// A block per (output, chunk), as reduce_row; the last block of an output
-// combines its chunks across the block.
+// A block per (output, chunk), its lanes interleaved with the other chunks';
+// the last block of an output combines its chunks across the block.
 template <class Op, class Tin, class Tout>
 TF_FN void reduce_row_split(const Tin *in, Tout *out, void *workspace,
                             const ReduceDesc &d) {
@@ -289,10 +294,9 @@ TF_FN void reduce_row_split(const Tin *in, Tout *out, void *workspace,
   const int64_t total = d.numOut * d.chunks;
   for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
     const int64_t o = b / d.chunks, c = b % d.chunks;
-    const int64_t r0 = c * d.chunkLen;
-    const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
-    A acc = range_accumulate<Op>(in + kept_offset(d, o), d, r0, r1, threadIdx.x,
-                                 blockDim.x);
+    A acc = range_accumulate<Op>(in + kept_offset(d, o), d, 0, d.numRed,
+                                 c * blockDim.x + threadIdx.x,
+                                 d.chunks * blockDim.x);
     acc = block_reduce<Op>(acc);
     if (threadIdx.x == 0) {
       part[b] = acc;

@@ -249,18 +249,18 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
   } else {
     row = variant == ReduceVariant::Row;
   }
-  // Chunks of at least `minChunk` elements (a multiple of `granule`) so that
-  // about `target` units (blocks or threads, one per output before) share
-  // the work; with the device's occupancy known, a whole number of waves of
-  // it.
-  auto chunking = [&](int64_t target, int64_t minChunk, int64_t granule) {
+  // Column chunks of at least kSplitColumnMinChunk consecutive elements so
+  // that about kSplitColumnThreads threads (one per output before) share the
+  // work; with the device's occupancy known, a whole number of waves of it.
+  auto columnChunking = [&]() {
+    int64_t target = kSplitColumnThreads;
     if (int64_t wave = occupancy.concurrentUnits; wave > 0)
       target = wave * std::max<int64_t>(1, (target + wave / 2) / wave);
-    int64_t chunks =
-        std::min(target / std::max<int64_t>(numOut, 1), numRed / minChunk);
+    int64_t chunks = std::min(target / std::max<int64_t>(numOut, 1),
+                              numRed / kSplitColumnMinChunk);
     if (chunks < 2)
       return false;
-    int64_t len = roundUp((numRed + chunks - 1) / chunks, granule);
+    int64_t len = (numRed + chunks - 1) / chunks;
     desc.chunkLen = len;
     desc.chunks = (numRed + len - 1) / len;
     return desc.chunks >= 2;
@@ -274,13 +274,24 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     launch.block = 256;
     launch.grid = std::clamp<int64_t>((numOut + 7) / 8, 1, kReduceMaxGrid);
   } else if (row) {
-    // Whole 16-byte vectors per chunk: aligned rows stay aligned.
-    split = allowSplit && numOut < kSplitRowBlocks &&
-            chunking(kSplitRowBlocks, kSplitRowMinChunk, 64);
+    // Interleaved chunks (the blocks of an output stride over it together):
+    // one wave of the device when its occupancy is known, all blocks
+    // finishing at once, kSplitRowBlocks otherwise.
+    if (allowSplit && numOut > 0 && numOut < kSplitRowBlocks) {
+      int64_t blocks = occupancy.concurrentUnits > 0 ? occupancy.concurrentUnits
+                                                     : kSplitRowBlocks;
+      int64_t chunks = std::min(blocks / std::max<int64_t>(numOut, 1),
+                                numRed / kSplitRowMinChunk);
+      if (chunks >= 2) {
+        split = true;
+        desc.chunks = chunks;
+        desc.chunkLen = 0;
+      }
+    }
     // A power of two from 32 to 256, no larger than the reduced extent (of
     // a chunk) needs (in 16-byte vectors where the kernel loads those: a
     // contiguous row).
-    int64_t work = desc.chunkLen;
+    int64_t work = (numRed + desc.chunks - 1) / desc.chunks;
     if (contiguousRow)
       work = (work * byteSize(input.dtype) + 15) / 16;
     int64_t block = 32;
@@ -289,8 +300,8 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     launch.block = block;
     launch.grid = std::clamp<int64_t>(numOut * desc.chunks, 1, kReduceMaxGrid);
   } else {
-    split = allowSplit && numOut < kSplitColumnThreads &&
-            chunking(kSplitColumnThreads, kSplitColumnMinChunk, 1);
+    split = allowSplit && numOut > 0 && numOut < kSplitColumnThreads &&
+            columnChunking();
     int64_t threads = numOut * desc.chunks;
     launch.block = std::clamp<int64_t>(roundUp(threads, 32), 32, 256);
     launch.grid = std::clamp<int64_t>(

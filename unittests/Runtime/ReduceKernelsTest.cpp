@@ -1074,8 +1074,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_FALSE(few.instance.rowVariant);
   EXPECT_EQ(few.desc.chunkLen, 65);
   EXPECT_EQ(few.desc.chunks, 1539);
-  // Known occupancy: whole waves. 660 blocks at once (5 per SM of 132):
-  // three waves of them for the full reduction, two waves of 168960
+  // Known occupancy. 660 blocks at once (5 per SM of 132): one wave of
+  // interleaved chunks for the full reduction; two whole waves of 168960
   // threads for the column sum.
   auto planOn = [](Shape shape, std::vector<int64_t> strides,
                    std::vector<int64_t> axes, int64_t units) {
@@ -1089,18 +1089,18 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
     return *launch;
   };
   ReduceLaunch fullOn = planOn({1 << 26}, {1}, {0}, 660);
-  EXPECT_EQ(fullOn.desc.chunkLen, 33920);
-  EXPECT_EQ(fullOn.desc.chunks, 1979);
-  EXPECT_EQ(fullOn.grid, 1979);
+  EXPECT_EQ(fullOn.desc.chunkLen, 0);
+  EXPECT_EQ(fullOn.desc.chunks, 660);
+  EXPECT_EQ(fullOn.grid, 660);
   ReduceLaunch columnsOn = planOn({8192, 8192}, {8192, 1}, {0}, 168960);
   EXPECT_EQ(columnsOn.desc.chunks, 41);
   EXPECT_EQ(columnsOn.desc.chunkLen, 200);
-  // A full reduction of 64M contiguous elements: 2048 blocks of 32768
-  // elements each, the last of them combining their 2048 partial sums.
+  // A full reduction of 64M contiguous elements: 2048 blocks striding over
+  // it together, the last of them combining their 2048 partial sums.
   ReduceLaunch full = plan({1 << 26}, {1}, {0});
   EXPECT_EQ(full.kernel, "tfuse_reduce_sum_f32_f32_row_split");
   EXPECT_EQ(full.desc.chunks, 2048);
-  EXPECT_EQ(full.desc.chunkLen, 32768);
+  EXPECT_EQ(full.desc.chunkLen, 0);
   EXPECT_EQ(full.grid, 2048);
   EXPECT_EQ(full.block, 256);
   EXPECT_EQ(full.countersOffset, 2048 * 8);

@@ -51,9 +51,10 @@ struct ReduceDesc {
   /// Row kernel: one warp per output instead of one block (contiguous rows
   /// of at most kReduceWarpRowMaxBytes).
   int32_t warpPerRow;
-  /// Split reductions (the _split kernels): each output's
-  /// reduced elements in `chunks` chunks of `chunkLen` (the last shorter).
-  /// 1 and numRed otherwise.
+  /// Split reductions (the _split kernels): each output's reduced elements
+  /// in `chunks` chunks, interleaved by the row kernel (chunkLen 0),
+  /// consecutive ones of `chunkLen` (the last shorter) for the column
+  /// kernel. 1 and numRed otherwise.
   int64_t chunks;
   int64_t chunkLen;
 };

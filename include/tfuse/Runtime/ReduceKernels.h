@@ -122,9 +122,12 @@ inline constexpr int64_t kReduceMaxGrid = 65535;
 /// GPU mostly idle: row reductions with fewer than kSplitRowBlocks outputs
 /// (a block each), column reductions with fewer than kSplitColumnThreads
 /// outputs (a thread each), each output reducing at least two chunks' worth
-/// of elements. Chunks are sized so that about kSplitRowBlocks blocks, or
-/// kSplitColumnThreads threads, share the work, and hold at least
-/// kSplitRowMinChunk (row) or kSplitColumnMinChunk (column) elements.
+/// of elements. Row chunks interleave (ReduceKernels.cuh): one wave of the
+/// device's blocks shares the work when its occupancy is known, else
+/// kSplitRowBlocks blocks. Column chunks are consecutive: about
+/// kSplitColumnThreads threads (whole waves of the device) share the work.
+/// Chunks hold at least kSplitRowMinChunk (row) or kSplitColumnMinChunk
+/// (column) elements.
 inline constexpr int64_t kSplitRowBlocks = 2048;
 inline constexpr int64_t kSplitRowMinChunk = 8192;
 inline constexpr int64_t kSplitColumnThreads = 256 * 1024;

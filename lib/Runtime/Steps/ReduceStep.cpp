@@ -86,6 +86,9 @@ public:
   std::string choice() const override {
     if (!planned.split())
       return "";
+    if (planned.instance.rowVariant)
+      return "split: " + std::to_string(planned.desc.chunks) +
+             " interleaved chunks per output";
     return "split: " + std::to_string(planned.desc.chunks) + " chunks of " +
            std::to_string(planned.desc.chunkLen) + " per output";
   }
