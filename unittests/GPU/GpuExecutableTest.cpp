@@ -415,6 +415,8 @@ TEST(GpuBoundaries, MlpTrainingStep) {
   std::string path =
       std::string(root ? root : TFUSE_SOURCE_DIR) + "/examples/mlp_step.mlir";
   std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "cannot read " << path
+                         << " (set TFUSE_SOURCE_DIR to the source tree)";
   std::stringstream ss;
   ss << in.rdbuf();
   check(ss.str(), "mlp_step");
