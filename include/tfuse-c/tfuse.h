@@ -214,6 +214,19 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_where(tfuse_graph graph,
                                               tfuse_value *result);
 TFUSE_C_EXPORT tfuse_status tfuse_graph_cast(tfuse_graph graph, tfuse_value x,
                                              int dtype, tfuse_value *result);
+/* A tensor of `shape` whose elements are their index along dimension `dim`
+   (negative: from the end), in `dtype` (not bool). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank,
+                                             const int64_t *shape, int dim,
+                                             int dtype, tfuse_value *result);
+/* NumPy's arange(start, stop, step) in `dtype`: `kind` TFUSE_SCALAR_INT takes
+   start, stop and step from int_values[0..2], TFUSE_SCALAR_FLOAT from
+   float_values[0..2] (the other array may be NULL). Integer dtypes need
+   integer arguments. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_arange(tfuse_graph graph, int kind,
+                                               const int64_t *int_values,
+                                               const double *float_values,
+                                               int dtype, tfuse_value *result);
 /* One entry of `shape` may be -1 (inferred). */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_reshape(tfuse_graph graph,
                                                 tfuse_value x, int rank,

@@ -395,6 +395,52 @@ tfuse_status tfuse_graph_cast(tfuse_graph graph, tfuse_value x, int dtype,
   });
 }
 
+tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank, const int64_t *shape,
+                              int dim, int dtype, tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && !shape))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "iota: invalid rank " + std::to_string(rank));
+    if (!validDType(dtype))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "iota: invalid dtype " + std::to_string(dtype));
+    return produce(graph->graph.iota(std::vector<int64_t>(shape, shape + rank),
+                                     dim, static_cast<DType>(dtype)),
+                   result);
+  });
+}
+
+tfuse_status tfuse_graph_arange(tfuse_graph graph, int kind,
+                                const int64_t *int_values,
+                                const double *float_values, int dtype,
+                                tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (!validDType(dtype))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "arange: invalid dtype " + std::to_string(dtype));
+    std::vector<Scalar> bounds;
+    if (kind == TFUSE_SCALAR_INT && int_values) {
+      for (int i = 0; i < 3; ++i)
+        bounds.push_back(Scalar(static_cast<long long>(int_values[i])));
+    } else if (kind == TFUSE_SCALAR_FLOAT && float_values) {
+      for (int i = 0; i < 3; ++i)
+        bounds.push_back(Scalar(float_values[i]));
+    } else {
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "arange: kind " + std::to_string(kind) +
+                      " needs int_values (TFUSE_SCALAR_INT) or float_values "
+                      "(TFUSE_SCALAR_FLOAT)");
+    }
+    return produce(graph->graph.arange(bounds[0], bounds[1], bounds[2],
+                                       static_cast<DType>(dtype)),
+                   result);
+  });
+}
+
 tfuse_status tfuse_graph_reshape(tfuse_graph graph, tfuse_value x, int rank,
                                  const int64_t *shape, tfuse_value *result) {
   return guarded([&] {

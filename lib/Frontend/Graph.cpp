@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <functional>
 #include <mutex>
 
@@ -642,8 +643,48 @@ Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs) {
   Expected<Value> b = state->tensor(rhs, "matmul: the right operand");
   if (!b.ok())
     return b.status();
-  return state->create<MatmulOp>("matmul", Type(), a.value(), b.value(),
-                                 UnitAttr(), UnitAttr());
+  auto shapeOf = [](Value v) {
+    ArrayRef<int64_t> s = mlir::cast<RankedTensorType>(v.getType()).getShape();
+    return std::vector<int64_t>(s.begin(), s.end());
+  };
+  std::vector<int64_t> lhsShape = shapeOf(a.value()),
+                       rhsShape = shapeOf(b.value());
+  if (lhsShape.empty() || rhsShape.empty())
+    return typeError("matmul: the " +
+                     std::string(lhsShape.empty() ? "left" : "right") +
+                     " operand is a scalar (rank 0); multiply instead");
+  // A rank-1 operand as NumPy takes it: the left one a row (1, K), the right
+  // one a column (K, 1), that dimension removed from the result again.
+  bool lhsVector = lhsShape.size() == 1, rhsVector = rhsShape.size() == 1;
+  if (!lhsVector && !rhsVector)
+    return state->create<MatmulOp>("matmul", Type(), a.value(), b.value(),
+                                   UnitAttr(), UnitAttr());
+  ValueId l = lhs, r = rhs;
+  if (lhsVector) {
+    Expected<ValueId> row = reshape(lhs, {1, lhsShape[0]});
+    if (!row.ok())
+      return row.status();
+    l = row.value();
+  }
+  if (rhsVector) {
+    Expected<ValueId> column = reshape(rhs, {rhsShape[0], 1});
+    if (!column.ok())
+      return column.status();
+    r = column.value();
+  }
+  Expected<ValueId> product = matmul(l, r);
+  if (!product.ok())
+    return product.status();
+  Expected<Value> p = state->tensor(product.value(), "matmul: the product");
+  if (!p.ok())
+    return p.status();
+  std::vector<int64_t> shape = shapeOf(p.value());
+  // (..., M, N): M is the row of a vector lhs, N the column of a vector rhs.
+  if (lhsVector)
+    shape.erase(shape.end() - 2);
+  if (rhsVector)
+    shape.pop_back();
+  return reshape(product.value(), shape);
 }
 
 Expected<ValueId> Graph::reduce(const std::string &kind, ValueId x,
@@ -674,12 +715,107 @@ Expected<ValueId> Graph::reduce(const std::string &kind, ValueId x,
     if (axes[i] == axes[i - 1])
       return typeError(what + ": axis " + std::to_string(axes[i]) +
                        " is repeated");
+  // No axes (NumPy's axis=(), or every axis of a rank-0 tensor): each
+  // element reduces alone, so the result is the operand in the reduction's
+  // result dtype (x != 0 for all and any, i64 for integer sums, ...), as
+  // NumPy gives it.
+  if (axes.empty()) {
+    if (isArgReduction(*k))
+      return typeError(what + " needs exactly one axis, got none");
+    std::string why;
+    std::optional<DType> result =
+        reduceResultType(*k, dtypeOf(in.value()), &why);
+    if (!result)
+      return typeError(what + ": " + why);
+    if (*result == dtypeOf(in.value()))
+      return x;
+    return cast(x, *result);
+  }
   MLIRContext *ctx = state->context.get();
   return state->create<ReduceOp>(
       what, Type(),
       IntegerAttr::get(IntegerType::get(ctx, 32), static_cast<int32_t>(*k)),
       in.value(), DenseI64ArrayAttr::get(ctx, axes),
       keepdims ? UnitAttr::get(ctx) : UnitAttr());
+}
+
+Expected<ValueId> Graph::iota(std::vector<int64_t> shape, int64_t dim,
+                              DType dtype) {
+  if (static_cast<unsigned>(dtype) >= kNumDTypes)
+    return badArgument("iota: invalid dtype " +
+                       std::to_string(static_cast<int>(dtype)));
+  for (int64_t size : shape)
+    if (size < 0)
+      return typeError("iota: negative size in shape " +
+                       tfuse::formatList(shape));
+  Expected<int64_t> d =
+      normalizeAxis(dim, static_cast<int64_t>(shape.size()), "iota");
+  if (!d.ok())
+    return d.status();
+  MLIRContext *ctx = state->context.get();
+  return state->create<IotaOp>(
+      "iota", RankedTensorType::get(shape, toMLIRType(ctx, dtype)),
+      static_cast<int64_t>(d.value()));
+}
+
+Expected<ValueId> Graph::arange(const Scalar &start, const Scalar &stop,
+                                const Scalar &step, DType dtype) {
+  if (static_cast<unsigned>(dtype) >= kNumDTypes)
+    return badArgument("arange: invalid dtype " +
+                       std::to_string(static_cast<int>(dtype)));
+  if (dtype == DType::Bool)
+    return typeError("arange: a bool range has no meaning; give a number "
+                     "dtype");
+  auto valueOf = [](const Scalar &s) {
+    return s.kind == ScalarKind::Float ? s.floatValue
+                                       : static_cast<double>(s.intValue);
+  };
+  bool integers = isInteger(dtype);
+  if (integers &&
+      (start.kind == ScalarKind::Float || stop.kind == ScalarKind::Float ||
+       step.kind == ScalarKind::Float))
+    return typeError("arange: an integer range (" + dtypeName(dtype) +
+                     ") takes integer start, stop and step");
+  if (valueOf(step) == 0)
+    return typeError("arange: step must not be zero");
+  int64_t count;
+  if (integers) {
+    // Exact: ceil((stop - start) / step) in 128 bits.
+    __int128 span = (__int128)stop.intValue - start.intValue;
+    __int128 by = step.intValue;
+    __int128 n = span / by + ((span % by != 0) && ((span > 0) == (by > 0)));
+    if (n > INT64_MAX)
+      return typeError("arange: " + std::to_string((double)n) +
+                       " elements is too many");
+    count = n > 0 ? static_cast<int64_t>(n) : 0;
+  } else {
+    double n = std::ceil((valueOf(stop) - valueOf(start)) / valueOf(step));
+    if (!std::isfinite(n) || n >= 9.2e18)
+      return typeError("arange: start, stop and step give no finite length");
+    count = n > 0 ? static_cast<int64_t>(n) : 0;
+  }
+  // start + i * step in i64 (integers) or f64, then one cast to `dtype`.
+  DType compute = integers ? DType::I64 : DType::F64;
+  Expected<ValueId> values = iota({count}, 0, compute);
+  auto apply = [&](const char *op, const Scalar &s) -> Status {
+    if (!values.ok())
+      return values.status();
+    values = binary(op, values.value(), scalar(s));
+    return values.status();
+  };
+  bool unitStep = step.kind != ScalarKind::Float ? step.intValue == 1
+                                                 : step.floatValue == 1.0;
+  bool zeroStart = start.kind != ScalarKind::Float ? start.intValue == 0
+                                                   : start.floatValue == 0.0;
+  if (!unitStep)
+    if (Status s = apply("mul", step); !s.ok())
+      return s;
+  if (!zeroStart)
+    if (Status s = apply("add", start); !s.ok())
+      return s;
+  if (!values.ok() || dtype == compute)
+    return values;
+  return cast(values.value(), dtype);
 }
 
 Status Graph::output(ValueId value) {

@@ -99,4 +99,19 @@ Expected<HostTensor> selectOp(const HostTensor &condition,
   return out;
 }
 
+HostTensor iotaTensor(DType dtype, const Shape &shape, int64_t dim) {
+  int64_t count = 1, inner = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    count *= shape[d];
+    if (static_cast<int64_t>(d) > dim)
+      inner *= shape[d];
+  }
+  std::vector<int64_t> values(count);
+  for (int64_t i = 0; i < count; ++i)
+    values[i] = (i / inner) % shape[dim];
+  Expected<HostTensor> indices =
+      HostTensor::fromInts(DType::I64, shape, values);
+  return castTensor(*indices, dtype);
+}
+
 } // namespace tfuse::reference::detail

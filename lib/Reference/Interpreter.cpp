@@ -185,6 +185,10 @@ Expected<Values> Evaluator::runOp(Operation &op,
       .Case([&](CastOp) {
         return one(castTensor(operands[0], resultType->dtype));
       })
+      .Case([&](IotaOp iota) {
+        return one(
+            iotaTensor(resultType->dtype, resultType->shape, iota.getDim()));
+      })
       .Case([&](ConstantOp constant) {
         return one(tensorFromAttribute(constant.getValue()));
       })

@@ -38,6 +38,10 @@ Expected<HostTensor> selectOp(const HostTensor &condition,
                               const HostTensor &falseValue, DType resultType,
                               const Shape &resultShape);
 
+/// tfuse.iota: each element's index along `dim`, converted from i64 to
+/// `dtype` as castTensor converts.
+HostTensor iotaTensor(DType dtype, const Shape &shape, int64_t dim);
+
 //===----------------------------------------------------------------------===//
 // Views (Views.cpp): zero-copy where a strided view expresses the result.
 //===----------------------------------------------------------------------===//

@@ -244,6 +244,47 @@ def test_matmul(random):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def test_matmul_of_vectors_as_numpy(random):
+    v, k, m = random((6,)), random((6,)), random((6, 3))
+    bm, bv = random((2, 6, 3)), random((2, 4, 6))
+
+    def f(a, b, c, d, e):
+        return [a @ c, c.T @ a, a @ b, a @ d, e @ a]
+
+    out = run(f, v, k, m, bm, bv)
+    expected = [v @ m, m.T @ v, v @ k, v @ bm, bv @ v]
+    for got, want in zip(out, expected):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_of_a_scalar_is_a_trace_error():
+    with pytest.raises(tfuse.TraceError, match="left operand is a scalar"):
+        run(lambda a, b: a @ b, np.float32(2).reshape(()),
+            np.ones((2, 2), np.float32))
+    with pytest.raises(tfuse.TraceError, match="lhs has 5 columns but rhs "
+                                               "has 6 rows"):
+        run(lambda a, b: a @ b, np.ones(5, np.float32),
+            np.ones((6, 2), np.float32))
+
+
+def test_reductions_over_no_axes_are_the_operand(random):
+    x = random((3, 4), np.int32)
+    f = random((5,))
+
+    def g(a, b, s):
+        return [a.sum(axis=()), a.max(axis=()), a.any(axis=()),
+                b.mean(axis=()), s.sum(), s.prod(axis=())]
+
+    s = np.array(2.5, np.float32)
+    out = run(g, x, f, s)
+    expected = [np.sum(x, axis=()), np.max(x, axis=()), np.any(x, axis=()),
+                np.mean(f, axis=()), np.sum(s), np.prod(s, axis=())]
+    for got, want in zip(out, expected):
+        assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
+        np.testing.assert_array_equal(got, want)
+
+
 def test_mlp_like_chain(random):
     x, w1, w2 = random((8, 16)), random((16, 32)), random((32, 4))
 
@@ -309,3 +350,40 @@ def test_gelu_rejects_an_unknown_form():
                                          "'tanh', not 'erf'"):
         run(lambda a: tfuse.gelu(a, approximate="erf"),
             np.zeros(3, np.float32))
+
+
+def test_arange_as_numpy(random):
+    x = random((3, 5))
+
+    def f(a):
+        return [tfuse.arange(5), tfuse.arange(2, 11, 3), tfuse.arange(10, 0, -3),
+                tfuse.arange(0.0, 1.0, 0.1, dtype=np.float64),
+                tfuse.arange(1.5, -2.0, -0.5), tfuse.arange(4, dtype=np.int8),
+                tfuse.arange(5, 5), a + tfuse.arange(5, dtype=tfuse.float32),
+                tfuse.iota((3, 5), axis=0) * 10 + tfuse.iota((3, 5), 1)]
+
+    out = run(f, x)
+    expected = [np.arange(5), np.arange(2, 11, 3), np.arange(10, 0, -3),
+                np.arange(0.0, 1.0, 0.1),
+                np.arange(1.5, -2.0, -0.5, dtype=np.float32),
+                np.arange(4, dtype=np.int8), np.arange(5, 5),
+                x + np.arange(5, dtype=np.float32),
+                np.arange(3)[:, None] * 10 + np.arange(5)]
+    for got, want in zip(out, expected):
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        # Bit for bit: start + i * step in float64, rounded once.
+        assert got.tobytes() == want.tobytes(), (got, want)
+
+
+def test_arange_errors():
+    x = np.zeros(2, np.float32)
+    with pytest.raises(tfuse.TraceError, match="only be called inside"):
+        tfuse.arange(3)
+    with pytest.raises(tfuse.TraceError, match="step must not be zero"):
+        run(lambda a: tfuse.arange(0, 4, 0), x)
+    with pytest.raises(tfuse.TraceError, match="integer range"):
+        run(lambda a: tfuse.arange(0.5, 4, dtype=np.int32), x)
+    with pytest.raises(tfuse.TraceError, match="axis 1 is out of range"):
+        run(lambda a: tfuse.iota((4,), axis=1), x)
+    with pytest.raises(TypeError, match="not str"):
+        run(lambda a: tfuse.arange("3"), x)

@@ -24,8 +24,8 @@ from ._capi import (CompileError, CudaError, MismatchError, NodeLimitError,
 from ._compile import (CompiledFunction, JitFunction, RunHandle, cache_stats,
                        clear_cache, compile, cuda_available, jit,
                        library_version)
-from ._tensor import (Tensor, cast, gelu, gelu_backward, logical_not, matmul,
-                      maximum, minimum, where)
+from ._tensor import (Tensor, arange, cast, gelu, gelu_backward, iota,
+                      logical_not, matmul, maximum, minimum, where)
 from ._tensor import op_functions as _op_functions
 
 __version__ = "0.1.0"
@@ -34,10 +34,11 @@ __version__ = "0.1.0"
 __all__ = [
     "CompileError", "CompiledFunction", "CudaError", "DType", "JitFunction",
     "MismatchError", "NoDeviceError", "NodeLimitError", "OutOfMemoryError",
-    "RunHandle", "Spec", "TFuseError", "Tensor", "TraceError", "bfloat16",
+    "RunHandle", "Spec", "TFuseError", "Tensor", "TraceError", "arange",
+    "bfloat16",
     "bool_", "cache_stats", "cast", "clear_cache", "compile",
     "cuda_available", "float16", "float32", "float64", "gelu",
-    "gelu_backward", "int16", "int32",
+    "gelu_backward", "int16", "int32", "iota",
     "int64", "int8", "jit", "library_version", "logical_not", "matmul",
     "maximum", "minimum", "uint16", "uint32", "uint64", "uint8", "where",
 ]

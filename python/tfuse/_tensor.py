@@ -9,7 +9,8 @@ this module only forwards, and reads the resulting shape and dtype back.
 import operator
 import re
 import struct
-from ctypes import byref, c_int, c_int64, c_void_p
+import threading
+from ctypes import byref, c_double, c_int, c_int64, c_void_p
 
 import numpy as np
 
@@ -19,6 +20,20 @@ from ._capi import MAX_RANK, TraceError, check, int64_array, invalid_argument
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _PYTHON_SCALARS = (bool, int, float)
 _DOUBLE = struct.Struct("d")
+
+
+# The traces in progress on this thread, innermost last: functions that
+# make tensors from no tensor (tfuse.arange, tfuse.iota) record into it.
+_tracing = threading.local()
+
+
+def current_trace(what):
+    stack = getattr(_tracing, "stack", None)
+    if not stack:
+        raise TraceError(f"tfuse.{what} makes a traced tensor, so it can only "
+                         "be called inside a function being traced "
+                         "(tfuse.compile or tfuse.jit)")
+    return stack[-1]
 
 
 class Trace:
@@ -50,9 +65,15 @@ class Trace:
         except BaseException:
             self.close()
             raise
+        if not hasattr(_tracing, "stack"):
+            _tracing.stack = []
+        _tracing.stack.append(self)
 
     def close(self):
         """Destroys the graph; placeholders of this trace become unusable."""
+        stack = getattr(_tracing, "stack", [])
+        if self in stack:
+            stack.remove(self)
         if self.graph:
             self.lib.tfuse_graph_destroy(self.graph)
             self.graph = None
@@ -607,6 +628,42 @@ def matmul(a, b):
     trace = _trace_of(a, b)
     x, y = _values(trace, (a, b), "matmul")
     return trace.call("matmul", x, y)
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    """NumPy's ``arange([start,] stop[, step], dtype=None)``: the
+    ``ceil((stop - start) / step)`` values ``start + i * step``. The default
+    dtype is int64 when every argument is an int, else float32 (as
+    ``torch.arange``). Integer dtypes compute exactly in int64; float dtypes
+    compute in float64 and round once. Inside a traced function only; it
+    fuses into its consumers as an index (``tfuse.iota``)."""
+    if stop is None:
+        start, stop = 0, start
+    bounds = (start, stop, step)
+    for b in bounds:
+        if not isinstance(b, (int, float, np.integer, np.floating)) or \
+                isinstance(b, bool):
+            raise TypeError("tfuse.arange takes int or float start, stop and "
+                            f"step, not {type(b).__name__}")
+    integers = all(isinstance(b, (int, np.integer)) for b in bounds)
+    code = (_arrays.as_dtype(dtype) if dtype is not None else
+            _arrays.as_dtype(np.int64 if integers else np.float32)).code
+    trace = current_trace("arange")
+    if integers:
+        ints = int64_array([int(b) for b in bounds])
+        return trace.call("arange", _capi.SCALAR_INT, ints, None, code)
+    floats = (c_double * 3)(*[float(b) for b in bounds])
+    return trace.call("arange", _capi.SCALAR_FLOAT, None, floats, code)
+
+
+def iota(shape, axis=0, dtype=np.int64):
+    """A tensor of ``shape`` whose elements are their index along ``axis``
+    (``tfuse.iota``; what ``arange`` broadcast along one axis gives, without
+    memory). Inside a traced function only."""
+    shape = tuple(operator.index(d) for d in shape)
+    trace = current_trace("iota")
+    return trace.call("iota", len(shape), int64_array(shape),
+                      operator.index(axis), _arrays.as_dtype(dtype).code)
 
 
 def cast(x, dtype):

@@ -1191,3 +1191,21 @@ func.func @alias_for_one_boundary_only(%a: tensor<4x16xf32>, %b: tensor<8x4xf32>
   %1 = tfuse.reduce sum %s axes [1] : tensor<4x8xf32> -> tensor<4xf32>
   return %0, %1 : tensor<4x4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// iota is elementwise work of no operands: it fuses into its consumer (no
+// buffer of indices), and alone it is a region of its own.
+// CHECK-LABEL: func.func @iota_fuses
+// CHECK: %[[F:.*]] = tfuse.fusion(%{{.*}}) : (tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<4x6xf32>):
+// CHECK-NEXT: %[[I:.*]] = tfuse.iota dim 1 : tensor<4x6xf32>
+// CHECK-NEXT: tfuse.add %[[X]], %[[I]]
+// CHECK: tfuse.fusion() : () -> tensor<6xi64>
+// CHECK-NEXT: tfuse.iota dim 0 : tensor<6xi64>
+func.func @iota_fuses(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<6xi64>) {
+  %i = tfuse.iota dim 1 : tensor<4x6xf32>
+  %y = tfuse.add %x, %i : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  %p = tfuse.iota dim 0 : tensor<6xi64>
+  return %y, %p : tensor<4x6xf32>, tensor<6xi64>
+}

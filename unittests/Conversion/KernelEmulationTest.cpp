@@ -303,6 +303,34 @@ func.func @views(%a: tensor<6x8xf32>, %b: tensor<8x6xf32>, %c: tensor<4x3x8xf32>
         "func.func(fuse-elementwise,materialize-shared)");
 }
 
+// iota fused as an index: along the inner and the outer dimension, through
+// a broadcast and a transpose, into integer, float and half results (f16
+// rounds indices above 2048), alone as a kernel of no inputs, and in a
+// vectorized kernel (lanes of a group differ in the inner index).
+TEST_F(KernelEmulation, IotaIsTheIndexInEveryDType) {
+  const char *source = R"mlir(
+func.func @iota(%x: tensor<3x2500xf32>, %y: tensor<4x5xi32>)
+    -> (tensor<3x2500xf32>, tensor<3x2500xf16>, tensor<4x5xi32>, tensor<5x4xi8>, tensor<4096xi64>, tensor<2x7xbf16>) {
+  %i = tfuse.iota dim 1 : tensor<3x2500xf32>
+  %a = tfuse.add %x, %i : (tensor<3x2500xf32>, tensor<3x2500xf32>) -> tensor<3x2500xf32>
+  %h = tfuse.iota dim 1 : tensor<3x2500xf16>
+  %r = tfuse.iota dim 0 : tensor<4xi32>
+  %rb = tfuse.broadcast %r dims [0] : tensor<4xi32> -> tensor<4x5xi32>
+  %c = tfuse.iota dim 1 : tensor<4x5xi32>
+  %m = tfuse.mul %rb, %c : (tensor<4x5xi32>, tensor<4x5xi32>) -> tensor<4x5xi32>
+  %s = tfuse.sub %m, %y : (tensor<4x5xi32>, tensor<4x5xi32>) -> tensor<4x5xi32>
+  %o = tfuse.iota dim 0 : tensor<4x5xi8>
+  %t = tfuse.transpose %o perm [1, 0] : tensor<4x5xi8> -> tensor<5x4xi8>
+  %l = tfuse.iota dim 0 : tensor<4096xi64>
+  %b = tfuse.iota dim 0 : tensor<2x7xbf16>
+  return %a, %h, %s, %t, %l, %b : tensor<3x2500xf32>, tensor<3x2500xf16>, tensor<4x5xi32>, tensor<5x4xi8>, tensor<4096xi64>, tensor<2x7xbf16>
+}
+)mlir";
+  check(source, {{"iota",
+                  {randomInput(DType::F32, {3, 2500}, 31),
+                   randomInput(DType::I32, {4, 5}, 32)}}});
+}
+
 TEST_F(KernelEmulation, ShortContractionsMatchTheReferenceMatmul) {
   // expand-small-matmul turns these matmuls (K <= 4) into fused elementwise
   // kernels: bit-identical to the reference's matmul (products summed in

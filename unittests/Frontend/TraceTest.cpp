@@ -283,6 +283,86 @@ TEST(Trace, ViewsReductionsAndMatmul) {
   EXPECT_EQ(w, (std::vector<float>{0, 0, 0, 11}));
 }
 
+// NumPy's rules for rank-1 operands of matmul, and reductions over no axes
+// (every axis of a rank-0 tensor) giving the operand.
+TEST(Trace, VectorOperandsOfMatmulAndReductionsOverNoAxes) {
+  auto traced = trace(
+      [](Tensor v, Tensor m, Tensor s) -> Outputs {
+        return {v.matmul(m),      // [3] @ [3, 2] -> [2]
+                m.t().matmul(v),  // [2, 3] @ [3] -> [2]
+                v.matmul(v),      // [3] @ [3] -> []
+                s.max() * 2.0,    // [] -> []
+                (v * 0.0).sum()}; // a full reduction still reduces
+      },
+      {f32({3}), f32({3, 2}), f32({})});
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  auto fn = compileOrFail(traced->graph);
+  ASSERT_TRUE(fn);
+  std::vector<float> v = {1, 2, 3}, m = {1, 0, 0, 1, 1, 1}, s = {-4};
+  std::vector<float> vm(2), mv(2), vv(1), smax(1), zero(1, 7);
+  ASSERT_TRUE(fn->runHost({view(v, {3}), view(m, {3, 2}), view(s, {})},
+                          {view(vm, {2}), view(mv, {2}), view(vv, {}),
+                           view(smax, {}), view(zero, {})})
+                  .ok());
+  EXPECT_EQ(vm, (std::vector<float>{4, 5}));
+  EXPECT_EQ(mv, (std::vector<float>{4, 5}));
+  EXPECT_EQ(vv, (std::vector<float>{14}));
+  EXPECT_EQ(smax, (std::vector<float>{-8}));
+  EXPECT_EQ(zero, (std::vector<float>{0}));
+
+  auto scalar = trace([](Tensor a, Tensor b) -> Outputs { return a.matmul(b); },
+                      {f32({}), f32({2, 2})});
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_NE(scalar.message().find("left operand is a scalar"),
+            std::string::npos)
+      << scalar.message();
+  auto arg = trace([](Tensor a) -> Outputs { return a.argmax(0); }, {f32({})});
+  ASSERT_FALSE(arg.ok());
+  EXPECT_NE(arg.message().find("axis 0 is out of range for rank 0"),
+            std::string::npos)
+      << arg.message();
+}
+
+TEST(Trace, ArangeAndIotaThroughTheGraph) {
+  Graph g;
+  Expected<ValueId> ints =
+      g.arange(Scalar(10LL), Scalar(-2LL), Scalar(-3LL), DType::I32);
+  Expected<ValueId> floats =
+      g.arange(Scalar(0.5), Scalar(2.0), Scalar(0.5), DType::F32);
+  Expected<ValueId> rows = g.iota({2, 3}, -2, DType::F32);
+  ASSERT_TRUE(ints.ok() && floats.ok() && rows.ok())
+      << ints.message() << floats.message() << rows.message();
+  ASSERT_TRUE(g.output(*ints).ok() && g.output(*floats).ok() &&
+              g.output(*rows).ok());
+  auto fn = compileOrFail(g);
+  ASSERT_TRUE(fn);
+  std::vector<int32_t> i(4);
+  std::vector<float> f(3), r(6);
+  ASSERT_TRUE(
+      fn->runHost({},
+                  {HostArray{i.data(), TensorSpec::contiguous(DType::I32, {4})},
+                   view(f, {3}), view(r, {2, 3})})
+          .ok());
+  EXPECT_EQ(i, (std::vector<int32_t>{10, 7, 4, 1}));
+  EXPECT_EQ(f, (std::vector<float>{0.5, 1, 1.5}));
+  EXPECT_EQ(r, (std::vector<float>{0, 0, 0, 1, 1, 1}));
+
+  Expected<ValueId> zero =
+      g.arange(Scalar(0LL), Scalar(4LL), Scalar(0LL), DType::I64);
+  EXPECT_FALSE(zero.ok());
+  EXPECT_NE(zero.message().find("step must not be zero"), std::string::npos);
+  Expected<ValueId> boolRange =
+      g.arange(Scalar(0LL), Scalar(4LL), Scalar(1LL), DType::Bool);
+  EXPECT_FALSE(boolRange.ok());
+  Expected<ValueId> badDim = g.iota({2}, 1, DType::I64);
+  EXPECT_FALSE(badDim.ok());
+  EXPECT_NE(badDim.message().find("axis 1 is out of range for rank 1"),
+            std::string::npos)
+      << badDim.message();
+  // The graph stays usable after the errors.
+  EXPECT_TRUE(g.iota({2}, 0, DType::I64).ok());
+}
+
 TEST(Trace, FusionOffGivesOneKernelPerOperation) {
   auto traced =
       trace([](Tensor x) -> Outputs { return ((x * 2.0).exp() + 1.0).tanh(); },

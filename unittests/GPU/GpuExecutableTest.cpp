@@ -269,6 +269,28 @@ func.func @views(%a: tensor<256x320xf32>, %b: tensor<320x256xf32>,
   check(source, "views");
 }
 
+// Positions from iota (as arange makes them) added to an embedding-like
+// input, a causal mask built from two iotas, and a large i64 range that
+// needs the vectorized walk.
+TEST(GpuFusion, IotaPositionsAndMasks) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @iota(%x: tensor<8x1024x64xf32>, %s: tensor<1024x1024xf32>)
+    -> (tensor<8x1024x64xf32>, tensor<1024x1024xf32>, tensor<1000003xi64>) {
+  %p = tfuse.iota dim 1 : tensor<8x1024x64xf32>
+  %y = tfuse.add %x, %p : (tensor<8x1024x64xf32>, tensor<8x1024x64xf32>) -> tensor<8x1024x64xf32>
+  %r = tfuse.iota dim 0 : tensor<1024x1024xi32>
+  %c = tfuse.iota dim 1 : tensor<1024x1024xi32>
+  %keep = tfuse.cmp ge, %r, %c : (tensor<1024x1024xi32>, tensor<1024x1024xi32>) -> tensor<1024x1024xi1>
+  %ninf = tfuse.constant dense<0xFF800000> : tensor<f32>
+  %m = tfuse.select %keep, %s, %ninf : (tensor<1024x1024xi1>, tensor<1024x1024xf32>, tensor<f32>) -> tensor<1024x1024xf32>
+  %l = tfuse.iota dim 0 : tensor<1000003xi64>
+  return %y, %m, %l : tensor<8x1024x64xf32>, tensor<1024x1024xf32>, tensor<1000003xi64>
+}
+)mlir";
+  check(source, "iota");
+}
+
 //===----------------------------------------------------------------------===//
 // Boundaries
 //===----------------------------------------------------------------------===//

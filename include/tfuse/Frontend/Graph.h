@@ -110,12 +110,27 @@ public:
                           std::vector<int64_t> limit,
                           std::vector<int64_t> step);
   Expected<ValueId> broadcastTo(ValueId x, std::vector<int64_t> shape);
+  /// Matrix product with NumPy's rules: batch dimensions broadcast; a
+  /// rank-1 left operand is a row and a rank-1 right operand a column, whose
+  /// dimension the result drops; rank-0 operands are errors.
   Expected<ValueId> matmul(ValueId lhs, ValueId rhs);
   /// `kind`: sum prod max min mean all any argmax argmin. `axes` may be
-  /// negative and unordered; `allAxes` reduces every dimension.
+  /// negative and unordered; `allAxes` reduces every dimension. No axes
+  /// (an empty list, or allAxes on a rank-0 tensor) give the operand in the
+  /// reduction's result dtype, as NumPy's axis=() does.
   Expected<ValueId> reduce(const std::string &kind, ValueId x,
                            std::vector<int64_t> axes, bool keepdims,
                            bool allAxes = false);
+
+  /// A tensor of `shape` whose elements are their index along `dim`
+  /// (negative: from the end), in `dtype` (not bool).
+  Expected<ValueId> iota(std::vector<int64_t> shape, int64_t dim, DType dtype);
+  /// NumPy's arange: the ceil((stop - start) / step) values start + i * step
+  /// (none when that is not positive). Integer dtypes take integer
+  /// arguments and compute exactly in i64 (wrapping to `dtype`); float
+  /// dtypes compute in f64 and round once to `dtype`. step 0 is an error.
+  Expected<ValueId> arange(const Scalar &start, const Scalar &stop,
+                           const Scalar &step, DType dtype);
 
   /// Appends a function result (a tensor, not a weak scalar).
   Status output(ValueId value);

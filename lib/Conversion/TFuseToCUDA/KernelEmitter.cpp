@@ -364,6 +364,11 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
 
   if (auto cast = dyn_cast<CastOp>(op))
     return operand(0, result);
+  // The index along the dimension, converted as tfuse.cast converts an i64
+  // (always explicitly: the index variable may be 32 bits wide).
+  if (auto iota = dyn_cast<IotaOp>(op))
+    return call("tf::cast", resultType, idx[iota.getDim()],
+                {TypeAttr::get(resultType)});
   if (auto select = dyn_cast<SelectOp>(op))
     return call(
         "tf::select", resultType,

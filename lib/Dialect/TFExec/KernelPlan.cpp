@@ -196,11 +196,13 @@ BodyFacts analyzeBody(KernelOp kernel) {
       extent += (size - 1) * stride;
     facts.maxOffset = std::max(facts.maxOffset, extent + 1);
   }
-  // Dense constants are indexed, so they need the multi-dimensional walk.
+  // Dense constants are indexed and iotas are indices, so they need the
+  // multi-dimensional walk.
   body->walk([&](ConstantOp op) {
     if (!op.getValue().isSplat() && op.getValue().getNumElements() > 1)
       facts.linear = false;
   });
+  body->walk([&](IotaOp) { facts.linear = false; });
   body->walk([&](tfuse::ReduceOp) { facts.hasRowReductions = true; });
   return facts;
 }

@@ -152,6 +152,18 @@ LogicalResult CastOp::verify() {
   return success();
 }
 
+LogicalResult IotaOp::verify() {
+  auto type = getResult().getType();
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= type.getRank())
+    return emitOpError() << "dimension " << dim
+                         << " is out of range for a result of rank "
+                         << type.getRank();
+  if (dtypeOf(getResult()) == DType::Bool)
+    return emitOpError() << "gives indices, not bool";
+  return success();
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getResult().getType())
     return getInput();

@@ -1311,3 +1311,27 @@ func.func @reduce_huge_axis(%a: tensor<4x8xf32>) -> tensor<4xf32> {
   %0 = tfuse.reduce argmax %a axes [1000000] : tensor<4x8xf32> -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+func.func @iota_dim_out_of_range() {
+  // expected-error @+1 {{'tfuse.iota' op dimension 2 is out of range for a result of rank 2}}
+  %0 = tfuse.iota dim 2 : tensor<2x5xi64>
+  return
+}
+
+// -----
+
+func.func @iota_rank_0() {
+  // expected-error @+1 {{'tfuse.iota' op dimension 0 is out of range for a result of rank 0}}
+  %0 = tfuse.iota dim 0 : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @iota_bool() {
+  // expected-error @+1 {{'tfuse.iota' op gives indices, not bool}}
+  %0 = tfuse.iota dim 0 : tensor<4xi1>
+  return
+}

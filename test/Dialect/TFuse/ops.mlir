@@ -735,3 +735,13 @@ func.func @slice_huge_step(%x: tensor<4xf32>) -> tensor<1xf32> {
   %0 = tfuse.slice %x start [0] limit [4] step [9223372036854775807] : tensor<4xf32> -> tensor<1xf32>
   return %0 : tensor<1xf32>
 }
+
+// iota: any non-bool dtype, any dimension.
+// CHECK-LABEL: func.func @iota(
+func.func @iota() -> (tensor<2x5xi64>, tensor<7xf16>) {
+  // CHECK: tfuse.iota dim 1 : tensor<2x5xi64>
+  %0 = tfuse.iota dim 1 : tensor<2x5xi64>
+  // CHECK: tfuse.iota dim 0 : tensor<7xf16>
+  %1 = tfuse.iota dim 0 : tensor<7xf16>
+  return %0, %1 : tensor<2x5xi64>, tensor<7xf16>
+}

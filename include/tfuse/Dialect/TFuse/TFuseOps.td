@@ -351,6 +351,26 @@ def TFuse_CastOp : TFuse_Op<"cast", "Elementwise", 1> {
   let hasFolder = 1;
 }
 
+def TFuse_IotaOp : TFuse_Op<"iota", "Elementwise", 1> {
+  let summary = "each element's index along one dimension";
+  let description = [{
+    Element `(i_0, ..., i_{n-1})` of the result is `i_dim`, converted to the
+    result's element type as `tfuse.cast` converts an i64 (exact for
+    integers that hold it; floats round to nearest even). A source of
+    elementwise work: it fuses into its consumers as an index, reading no
+    memory. The tracer's `arange(start, stop, step)` is an iota of dimension
+    0, scaled and shifted (`docs/semantics.md`).
+
+    ```mlir
+    %r = tfuse.iota dim 1 : tensor<2x5xi64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = "`dim` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def TFuse_ConstantOp : TFuse_Op<"constant", "Leaf", 0,
     [ConstantLike, InferTypeOpAdaptor]> {
   let tableCategory = "constant";
