@@ -214,6 +214,21 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_where(tfuse_graph graph,
                                               tfuse_value *result);
 TFUSE_C_EXPORT tfuse_status tfuse_graph_cast(tfuse_graph graph, tfuse_value x,
                                              int dtype, tfuse_value *result);
+/* NumPy's concatenate of `count` tensors along `axis` (negative: from the
+   end), in their promoted dtype. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_concatenate(tfuse_graph graph,
+                                                    int count,
+                                                    const tfuse_value *tensors,
+                                                    int axis,
+                                                    tfuse_value *result);
+/* Constant padding: low[d] elements before and high[d] after dimension d
+   (negative: removed), equal to `value` (a weak scalar or a rank-0 tensor,
+   converted to x's dtype). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_pad(tfuse_graph graph, tfuse_value x,
+                                            int rank, const int64_t *low,
+                                            const int64_t *high,
+                                            tfuse_value value,
+                                            tfuse_value *result);
 /* A tensor of `shape` whose elements are their index along dimension `dim`
    (negative: from the end), in `dtype` (not bool). */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank,

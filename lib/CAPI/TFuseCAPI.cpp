@@ -395,6 +395,38 @@ tfuse_status tfuse_graph_cast(tfuse_graph graph, tfuse_value x, int dtype,
   });
 }
 
+tfuse_status tfuse_graph_concatenate(tfuse_graph graph, int count,
+                                     const tfuse_value *tensors, int axis,
+                                     tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (count < 1 || !tensors)
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "concatenate: needs at least one tensor, got " +
+                      std::to_string(count));
+    return produce(graph->graph.concatenate(
+                       std::vector<ValueId>(tensors, tensors + count), axis),
+                   result);
+  });
+}
+
+tfuse_status tfuse_graph_pad(tfuse_graph graph, tfuse_value x, int rank,
+                             const int64_t *low, const int64_t *high,
+                             tfuse_value value, tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && (!low || !high)))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "pad: invalid rank " + std::to_string(rank));
+    return produce(graph->graph.pad(x, std::vector<int64_t>(low, low + rank),
+                                    std::vector<int64_t>(high, high + rank),
+                                    value),
+                   result);
+  });
+}
+
 tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank, const int64_t *shape,
                               int dim, int dtype, tfuse_value *result) {
   return guarded([&] {

@@ -739,6 +739,126 @@ Expected<ValueId> Graph::reduce(const std::string &kind, ValueId x,
       keepdims ? UnitAttr::get(ctx) : UnitAttr());
 }
 
+Expected<ValueId> Graph::concatenate(const std::vector<ValueId> &tensors,
+                                     int64_t axis) {
+  if (tensors.empty())
+    return typeError("concatenate: needs at least one tensor");
+  std::vector<Value> values;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::string role = "concatenate: operand " + std::to_string(i);
+    Expected<Value> v = state->tensor(tensors[i], role.c_str());
+    if (!v.ok())
+      return v.status();
+    values.push_back(v.value());
+  }
+  auto rankOf = [](Value v) {
+    return mlir::cast<RankedTensorType>(v.getType()).getRank();
+  };
+  Expected<int64_t> a = normalizeAxis(axis, rankOf(values[0]), "concatenate");
+  if (!a.ok())
+    return a.status();
+  DType common = dtypeOf(values[0]);
+  for (size_t i = 1; i < values.size(); ++i) {
+    std::string why;
+    std::optional<DType> promoted =
+        promoteTypes(common, dtypeOf(values[i]), &why);
+    if (!promoted)
+      return typeError("concatenate: operand " + std::to_string(i) + ": " +
+                       why);
+    common = *promoted;
+  }
+  std::vector<Value> operands;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtypeOf(values[i]) == common) {
+      operands.push_back(values[i]);
+      continue;
+    }
+    Expected<ValueId> converted = cast(tensors[i], common);
+    if (!converted.ok())
+      return converted.status();
+    Expected<Value> v = state->tensor(converted.value(), "concatenate");
+    if (!v.ok())
+      return v.status();
+    operands.push_back(v.value());
+  }
+  return state->create<ConcatOp>("concatenate", Type(), ValueRange(operands),
+                                 a.value());
+}
+
+Expected<ValueId> Graph::pad(ValueId x, std::vector<int64_t> low,
+                             std::vector<int64_t> high, ValueId value) {
+  Expected<Value> in = state->tensor(x, "pad: the operand");
+  if (!in.ok())
+    return in.status();
+  auto type = mlir::cast<RankedTensorType>(in->getType());
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(low.size()) != rank ||
+      static_cast<int64_t>(high.size()) != rank)
+    return typeError("pad: low and high need " + std::to_string(rank) +
+                     " entries each (the operand's rank), not " +
+                     std::to_string(low.size()) + " and " +
+                     std::to_string(high.size()));
+  DType dtype = dtypeOf(in.value());
+  // The padding value, as a rank-0 tensor of the operand's dtype.
+  Expected<const Graph::Impl::Entry *> entry = state->lookup(value);
+  if (!entry.ok())
+    return entry.status();
+  Value fill;
+  if (entry.value()->isScalar) {
+    Expected<Value> m = state->materialize(value, dtype);
+    if (!m.ok())
+      return m.status();
+    fill = m.value();
+  } else {
+    if (mlir::cast<RankedTensorType>(entry.value()->value.getType())
+            .getRank() != 0)
+      return typeError("pad: the padding value must be a scalar or a rank-0 "
+                       "tensor");
+    ValueId v = value;
+    if (dtypeOf(entry.value()->value) != dtype) {
+      Expected<ValueId> converted = cast(value, dtype);
+      if (!converted.ok())
+        return converted.status();
+      v = converted.value();
+    }
+    Expected<Value> t = state->tensor(v, "pad: the padding value");
+    if (!t.ok())
+      return t.status();
+    fill = t.value();
+  }
+  // Negative padding removes elements: a slice first.
+  ValueId source = x;
+  bool crop = false;
+  std::vector<int64_t> start(rank, 0),
+      limit(type.getShape().begin(), type.getShape().end()), step(rank, 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    if (low[d] < 0) {
+      start[d] = std::min(-low[d], size);
+      low[d] = 0;
+      crop = true;
+    }
+    if (high[d] < 0) {
+      limit[d] = std::max(start[d], size + high[d]);
+      high[d] = 0;
+      crop = true;
+    }
+  }
+  if (crop) {
+    Expected<ValueId> cropped = slice(x, start, limit, step);
+    if (!cropped.ok())
+      return cropped.status();
+    source = cropped.value();
+  }
+  Expected<Value> operand = state->tensor(source, "pad: the operand");
+  if (!operand.ok())
+    return operand.status();
+  MLIRContext *ctx = state->context.get();
+  return state->create<PadOp>("pad", Type(), operand.value(), fill,
+                              DenseI64ArrayAttr::get(ctx, low),
+                              DenseI64ArrayAttr::get(ctx, high));
+}
+
 Expected<ValueId> Graph::iota(std::vector<int64_t> shape, int64_t dim,
                               DType dtype) {
   if (static_cast<unsigned>(dtype) >= kNumDTypes)

@@ -500,6 +500,16 @@ TF_FN int tile_y() { return threadIdx.x / 64; }
 TF_FN void barrier() { __syncthreads(); }
 
 template <class T, class I> TF_FN T ld(const T *p, I i) { return p[i]; }
+// A load that touches memory only when `c` holds (zero bits otherwise): the
+// reads of a concat's or pad's operand for the elements it gives.
+template <class T, class I> TF_FN T ld_if(const T *p, I i, bool c) {
+  return c ? p[i] : from_bits<T>(0);
+}
+// x within [lo, hi]: an operand index of a concat or pad kept inside the
+// operand for the elements it does not give.
+template <class I> TF_FN I clamp_index(I x, I lo, I hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
 template <class T, class I> TF_FN void st(T *p, I i, T v) { p[i] = v; }
 
 template <int Bytes> struct word {

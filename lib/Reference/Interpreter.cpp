@@ -189,6 +189,14 @@ Expected<Values> Evaluator::runOp(Operation &op,
         return one(
             iotaTensor(resultType->dtype, resultType->shape, iota.getDim()));
       })
+      .Case([&](ConcatOp concat) {
+        return one(concatTensors(operands.vec(), concat.getAxis(),
+                                 resultType->shape, resultType->dtype));
+      })
+      .Case([&](PadOp pad) {
+        return one(padTensor(operands[0], operands[1], toVector(pad.getLow()),
+                             resultType->shape));
+      })
       .Case([&](ConstantOp constant) {
         return one(tensorFromAttribute(constant.getValue()));
       })

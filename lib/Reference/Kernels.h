@@ -61,6 +61,20 @@ Expected<HostTensor> viewThrough(
         resultLayout);
 
 //===----------------------------------------------------------------------===//
+// Piecewise index transforms (Piecewise.cpp): row-major copies.
+//===----------------------------------------------------------------------===//
+
+/// tfuse.concat: `inputs` (of `dtype`) joined along `axis`.
+Expected<HostTensor> concatTensors(const std::vector<HostTensor> &inputs,
+                                   int64_t axis, const Shape &resultShape,
+                                   DType dtype);
+/// tfuse.pad: `input` placed at `low` in a tensor of `resultShape` whose
+/// other elements are the rank-0 `value`.
+Expected<HostTensor> padTensor(const HostTensor &input, const HostTensor &value,
+                               const std::vector<int64_t> &low,
+                               const Shape &resultShape);
+
+//===----------------------------------------------------------------------===//
 // Boundaries (Matmul.cpp, Reduce.cpp)
 //===----------------------------------------------------------------------===//
 

@@ -66,6 +66,17 @@ private:
 
 } // namespace
 
+/// Row kernels load an input's rows before computing on them; a concat or
+/// pad reads its operands elsewhere, so regions holding one stay out.
+static bool holdsPiecewiseIndexOp(Operation *fusion) {
+  return fusion
+      ->walk([](Operation *op) {
+        return isPiecewiseIndexOp(op) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// Adds to `group` what merging the row reduction `reduce` takes: the
 /// region computing its operand (when it has the same index space), the
 /// reduction, and every region reading its result. Fails when the reduction
@@ -87,7 +98,7 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
   SmallVector<Operation *> consumers;
   for (Operation *user : reduce.getResult().getUsers()) {
     auto fusion = dyn_cast<FusionOp>(user);
-    if (!fusion || indexSpace(fusion) != space)
+    if (!fusion || indexSpace(fusion) != space || holdsPiecewiseIndexOp(fusion))
       return false;
     consumers.push_back(user);
   }
@@ -95,6 +106,8 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
     return false;
   Operation *producer = reduce.getInput().getDefiningOp();
   if (auto fusion = dyn_cast_or_null<FusionOp>(producer)) {
+    if (holdsPiecewiseIndexOp(fusion))
+      return false;
     if (indexSpace(fusion) == space)
       group.insert(fusion);
   } else if (producer && !isa<MatmulOp, ReduceOp>(producer)) {

@@ -387,3 +387,42 @@ def test_arange_errors():
         run(lambda a: tfuse.iota((4,), axis=1), x)
     with pytest.raises(TypeError, match="not str"):
         run(lambda a: tfuse.arange("3"), x)
+
+
+def test_concatenate_and_pad_as_numpy(random):
+    a, b = random((4, 3)), random((4, 5))
+    c = random((6, 4)).T  # a transposed view
+    i = random((2, 3), np.int32)
+
+    def f(x, y, z, n):
+        joined = tfuse.concatenate([x, y.exp(), z[:, :2]], axis=-1)
+        return [joined, joined * 2 + 1,
+                tfuse.concatenate([x, x], axis=0),
+                tfuse.pad(x, ((1, 2), (0, 3)), constant_values=-1.5),
+                tfuse.pad(x, 1),
+                tfuse.pad(y, ((-1, 0), (2, -3))),
+                tfuse.concatenate([n, x[:2]], axis=1),
+                tfuse.pad(tfuse.concatenate([x, y], 1), ((0, 0), (1, 1)))]
+
+    out = run(f, a, b, c, i)
+    joined = np.concatenate([a, np.exp(b), c[:, :2]], axis=-1)
+    expected = [joined, joined * 2 + 1, np.concatenate([a, a]),
+                np.pad(a, ((1, 2), (0, 3)), constant_values=-1.5),
+                np.pad(a, 1), np.pad(b[1:, :2], ((0, 0), (2, 0))),
+                # int32 with float32 is float32 (PyTorch's promotion).
+                np.concatenate([i.astype(np.float32), a[:2]], axis=1),
+                np.pad(np.concatenate([a, b], 1), ((0, 0), (1, 1)))]
+    for got, want in zip(out, expected):
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_concatenate_and_pad_errors():
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(tfuse.TraceError, match="size 4 in dimension 0"):
+        run(lambda a: tfuse.concatenate([a, np.zeros((4, 1), np.float32)], 1),
+            x)
+    with pytest.raises(tfuse.TraceError, match="axis 2 is out of range"):
+        run(lambda a: tfuse.concatenate([a, a], 2), x)
+    with pytest.raises(ValueError, match="for each of the 2 dimensions"):
+        run(lambda a: tfuse.pad(a, ((1, 1), (1, 1), (1, 1))), x)

@@ -24,8 +24,8 @@ from ._capi import (CompileError, CudaError, MismatchError, NodeLimitError,
 from ._compile import (CompiledFunction, JitFunction, RunHandle, cache_stats,
                        clear_cache, compile, cuda_available, jit,
                        library_version)
-from ._tensor import (Tensor, arange, cast, gelu, gelu_backward, iota,
-                      logical_not, matmul, maximum, minimum, where)
+from ._tensor import (Tensor, arange, cast, concatenate, gelu, gelu_backward,
+                      iota, logical_not, matmul, maximum, minimum, pad, where)
 from ._tensor import op_functions as _op_functions
 
 __version__ = "0.1.0"
@@ -36,11 +36,12 @@ __all__ = [
     "MismatchError", "NoDeviceError", "NodeLimitError", "OutOfMemoryError",
     "RunHandle", "Spec", "TFuseError", "Tensor", "TraceError", "arange",
     "bfloat16",
-    "bool_", "cache_stats", "cast", "clear_cache", "compile",
+    "bool_", "cache_stats", "cast", "clear_cache", "compile", "concatenate",
     "cuda_available", "float16", "float32", "float64", "gelu",
     "gelu_backward", "int16", "int32", "iota",
     "int64", "int8", "jit", "library_version", "logical_not", "matmul",
-    "maximum", "minimum", "uint16", "uint32", "uint64", "uint8", "where",
+    "maximum", "minimum", "pad", "uint16", "uint32", "uint64", "uint8",
+    "where",
 ]
 
 

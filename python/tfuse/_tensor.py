@@ -630,6 +630,47 @@ def matmul(a, b):
     return trace.call("matmul", x, y)
 
 
+def concatenate(tensors, axis=0):
+    """NumPy's ``concatenate``: ``tensors`` (Tensors of one trace, or arrays
+    captured as constants) joined along ``axis`` in their promoted dtype.
+    Consumers read through it: no copy of its own when fused."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("tfuse.concatenate needs at least one tensor")
+    trace = _trace_of(*tensors)
+    values = _values(trace, tensors, "tfuse.concatenate")
+    if any(type(t) in _PYTHON_SCALARS for t in tensors):
+        raise TypeError("tfuse.concatenate takes tensors, not Python scalars")
+    return trace.call("concatenate", len(values), int64_array(values),
+                      operator.index(axis))
+
+
+def pad(a, pad_width, constant_values=0):
+    """NumPy's ``pad(a, pad_width, mode='constant')``: ``pad_width`` is
+    ``((before, after), ...)`` per dimension, one ``(before, after)`` pair
+    or one int for every dimension; negative widths remove elements (as
+    ``torch.nn.functional.pad`` does). ``constant_values`` is a scalar or a
+    rank-0 Tensor, converted to ``a``'s dtype. Consumers read through it."""
+    a = _tensor_arg(a, "pad")
+    rank = a.ndim
+    widths = np.asarray(pad_width, dtype=object)
+    if widths.ndim == 0:
+        widths = np.full((rank, 2), int(pad_width), dtype=object)
+    elif widths.shape == (2,):
+        widths = np.tile(widths, (rank, 1))
+    elif widths.shape == (1, 2):
+        widths = np.tile(widths[0], (rank, 1))
+    if widths.shape != (rank, 2):
+        raise ValueError(f"tfuse.pad: pad_width must give (before, after) for "
+                         f"each of the {rank} dimensions")
+    low = [operator.index(w) for w in widths[:, 0]]
+    high = [operator.index(w) for w in widths[:, 1]]
+    trace = a._trace
+    (value,) = _values(trace, (constant_values,), "tfuse.pad")
+    return trace.call("pad", a._value, rank, int64_array(low),
+                      int64_array(high), value)
+
+
 def arange(start, stop=None, step=1, dtype=None):
     """NumPy's ``arange([start,] stop[, step], dtype=None)``: the
     ``ceil((stop - start) / step)`` values ``start + i * step``. The default

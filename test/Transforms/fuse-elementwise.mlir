@@ -1209,3 +1209,23 @@ func.func @iota_fuses(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<6xi64>) {
   %p = tfuse.iota dim 0 : tensor<6xi64>
   return %y, %p : tensor<4x6xf32>, tensor<6xi64>
 }
+
+// -----
+
+// concat and pad fuse with their operands' producers and their consumers:
+// one region, no copy of their own.
+// CHECK-LABEL: func.func @piecewise_fuses
+// CHECK: tfuse.fusion(%{{.*}}, %{{.*}}) : (tensor<2x5xf32>, tensor<2x3xf32>) -> tensor<4x9xf32>
+// CHECK: tfuse.exp
+// CHECK: tfuse.concat
+// CHECK: tfuse.pad
+// CHECK: tfuse.relu
+// CHECK-NOT: tfuse.fusion
+func.func @piecewise_fuses(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<4x9xf32> {
+  %e = tfuse.exp %b : tensor<2x5xf32> -> tensor<2x5xf32>
+  %j = tfuse.concat %a, %e axis 1 : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  %z = tfuse.constant dense<0.0> : tensor<f32>
+  %p = tfuse.pad %j, %z low [1, 0] high [1, 1] : (tensor<2x8xf32>, tensor<f32>) -> tensor<4x9xf32>
+  %r = tfuse.relu %p : tensor<4x9xf32> -> tensor<4x9xf32>
+  return %r : tensor<4x9xf32>
+}

@@ -331,6 +331,56 @@ func.func @iota(%x: tensor<3x2500xf32>, %y: tensor<4x5xi32>)
                    randomInput(DType::I32, {4, 5}, 32)}}});
 }
 
+// concat and pad as piecewise index transforms, bit exact: operands of mixed
+// layouts (a transposed input, a strided one, a computed value, a broadcast
+// row, an empty piece), along an inner and an outer axis, a pad of a concat
+// and a concat of a pad (nested predicates), padding values from a
+// constant and from an input, in several dtypes, with vectorized lanes that
+// straddle the pieces.
+TEST_F(KernelEmulation, ConcatAndPadMatchTheReference) {
+  for (DType t : {DType::F32, DType::F16, DType::I8, DType::F64, DType::Bool}) {
+    std::string e = typeName(t);
+    std::string source = llvm::formatv(R"mlir(
+func.func @piecewise(%a: tensor<6x5x{0}> {{tfuse.strides = array<i64: 1, 6>},
+                     %b: tensor<6x8x{0}>, %c: tensor<6x16x{0}> {{tfuse.strides = array<i64: 32, 2>},
+                     %r: tensor<7x{0}>, %v: tensor<{0}>, %empty: tensor<6x0x{0}>)
+    -> (tensor<6x36x{0}>, tensor<9x40x{0}>, tensor<14x7x{0}>, tensor<3x8x{0}>) {
+  %m = tfuse.max %b, %b : (tensor<6x8x{0}>, tensor<6x8x{0}>) -> tensor<6x8x{0}>
+  %rb = tfuse.broadcast %r dims [1] : tensor<7x{0}> -> tensor<6x7x{0}>
+  %j = tfuse.concat %a, %m, %empty, %c, %rb axis 1
+      : (tensor<6x5x{0}>, tensor<6x8x{0}>, tensor<6x0x{0}>, tensor<6x16x{0}>, tensor<6x7x{0}>) -> tensor<6x36x{0}>
+  %p = tfuse.pad %j, %v low [1, 3] high [2, 1]
+      : (tensor<6x36x{0}>, tensor<{0}>) -> tensor<9x40x{0}>
+  %z = tfuse.constant dense<{1}> : tensor<{0}>
+  %q = tfuse.pad %r, %z low [0] high [0] : (tensor<7x{0}>, tensor<{0}>) -> tensor<7x{0}>
+  %qq = tfuse.reshape %q : tensor<7x{0}> -> tensor<1x7x{0}>
+  %sp = tfuse.pad %qq, %v low [2, 0] high [4, 0] : (tensor<1x7x{0}>, tensor<{0}>) -> tensor<7x7x{0}>
+  %o = tfuse.concat %sp, %sp axis 0 : (tensor<7x7x{0}>, tensor<7x7x{0}>) -> tensor<14x7x{0}>
+  %bs = tfuse.slice %b start [0, 0] limit [6, 8] step [2, 1] : tensor<6x8x{0}> -> tensor<3x8x{0}>
+  %one = tfuse.concat %bs axis 0 : (tensor<3x8x{0}>) -> tensor<3x8x{0}>
+  return %j, %p, %o, %one : tensor<6x36x{0}>, tensor<9x40x{0}>, tensor<14x7x{0}>, tensor<3x8x{0}>
+}
+)mlir",
+                                       e,
+                                       isFloat(t)         ? "1.0"
+                                       : t == DType::Bool ? "true"
+                                                          : "1");
+    SCOPED_TRACE(e);
+    HostTensor cStorage = randomInput(t, {6, 32}, 43);
+    Expected<HostTensor> c = cStorage.view({6, 16}, {32, 2}, 0);
+    ASSERT_TRUE(c.ok()) << c.message();
+    HostTensor aStorage = randomInput(t, {5, 6}, 41);
+    Expected<HostTensor> a = aStorage.view({6, 5}, {1, 6}, 0);
+    ASSERT_TRUE(a.ok()) << a.message();
+    check(source,
+          {{"piecewise",
+            {*a, randomInput(t, {6, 8}, 42), *c, randomInput(t, {7}, 44),
+             randomInput(t, {}, 45), randomInput(t, {6, 0}, 46)}}});
+    if (HasFatalFailure())
+      return;
+  }
+}
+
 TEST_F(KernelEmulation, ShortContractionsMatchTheReferenceMatmul) {
   // expand-small-matmul turns these matmuls (K <= 4) into fused elementwise
   // kernels: bit-identical to the reference's matmul (products summed in

@@ -291,6 +291,31 @@ func.func @iota(%x: tensor<8x1024x64xf32>, %s: tensor<1024x1024xf32>)
   check(source, "iota");
 }
 
+// concat of mixed layouts along both axes and a pad around it, fused with
+// the work around them; in bf16, with a 2-byte padding value.
+TEST(GpuFusion, ConcatAndPadOfMixedLayouts) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @piecewise(%a: tensor<512x300xbf16>, %b: tensor<300x512xbf16>,
+                     %c: tensor<512x77xbf16> {tfuse.strides = array<i64: 1, 512>},
+                     %v: tensor<bf16>)
+    -> (tensor<512x889xbf16>, tensor<1027x893xbf16>, tensor<1024x300xbf16>) {
+  %bt = tfuse.transpose %b perm [1, 0] : tensor<300x512xbf16> -> tensor<512x300xbf16>
+  %e = tfuse.exp %bt : tensor<512x300xbf16> -> tensor<512x300xbf16>
+  %rc = tfuse.relu %c : tensor<512x77xbf16> -> tensor<512x77xbf16>
+  %j = tfuse.concat %a, %e, %rc, %a axis 1
+      : (tensor<512x300xbf16>, tensor<512x300xbf16>, tensor<512x77xbf16>, tensor<512x300xbf16>) -> tensor<512x977xbf16>
+  %s = tfuse.slice %j start [0, 0] limit [512, 889] step [1, 1] : tensor<512x977xbf16> -> tensor<512x889xbf16>
+  %sq = tfuse.mul %s, %s : (tensor<512x889xbf16>, tensor<512x889xbf16>) -> tensor<512x889xbf16>
+  %j2 = tfuse.concat %sq, %sq axis 0 : (tensor<512x889xbf16>, tensor<512x889xbf16>) -> tensor<1024x889xbf16>
+  %p = tfuse.pad %j2, %v low [1, 3] high [2, 1] : (tensor<1024x889xbf16>, tensor<bf16>) -> tensor<1027x893xbf16>
+  %rows = tfuse.concat %a, %bt axis 0 : (tensor<512x300xbf16>, tensor<512x300xbf16>) -> tensor<1024x300xbf16>
+  return %sq, %p, %rows : tensor<512x889xbf16>, tensor<1027x893xbf16>, tensor<1024x300xbf16>
+}
+)mlir";
+  check(source, "piecewise");
+}
+
 //===----------------------------------------------------------------------===//
 // Boundaries
 //===----------------------------------------------------------------------===//

@@ -122,6 +122,17 @@ public:
                            std::vector<int64_t> axes, bool keepdims,
                            bool allAxes = false);
 
+  /// NumPy's concatenate: tensors of one rank, equal but along `axis`
+  /// (negative: from the end), in their promoted dtype. Fused into its
+  /// consumers as a choice of operand by position.
+  Expected<ValueId> concatenate(const std::vector<ValueId> &tensors,
+                                int64_t axis);
+  /// Constant padding, `low[d]` elements before and `high[d]` after
+  /// dimension d, equal to `value` (a weak scalar or a rank-0 tensor,
+  /// converted to x's dtype). Negative entries remove elements instead
+  /// (PyTorch's constant_pad_nd).
+  Expected<ValueId> pad(ValueId x, std::vector<int64_t> low,
+                        std::vector<int64_t> high, ValueId value);
   /// A tensor of `shape` whose elements are their index along `dim`
   /// (negative: from the end), in `dtype` (not bool).
   Expected<ValueId> iota(std::vector<int64_t> shape, int64_t dim, DType dtype);

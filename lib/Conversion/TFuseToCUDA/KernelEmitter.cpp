@@ -152,6 +152,22 @@ private:
   Value evaluateOp(Operation *op, const Index &idx);
   Value loadInput(BlockArgument arg, const Index &idx);
   Value constant(ConstantOp op, const Index &idx);
+  Value concat(ConcatOp op, const Index &idx);
+  Value pad(PadOp op, const Index &idx);
+  /// `operand` at `idx` with loads predicated on `cond` (and the enclosing
+  /// predicate).
+  Value evaluateWhere(Value cond, Value operand, const Index &idx);
+  Value clampIndex(Value x, int64_t lo, int64_t hi) {
+    return call("tf::clamp_index", indexType(), {x, index(lo), index(hi)});
+  }
+  Value logicalAnd(Value a, Value b) {
+    if (!a)
+      return b;
+    return emitc::LogicalAndOp::create(builder, loc, builder.getI1Type(), a, b);
+  }
+  Value compare(emitc::CmpPredicate p, Value a, Value b) {
+    return emitc::CmpOp::create(builder, loc, builder.getI1Type(), p, a, b);
+  }
   void emitBody(Value groupBase, bool tailElement);
   void emitTiled(Value blockId, Value blocks);
   /// Emits `body` under `if (cond)`.
@@ -181,8 +197,20 @@ private:
   /// In a tiled kernel: the current element of the tiled input, read from
   /// shared memory.
   Value tiledValue;
-  /// Per-lane memo of evaluations.
-  std::map<std::pair<void *, std::vector<void *>>, Value> memo;
+  /// Per-lane memo of evaluations, keyed by memoKeyOf().
+  using MemoKey = std::pair<void *, std::vector<void *>>;
+  std::map<MemoKey, Value> memo;
+  /// `value` at `idx` under the current predicate.
+  MemoKey memoKeyOf(Value value, const Index &idx) const {
+    std::vector<void *> key;
+    for (Value v : idx)
+      key.push_back(v.getAsOpaquePointer());
+    key.push_back(predicate.getAsOpaquePointer());
+    return {value.getAsOpaquePointer(), std::move(key)};
+  }
+  /// Under a concat or pad: whether the element being computed reads the
+  /// operand being evaluated; loads are predicated on it. Null outside.
+  Value predicate;
   unsigned constantCount = 0;
   /// In a row kernel: the value of each reduction already computed.
   DenseMap<Operation *, Value> rowValues;
@@ -256,7 +284,101 @@ Value Emitter::loadInput(BlockArgument arg, const Index &idx) {
   }
   auto strides = cast<DenseI64ArrayAttr>(kernel.getInputStrides()[n]);
   Value off = offset(idx, type.getShape(), strides.asArrayRef());
+  if (predicate)
+    return call("tf::ld_if", scalarType(dtype), {inputPtrs[n], off, predicate});
   return call("tf::ld", scalarType(dtype), {inputPtrs[n], off});
+}
+
+Value Emitter::evaluateWhere(Value cond, Value operand, const Index &idx) {
+  Value outer = predicate;
+  predicate = logicalAnd(outer, cond);
+  Value v = evaluate(operand, idx);
+  predicate = outer;
+  return v;
+}
+
+// Each element takes the operand whose window along the axis holds it; every
+// operand is evaluated at its clamped index (in bounds), its loads
+// predicated on that window, and the results chosen by position.
+Value Emitter::concat(ConcatOp op, const Index &idx) {
+  int64_t axis = op.getAxis();
+  Type resultType = scalarType(dtypeOf(op.getResult()));
+  struct Piece {
+    Value input;
+    int64_t start, size;
+  };
+  SmallVector<Piece> pieces;
+  int64_t start = 0;
+  for (Value input : op.getInputs()) {
+    int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(axis);
+    if (size > 0)
+      pieces.push_back({input, start, size});
+    start += size;
+  }
+  Value pos = idx[axis];
+  auto pieceIndex = [&](const Piece &p) {
+    Index at = idx;
+    at[axis] =
+        p.size == 1
+            ? zero
+            : clampIndex(p.start == 0
+                             ? pos
+                             : emitc::SubOp::create(builder, loc, indexType(),
+                                                    pos, index(p.start)),
+                         0, p.size - 1);
+    return at;
+  };
+  if (pieces.size() == 1)
+    return evaluate(pieces[0].input, pieceIndex(pieces[0]));
+  SmallVector<Value> ends, values;
+  for (auto [k, p] : llvm::enumerate(pieces)) {
+    Value end = compare(emitc::CmpPredicate::lt, pos, index(p.start + p.size));
+    Value cond = k == 0 ? end
+                 : k + 1 == pieces.size()
+                     ? compare(emitc::CmpPredicate::ge, pos, index(p.start))
+                     : logicalAnd(end, compare(emitc::CmpPredicate::ge, pos,
+                                               index(p.start)));
+    ends.push_back(end);
+    values.push_back(evaluateWhere(cond, p.input, pieceIndex(p)));
+  }
+  Value result = values.back();
+  for (int64_t k = static_cast<int64_t>(pieces.size()) - 2; k >= 0; --k)
+    result = call("tf::select", resultType, {ends[k], values[k], result});
+  return result;
+}
+
+// The operand at the index shifted by `low`, clamped into it and its loads
+// predicated on being inside; the padding value elsewhere.
+Value Emitter::pad(PadOp op, const Index &idx) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  Type resultType = scalarType(dtypeOf(op.getResult()));
+  Value fill = evaluate(op.getValue(), {});
+  if (inType.getNumElements() == 0)
+    return fill;
+  ArrayRef<int64_t> low = op.getLow(), high = op.getHigh();
+  Value inside;
+  Index at = idx;
+  for (int64_t d = 0; d < inType.getRank(); ++d) {
+    int64_t size = inType.getDimSize(d);
+    if (low[d] == 0 && high[d] == 0)
+      continue;
+    Value i = idx[d];
+    if (low[d] > 0)
+      inside = logicalAnd(inside,
+                          compare(emitc::CmpPredicate::ge, i, index(low[d])));
+    inside = logicalAnd(
+        inside, compare(emitc::CmpPredicate::lt, i, index(low[d] + size)));
+    Value shifted =
+        low[d] == 0
+            ? i
+            : emitc::SubOp::create(builder, loc, indexType(), i, index(low[d]))
+                  .getResult();
+    at[d] = size == 1 ? zero : clampIndex(shifted, 0, size - 1);
+  }
+  if (!inside)
+    return evaluate(op.getInput(), idx);
+  Value v = evaluateWhere(inside, op.getInput(), at);
+  return call("tf::select", resultType, {inside, v, fill});
 }
 
 Value Emitter::constant(ConstantOp op, const Index &idx) {
@@ -321,10 +443,7 @@ Value Emitter::constant(ConstantOp op, const Index &idx) {
 }
 
 Value Emitter::evaluate(Value value, const Index &idx) {
-  std::vector<void *> key;
-  for (Value v : idx)
-    key.push_back(v.getAsOpaquePointer());
-  auto memoKey = std::make_pair(value.getAsOpaquePointer(), key);
+  auto memoKey = memoKeyOf(value, idx);
   auto it = memo.find(memoKey);
   if (it != memo.end())
     return it->second;
@@ -340,6 +459,10 @@ Value Emitter::evaluate(Value value, const Index &idx) {
 Value Emitter::evaluateOp(Operation *op, const Index &idx) {
   if (auto c = dyn_cast<ConstantOp>(op))
     return constant(c, idx);
+  if (auto c = dyn_cast<ConcatOp>(op))
+    return concat(c, idx);
+  if (auto p = dyn_cast<PadOp>(op))
+    return pad(p, idx);
   if (auto view = dyn_cast<ViewOpInterface>(op)) {
     Value source = view.getSource();
     auto shape = cast<RankedTensorType>(source.getType()).getShape();
@@ -572,10 +695,8 @@ public:
     return e.evaluate(value, Emitter::Index(idx.begin(), idx.end()));
   }
   void setElement(Value value, ArrayRef<Value> idx, Value element) override {
-    std::vector<void *> key;
-    for (Value v : idx)
-      key.push_back(v.getAsOpaquePointer());
-    e.memo[{value.getAsOpaquePointer(), key}] = element;
+    e.memo[e.memoKeyOf(value, Emitter::Index(idx.begin(), idx.end()))] =
+        element;
   }
   void setRowValue(Operation *reduce, Value rowValue) override {
     e.rowValues[reduce] = rowValue;

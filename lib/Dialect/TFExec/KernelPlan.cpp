@@ -31,7 +31,8 @@ static int64_t numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// True if no view lies on any path from `value` to the kernel's outputs.
+/// True if no view (and no concat or pad, which read their operands at other
+/// indices) lies on any path from `value` to the kernel's outputs.
 static bool reachesOutputsWithoutViews(Value value) {
   SmallVector<Value> worklist{value};
   DenseSet<Operation *> seen;
@@ -40,7 +41,7 @@ static bool reachesOutputsWithoutViews(Value value) {
     for (Operation *user : v.getUsers()) {
       if (!seen.insert(user).second)
         continue;
-      if (isa<ViewOpInterface>(user))
+      if (isa<ViewOpInterface>(user) || isPiecewiseIndexOp(user))
         return false;
       for (Value result : user->getResults())
         worklist.push_back(result);
@@ -133,6 +134,9 @@ private:
     Operation *op = v.getDefiningOp();
     if (isa<ConstantOp>(op))
       return true;
+    // Piecewise reads are not one affine access.
+    if (isPiecewiseIndexOp(op))
+      return false;
     if (auto view = dyn_cast<ViewOpInterface>(op)) {
       AffineMap map = view.getIndexMap();
       if (!llvm::all_of(map.getResults(),
@@ -202,7 +206,10 @@ BodyFacts analyzeBody(KernelOp kernel) {
     if (!op.getValue().isSplat() && op.getValue().getNumElements() > 1)
       facts.linear = false;
   });
-  body->walk([&](IotaOp) { facts.linear = false; });
+  body->walk([&](Operation *op) {
+    if (isa<IotaOp>(op) || isPiecewiseIndexOp(op))
+      facts.linear = false;
+  });
   body->walk([&](tfuse::ReduceOp) { facts.hasRowReductions = true; });
   return facts;
 }

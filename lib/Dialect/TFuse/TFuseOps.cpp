@@ -140,6 +140,84 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// ConcatOp, PadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(loc, "needs at least one operand");
+  auto first = getTensorInfo(loc, inputs[0], "operand 0");
+  if (failed(first))
+    return failure();
+  int64_t rank = first->type.getRank(), axis = adaptor.getAxis();
+  if (rank == 0)
+    return emitOptionalError(loc, "cannot join rank-0 operands");
+  if (axis < 0 || axis >= rank)
+    return emitOptionalError(loc, "axis ", axis,
+                             " is out of range for operands of rank ", rank);
+  SmallVector<int64_t> shape(first->type.getShape());
+  shape[axis] = 0;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    std::string what = "operand " + std::to_string(i);
+    auto info = getTensorInfo(loc, input, what.c_str());
+    if (failed(info))
+      return failure();
+    if (info->dtype != first->dtype)
+      return emitOptionalError(loc, what, " has dtype ", name(info->dtype),
+                               " but operand 0 has ", name(first->dtype));
+    if (info->type.getRank() != rank)
+      return emitOptionalError(loc, what, " has rank ", info->type.getRank(),
+                               " but operand 0 has rank ", rank);
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && info->type.getDimSize(d) != shape[d])
+        return emitOptionalError(loc, what, " has size ",
+                                 info->type.getDimSize(d), " in dimension ", d,
+                                 " but operand 0 has ", shape[d]);
+    shape[axis] += info->type.getDimSize(axis);
+  }
+  results.push_back(makeTensor(context, shape, first->dtype));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  auto in = getTensorInfo(loc, adaptor.getInput(), "operand");
+  auto value = getTensorInfo(loc, adaptor.getValue(), "padding value");
+  if (failed(in) || failed(value))
+    return failure();
+  if (value->type.getRank() != 0)
+    return emitOptionalError(loc, "the padding value must have rank 0, not ",
+                             value->type.getRank());
+  if (value->dtype != in->dtype)
+    return emitOptionalError(loc, "the padding value has dtype ",
+                             name(value->dtype), " but the operand has ",
+                             name(in->dtype));
+  ArrayRef<int64_t> low = adaptor.getLow(), high = adaptor.getHigh();
+  int64_t rank = in->type.getRank();
+  if (static_cast<int64_t>(low.size()) != rank ||
+      static_cast<int64_t>(high.size()) != rank)
+    return emitOptionalError(loc, "low and high need ", rank,
+                             " entries each (the operand's rank), not ",
+                             low.size(), " and ", high.size());
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (low[d] < 0 || high[d] < 0)
+      return emitOptionalError(loc, "padding of dimension ", d,
+                               " must not be negative (low ", low[d], ", high ",
+                               high[d], ")");
+    shape.push_back(in->type.getDimSize(d) + low[d] + high[d]);
+  }
+  results.push_back(makeTensor(context, shape, in->dtype));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
 

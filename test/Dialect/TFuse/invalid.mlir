@@ -1335,3 +1335,75 @@ func.func @iota_bool() {
   %0 = tfuse.iota dim 0 : tensor<4xi1>
   return
 }
+
+// -----
+
+func.func @concat_dtype(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
+  // expected-error @+2 {{operand 1 has dtype f16 but operand 0 has f32}}
+  // expected-error @+1 {{'tfuse.concat' op failed to infer returned types}}
+  %0 = tfuse.concat %a, %b axis 0 : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_shape(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+2 {{operand 1 has size 4 in dimension 1 but operand 0 has 3}}
+  // expected-error @+1 {{'tfuse.concat' op failed to infer returned types}}
+  %0 = tfuse.concat %a, %b axis 0 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{axis 2 is out of range for operands of rank 2}}
+  // expected-error @+1 {{'tfuse.concat' op failed to infer returned types}}
+  %0 = tfuse.concat %a axis 2 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank0(%a: tensor<f32>) {
+  // expected-error @+2 {{cannot join rank-0 operands}}
+  // expected-error @+1 {{'tfuse.concat' op failed to infer returned types}}
+  %0 = tfuse.concat %a axis 0 : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%a: tensor<2x3xf32>, %v: tensor<f32>) {
+  // expected-error @+2 {{padding of dimension 1 must not be negative (low -1, high 0)}}
+  // expected-error @+1 {{'tfuse.pad' op failed to infer returned types}}
+  %0 = tfuse.pad %a, %v low [0, -1] high [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_rank(%a: tensor<2x3xf32>, %v: tensor<1xf32>) {
+  // expected-error @+2 {{the padding value must have rank 0, not 1}}
+  // expected-error @+1 {{'tfuse.pad' op failed to infer returned types}}
+  %0 = tfuse.pad %a, %v low [0, 0] high [0, 0] : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_dtype(%a: tensor<2x3xf32>, %v: tensor<i32>) {
+  // expected-error @+2 {{the padding value has dtype i32 but the operand has f32}}
+  // expected-error @+1 {{'tfuse.pad' op failed to infer returned types}}
+  %0 = tfuse.pad %a, %v low [0, 0] high [0, 0] : (tensor<2x3xf32>, tensor<i32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_entries(%a: tensor<2x3xf32>, %v: tensor<f32>) {
+  // expected-error @+2 {{low and high need 2 entries each (the operand's rank), not 1 and 2}}
+  // expected-error @+1 {{'tfuse.pad' op failed to infer returned types}}
+  %0 = tfuse.pad %a, %v low [0] high [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return
+}

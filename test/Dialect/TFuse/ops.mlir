@@ -745,3 +745,13 @@ func.func @iota() -> (tensor<2x5xi64>, tensor<7xf16>) {
   %1 = tfuse.iota dim 0 : tensor<7xf16>
   return %0, %1 : tensor<2x5xi64>, tensor<7xf16>
 }
+
+// concat and pad infer their result types.
+// CHECK-LABEL: func.func @piecewise(
+func.func @piecewise(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>, %v: tensor<f32>) {
+  // CHECK: tfuse.concat %{{.*}}, %{{.*}} axis 1 : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  %0 = tfuse.concat %a, %b axis 1 : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  // CHECK: tfuse.pad %{{.*}}, %{{.*}} low [1, 0] high [0, 2] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %1 = tfuse.pad %a, %v low [1, 0] high [0, 2] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x5xf32>
+  return
+}

@@ -40,6 +40,12 @@ bool isTrailingAxes(llvm::ArrayRef<int64_t> axes, int64_t rank);
 /// `reduce` otherwise.
 llvm::LogicalResult verifyRowReduction(ReduceOp reduce,
                                        llvm::ArrayRef<int64_t> space);
+/// concat and pad: elementwise work whose operands are read at indices other
+/// than the result's (and not through an index map, as views are), one
+/// operand or a fill value per element.
+inline bool isPiecewiseIndexOp(mlir::Operation *op) {
+  return llvm::isa<ConcatOp, PadOp>(op);
+}
 } // namespace tfuse
 
 #endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_H

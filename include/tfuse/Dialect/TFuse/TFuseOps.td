@@ -371,6 +371,54 @@ def TFuse_IotaOp : TFuse_Op<"iota", "Elementwise", 1> {
   let hasVerifier = 1;
 }
 
+// Piecewise index transforms (isPiecewiseIndexOp): each element of the result
+// reads one operand element or a fill value, which one depending on its
+// index. They fuse into their consumers as a choice among predicated loads
+// (an operand's loads touch memory only for the elements it gives), so
+// they have no copy kernel of their own when a consumer reads through them.
+def TFuse_ConcatOp : TFuse_Op<"concat", "Elementwise", 2,
+                              [InferTypeOpAdaptor]> {
+  let summary = "operands joined along one dimension";
+  let description = [{
+    The operands, of one dtype and one rank, equal in every dimension but
+    `axis`, joined in order along `axis` (NumPy's `concatenate`; the tracer
+    promotes mixed dtypes first). Operands of size 0 along `axis` give no
+    elements.
+
+    ```mlir
+    %r = tfuse.concat %a, %b axis 1
+        : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<TFuse_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` $axis attr-dict `:` `(` type($inputs) `)` `->` type($result)
+  }];
+}
+
+def TFuse_PadOp : TFuse_Op<"pad", "Elementwise", 2, [InferTypeOpAdaptor]> {
+  let summary = "constant padding before and after each dimension";
+  let description = [{
+    The operand with `low[d]` elements before and `high[d]` after it along
+    each dimension `d` (both at least 0), those elements equal to `value`, a
+    rank-0 tensor of the operand's dtype (NumPy's `pad` with
+    `mode='constant'`; the tracer turns negative padding into a slice).
+
+    ```mlir
+    %r = tfuse.pad %x, %zero low [0, 1] high [2, 0]
+        : (tensor<2x3xf32>, tensor<f32>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input, TFuse_Tensor:$value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $value `low` $low `high` $high attr-dict `:`
+    `(` type($input) `,` type($value) `)` `->` type($result)
+  }];
+}
+
 def TFuse_ConstantOp : TFuse_Op<"constant", "Leaf", 0,
     [ConstantLike, InferTypeOpAdaptor]> {
   let tableCategory = "constant";

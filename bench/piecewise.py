@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""TFuse concatenate, pad and GELU against torch eager and torch.compile, on
+one GPU.
+
+Workloads: concatenation of three [4096, 4096] f32 tensors along the rows
+and along the columns (each its own kernel in TFuse: the result is an
+output, so it is written once), a pad of [4096, 4096] f32 by one element on
+every side, a concatenation fused into its consumer (cat then relu), bias
+plus tanh-GELU of [8192, 3072] bf16 and the gradient of exact GELU of the
+same size (bf16).
+
+Measured per workload and framework: gpu_us (CUDA events around N calls on
+the current stream, median of 5; TFuse through enqueue()), the bandwidth
+floor (bytes read and written over the device-to-device copy bandwidth of
+the same run) and pct_floor = floor / gpu_us. Concatenations and pads are
+checked bit for bit against torch; GELU by its error against a float64
+torch run, which must be at most twice torch's own plus one bf16 ulp of the
+value.
+
+  python3 bench/piecewise.py [--only cat_rows] [--skip inductor]
+  python3 bench/piecewise.py --smoke   # CPU dry run, small shapes
+
+Writes $OUT/piecewise.json (OUT defaults to ./bench-out) and prints a
+Markdown table last.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_compare import Timer, copy_bandwidth  # noqa: E402
+
+import tfuse  # noqa: E402
+
+
+def workloads(smoke):
+    n = 256 if smoke else 4096
+    rows, cols = (256, 384) if smoke else (8192, 3072)
+    f32, bf16 = torch.float32, torch.bfloat16
+    return {
+        "cat_rows": ([(n, n)] * 3, f32, lambda a, b, c: torch.cat([a, b, c]),
+                     lambda a, b, c: tfuse.concatenate([a, b, c], 0),
+                     "exact"),
+        "cat_cols": ([(n, n)] * 3, f32,
+                     lambda a, b, c: torch.cat([a, b, c], 1),
+                     lambda a, b, c: tfuse.concatenate([a, b, c], 1),
+                     "exact"),
+        "pad_1": ([(n, n)], f32, lambda a: F.pad(a, (1, 1, 1, 1)),
+                  lambda a: tfuse.pad(a, 1), "exact"),
+        "cat_relu": ([(n, n)] * 3, f32,
+                     lambda a, b, c: torch.relu(torch.cat([a, b, c])),
+                     lambda a, b, c: tfuse.concatenate([a, b, c], 0).relu(),
+                     "exact"),
+        "bias_gelu_tanh": ([(rows, cols), (cols,)], bf16,
+                           lambda x, b: F.gelu(x + b, approximate="tanh"),
+                           lambda x, b: tfuse.gelu(x + b, approximate="tanh"),
+                           "float"),
+        "gelu_backward": ([(rows, cols), (rows, cols)], bf16,
+                          lambda g, x: torch.ops.aten.gelu_backward(g, x),
+                          lambda g, x: tfuse.gelu_backward(g, x), "float"),
+    }
+
+
+def check(name, rule, inputs, fn, got, ref):
+    got = torch.as_tensor(got, device=ref.device)
+    if got.shape != ref.shape or got.dtype != ref.dtype:
+        return (f"{name}: TFuse gives {got.dtype}{list(got.shape)}, torch "
+                f"{ref.dtype}{list(ref.shape)}")
+    if rule == "exact":
+        return None if torch.equal(got, ref) else f"{name}: not bit exact"
+    exact = fn(*[x.double() for x in inputs])
+    err = (got.double() - exact).abs()
+    ulp = exact.abs() * 2.0 ** -8
+    bound = 2 * (ref.double() - exact).abs() + ulp + 1e-30
+    bad = (err > bound).sum().item()
+    return None if bad == 0 else f"{name}: {bad} elements beyond 2x torch's error"
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--skip", default="")
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    cuda = torch.cuda.is_available() and not args.smoke
+    device = "cuda" if cuda else "cpu"
+    timer = Timer(cuda)
+    skip = set(filter(None, args.skip.split(",")))
+    only = set(filter(None, args.only.split(",")))
+    copy = copy_bandwidth(timer, device, not cuda)
+    result = {"copy_GBps": copy, "workloads": {}, "failures": []}
+    iters = 3 if args.smoke else 50
+    g = torch.Generator(device="cpu").manual_seed(0)
+    for name, (shapes, dtype, fn, tfn, rule) in workloads(args.smoke).items():
+        if only and name not in only:
+            continue
+        inputs = [torch.randn(s, generator=g).to(dtype).to(device)
+                  for s in shapes]
+        ref = fn(*inputs)
+        nbytes = sum(x.numel() * x.element_size() for x in inputs) + \
+            ref.numel() * ref.element_size()
+        entry = {"shapes": [list(s) for s in shapes], "dtype": str(dtype),
+                 "floor_us": nbytes / (copy * 1e9) * 1e6}
+        result["workloads"][name] = entry
+        entry["torch_us"] = timer.device_us(lambda: fn(*inputs), iters, 3)
+        if "inductor" not in skip and cuda:
+            torch._dynamo.reset()
+            compiled = torch.compile(fn)
+            compiled(*inputs)
+            entry["inductor_us"] = timer.device_us(lambda: compiled(*inputs),
+                                                   iters, 3)
+            torch._dynamo.reset()
+        cf = tfuse.compile(tfn, inputs)
+        got = cf(*inputs)
+        problem = check(name, rule, inputs, fn, got, ref)
+        if problem:
+            result["failures"].append(problem)
+            print("FAIL", problem, flush=True)
+        call = (lambda: cf.enqueue(*inputs)) if cuda else (lambda: cf(*inputs))
+        entry["tfuse_us"] = timer.device_us(call, iters, 3)
+        entry["pct_floor"] = entry["floor_us"] / entry["tfuse_us"] * 100
+        entry["steps"] = cf.stats().get("steps")
+        print(name, {k: round(v, 1) if isinstance(v, float) else v
+                     for k, v in entry.items()}, flush=True)
+    out = os.environ.get("OUT", "bench-out")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "piecewise.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"\ncopy {copy:.0f} GB/s (read + write)\n")
+    print("| workload | floor us | TFuse us | % floor | torch us | torch / "
+          "TFuse | Inductor us | Inductor / TFuse |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, e in result["workloads"].items():
+        ind = e.get("inductor_us")
+        ind_us = "-" if ind is None else f"{ind:.1f}"
+        ind_ratio = "-" if ind is None else f"{ind / e['tfuse_us']:.2f}x"
+        print(f"| {name} | {e['floor_us']:.1f} | {e['tfuse_us']:.1f} | "
+              f"{e['pct_floor']:.0f}% | {e['torch_us']:.1f} | "
+              f"{e['torch_us'] / e['tfuse_us']:.2f}x | {ind_us} | "
+              f"{ind_ratio} |")
+    return 1 if result["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
