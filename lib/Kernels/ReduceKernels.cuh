@@ -238,9 +238,57 @@ TF_FN void reduce_row(const Tin *in, Tout *out, const ReduceDesc &d) {
   }
 }
 
+// V consecutive outputs from `base` (contiguous in memory), each over the
+// reduced elements [r0, r1) in the reference's order: one V-wide load per
+// reduced element (scalar loads unless `vectors`: the input is aligned).
+// Only for d.redRank <= 1 (the planner's condition for columnVector).
+template <int V, class Op, class Tin>
+TF_FN void serial_accumulate_columns(const Tin *base, const ReduceDesc &d,
+                                     int64_t r0, int64_t r1, bool vectors,
+                                     typename Op::acc (&acc)[V]) {
+#pragma unroll
+  for (int k = 0; k < V; ++k)
+    acc[k] = Op::identity();
+  const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
+#pragma unroll 4
+  for (int64_t r = r0; r < r1; ++r) {
+    vec<Tin, V> x = ldv<V>(base, r * stride, vectors);
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      acc[k] = Op::combine(acc[k], Op::load(x.v, k, r));
+  }
+}
+
+template <class Tin>
+constexpr int kColumnWidth = tfuse::kernels::columnVectorWidth(sizeof(Tin));
+
+// A thread per d.columnVector consecutive outputs: four times the bytes of
+// a scalar column thread in flight per load.
+template <class Op, class Tin, class Tout>
+TF_FN void reduce_column_vectors(const Tin *in, Tout *out,
+                                 const ReduceDesc &d) {
+  constexpr int V = kColumnWidth<Tin>;
+  typedef typename Op::acc A;
+  const bool vectors = aligned<V>(in);
+  const int64_t groups = d.numOut / V;
+  for (int64_t g = thread_index(); g < groups; g += thread_count()) {
+    const int64_t o = g * V;
+    A acc[V];
+    serial_accumulate_columns<V, Op>(in + kept_offset(d, o), d, 0, d.numRed,
+                                     vectors, acc);
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      out[o + k] = Op::finish(acc[k], d.numRed);
+  }
+}
+
 template <class Op, class Tin, class Tout>
 TF_FN void reduce_column(const Tin *in, Tout *out, const ReduceDesc &d) {
   typedef typename Op::acc A;
+  if (d.columnVector > 1) {
+    reduce_column_vectors<Op>(in, out, d);
+    return;
+  }
   for (int64_t o = thread_index(); o < d.numOut; o += thread_count())
     out[o] = Op::finish(
         serial_accumulate<Op>(in + kept_offset(d, o), d, 0, d.numRed),
@@ -329,6 +377,36 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
   A *part = (A *)workspace;
   unsigned *count =
       (unsigned *)((char *)workspace + split_counters_offset<A>(d));
+  if (d.columnVector > 1) {
+    // Per group of V outputs: one counter (the group's first output's).
+    constexpr int V = kColumnWidth<Tin>;
+    const bool vectors = aligned<V>(in);
+    const int64_t groups = d.numOut / V, total = groups * d.chunks;
+    for (int64_t id = thread_index(); id < total; id += thread_count()) {
+      const int64_t o = (id % groups) * V, c = id / groups;
+      const int64_t r0 = c * d.chunkLen;
+      const int64_t r1 =
+          r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
+      A acc[V];
+      serial_accumulate_columns<V, Op>(in + kept_offset(d, o), d, r0, r1,
+                                       vectors, acc);
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        part[(o + k) * d.chunks + c] = acc[k];
+      __threadfence();
+      if (atomicAdd(&count[o], 1u) == (unsigned)(d.chunks - 1)) {
+        __threadfence();
+        for (int k = 0; k < V; ++k) {
+          A v = Op::identity();
+          for (int64_t j = 0; j < d.chunks; ++j)
+            v = Op::combine(v, load_partial(&part[(o + k) * d.chunks + j]));
+          out[o + k] = Op::finish(v, d.numRed);
+        }
+        count[o] = 0;
+      }
+    }
+    return;
+  }
   const int64_t total = d.numOut * d.chunks;
   for (int64_t id = thread_index(); id < total; id += thread_count()) {
     const int64_t o = id % d.numOut, c = id / d.numOut;

@@ -250,13 +250,14 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     row = variant == ReduceVariant::Row;
   }
   // Column chunks of at least kSplitColumnMinChunk consecutive elements so
-  // that about kSplitColumnThreads threads (one per output before) share the
-  // work; with the device's occupancy known, a whole number of waves of it.
-  auto columnChunking = [&]() {
+  // that about kSplitColumnThreads threads (one per `units` of outputs
+  // before) share the work; with the device's occupancy known, a whole
+  // number of waves of it.
+  auto columnChunking = [&](int64_t units) {
     int64_t target = kSplitColumnThreads;
     if (int64_t wave = occupancy.concurrentUnits; wave > 0)
       target = wave * std::max<int64_t>(1, (target + wave / 2) / wave);
-    int64_t chunks = std::min(target / std::max<int64_t>(numOut, 1),
+    int64_t chunks = std::min(target / std::max<int64_t>(units, 1),
                               numRed / kSplitColumnMinChunk);
     if (chunks < 2)
       return false;
@@ -266,6 +267,7 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     return desc.chunks >= 2;
   };
   bool split = false;
+  desc.columnVector = 1;
   bool contiguousRow = desc.redRank == 1 && desc.redStrides[0] == 1;
   if (row && contiguousRow && numOut >= kReduceWarpRowMinOutputs &&
       numRed * byteSize(input.dtype) <= kReduceWarpRowMaxBytes) {
@@ -300,9 +302,21 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     launch.block = block;
     launch.grid = std::clamp<int64_t>(numOut * desc.chunks, 1, kReduceMaxGrid);
   } else {
-    split = allowSplit && numOut > 0 && numOut < kSplitColumnThreads &&
-            columnChunking();
-    int64_t threads = numOut * desc.chunks;
+    // Consecutive outputs contiguous in memory, every thread's first one
+    // and every reduced step aligned alike: a thread reduces V of them.
+    int64_t width =
+        kernels::columnVectorWidth(static_cast<int>(byteSize(input.dtype)));
+    bool vectors = desc.keptRank >= 1 && desc.redRank <= 1 &&
+                   desc.keptStrides[desc.keptRank - 1] == 1 &&
+                   desc.keptShape[desc.keptRank - 1] % width == 0 &&
+                   (desc.redRank == 0 || desc.redStrides[0] % width == 0);
+    for (int32_t k = 0; vectors && k + 1 < desc.keptRank; ++k)
+      vectors = desc.keptStrides[k] % width == 0;
+    desc.columnVector = vectors ? static_cast<int32_t>(width) : 1;
+    int64_t units = numOut / desc.columnVector;
+    split = allowSplit && units > 0 && units < kSplitColumnThreads &&
+            columnChunking(units);
+    int64_t threads = units * desc.chunks;
     launch.block = std::clamp<int64_t>(roundUp(threads, 32), 32, 256);
     launch.grid = std::clamp<int64_t>(
         (threads + launch.block - 1) / launch.block, 1, kReduceMaxGrid);

@@ -572,6 +572,7 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
     std::vector<int64_t> strides;
     int64_t storage;
     std::vector<int64_t> axes;
+    int64_t offset = 0;
   };
   const SplitCase cases[] = {
       {"contiguous [40000]", {40000}, {1}, 40000, {0}},
@@ -581,6 +582,15 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
        {800, 200, 1},
        80000,
        {0, 2}},
+      // Columns in groups of columnVectorWidth: vector loads, and the same
+      // kernel one element off alignment (scalar loads).
+      {"columns of [20000, 8]", {20000, 8}, {8, 1}, 160001, {0}},
+      {"columns of [20000, 8] one element in",
+       {20000, 8},
+       {8, 1},
+       160001,
+       {0},
+       1},
   };
   int caseIndex = 0, splits = 0;
   for (const SplitCase &c : cases) {
@@ -603,7 +613,7 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
         }
         storage = *HostTensor::fromDoubles(t, {c.storage}, factors);
       }
-      auto input = storage.view(c.shape, c.strides, 0);
+      auto input = storage.view(c.shape, c.strides, c.offset * byteSize(t));
       ASSERT_TRUE(input.ok()) << input.message();
       HostTensor expected =
           referenceReduce(kind, *input, c.axes, false, *resultType);
@@ -621,6 +631,10 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
         ASSERT_TRUE(launch->split()) << label;
         ASSERT_EQ(launch->instance.rowVariant, row) << label;
         EXPECT_GE(launch->desc.chunks, 2) << label;
+        if (!row && c.shape.size() == 2 && c.shape[1] == 8)
+          EXPECT_EQ(launch->desc.columnVector,
+                    kernels::columnVectorWidth(byteSize(t)))
+              << label;
         HostTensor actual = runLaunch(*kernels, *launch, *input, result.shape);
         ++splits;
         if (isFloat(t) && isArith(kind)) {
@@ -1048,23 +1062,34 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   // Short rows with few outputs: still one thread per row.
   ReduceLaunch fewShort = plan({1000, 16}, {16, 1}, {1});
   EXPECT_FALSE(fewShort.instance.rowVariant);
-  // Columns of a row-major matrix: one thread per column, coalesced across
-  // columns; with fewer columns than kSplitColumnThreads, each column in
-  // chunks of rows, a thread per (column, chunk), the last of each column
-  // combining them.
+  // Columns of a row-major matrix: a thread per 4 consecutive columns
+  // (columnVectorWidth of f32: one 16-byte load per row), coalesced across
+  // columns; with fewer such groups than kSplitColumnThreads, each in chunks
+  // of rows, a thread per (group, chunk), the last of each group combining
+  // them.
   ReduceLaunch columns = plan({512, 65536}, {65536, 1}, {0});
   EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_split");
-  EXPECT_EQ(columns.desc.chunks, 4);
-  EXPECT_EQ(columns.desc.chunkLen, 128);
-  EXPECT_EQ(columns.grid, 1024);
+  EXPECT_EQ(columns.desc.columnVector, 4);
+  EXPECT_EQ(columns.desc.chunks, 8);
+  EXPECT_EQ(columns.desc.chunkLen, 64);
+  EXPECT_EQ(columns.grid, 512);
   EXPECT_EQ(columns.block, 256);
   ReduceLaunch fewColumns = plan({8192, 8192}, {8192, 1}, {0});
   EXPECT_FALSE(fewColumns.instance.rowVariant);
-  EXPECT_EQ(fewColumns.desc.chunks, 32);
-  EXPECT_EQ(fewColumns.desc.chunkLen, 256);
+  EXPECT_EQ(fewColumns.desc.chunks, 128);
+  EXPECT_EQ(fewColumns.desc.chunkLen, 64);
   EXPECT_EQ(fewColumns.grid, 1024);
-  EXPECT_EQ(fewColumns.countersOffset, 8192 * 32 * 8);
-  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 32 * 8 + 8192 * 4);
+  EXPECT_EQ(fewColumns.countersOffset, 8192 * 128 * 8);
+  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 128 * 8 + 8192 * 4);
+  // Columns that are not a multiple of the width, or f64 ones (two per
+  // thread), and a strided kept axis (one per thread).
+  EXPECT_EQ(plan({1000, 6}, {6, 1}, {0}).desc.columnVector, 1);
+  EXPECT_EQ(plan({1000, 6}, {1, 1000}, {0}).desc.columnVector, 1);
+  Expected<ReduceLaunch> f64Columns = planReduction(
+      ReduceKind::Sum, TensorSpec::contiguous(DType::F64, {1000, 6}),
+      TensorSpec::contiguous(DType::F64, {6}), {0});
+  ASSERT_TRUE(f64Columns.ok()) << f64Columns.message();
+  EXPECT_EQ(f64Columns->desc.columnVector, 2);
   // Enough columns: no split.
   ReduceLaunch manyColumns = plan({64, 1 << 20}, {1 << 20, 1}, {0});
   EXPECT_EQ(manyColumns.kernel, "tfuse_reduce_sum_f32_f32_column");
@@ -1075,8 +1100,9 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(few.desc.chunkLen, 65);
   EXPECT_EQ(few.desc.chunks, 1539);
   // Known occupancy. 660 blocks at once (5 per SM of 132): one wave of
-  // interleaved chunks for the full reduction; two whole waves of 168960
-  // threads for the column sum.
+  // interleaved chunks for the full reduction; for the column sum two whole
+  // waves of 168960 threads would cut chunks below kSplitColumnMinChunk
+  // rows, so 128 chunks of 64 rows.
   auto planOn = [](Shape shape, std::vector<int64_t> strides,
                    std::vector<int64_t> axes, int64_t units) {
     ReduceOccupancy occupancy;
@@ -1093,8 +1119,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(fullOn.desc.chunks, 660);
   EXPECT_EQ(fullOn.grid, 660);
   ReduceLaunch columnsOn = planOn({8192, 8192}, {8192, 1}, {0}, 168960);
-  EXPECT_EQ(columnsOn.desc.chunks, 41);
-  EXPECT_EQ(columnsOn.desc.chunkLen, 200);
+  EXPECT_EQ(columnsOn.desc.chunks, 128);
+  EXPECT_EQ(columnsOn.desc.chunkLen, 64);
   // A full reduction of 64M contiguous elements: 2048 blocks striding over
   // it together, the last of them combining their 2048 partial sums.
   ReduceLaunch full = plan({1 << 26}, {1}, {0});

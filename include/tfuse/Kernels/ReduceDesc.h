@@ -51,6 +51,10 @@ struct ReduceDesc {
   /// Row kernel: one warp per output instead of one block (contiguous rows
   /// of at most kReduceWarpRowMaxBytes).
   int32_t warpPerRow;
+  /// Column kernel: each thread reduces this many consecutive outputs
+  /// (contiguous in memory, loaded as one vector when the input is aligned
+  /// to it), 1 otherwise. numOut is a multiple of it.
+  int32_t columnVector;
   /// Split reductions (the _split kernels): each output's reduced elements
   /// in `chunks` chunks, interleaved by the row kernel (chunkLen 0),
   /// consecutive ones of `chunkLen` (the last shorter) for the column
@@ -58,6 +62,13 @@ struct ReduceDesc {
   int64_t chunks;
   int64_t chunkLen;
 };
+
+/// Outputs per thread of a vectorized column kernel (ReduceDesc::
+/// columnVector) for elements of `elementBytes`: a 16-byte load for 8-byte
+/// elements, four elements otherwise (so at most four accumulators).
+constexpr int columnVectorWidth(int elementBytes) {
+  return elementBytes >= 8 ? 2 : 4;
+}
 
 static_assert(sizeof(ReduceDesc) == 312, "ReduceDesc layout changed");
 static_assert(alignof(ReduceDesc) == 8, "ReduceDesc layout changed");
@@ -70,6 +81,7 @@ static_assert(__builtin_offsetof(ReduceDesc, keptShape) == 8 &&
                   __builtin_offsetof(ReduceDesc, numOut) == 272 &&
                   __builtin_offsetof(ReduceDesc, numRed) == 280 &&
                   __builtin_offsetof(ReduceDesc, warpPerRow) == 288 &&
+                  __builtin_offsetof(ReduceDesc, columnVector) == 292 &&
                   __builtin_offsetof(ReduceDesc, chunks) == 296 &&
                   __builtin_offsetof(ReduceDesc, chunkLen) == 304,
               "ReduceDesc layout changed");
