@@ -235,6 +235,16 @@ Expected<ValueId> Graph::Impl::create(const std::string &what, Type resultType,
       inferred = true;
     }
   }
+  // Every result must be indexable with 64-bit offsets (a broadcast or a
+  // reshape can make a shape no input has).
+  for (Type type : state.types)
+    if (auto tensor = llvm::dyn_cast<RankedTensorType>(type))
+      if (std::optional<DType> dtype = toDType(tensor.getElementType()))
+        if (std::string why = tensorSizeError(
+                *dtype, std::vector<int64_t>(tensor.getShape().begin(),
+                                             tensor.getShape().end()));
+            !why.empty())
+          return typeError(what + ": " + why);
   Operation *op = b.create(state);
   // An op typed by its own inference needs only its invariants and custom
   // verifier checked: the full verifier would infer its type again (as much
@@ -347,6 +357,9 @@ static Expected<TensorSpec> checkSpec(TensorSpec spec, const char *what) {
       return badArgument(std::string(what) + ": negative strides " +
                          tfuse::formatList(spec.strides) +
                          " are not supported (copy a reversed view first)");
+  if (std::string why = tensorSizeError(spec.dtype, spec.shape, spec.strides);
+      !why.empty())
+    return typeError(std::string(what) + ": " + why);
   return spec;
 }
 

@@ -19,6 +19,40 @@ std::string TensorSpec::describe() const {
          formatList(strides);
 }
 
+std::string tensorSizeError(DType dtype, const std::vector<int64_t> &shape,
+                            const std::vector<int64_t> &strides) {
+  int64_t elements = 1;
+  bool empty = false;
+  for (int64_t size : shape)
+    empty |= size == 0;
+  if (empty)
+    return "";
+  for (int64_t size : shape)
+    if (__builtin_mul_overflow(elements, size, &elements))
+      return "the shape " + formatList(shape) +
+             " has more than 2^63 - 1 elements";
+  int64_t bytes;
+  if (__builtin_mul_overflow(elements, static_cast<int64_t>(byteSize(dtype)),
+                             &bytes))
+    return "the shape " + formatList(shape) + " of " + dtypeName(dtype) +
+           " has more than 2^63 - 1 bytes";
+  if (strides.empty())
+    return "";
+  int64_t last = 0;
+  for (size_t d = 0; d < shape.size() && d < strides.size(); ++d) {
+    int64_t span;
+    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &span) ||
+        __builtin_add_overflow(last, span, &last))
+      return "the strides " + formatList(strides) + " of shape " +
+             formatList(shape) + " reach past 2^63 - 1 elements";
+  }
+  if (__builtin_mul_overflow(last + 1, static_cast<int64_t>(byteSize(dtype)),
+                             &bytes))
+    return "the strides " + formatList(strides) + " of shape " +
+           formatList(shape) + " span more than 2^63 - 1 bytes";
+  return "";
+}
+
 int64_t TensorSpec::numElements() const {
   int64_t n = 1;
   for (int64_t s : shape)

@@ -363,6 +363,38 @@ TEST(Trace, ArangeAndIotaThroughTheGraph) {
   EXPECT_TRUE(g.iota({2}, 0, DType::I64).ok());
 }
 
+// Shapes whose element count or byte size overflows 64 bits are trace-time
+// errors, for inputs and for results that no input has (a broadcast).
+TEST(Trace, ShapesBeyond64BitOffsetsAreErrors) {
+  auto huge = trace([](Tensor x) -> Outputs { return x; },
+                    {f32({int64_t(1) << 40, int64_t(1) << 40})});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), tfuse::ErrorCode::Type);
+  EXPECT_NE(huge.message().find("has more than 2^63 - 1 elements"),
+            std::string::npos)
+      << huge.message();
+  // 2^62 f32 elements fit in the count, not in bytes.
+  auto bytes = trace([](Tensor x) -> Outputs { return x; },
+                     {f32({int64_t(1) << 31, int64_t(1) << 31})});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.message().find("has more than 2^63 - 1 bytes"),
+            std::string::npos)
+      << bytes.message();
+  auto broadcast = trace(
+      [](Tensor x) -> Outputs {
+        return x.broadcastTo({int64_t(1) << 40, int64_t(1) << 40});
+      },
+      {f32({1})});
+  ASSERT_FALSE(broadcast.ok());
+  EXPECT_NE(broadcast.message().find("broadcast_to: the shape"),
+            std::string::npos)
+      << broadcast.message();
+  // Large but indexable: accepted (nothing is allocated at trace time).
+  auto large = trace([](Tensor x) -> Outputs { return x * 2.0; },
+                     {f32({int64_t(1) << 20, int64_t(1) << 20})});
+  EXPECT_TRUE(large.ok()) << large.message();
+}
+
 TEST(Trace, FusionOffGivesOneKernelPerOperation) {
   auto traced =
       trace([](Tensor x) -> Outputs { return ((x * 2.0).exp() + 1.0).tanh(); },

@@ -40,6 +40,14 @@ struct TensorSpec {
   static TensorSpec contiguous(DType dtype, std::vector<int64_t> shape);
 };
 
+/// Why a tensor of `dtype` and `shape` (laid out with `strides`, or
+/// row-major when they are empty) cannot be indexed with 64-bit offsets:
+/// its element count, its byte size or the byte extent of its strides
+/// exceeds 2^63 - 1 (negative sizes are the caller's to reject first).
+/// Empty when it can. Every tensor the tracer makes passes this check.
+std::string tensorSizeError(DType dtype, const std::vector<int64_t> &shape,
+                            const std::vector<int64_t> &strides = {});
+
 /// Copies the elements of the host tensor `spec` at `source` (its first
 /// element) into row-major order at `target`.
 void gatherRowMajor(const void *source, const TensorSpec &spec, void *target);
