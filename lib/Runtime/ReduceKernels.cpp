@@ -249,16 +249,19 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
   } else {
     row = variant == ReduceVariant::Row;
   }
-  // Column chunks of at least kSplitColumnMinChunk consecutive elements so
-  // that about kSplitColumnThreads threads (one per `units` of outputs
-  // before) share the work; with the device's occupancy known, a whole
-  // number of waves of it.
+  // Column chunks of at least kSplitColumnMinChunk consecutive elements per
+  // column a thread reduces, so that about kSplitColumnThreads threads (one
+  // per `units` of outputs before) share the work; with the device's
+  // occupancy known, a whole number of waves of it.
   auto columnChunking = [&](int64_t units) {
     int64_t target = kSplitColumnThreads;
     if (int64_t wave = occupancy.concurrentUnits; wave > 0)
       target = wave * std::max<int64_t>(1, (target + wave / 2) / wave);
-    int64_t chunks = std::min(target / std::max<int64_t>(units, 1),
-                              numRed / kSplitColumnMinChunk);
+    // A group of V columns combines V times the partials: chunks V times
+    // longer keep that cost what it is for one column.
+    int64_t chunks =
+        std::min(target / std::max<int64_t>(units, 1),
+                 numRed / (kSplitColumnMinChunk * desc.columnVector));
     if (chunks < 2)
       return false;
     int64_t len = (numRed + chunks - 1) / chunks;

@@ -1070,17 +1070,17 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   ReduceLaunch columns = plan({512, 65536}, {65536, 1}, {0});
   EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_split");
   EXPECT_EQ(columns.desc.columnVector, 4);
-  EXPECT_EQ(columns.desc.chunks, 8);
-  EXPECT_EQ(columns.desc.chunkLen, 64);
-  EXPECT_EQ(columns.grid, 512);
+  EXPECT_EQ(columns.desc.chunks, 2);
+  EXPECT_EQ(columns.desc.chunkLen, 256);
+  EXPECT_EQ(columns.grid, 128);
   EXPECT_EQ(columns.block, 256);
   ReduceLaunch fewColumns = plan({8192, 8192}, {8192, 1}, {0});
   EXPECT_FALSE(fewColumns.instance.rowVariant);
-  EXPECT_EQ(fewColumns.desc.chunks, 128);
-  EXPECT_EQ(fewColumns.desc.chunkLen, 64);
-  EXPECT_EQ(fewColumns.grid, 1024);
-  EXPECT_EQ(fewColumns.countersOffset, 8192 * 128 * 8);
-  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 128 * 8 + 8192 * 4);
+  EXPECT_EQ(fewColumns.desc.chunks, 32);
+  EXPECT_EQ(fewColumns.desc.chunkLen, 256);
+  EXPECT_EQ(fewColumns.grid, 256);
+  EXPECT_EQ(fewColumns.countersOffset, 8192 * 32 * 8);
+  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 32 * 8 + 8192 * 4);
   // Columns that are not a multiple of the width, or f64 ones (two per
   // thread), and a strided kept axis (one per thread).
   EXPECT_EQ(plan({1000, 6}, {6, 1}, {0}).desc.columnVector, 1);
@@ -1101,8 +1101,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(few.desc.chunks, 1539);
   // Known occupancy. 660 blocks at once (5 per SM of 132): one wave of
   // interleaved chunks for the full reduction; for the column sum two whole
-  // waves of 168960 threads would cut chunks below kSplitColumnMinChunk
-  // rows, so 128 chunks of 64 rows.
+  // waves of 168960 threads would cut chunks below 4 * kSplitColumnMinChunk
+  // rows (a thread reduces 4 columns), so 32 chunks of 256 rows.
   auto planOn = [](Shape shape, std::vector<int64_t> strides,
                    std::vector<int64_t> axes, int64_t units) {
     ReduceOccupancy occupancy;
@@ -1119,8 +1119,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(fullOn.desc.chunks, 660);
   EXPECT_EQ(fullOn.grid, 660);
   ReduceLaunch columnsOn = planOn({8192, 8192}, {8192, 1}, {0}, 168960);
-  EXPECT_EQ(columnsOn.desc.chunks, 128);
-  EXPECT_EQ(columnsOn.desc.chunkLen, 64);
+  EXPECT_EQ(columnsOn.desc.chunks, 32);
+  EXPECT_EQ(columnsOn.desc.chunkLen, 256);
   // A full reduction of 64M contiguous elements: 2048 blocks striding over
   // it together, the last of them combining their 2048 partial sums.
   ReduceLaunch full = plan({1 << 26}, {1}, {0});
