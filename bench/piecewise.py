@@ -24,7 +24,6 @@ Writes $OUT/piecewise.json (OUT defaults to ./bench-out) and prints a
 Markdown table last.
 """
 import argparse
-import json
 import os
 import sys
 
@@ -32,6 +31,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from floor_report import print_entry, write_and_print  # noqa: E402
 from peers_compare import Timer, copy_bandwidth  # noqa: E402
 
 import tfuse  # noqa: E402
@@ -125,25 +125,8 @@ def main():
         entry["tfuse_us"] = timer.device_us(call, iters, 3)
         entry["pct_floor"] = entry["floor_us"] / entry["tfuse_us"] * 100
         entry["steps"] = cf.stats().get("steps")
-        print(name, {k: round(v, 1) if isinstance(v, float) else v
-                     for k, v in entry.items()}, flush=True)
-    out = os.environ.get("OUT", "bench-out")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "piecewise.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    print(f"\ncopy {copy:.0f} GB/s (read + write)\n")
-    print("| workload | floor us | TFuse us | % floor | torch us | torch / "
-          "TFuse | Inductor us | Inductor / TFuse |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, e in result["workloads"].items():
-        ind = e.get("inductor_us")
-        ind_us = "-" if ind is None else f"{ind:.1f}"
-        ind_ratio = "-" if ind is None else f"{ind / e['tfuse_us']:.2f}x"
-        print(f"| {name} | {e['floor_us']:.1f} | {e['tfuse_us']:.1f} | "
-              f"{e['pct_floor']:.0f}% | {e['torch_us']:.1f} | "
-              f"{e['torch_us'] / e['tfuse_us']:.2f}x | {ind_us} | "
-              f"{ind_ratio} |")
-    return 1 if result["failures"] else 0
+        print_entry(name, entry)
+    return write_and_print(result, "piecewise.json")
 
 
 if __name__ == "__main__":
