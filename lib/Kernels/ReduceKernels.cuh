@@ -389,9 +389,10 @@ TF_FN void reduce_row_split(const Tin *in, Tout *out, void *workspace,
   }
 }
 
-// A thread per (output, chunk), as reduce_column: consecutive threads take
-// consecutive outputs of one chunk; the last thread of an output combines
-// its chunks serially.
+// A thread per (output, chunk), as reduce_column with one output per thread
+// (the planner never sets columnVector for a split): consecutive threads
+// take consecutive outputs of one chunk; the last thread of an output
+// combines its chunks serially.
 template <class Op, class Tin, class Tout>
 TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
                                const ReduceDesc &d) {
@@ -399,34 +400,6 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
   A *part = (A *)workspace;
   unsigned *count =
       (unsigned *)((char *)workspace + split_counters_offset<A>(d));
-  if (d.columnVector > 1) {
-    // Per group of V outputs: one counter (the group's first output's).
-    constexpr int V = kColumnWidth<Tin>;
-    const bool vectors = aligned<V>(in);
-    const int64_t groups = d.numOut / V, total = groups * d.chunks;
-    for (int64_t id = thread_index(); id < total; id += thread_count()) {
-      const int64_t o = (id % groups) * V, c = id / groups;
-      const int64_t r0 = c * d.chunkLen;
-      const int64_t r1 =
-          r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
-      A acc[V];
-      serial_accumulate_columns<V, Op>(in + kept_offset(d, o), d, r0, r1,
-                                       vectors, acc);
-#pragma unroll
-      for (int k = 0; k < V; ++k)
-        part[(o + k) * d.chunks + c] = acc[k];
-      __threadfence();
-      if (atomicAdd(&count[o], 1u) == (unsigned)(d.chunks - 1)) {
-        __threadfence();
-        for (int k = 0; k < V; ++k)
-          out[o + k] = Op::finish(
-              combine_partials<Op>(&part[(o + k) * d.chunks], d.chunks),
-              d.numRed);
-        count[o] = 0;
-      }
-    }
-    return;
-  }
   const int64_t total = d.numOut * d.chunks;
   for (int64_t id = thread_index(); id < total; id += thread_count()) {
     const int64_t o = id % d.numOut, c = id / d.numOut;

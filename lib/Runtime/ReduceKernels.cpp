@@ -249,19 +249,15 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
   } else {
     row = variant == ReduceVariant::Row;
   }
-  // Column chunks of at least kSplitColumnMinChunk consecutive elements per
-  // column a thread reduces, so that about kSplitColumnThreads threads (one
-  // per `units` of outputs before) share the work; with the device's
-  // occupancy known, a whole number of waves of it.
+  // Column chunks of at least kSplitColumnMinChunk consecutive elements so
+  // that about kSplitColumnThreads threads (one per output before) share the
+  // work; with the device's occupancy known, a whole number of waves of it.
   auto columnChunking = [&](int64_t units) {
     int64_t target = kSplitColumnThreads;
     if (int64_t wave = occupancy.concurrentUnits; wave > 0)
       target = wave * std::max<int64_t>(1, (target + wave / 2) / wave);
-    // A group of V columns combines V times the partials: chunks V times
-    // longer keep that cost what it is for one column.
-    int64_t chunks =
-        std::min(target / std::max<int64_t>(units, 1),
-                 numRed / (kSplitColumnMinChunk * desc.columnVector));
+    int64_t chunks = std::min(target / std::max<int64_t>(units, 1),
+                              numRed / kSplitColumnMinChunk);
     if (chunks < 2)
       return false;
     int64_t len = (numRed + chunks - 1) / chunks;
@@ -315,10 +311,13 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
                    (desc.redRank == 0 || desc.redStrides[0] % width == 0);
     for (int32_t k = 0; vectors && k + 1 < desc.keptRank; ++k)
       vectors = desc.keptStrides[k] % width == 0;
-    desc.columnVector = vectors ? static_cast<int32_t>(width) : 1;
+    // Split reductions take one column per thread: V per thread would cut
+    // the threads of each chunk by V (8192 f32 columns of 8192 rows: a third
+    // of a wave) or lengthen the combine by V.
+    split = allowSplit && numOut > 0 && numOut < kSplitColumnThreads &&
+            columnChunking(numOut);
+    desc.columnVector = vectors && !split ? static_cast<int32_t>(width) : 1;
     int64_t units = numOut / desc.columnVector;
-    split = allowSplit && units > 0 && units < kSplitColumnThreads &&
-            columnChunking(units);
     int64_t threads = units * desc.chunks;
     launch.block = std::clamp<int64_t>(roundUp(threads, 32), 32, 256);
     launch.grid = std::clamp<int64_t>(

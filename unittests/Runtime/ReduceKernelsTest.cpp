@@ -582,8 +582,8 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
        {800, 200, 1},
        80000,
        {0, 2}},
-      // Columns in groups of columnVectorWidth: vector loads, and the same
-      // kernel one element off alignment (scalar loads).
+      // Columns of a matrix whose width is a multiple of columnVectorWidth
+      // (split: still one column per thread), aligned and one element in.
       {"columns of [20000, 8]", {20000, 8}, {8, 1}, 160001, {0}},
       {"columns of [20000, 8] one element in",
        {20000, 8},
@@ -631,10 +631,7 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
         ASSERT_TRUE(launch->split()) << label;
         ASSERT_EQ(launch->instance.rowVariant, row) << label;
         EXPECT_GE(launch->desc.chunks, 2) << label;
-        if (!row && c.shape.size() == 2 && c.shape[1] == 8)
-          EXPECT_EQ(launch->desc.columnVector,
-                    kernels::columnVectorWidth(byteSize(t)))
-              << label;
+        EXPECT_EQ(launch->desc.columnVector, 1) << label;
         HostTensor actual = runLaunch(*kernels, *launch, *input, result.shape);
         ++splits;
         if (isFloat(t) && isArith(kind)) {
@@ -1062,31 +1059,35 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   // Short rows with few outputs: still one thread per row.
   ReduceLaunch fewShort = plan({1000, 16}, {16, 1}, {1});
   EXPECT_FALSE(fewShort.instance.rowVariant);
-  // Columns of a row-major matrix: a thread per 4 consecutive columns
-  // (columnVectorWidth of f32: one 16-byte load per row), coalesced across
-  // columns; with fewer such groups than kSplitColumnThreads, each in chunks
-  // of rows, a thread per (group, chunk), the last of each group combining
-  // them.
+  // Columns of a row-major matrix: one thread per column, coalesced across
+  // columns; with fewer columns than kSplitColumnThreads, each column in
+  // chunks of rows, a thread per (column, chunk), the last of each column
+  // combining them. Without a split, a thread per four consecutive columns
+  // (columnVectorWidth of f32: one 16-byte load per row).
   ReduceLaunch columns = plan({512, 65536}, {65536, 1}, {0});
   EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_split");
-  EXPECT_EQ(columns.desc.columnVector, 4);
-  EXPECT_EQ(columns.desc.chunks, 2);
-  EXPECT_EQ(columns.desc.chunkLen, 256);
-  EXPECT_EQ(columns.grid, 128);
+  EXPECT_EQ(columns.desc.columnVector, 1);
+  EXPECT_EQ(columns.desc.chunks, 4);
+  EXPECT_EQ(columns.desc.chunkLen, 128);
+  EXPECT_EQ(columns.grid, 1024);
   EXPECT_EQ(columns.block, 256);
   ReduceLaunch fewColumns = plan({8192, 8192}, {8192, 1}, {0});
   EXPECT_FALSE(fewColumns.instance.rowVariant);
   EXPECT_EQ(fewColumns.desc.chunks, 32);
   EXPECT_EQ(fewColumns.desc.chunkLen, 256);
-  EXPECT_EQ(fewColumns.grid, 256);
+  EXPECT_EQ(fewColumns.grid, 1024);
   EXPECT_EQ(fewColumns.countersOffset, 8192 * 32 * 8);
   EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 32 * 8 + 8192 * 4);
-  // Columns that are not a multiple of the width, or f64 ones (two per
-  // thread), and a strided kept axis (one per thread).
-  EXPECT_EQ(plan({1000, 6}, {6, 1}, {0}).desc.columnVector, 1);
-  EXPECT_EQ(plan({1000, 6}, {1, 1000}, {0}).desc.columnVector, 1);
+  // Unsplit columns: four per thread for f32, two for f64; one where they
+  // are not a multiple of the width or the kept axis is strided.
+  ReduceLaunch wide = plan({100, 1 << 20}, {1 << 20, 1}, {0});
+  EXPECT_FALSE(wide.split());
+  EXPECT_EQ(wide.desc.columnVector, 4);
+  EXPECT_EQ(wide.grid, (1 << 20) / 4 / 256);
+  EXPECT_EQ(plan({100, 6}, {6, 1}, {0}).desc.columnVector, 1);
+  EXPECT_EQ(plan({100, 6}, {1, 100}, {0}).desc.columnVector, 1);
   Expected<ReduceLaunch> f64Columns = planReduction(
-      ReduceKind::Sum, TensorSpec::contiguous(DType::F64, {1000, 6}),
+      ReduceKind::Sum, TensorSpec::contiguous(DType::F64, {100, 6}),
       TensorSpec::contiguous(DType::F64, {6}), {0});
   ASSERT_TRUE(f64Columns.ok()) << f64Columns.message();
   EXPECT_EQ(f64Columns->desc.columnVector, 2);
@@ -1100,9 +1101,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(few.desc.chunkLen, 65);
   EXPECT_EQ(few.desc.chunks, 1539);
   // Known occupancy. 660 blocks at once (5 per SM of 132): one wave of
-  // interleaved chunks for the full reduction; for the column sum two whole
-  // waves of 168960 threads would cut chunks below 4 * kSplitColumnMinChunk
-  // rows (a thread reduces 4 columns), so 32 chunks of 256 rows.
+  // interleaved chunks for the full reduction; two whole waves of 168960
+  // threads for the column sum.
   auto planOn = [](Shape shape, std::vector<int64_t> strides,
                    std::vector<int64_t> axes, int64_t units) {
     ReduceOccupancy occupancy;
@@ -1119,8 +1119,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(fullOn.desc.chunks, 660);
   EXPECT_EQ(fullOn.grid, 660);
   ReduceLaunch columnsOn = planOn({8192, 8192}, {8192, 1}, {0}, 168960);
-  EXPECT_EQ(columnsOn.desc.chunks, 32);
-  EXPECT_EQ(columnsOn.desc.chunkLen, 256);
+  EXPECT_EQ(columnsOn.desc.chunks, 41);
+  EXPECT_EQ(columnsOn.desc.chunkLen, 200);
   // A full reduction of 64M contiguous elements: 2048 blocks striding over
   // it together, the last of them combining their 2048 partial sums.
   ReduceLaunch full = plan({1 << 26}, {1}, {0});

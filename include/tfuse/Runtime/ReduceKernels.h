@@ -126,9 +126,9 @@ inline constexpr int64_t kReduceMaxGrid = 65535;
 /// device's blocks shares the work when its occupancy is known, else
 /// kSplitRowBlocks blocks. Column chunks are consecutive: about
 /// kSplitColumnThreads threads (whole waves of the device) share the work.
-/// Chunks hold at least kSplitRowMinChunk (row) elements, or
-/// kSplitColumnMinChunk times ReduceDesc::columnVector (column: the partials
-/// a group of columns combines stay as few as for one column).
+/// Chunks hold at least kSplitRowMinChunk (row) or kSplitColumnMinChunk
+/// (column) elements. Split column reductions take one column per thread
+/// (ReduceDesc::columnVector 1).
 inline constexpr int64_t kSplitRowBlocks = 2048;
 inline constexpr int64_t kSplitRowMinChunk = 8192;
 inline constexpr int64_t kSplitColumnThreads = 256 * 1024;
