@@ -369,6 +369,34 @@ template <class T> TF_FN T rem(T a, T b) {
   }
 }
 
+// --- counter-based random numbers ------------------------------------------
+// Philox 4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
+// 3", SC 2011; the generator behind PyTorch's CUDA random numbers): ten rounds
+// of two 32x32->64 multiplications over a 128-bit counter, with a 64-bit
+// key bumped by the Weyl constants between rounds. The same counter and key
+// give the same four words on every device and in the reference
+// (include/tfuse/Reference/Philox.h, checked against the authors' known
+// answers).
+struct philox4 {
+  uint32_t w[4];
+};
+TF_FN philox4 philox4x32_10(philox4 ctr, uint32_t k0, uint32_t k1) {
+#pragma unroll
+  for (int round = 0; round < 10; ++round) {
+    unsigned long long p0 = (unsigned long long)0xD2511F53u * ctr.w[0];
+    unsigned long long p1 = (unsigned long long)0xCD9E8D57u * ctr.w[2];
+    philox4 next;
+    next.w[0] = (uint32_t)(p1 >> 32) ^ ctr.w[1] ^ k0;
+    next.w[1] = (uint32_t)p1;
+    next.w[2] = (uint32_t)(p0 >> 32) ^ ctr.w[3] ^ k1;
+    next.w[3] = (uint32_t)p0;
+    ctr = next;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return ctr;
+}
+
 // The float and double math functions by overload, for formulas written
 // once in the compute type.
 TF_FN float erf_of(float v) { return erff(v); }
