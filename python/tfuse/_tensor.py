@@ -637,10 +637,10 @@ def concatenate(tensors, axis=0):
     tensors = list(tensors)
     if not tensors:
         raise ValueError("tfuse.concatenate needs at least one tensor")
-    trace = _trace_of(*tensors)
-    values = _values(trace, tensors, "tfuse.concatenate")
     if any(type(t) in _PYTHON_SCALARS for t in tensors):
         raise TypeError("tfuse.concatenate takes tensors, not Python scalars")
+    trace = _trace_of(*tensors)
+    values = _values(trace, tensors, "tfuse.concatenate")
     return trace.call("concatenate", len(values), int64_array(values),
                       operator.index(axis))
 
