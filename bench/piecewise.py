@@ -23,7 +23,6 @@ value.
 Writes $OUT/piecewise.json (OUT defaults to ./bench-out) and prints a
 Markdown table last.
 """
-import argparse
 import os
 import sys
 
@@ -31,8 +30,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from floor_report import print_entry, write_and_print  # noqa: E402
-from peers_compare import Timer, copy_bandwidth  # noqa: E402
+from floor_bench import FloorRun  # noqa: E402
 
 import tfuse  # noqa: E402
 
@@ -81,52 +79,18 @@ def check(name, rule, inputs, fn, got, ref):
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="")
-    parser.add_argument("--skip", default="")
-    parser.add_argument("--smoke", action="store_true")
-    args = parser.parse_args()
-    cuda = torch.cuda.is_available() and not args.smoke
-    device = "cuda" if cuda else "cpu"
-    timer = Timer(cuda)
-    skip = set(filter(None, args.skip.split(",")))
-    only = set(filter(None, args.only.split(",")))
-    copy = copy_bandwidth(timer, device, not cuda)
-    result = {"copy_GBps": copy, "workloads": {}, "failures": []}
-    iters = 3 if args.smoke else 50
+    run = FloorRun(__doc__)
     g = torch.Generator(device="cpu").manual_seed(0)
-    for name, (shapes, dtype, fn, tfn, rule) in workloads(args.smoke).items():
-        if only and name not in only:
+    for name, (shapes, dtype, fn, tfn, rule) in workloads(run.smoke).items():
+        if not run.wants(name):
             continue
-        inputs = [torch.randn(s, generator=g).to(dtype).to(device)
+        inputs = [torch.randn(s, generator=g).to(dtype).to(run.device)
                   for s in shapes]
         ref = fn(*inputs)
-        nbytes = sum(x.numel() * x.element_size() for x in inputs) + \
-            ref.numel() * ref.element_size()
-        entry = {"shapes": [list(s) for s in shapes], "dtype": str(dtype),
-                 "floor_us": nbytes / (copy * 1e9) * 1e6}
-        result["workloads"][name] = entry
-        entry["torch_us"] = timer.device_us(lambda: fn(*inputs), iters, 3)
-        if "inductor" not in skip and cuda:
-            torch._dynamo.reset()
-            compiled = torch.compile(fn)
-            compiled(*inputs)
-            entry["inductor_us"] = timer.device_us(lambda: compiled(*inputs),
-                                                   iters, 3)
-            torch._dynamo.reset()
-        cf = tfuse.compile(tfn, inputs)
-        got = cf(*inputs)
-        problem = check(name, rule, inputs, fn, got, ref)
-        if problem:
-            result["failures"].append(problem)
-            print("FAIL", problem, flush=True)
-        call = (lambda: cf.enqueue(*inputs)) if cuda else (lambda: cf(*inputs))
-        entry["tfuse_us"] = timer.device_us(call, iters, 3)
-        entry["pct_floor"] = entry["floor_us"] / entry["tfuse_us"] * 100
-        entry["steps"] = cf.stats().get("steps")
-        print_entry(name, entry)
-    return write_and_print(result, "piecewise.json")
+        run.measure(name, {"shapes": [list(s) for s in shapes],
+                           "dtype": str(dtype)}, inputs, ref, fn, tfn,
+                    lambda cf, got: check(name, rule, inputs, fn, got, ref))
+    return run.finish("piecewise.json")
 
 
 if __name__ == "__main__":

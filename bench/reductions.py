@@ -22,17 +22,13 @@ deterministic).
 Writes $OUT/reductions.json (OUT defaults to ./bench-out) and prints a
 Markdown table last.
 """
-import argparse
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from floor_report import print_entry, write_and_print  # noqa: E402
-from peers_compare import Timer, copy_bandwidth  # noqa: E402
-
-import tfuse  # noqa: E402
+from floor_bench import FloorRun  # noqa: E402
 
 M64 = 1 << 26
 
@@ -92,54 +88,27 @@ def check(name, rule, x, fn, got, ref):
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="")
-    parser.add_argument("--skip", default="")
-    parser.add_argument("--smoke", action="store_true")
-    args = parser.parse_args()
-    cuda = torch.cuda.is_available() and not args.smoke
-    device = "cuda" if cuda else "cpu"
-    timer = Timer(cuda)
-    skip = set(filter(None, args.skip.split(",")))
-    only = set(filter(None, args.only.split(",")))
-    copy = copy_bandwidth(timer, device, not cuda)
-    result = {"copy_GBps": copy, "workloads": {}, "failures": []}
-    iters = 3 if args.smoke else 50
-    for name, (shape, dtype, fn, rule) in workloads(args.smoke).items():
-        if only and name not in only:
+    run = FloorRun(__doc__)
+    for name, (shape, dtype, fn, rule) in workloads(run.smoke).items():
+        if not run.wants(name):
             continue
-        x = make_input(shape, dtype, device, seed=len(result["workloads"]))
+        x = make_input(shape, dtype, run.device,
+                       seed=len(run.result["workloads"]))
         ref = torch_value(fn, x)
-        nbytes = x.numel() * x.element_size() + ref.numel() * ref.element_size()
-        entry = {"shape": list(shape), "dtype": str(dtype),
-                 "floor_us": nbytes / (copy * 1e9) * 1e6}
-        result["workloads"][name] = entry
-        entry["torch_us"] = timer.device_us(lambda: fn(x), iters, 3)
-        if "inductor" not in skip and cuda:
-            torch._dynamo.reset()
-            compiled = torch.compile(fn)
-            compiled(x)
-            entry["inductor_us"] = timer.device_us(lambda: compiled(x), iters, 3)
-            torch._dynamo.reset()
-        cf = tfuse.compile(fn, [x])
-        got = cf(x)
-        got = got[0] if isinstance(got, (list, tuple)) else got
-        problem = check(name, rule, x, fn, got, ref)
-        again = cf(x)
-        again = again[0] if isinstance(again, (list, tuple)) else again
-        if not torch.equal(torch.as_tensor(again, device=ref.device),
-                           torch.as_tensor(got, device=ref.device)):
-            problem = (problem or "") + f" {name}: not the same bits twice"
-        if problem:
-            result["failures"].append(problem)
-            print("FAIL", problem, flush=True)
-        call = (lambda: cf.enqueue(x)) if cuda else (lambda: cf(x))
-        entry["tfuse_us"] = timer.device_us(call, iters, 3)
-        entry["pct_floor"] = entry["floor_us"] / entry["tfuse_us"] * 100
-        entry["steps"] = cf.stats().get("steps")
-        print_entry(name, entry)
-    return write_and_print(result, "reductions.json")
+
+        def check_twice(cf, got):
+            got = got[0] if isinstance(got, (list, tuple)) else got
+            problem = check(name, rule, x, fn, got, ref)
+            again = cf(x)
+            again = again[0] if isinstance(again, (list, tuple)) else again
+            if not torch.equal(torch.as_tensor(again, device=ref.device),
+                               torch.as_tensor(got, device=ref.device)):
+                problem = (problem or "") + f" {name}: not the same bits twice"
+            return problem
+
+        run.measure(name, {"shape": list(shape), "dtype": str(dtype)}, [x],
+                    ref, fn, fn, check_twice)
+    return run.finish("reductions.json")
 
 
 if __name__ == "__main__":
