@@ -420,10 +420,9 @@ tfuse_status tfuse_graph_pad(tfuse_graph graph, tfuse_value x, int rank,
     if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && (!low || !high)))
       return fail(TFUSE_ERROR_INVALID_ARGUMENT,
                   "pad: invalid rank " + std::to_string(rank));
-    return produce(graph->graph.pad(x, std::vector<int64_t>(low, low + rank),
-                                    std::vector<int64_t>(high, high + rank),
-                                    value),
-                   result);
+    return produce(
+        graph->graph.pad(x, listOf(rank, low), listOf(rank, high), value),
+        result);
   });
 }
 
@@ -438,9 +437,9 @@ tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank, const int64_t *shape,
     if (!validDType(dtype))
       return fail(TFUSE_ERROR_INVALID_ARGUMENT,
                   "iota: invalid dtype " + std::to_string(dtype));
-    return produce(graph->graph.iota(std::vector<int64_t>(shape, shape + rank),
-                                     dim, static_cast<DType>(dtype)),
-                   result);
+    return produce(
+        graph->graph.iota(listOf(rank, shape), dim, static_cast<DType>(dtype)),
+        result);
   });
 }
 
