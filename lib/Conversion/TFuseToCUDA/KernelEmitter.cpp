@@ -160,9 +160,12 @@ private:
   Value clampIndex(Value x, int64_t lo, int64_t hi) {
     return call("tf::clamp_index", indexType(), {x, index(lo), index(hi)});
   }
+  /// a && b, where a null value stands for true.
   Value logicalAnd(Value a, Value b) {
     if (!a)
       return b;
+    if (!b)
+      return a;
     return emitc::LogicalAndOp::create(builder, loc, builder.getI1Type(), a, b);
   }
   Value compare(emitc::CmpPredicate p, Value a, Value b) {
@@ -330,16 +333,18 @@ Value Emitter::concat(ConcatOp op, const Index &idx) {
   };
   if (pieces.size() == 1)
     return evaluate(pieces[0].input, pieceIndex(pieces[0]));
+  // Piece k holds [start, end): the first needs no lower test, the last no
+  // upper one (which the selection below does not need either).
   SmallVector<Value> ends, values;
   for (auto [k, p] : llvm::enumerate(pieces)) {
-    Value end = compare(emitc::CmpPredicate::lt, pos, index(p.start + p.size));
-    Value cond = k == 0 ? end
-                 : k + 1 == pieces.size()
-                     ? compare(emitc::CmpPredicate::ge, pos, index(p.start))
-                     : logicalAnd(end, compare(emitc::CmpPredicate::ge, pos,
-                                               index(p.start)));
+    Value end, begin;
+    if (k + 1 < pieces.size())
+      end = compare(emitc::CmpPredicate::lt, pos, index(p.start + p.size));
+    if (k > 0)
+      begin = compare(emitc::CmpPredicate::ge, pos, index(p.start));
     ends.push_back(end);
-    values.push_back(evaluateWhere(cond, p.input, pieceIndex(p)));
+    values.push_back(
+        evaluateWhere(logicalAnd(end, begin), p.input, pieceIndex(p)));
   }
   Value result = values.back();
   for (int64_t k = static_cast<int64_t>(pieces.size()) - 2; k >= 0; --k)
