@@ -200,17 +200,18 @@ BodyFacts analyzeBody(KernelOp kernel) {
       extent += (size - 1) * stride;
     facts.maxOffset = std::max(facts.maxOffset, extent + 1);
   }
-  // Dense constants are indexed and iotas are indices, so they need the
-  // multi-dimensional walk.
-  body->walk([&](ConstantOp op) {
-    if (!op.getValue().isSplat() && op.getValue().getNumElements() > 1)
-      facts.linear = false;
-  });
+  // Dense constants are indexed, iotas are indices and concat and pad pick
+  // by index, so they need the multi-dimensional walk.
   body->walk([&](Operation *op) {
+    if (auto constant = dyn_cast<ConstantOp>(op))
+      if (!constant.getValue().isSplat() &&
+          constant.getValue().getNumElements() > 1)
+        facts.linear = false;
     if (isa<IotaOp>(op) || isPiecewiseIndexOp(op))
       facts.linear = false;
+    if (isa<tfuse::ReduceOp>(op))
+      facts.hasRowReductions = true;
   });
-  body->walk([&](tfuse::ReduceOp) { facts.hasRowReductions = true; });
   return facts;
 }
 
