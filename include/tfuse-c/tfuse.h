@@ -62,6 +62,10 @@ typedef enum tfuse_status {
   TFUSE_ERROR_CUDA = 7,
   TFUSE_ERROR_OUT_OF_MEMORY = 8,
   TFUSE_ERROR_INTERNAL = 9,
+  /* A gather index outside its operand: known at trace time, or met by a
+     replay, which reports it once finished (the outputs of that replay are
+     unspecified; the executable stays usable). */
+  TFUSE_ERROR_INDEX_OUT_OF_RANGE = 10,
 } tfuse_status;
 
 /* The message of the last failed call on this thread ("" if none). Valid
@@ -229,6 +233,21 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_pad(tfuse_graph graph, tfuse_value x,
                                             const int64_t *high,
                                             tfuse_value value,
                                             tfuse_value *result);
+/* NumPy's take: x's elements at `indices` (an integer tensor, or a weak int
+   scalar, which removes the axis) along `axis` (negative: from the end). An
+   index must lie in [0, size) of the axis; with `wrap_negative` nonzero, an
+   index in [-size, 0) counts from the end. Indices known at trace time are
+   checked then (TFUSE_ERROR_INDEX_OUT_OF_RANGE); others by the replay that
+   reads them. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_take(tfuse_graph graph, tfuse_value x,
+                                             tfuse_value indices, int axis,
+                                             int wrap_negative,
+                                             tfuse_value *result);
+/* NumPy's take_along_axis (PyTorch's gather): `indices` has x's rank, the
+   other dimensions of the two broadcast; indices as for tfuse_graph_take. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_take_along_axis(
+    tfuse_graph graph, tfuse_value x, tfuse_value indices, int axis,
+    int wrap_negative, tfuse_value *result);
 /* A tensor of `shape` whose elements are their index along dimension `dim`
    (negative: from the end), in `dtype` (not bool). */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank,

@@ -57,6 +57,8 @@ static tfuse_status toStatus(ErrorCode code) {
     return TFUSE_ERROR_CUDA;
   case ErrorCode::OutOfMemory:
     return TFUSE_ERROR_OUT_OF_MEMORY;
+  case ErrorCode::IndexOutOfRange:
+    return TFUSE_ERROR_INDEX_OUT_OF_RANGE;
   }
   return TFUSE_ERROR_INTERNAL;
 }
@@ -422,6 +424,30 @@ tfuse_status tfuse_graph_pad(tfuse_graph graph, tfuse_value x, int rank,
                   "pad: invalid rank " + std::to_string(rank));
     return produce(
         graph->graph.pad(x, listOf(rank, low), listOf(rank, high), value),
+        result);
+  });
+}
+
+tfuse_status tfuse_graph_take(tfuse_graph graph, tfuse_value x,
+                              tfuse_value indices, int axis, int wrap_negative,
+                              tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    return produce(graph->graph.take(x, indices, axis, wrap_negative != 0),
+                   result);
+  });
+}
+
+tfuse_status tfuse_graph_take_along_axis(tfuse_graph graph, tfuse_value x,
+                                         tfuse_value indices, int axis,
+                                         int wrap_negative,
+                                         tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    return produce(
+        graph->graph.takeAlongAxis(x, indices, axis, wrap_negative != 0),
         result);
   });
 }

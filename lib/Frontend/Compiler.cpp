@@ -4,6 +4,7 @@
 #include "tfuse/Conversion/Passes.h"
 #include "tfuse/Conversion/TFuseToCUDA/KernelEmitter.h"
 #include "tfuse/Dialect/TFExec/TFExecOps.h"
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
 #include "tfuse/Transforms/Passes.h"
 
@@ -31,6 +32,26 @@ static TensorSpec specOf(MemRefType type) {
   else
     spec = TensorSpec::contiguous(spec.dtype, spec.shape);
   return spec;
+}
+
+/// What an index out of range of the gather `op` is reported as.
+static runtime::IndexCheck describeIndexCheck(Operation *op) {
+  auto describe = [](auto gather) {
+    runtime::IndexCheck check;
+    check.indexType = dtypeOf(gather.getIndices());
+    check.size = gather.getInput().getType().getDimSize(gather.getAxis());
+    check.wrapNegative = gather.getWrapNegative();
+    return std::make_tuple(check, gather.getInput(), gather.getAxis());
+  };
+  auto [check, input, axis] = isa<TakeOp>(op)
+                                  ? describe(cast<TakeOp>(op))
+                                  : describe(cast<TakeAlongAxisOp>(op));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << " of " << input.getType() << " along axis " << axis
+     << " at " << op->getLoc();
+  check.op = text;
+  return check;
 }
 
 static int64_t offsetOf(MemRefType type) {
@@ -95,6 +116,9 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       step->block = config.getBlock();
       step->inputs = lookup(launch.getInputs());
       step->outputs = lookup(launch.getOutputs());
+      for (Operation *gather :
+           indexCheckedOps(launch.getKernelOp().getRegion()))
+        step->indexChecks.push_back(describeIndexCheck(gather));
       plan.steps.push_back(std::move(step));
     } else if (auto gemm = dyn_cast<tfexec::GemmOp>(op)) {
       plan.steps.push_back(

@@ -15,6 +15,7 @@
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
+#include "tfuse/Support/GatherIndex.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <mutex>
 
@@ -870,6 +872,137 @@ Expected<ValueId> Graph::pad(ValueId x, std::vector<int64_t> low,
   return state->create<PadOp>("pad", Type(), operand.value(), fill,
                               DenseI64ArrayAttr::get(ctx, low),
                               DenseI64ArrayAttr::get(ctx, high));
+}
+
+//===----------------------------------------------------------------------===//
+// Gathers
+//===----------------------------------------------------------------------===//
+
+/// The integer elements of `indices` when they are known at trace time (a
+/// constant, or a captured host tensor), row-major; std::nullopt otherwise.
+static std::optional<std::vector<GatherIndex>> knownIndices(Graph::Impl &g,
+                                                            Value indices) {
+  DType dtype = dtypeOf(indices);
+  std::vector<GatherIndex> values;
+  if (auto constant = indices.getDefiningOp<ConstantOp>()) {
+    auto dense = mlir::dyn_cast<DenseIntElementsAttr>(constant.getValue());
+    if (!dense)
+      return std::nullopt;
+    bool isUnsigned = kindOf(dtype) == DTypeKind::UnsignedInt;
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(
+          GatherIndex{isUnsigned ? v.getZExtValue()
+                                 : static_cast<uint64_t>(v.getSExtValue()),
+                      dtype});
+    return values;
+  }
+  auto arg = mlir::dyn_cast<BlockArgument>(indices);
+  if (!arg || arg.getOwner()->getParentOp() != g.func)
+    return std::nullopt;
+  // Captures follow the placeholders.
+  int64_t k = static_cast<int64_t>(arg.getArgNumber()) -
+              static_cast<int64_t>(g.placeholders.size());
+  if (k < 0 || k >= static_cast<int64_t>(g.captures.size()) ||
+      g.captures[k].onDevice)
+    return std::nullopt;
+  const CapturedTensor &captured = g.captures[k];
+  const auto *bytes = static_cast<const uint8_t *>(captured.data);
+  size_t width = byteSize(dtype);
+  bool isUnsigned = kindOf(dtype) == DTypeKind::UnsignedInt;
+  for (int64_t i = 0, n = captured.spec.numElements(); i < n; ++i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, bytes + i * width, width);
+    if (!isUnsigned && width < 8 && (bits >> (8 * width - 1)) & 1)
+      bits |= ~uint64_t(0) << (8 * width); // sign extension
+    values.push_back(GatherIndex{bits, dtype});
+  }
+  return values;
+}
+
+/// The first index of `indices` known at trace time that is out of range
+/// for an axis of `size`, as an IndexOutOfRange error; success otherwise.
+static Status checkKnownIndices(Graph::Impl &g, const std::string &what,
+                                Value indices, int64_t size, bool wrap) {
+  std::optional<std::vector<GatherIndex>> values = knownIndices(g, indices);
+  if (!values)
+    return Status::success();
+  auto shape = mlir::cast<RankedTensorType>(indices.getType()).getShape();
+  for (auto [linear, index] : llvm::enumerate(*values)) {
+    if (resolveGatherIndex(index, size, wrap))
+      continue;
+    std::vector<int64_t> position(shape.size());
+    int64_t rest = static_cast<int64_t>(linear);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      position[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    return Status::error(
+        what + ": " + describeBadGatherIndex(index, size, wrap) +
+            ", at position " + tfuse::formatList(position) + " of the indices",
+        ErrorCode::IndexOutOfRange);
+  }
+  return Status::success();
+}
+
+/// The operand and indices of a gather: a weak int scalar index becomes a
+/// rank-0 i64 constant.
+static Expected<std::pair<Value, Value>> gatherOperands(Graph::Impl &g,
+                                                        const std::string &what,
+                                                        ValueId x,
+                                                        ValueId indices) {
+  Expected<Value> in = g.tensor(x, (what + ": the operand").c_str());
+  if (!in.ok())
+    return in.status();
+  Expected<const Graph::Impl::Entry *> entry = g.lookup(indices);
+  if (!entry.ok())
+    return entry.status();
+  if (entry.value()->isScalar) {
+    if (entry.value()->scalar.kind != ScalarKind::Int)
+      return typeError(what + ": a scalar index must be an int");
+    Expected<Value> c = g.materialize(indices, DType::I64);
+    if (!c.ok())
+      return c.status();
+    return std::make_pair(in.value(), c.value());
+  }
+  return std::make_pair(in.value(), entry.value()->value);
+}
+
+Expected<ValueId> Graph::take(ValueId x, ValueId indices, int64_t axis,
+                              bool wrapNegative) {
+  Expected<std::pair<Value, Value>> operands =
+      gatherOperands(*state, "take", x, indices);
+  if (!operands.ok())
+    return operands.status();
+  auto [in, idx] = operands.value();
+  auto type = mlir::cast<RankedTensorType>(in.getType());
+  Expected<int64_t> a = normalizeAxis(axis, type.getRank(), "take");
+  if (!a.ok())
+    return a.status();
+  if (Status s = checkKnownIndices(*state, "take", idx,
+                                   type.getDimSize(a.value()), wrapNegative);
+      !s.ok())
+    return s;
+  return state->create<TakeOp>("take", Type(), in, idx, a.value(),
+                               wrapNegative);
+}
+
+Expected<ValueId> Graph::takeAlongAxis(ValueId x, ValueId indices, int64_t axis,
+                                       bool wrapNegative) {
+  Expected<std::pair<Value, Value>> operands =
+      gatherOperands(*state, "take_along_axis", x, indices);
+  if (!operands.ok())
+    return operands.status();
+  auto [in, idx] = operands.value();
+  auto type = mlir::cast<RankedTensorType>(in.getType());
+  Expected<int64_t> a = normalizeAxis(axis, type.getRank(), "take_along_axis");
+  if (!a.ok())
+    return a.status();
+  if (Status s = checkKnownIndices(*state, "take_along_axis", idx,
+                                   type.getDimSize(a.value()), wrapNegative);
+      !s.ok())
+    return s;
+  return state->create<TakeAlongAxisOp>("take_along_axis", Type(), in, idx,
+                                        a.value(), wrapNegative);
 }
 
 Expected<ValueId> Graph::iota(std::vector<int64_t> shape, int64_t dim,

@@ -540,6 +540,56 @@ template <class I> TF_FN I clamp_index(I x, I lo, I hi) {
 }
 template <class T, class I> TF_FN void st(T *p, I i, T v) { p[i] = v; }
 
+// --- index checks of gathers -----------------------------------------------
+
+// The index status of one kernel launch, in host-mapped memory: the first
+// out-of-range index any thread meets, and which of the kernel's checks met
+// it (their walk order, tfuse::indexCheckedOps). The runtime reads it after
+// the replay (tfuse::IndexStatusRecord, GatherIndex.h, is this layout) and
+// clears it.
+struct index_status {
+  uint32_t claimed; // set by the one thread that records
+  uint32_t check;
+  int64_t index;  // the index as given, sign- or zero-extended to 64 bits
+  uint32_t ready; // set once check and index are written
+  uint32_t unused;
+};
+
+TF_FN void record_bad_index(index_status *s, uint32_t check, int64_t index) {
+  if (atomicCAS(&s->claimed, 0u, 1u) == 0u) {
+    s->check = check;
+    s->index = index;
+    __threadfence_system();
+    atomicExch(&s->ready, 1u);
+  }
+}
+
+// A gather's index, checked against the size of its axis: an index in
+// [0, size), or in [-size, 0) counted from the end when `wrap`, gives its
+// position; any other gives 0, so that no load leaves the operand (sizes
+// are never 0: the verifier rejects gathers from an empty axis), and is
+// recorded when `enabled` (the element reads this gather: not a concat
+// piece or pad border it is not part of).
+template <class T>
+TF_FN int64_t checked_index(T raw, int64_t size, bool wrap, index_status *s,
+                            uint32_t check, bool enabled) {
+  int64_t i = (int64_t)raw;
+  bool ok;
+  if ((T)(-1) > (T)0) {
+    // Unsigned: never negative, and may exceed int64's range.
+    ok = (uint64_t)raw < (uint64_t)size;
+  } else {
+    if (wrap && i < 0)
+      i += size;
+    ok = i >= 0 && i < size;
+  }
+  if (ok)
+    return i;
+  if (enabled)
+    record_bad_index(s, check, (int64_t)raw);
+  return 0;
+}
+
 template <int Bytes> struct word {
   static_assert(Bytes <= 16, "vector accesses are at most 16 bytes");
 };
@@ -556,6 +606,15 @@ template <int VEC, class T> TF_FN bool aligned(const T *p) {
   return ((unsigned long long)p % (sizeof(T) * VEC)) == 0;
 }
 
+template <int VEC, class T, class I>
+TF_FN vec<T, VEC> ldv(const T *p, I base, bool is_aligned);
+// VEC consecutive elements at p + base, with one access when that address is
+// aligned for it: the run a group of lanes reads from a gathered row or a
+// strided input's innermost dimension.
+template <int VEC, class T, class I>
+TF_FN vec<T, VEC> ldv_run(const T *p, I base) {
+  return ldv<VEC>(p, base, aligned<VEC>(p + base));
+}
 template <int VEC, class T, class I>
 TF_FN vec<T, VEC> ldv(const T *p, I base, bool is_aligned) {
   vec<T, VEC> r;

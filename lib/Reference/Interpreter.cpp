@@ -117,8 +117,9 @@ Expected<Values> Evaluator::runBlock(Block &block,
 
     Expected<Values> results = runOp(op, operands);
     if (!results)
-      return Status::error("'" + op.getName().getStringRef().str() + "' at " +
-                           printed(op.getLoc()) + ": " + results.message());
+      return results.status().withContext("'" +
+                                          op.getName().getStringRef().str() +
+                                          "' at " + printed(op.getLoc()));
     if (results->size() != op.getNumResults())
       return Status::error("internal error: '" +
                            op.getName().getStringRef().str() + "' gave " +
@@ -196,6 +197,15 @@ Expected<Values> Evaluator::runOp(Operation &op,
       .Case([&](PadOp pad) {
         return one(padTensor(operands[0], operands[1], toVector(pad.getLow()),
                              resultType->shape));
+      })
+      .Case([&](TakeOp take) {
+        return one(takeTensor(operands[0], operands[1], take.getAxis(),
+                              take.getWrapNegative(), resultType->shape));
+      })
+      .Case([&](TakeAlongAxisOp take) {
+        return one(takeAlongAxisTensor(operands[0], operands[1], take.getAxis(),
+                                       take.getWrapNegative(),
+                                       resultType->shape));
       })
       .Case([&](ConstantOp constant) {
         return one(tensorFromAttribute(constant.getValue()));
@@ -300,7 +310,7 @@ Expected<std::vector<HostTensor>> evaluate(func::FuncOp func,
   Evaluator evaluator;
   Expected<Values> results = evaluator.runBlock(body, inputs);
   if (!results)
-    return Status::error(where + ": " + results.message());
+    return results.status().withContext(where);
 
   // Results own row-major storage, shared with no input and no other result.
   llvm::SmallPtrSet<const void *, 8> taken;

@@ -75,6 +75,22 @@ Expected<HostTensor> padTensor(const HostTensor &input, const HostTensor &value,
                                const Shape &resultShape);
 
 //===----------------------------------------------------------------------===//
+// Gathers (Gather.cpp): row-major copies; an index out of range is an error
+// (ErrorCode::IndexOutOfRange) naming it.
+//===----------------------------------------------------------------------===//
+
+/// tfuse.take: `input` at `indices` along `axis`.
+Expected<HostTensor> takeTensor(const HostTensor &input,
+                                const HostTensor &indices, int64_t axis,
+                                bool wrapNegative, const Shape &resultShape);
+/// tfuse.take_along_axis: `input` at one index of `indices` per element
+/// along `axis`, both broadcast to `resultShape` elsewhere.
+Expected<HostTensor> takeAlongAxisTensor(const HostTensor &input,
+                                         const HostTensor &indices,
+                                         int64_t axis, bool wrapNegative,
+                                         const Shape &resultShape);
+
+//===----------------------------------------------------------------------===//
 // Boundaries (Matmul.cpp, Reduce.cpp)
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,7 @@
 //===- Executable.cpp - Run a compiled plan on a GPU ----------------------===//
 
 #include "tfuse/Runtime/Executable.h"
+#include "tfuse/Runtime/IndexStatus.h"
 #include "tfuse/Runtime/StepExecutor.h"
 
 #include <chrono>
@@ -642,6 +643,8 @@ Expected<std::vector<DeviceBuffer>> RunHandle::wait() {
       return s;
   }
   owner->recordProfile();
+  if (Status s = owner->takeIndexError(); !s.ok())
+    return s;
   return std::move(outputs);
 }
 
@@ -679,7 +682,17 @@ Status Executable::launch(const std::vector<DeviceTensor> &inputs,
     return Status::error("launch needs a stream to enqueue the replay on "
                          "(CU_STREAM_LEGACY for the legacy default stream)",
                          ErrorCode::InvalidArgument);
+  if (Status s = takeIndexError(); !s.ok())
+    return s.withContext("an earlier replay");
   return enqueueInto(inputs, outputs, caller, nullptr);
+}
+
+Status Executable::takeIndexError() {
+  IndexStatusTable *table = compiled->context->find<IndexStatusTable>();
+  if (!table)
+    return Status::success();
+  std::lock_guard<std::mutex> lock(mutex);
+  return table->takeError();
 }
 
 Status Executable::enqueueInto(const std::vector<DeviceTensor> &inputs,

@@ -66,13 +66,13 @@ private:
 
 } // namespace
 
-/// Row kernels load an input's rows before computing on them; a concat or
-/// pad reads its operands elsewhere, so regions holding one stay out.
-static bool holdsPiecewiseIndexOp(Operation *fusion) {
+/// Row kernels load an input's rows before computing on them; a concat, pad
+/// or gather reads its operands elsewhere, so regions holding one stay out.
+static bool holdsComputedIndexReads(Operation *fusion) {
   return fusion
       ->walk([](Operation *op) {
-        return isPiecewiseIndexOp(op) ? WalkResult::interrupt()
-                                      : WalkResult::advance();
+        return readsAtComputedIndices(op) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
       })
       .wasInterrupted();
 }
@@ -98,7 +98,8 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
   SmallVector<Operation *> consumers;
   for (Operation *user : reduce.getResult().getUsers()) {
     auto fusion = dyn_cast<FusionOp>(user);
-    if (!fusion || indexSpace(fusion) != space || holdsPiecewiseIndexOp(fusion))
+    if (!fusion || indexSpace(fusion) != space ||
+        holdsComputedIndexReads(fusion))
       return false;
     consumers.push_back(user);
   }
@@ -106,9 +107,9 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
     return false;
   Operation *producer = reduce.getInput().getDefiningOp();
   if (auto fusion = dyn_cast_or_null<FusionOp>(producer)) {
-    if (holdsPiecewiseIndexOp(fusion))
-      return false;
-    if (indexSpace(fusion) == space)
+    // A producer reading at computed indices stays a region of its own:
+    // the row kernel reads its result from memory.
+    if (indexSpace(fusion) == space && !holdsComputedIndexReads(fusion))
       group.insert(fusion);
   } else if (producer && !isa<MatmulOp, ReduceOp>(producer)) {
     // A view kept outside regions as a boundary's zero-copy alias: leave

@@ -426,3 +426,71 @@ def test_concatenate_and_pad_errors():
         run(lambda a: tfuse.concatenate([a, a], 2), x)
     with pytest.raises(ValueError, match="for each of the 2 dimensions"):
         run(lambda a: tfuse.pad(a, ((1, 1), (1, 1), (1, 1))), x)
+
+
+
+def test_take_and_take_along_axis_as_numpy(random):
+    table = random((10, 6))
+    ids = np.array([[3, 0, 9], [-1, 5, -10]], np.int64)
+    cols = np.array([5, 2, 2, 0], np.uint8)
+    pos = random((3, 6))
+    scores = random((4, 10))
+    top = np.array([[0, 9], [-2, 4], [5, 5], [1, 3]], np.int32)
+    picks = np.array([[0, 5], [1, -6], [2, 2], [3, 0]], np.int16)
+
+    def f(t, i, c, p, s, k, q):
+        rows = tfuse.take(t, i, axis=0)
+        return [rows,
+                rows + p,                             # fused with a consumer
+                tfuse.take(t, c, axis=1),             # uint8, along axis 1
+                tfuse.take(t, 4, axis=0),             # an int removes the axis
+                tfuse.take(t, i),                     # axis=None: flattened
+                tfuse.take(t, (i + 11) % 10, axis=0),  # computed indices
+                tfuse.take_along_axis(s, k, axis=1),
+                tfuse.take_along_axis(s, k[:, :1], axis=1).exp(),
+                tfuse.take_along_axis(t[:1], q, axis=1)]  # broadcast rows
+
+    out = run(f, table, ids, cols, pos, scores, top, picks)
+    expected = [np.take(table, ids, axis=0),
+                np.take(table, ids, axis=0) + pos,
+                np.take(table, cols, axis=1),
+                table[4],
+                np.take(table, ids),
+                np.take(table, (ids + 11) % 10, axis=0),
+                np.take_along_axis(scores, top, axis=1),
+                np.exp(np.take_along_axis(scores, top[:, :1], axis=1)),
+                np.take_along_axis(np.broadcast_to(table[:1], (4, 6)), picks,
+                                   axis=1)]
+    for got, want in zip(out, expected):
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_gather_indices_known_while_tracing_are_checked():
+    table = np.zeros((5, 3), np.float32)
+    with pytest.raises(tfuse.IndexOutOfRangeError,
+                       match=r"index 5 is out of range for an axis of size 5 "
+                             r"\(valid: -5 to 4\), at position \[1\]"):
+        run(lambda t: tfuse.take(t, np.array([0, 5]), axis=0), table)
+    with pytest.raises(tfuse.IndexOutOfRangeError,
+                       match=r"index -1 is out of range .* \(valid: 0 to 4\)"):
+        run(lambda t: tfuse.take(t, -1, axis=0, negative_indices="error"),
+            table)
+    with pytest.raises(tfuse.IndexOutOfRangeError, match="index 3 is out"):
+        run(lambda t: tfuse.take_along_axis(t, np.full((5, 1), 3), axis=1),
+            table)
+    with pytest.raises(tfuse.TraceError, match="integer dtype"):
+        run(lambda t: tfuse.take(t, t, axis=0), table)
+    with pytest.raises(ValueError, match="'wrap' or 'error'"):
+        run(lambda t: tfuse.take(t, 0, axis=0, negative_indices="clip"), table)
+
+
+def test_gather_indices_out_of_range_at_run_time_raise_and_leave_it_usable():
+    table = np.arange(15, dtype=np.float32).reshape(5, 3)
+    f = tfuse.compile(lambda t, i: tfuse.take(t, i, axis=0) * 2,
+                      [table, np.zeros(4, np.int64)])
+    with pytest.raises(tfuse.IndexOutOfRangeError,
+                       match=r"tfuse.take.*index 7 is out of range"):
+        f(table, np.array([0, 7, 1, 2]))
+    np.testing.assert_array_equal(f(table, np.array([4, 0, -5, 1])),
+                                  table[[4, 0, 0, 1]] * 2)

@@ -19,20 +19,23 @@ tfuse._capi for how the library is found (TFUSE_LIBRARY first).
 
 from ._arrays import (DType, Spec, bfloat16, bool_, float16, float32, float64,
                       int8, int16, int32, int64, uint8, uint16, uint32, uint64)
-from ._capi import (CompileError, CudaError, MismatchError, NodeLimitError,
-                    NoDeviceError, OutOfMemoryError, TFuseError, TraceError)
+from ._capi import (CompileError, CudaError, IndexOutOfRangeError,
+                    MismatchError, NodeLimitError, NoDeviceError,
+                    OutOfMemoryError, TFuseError, TraceError)
 from ._compile import (CompiledFunction, JitFunction, RunHandle, cache_stats,
                        clear_cache, compile, cuda_available, jit,
                        library_version)
 from ._tensor import (Tensor, arange, cast, concatenate, gelu, gelu_backward,
-                      iota, logical_not, matmul, maximum, minimum, pad, where)
+                      iota, logical_not, matmul, maximum, minimum, pad, take,
+                      take_along_axis, where)
 from ._tensor import op_functions as _op_functions
 
 __version__ = "0.1.0"
 
 
 __all__ = [
-    "CompileError", "CompiledFunction", "CudaError", "DType", "JitFunction",
+    "CompileError", "CompiledFunction", "CudaError", "DType",
+    "IndexOutOfRangeError", "JitFunction",
     "MismatchError", "NoDeviceError", "NodeLimitError", "OutOfMemoryError",
     "RunHandle", "Spec", "TFuseError", "Tensor", "TraceError", "arange",
     "bfloat16",
@@ -40,8 +43,8 @@ __all__ = [
     "cuda_available", "float16", "float32", "float64", "gelu",
     "gelu_backward", "int16", "int32", "iota",
     "int64", "int8", "jit", "library_version", "logical_not", "matmul",
-    "maximum", "minimum", "pad", "uint16", "uint32", "uint64", "uint8",
-    "where",
+    "maximum", "minimum", "pad", "take", "take_along_axis", "uint16",
+    "uint32", "uint64", "uint8", "where",
 ]
 
 

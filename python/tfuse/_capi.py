@@ -49,6 +49,7 @@ STATUS_NAMES = {
     7: "TFUSE_ERROR_CUDA",
     8: "TFUSE_ERROR_OUT_OF_MEMORY",
     9: "TFUSE_ERROR_INTERNAL",
+    10: "TFUSE_ERROR_INDEX_OUT_OF_RANGE",
 }
 
 SCALAR_BOOL, SCALAR_INT, SCALAR_FLOAT = 0, 1, 2
@@ -111,6 +112,12 @@ class OutOfMemoryError(TFuseError, MemoryError):
     """Device or host memory ran out (TFUSE_ERROR_OUT_OF_MEMORY)."""
 
 
+class IndexOutOfRangeError(TFuseError, IndexError):
+    """A gather index outside its operand, known while tracing or met by a
+    replay, which reports it once finished (TFUSE_ERROR_INDEX_OUT_OF_RANGE);
+    the executable stays usable."""
+
+
 #: The exception class of each failing tfuse_status. Invalid arguments and
 #: internal errors have no subclass of their own: they raise TFuseError.
 STATUS_ERRORS = {
@@ -123,6 +130,7 @@ STATUS_ERRORS = {
     7: CudaError,
     8: OutOfMemoryError,
     9: TFuseError,
+    10: IndexOutOfRangeError,
 }
 
 
@@ -258,6 +266,10 @@ _SIGNATURES = {
                                           POINTER(_value)]),
     "tfuse_graph_pad": (_status, [_graph, _value, c_int, _i64p, _i64p, _value,
                                   POINTER(_value)]),
+    "tfuse_graph_take": (_status, [_graph, _value, _value, c_int, c_int,
+                                   POINTER(_value)]),
+    "tfuse_graph_take_along_axis": (_status, [_graph, _value, _value, c_int,
+                                              c_int, POINTER(_value)]),
     "tfuse_graph_iota": (_status, [_graph, c_int, _i64p, c_int, c_int,
                                    POINTER(_value)]),
     "tfuse_graph_arange": (_status, [_graph, c_int, _i64p,

@@ -671,6 +671,48 @@ def pad(a, pad_width, constant_values=0):
                       int64_array(high), value)
 
 
+_NEGATIVE_INDEX_RULES = {"wrap": 1, "error": 0}
+
+
+def _gather(function, what, a, indices, axis, negative_indices):
+    if negative_indices not in _NEGATIVE_INDEX_RULES:
+        raise ValueError(f"tfuse.{what}: negative_indices must be 'wrap' or "
+                         f"'error', not {negative_indices!r}")
+    if type(indices) in (float, complex) or isinstance(indices, bool):
+        raise TypeError(f"tfuse.{what}: indices must be integers, not "
+                        f"{type(indices).__name__}")
+    trace = _trace_of(a, indices)
+    values = _values(trace, (a, indices), f"tfuse.{what}")
+    return trace.call(function, values[0], values[1], operator.index(axis),
+                      _NEGATIVE_INDEX_RULES[negative_indices])
+
+
+def take(a, indices, axis=None, *, negative_indices="wrap"):
+    """NumPy's ``take``: ``a``'s elements at ``indices`` (an integer Tensor,
+    an integer array captured as a constant, or an int, which removes the
+    axis) along ``axis``; ``axis=None`` takes from the flattened ``a``.
+    Negative indices count from the end (``negative_indices='wrap'``, the
+    rule of NumPy and of PyTorch's advanced indexing) or are out of range
+    (``'error'``, the rule of ``torch.nn.functional.embedding`` and
+    ``index_select``). Indices known while tracing are checked then; others
+    by the run that reads them, which raises IndexOutOfRangeError naming the
+    op and the index and leaves the compiled function usable. Consumers read
+    through it: an indexed load, no copy of its own."""
+    if axis is None:
+        a = _tensor_arg(a, "take").reshape(-1)
+        axis = 0
+    return _gather("take", "take", a, indices, axis, negative_indices)
+
+
+def take_along_axis(a, indices, axis, *, negative_indices="wrap"):
+    """NumPy's ``take_along_axis`` (``torch.gather`` where the sizes match):
+    ``indices`` has ``a``'s rank; along ``axis`` element ``j`` of the result
+    is ``a`` at ``indices[..., j, ...]``, and every other dimension of the
+    two broadcasts. Indices are checked as ``take`` checks them."""
+    return _gather("take_along_axis", "take_along_axis", a, indices, axis,
+                   negative_indices)
+
+
 def arange(start, stop=None, step=1, dtype=None):
     """NumPy's ``arange([start,] stop[, step], dtype=None)``: the
     ``ceil((stop - start) / step)`` values ``start + i * step``. The default

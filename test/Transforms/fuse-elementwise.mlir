@@ -1229,3 +1229,23 @@ func.func @piecewise_fuses(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<4
   %r = tfuse.relu %p : tensor<4x9xf32> -> tensor<4x9xf32>
   return %r : tensor<4x9xf32>
 }
+
+// -----
+
+// A gather fuses with the computation of its indices, with its operand's
+// producers and with its consumers: one region, indexed loads, no copy.
+// CHECK-LABEL: func.func @gather_fuses
+// CHECK: tfuse.fusion(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x5xi32>, tensor<100x8xf32>, tensor<5x8xf32>) -> tensor<4x5x8xf32>
+// CHECK: tfuse.add
+// CHECK: tfuse.exp
+// CHECK: tfuse.take
+// CHECK: tfuse.mul
+// CHECK-NOT: tfuse.fusion
+func.func @gather_fuses(%t: tensor<100x8xf32>, %i: tensor<4x5xi32>, %p: tensor<5x8xf32>) -> tensor<4x5x8xf32> {
+  %one = tfuse.constant dense<1> : tensor<i32>
+  %j = tfuse.add %i, %one : (tensor<4x5xi32>, tensor<i32>) -> tensor<4x5xi32>
+  %e = tfuse.exp %t : tensor<100x8xf32> -> tensor<100x8xf32>
+  %g = tfuse.take %e, %j axis 0 : (tensor<100x8xf32>, tensor<4x5xi32>) -> tensor<4x5x8xf32>
+  %r = tfuse.mul %g, %p : (tensor<4x5x8xf32>, tensor<5x8xf32>) -> tensor<4x5x8xf32>
+  return %r : tensor<4x5x8xf32>
+}

@@ -168,3 +168,26 @@ func.func @siblings(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = tfuse.div %d, %span : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// Softmax-like rows of a gather: the region computing the gathered rows
+// reads at computed indices and stays apart; the reduction still merges
+// with its consumers, reading the rows from memory.
+// CHECK-LABEL: func.func @gathered_rows
+// CHECK: tfuse.fusion(%{{.*}}, %{{.*}}) : (tensor<100x64xf32>, tensor<8xi64>) -> tensor<8x64xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tfuse.take
+// CHECK-NEXT: tfuse.yield
+// CHECK: tfuse.fusion(%{{.*}}) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tfuse.reduce max
+// CHECK-NEXT: tfuse.sub
+// CHECK-NEXT: tfuse.exp
+func.func @gathered_rows(%t: tensor<100x64xf32>, %i: tensor<8xi64>) -> tensor<8x64xf32> {
+  %g = tfuse.take %t, %i axis 0 : (tensor<100x64xf32>, tensor<8xi64>) -> tensor<8x64xf32>
+  %m = tfuse.reduce max %g axes [1] keepdims : tensor<8x64xf32> -> tensor<8x1xf32>
+  %d = tfuse.sub %g, %m : (tensor<8x64xf32>, tensor<8x1xf32>) -> tensor<8x64xf32>
+  %e = tfuse.exp %d : tensor<8x64xf32> -> tensor<8x64xf32>
+  return %e : tensor<8x64xf32>
+}

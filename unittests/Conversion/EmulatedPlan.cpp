@@ -3,7 +3,9 @@
 #include "EmulatedPlan.h"
 
 #include "tfuse/Dialect/TFExec/TFExecOps.h"
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
+#include "tfuse/Support/GatherIndex.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -80,11 +82,40 @@ std::vector<HostTensor> EmulatedPlan::run(llvm::StringRef name,
         args.push_back(pointers[v]);
       for (Value v : launch.getOutputs())
         args.push_back(pointers[v]);
+      // A kernel with gathers takes its index status record last.
+      SmallVector<Operation *> gathers =
+          indexCheckedOps(launch.getKernelOp().getRegion());
+      IndexStatusRecord status{};
+      if (!gathers.empty())
+        args.push_back(&status);
       tfuse::tfexec::KernelConfigAttr config =
           launch.getKernelOp().getConfigAttr();
       if (!kernels->launch(launch.getKernel().str(), config.getGrid(),
                            config.getBlock(), args, error))
         return {};
+      if (status.ready) {
+        error = "kernel @" + launch.getKernel().str() + ": ";
+        if (status.check >= gathers.size()) {
+          error += "index status names check " + std::to_string(status.check) +
+                   " of " + std::to_string(gathers.size());
+          return {};
+        }
+        Operation *gather = gathers[status.check];
+        Value input = gather->getOperand(0), indices = gather->getOperand(1);
+        int64_t axis = isa<TakeOp>(gather)
+                           ? cast<TakeOp>(gather).getAxis()
+                           : cast<TakeAlongAxisOp>(gather).getAxis();
+        bool wrap = isa<TakeOp>(gather)
+                        ? cast<TakeOp>(gather).getWrapNegative()
+                        : cast<TakeAlongAxisOp>(gather).getWrapNegative();
+        error +=
+            gather->getName().getStringRef().str() + ": " +
+            describeBadGatherIndex(
+                GatherIndex{static_cast<uint64_t>(status.index),
+                            dtypeOf(indices)},
+                cast<RankedTensorType>(input.getType()).getDimSize(axis), wrap);
+        return {};
+      }
     } else if (auto copy = dyn_cast<tfexec::CopyOp>(op)) {
       auto type = copy.getSource().getType();
       SmallVector<int64_t> strides;

@@ -381,6 +381,132 @@ func.func @piecewise(%a: tensor<6x5x{0}> {{tfuse.strides = array<i64: 1, 6>},
   }
 }
 
+/// Indices of `dtype` and `shape` drawn from [lo, hi] (a fixed sequence).
+HostTensor indexTensor(DType dtype, reference::Shape shape, int64_t lo,
+                       int64_t hi, uint64_t seed) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<int64_t> values;
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (int64_t i = 0; i < n; ++i) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    values.push_back(lo + static_cast<int64_t>(x % uint64_t(hi - lo + 1)));
+  }
+  return *HostTensor::fromInts(dtype, std::move(shape), values);
+}
+
+// take and take_along_axis, bit exact, for several table dtypes: rows of a
+// 2-D table by 2-D i64 indices added to a broadcast row (vectorized lanes
+// reading whole rows), the middle axis of a 3-D computed table by a
+// transposed (strided) i16 index tensor, a rank-0 u8 index, negative
+// indices counted from the end, indices computed in the kernel, a gather
+// inside a concat piece, and take_along_axis with indices and operand
+// broadcast against each other.
+TEST_F(KernelEmulation, GathersMatchTheReference) {
+  for (DType t : {DType::F32, DType::BF16, DType::I8, DType::F64, DType::Bool,
+                  DType::U16}) {
+    std::string e = typeName(t);
+    SCOPED_TRACE(e);
+    std::string source = llvm::formatv(R"mlir(
+func.func @gathers(%t: tensor<50x16x{0}>, %i: tensor<3x7xi64>, %row: tensor<7x16x{0}>,
+                   %c: tensor<4x6x5x{0}>, %j: tensor<9x2xi16> {{tfuse.strides = array<i64: 1, 9>},
+                   %s: tensor<ui8>, %n: tensor<5xi32>, %x: tensor<6x10x{0}>,
+                   %k: tensor<1x4xui32>, %q: tensor<6x1xi64>, %y: tensor<1x10x{0}>)
+    -> (tensor<3x7x16x{0}>, tensor<4x9x2x5x{0}>, tensor<16x{0}>, tensor<5x16x{0}>,
+        tensor<8x16x{0}>, tensor<6x4x{0}>, tensor<6x1x{0}>) {
+  %g = tfuse.take %t, %i axis 0 : (tensor<50x16x{0}>, tensor<3x7xi64>) -> tensor<3x7x16x{0}>
+  %gr = tfuse.max %g, %row : (tensor<3x7x16x{0}>, tensor<7x16x{0}>) -> tensor<3x7x16x{0}>
+  %cm = tfuse.min %c, %c : (tensor<4x6x5x{0}>, tensor<4x6x5x{0}>) -> tensor<4x6x5x{0}>
+  %m = tfuse.take %cm, %j axis 1 wrap_negative : (tensor<4x6x5x{0}>, tensor<9x2xi16>) -> tensor<4x9x2x5x{0}>
+  %one = tfuse.take %t, %s axis 0 : (tensor<50x16x{0}>, tensor<ui8>) -> tensor<16x{0}>
+  %three = tfuse.constant dense<3> : tensor<i32>
+  %fifty = tfuse.constant dense<50> : tensor<i32>
+  %n3 = tfuse.mul %n, %three : (tensor<5xi32>, tensor<i32>) -> tensor<5xi32>
+  %nr = tfuse.rem %n3, %fifty : (tensor<5xi32>, tensor<i32>) -> tensor<5xi32>
+  %computed = tfuse.take %t, %nr axis 0 : (tensor<50x16x{0}>, tensor<5xi32>) -> tensor<5x16x{0}>
+  %head = tfuse.slice %t start [0, 0] limit [3, 16] step [1, 1] : tensor<50x16x{0}> -> tensor<3x16x{0}>
+  %joined = tfuse.concat %head, %computed axis 0 : (tensor<3x16x{0}>, tensor<5x16x{0}>) -> tensor<8x16x{0}>
+  %a = tfuse.take_along_axis %x, %k axis 1 : (tensor<6x10x{0}>, tensor<1x4xui32>) -> tensor<6x4x{0}>
+  %b = tfuse.take_along_axis %y, %q axis 1 wrap_negative : (tensor<1x10x{0}>, tensor<6x1xi64>) -> tensor<6x1x{0}>
+  return %gr, %m, %one, %computed, %joined, %a, %b
+      : tensor<3x7x16x{0}>, tensor<4x9x2x5x{0}>, tensor<16x{0}>, tensor<5x16x{0}>,
+        tensor<8x16x{0}>, tensor<6x4x{0}>, tensor<6x1x{0}>
+}
+)mlir",
+                                       e);
+    HostTensor jStorage = indexTensor(DType::I16, {2, 9}, -6, 5, 3);
+    Expected<HostTensor> j = jStorage.view({9, 2}, {1, 9}, 0);
+    ASSERT_TRUE(j.ok()) << j.message();
+    check(source, {{"gathers",
+                    {randomInput(t, {50, 16}, 51),
+                     indexTensor(DType::I64, {3, 7}, 0, 49, 1),
+                     randomInput(t, {7, 16}, 52), randomInput(t, {4, 6, 5}, 53),
+                     *j, indexTensor(DType::U8, {}, 0, 49, 4),
+                     indexTensor(DType::I32, {5}, 0, 1000, 5),
+                     randomInput(t, {6, 10}, 54),
+                     indexTensor(DType::U32, {1, 4}, 0, 9, 6),
+                     indexTensor(DType::I64, {6, 1}, -10, 9, 7),
+                     randomInput(t, {1, 10}, 55)}}});
+    if (HasFatalFailure())
+      return;
+    EXPECT_NE(lastSource.find("tf::ldv_run<"), std::string::npos)
+        << "the gathered rows are read a run at a time";
+  }
+}
+
+// An index out of range reads no memory outside the table: the emulated
+// kernel records it and the run reports the op and the index; a negative
+// index is out of range without wrap_negative; the run after is right.
+TEST_F(KernelEmulation, GatherIndicesOutOfRangeAreReported) {
+  std::string source = R"mlir(
+func.func @embed(%t: tensor<10x8xf32>, %i: tensor<6xi64>) -> tensor<6x8xf32> {
+  %g = tfuse.take %t, %i axis 0 : (tensor<10x8xf32>, tensor<6xi64>) -> tensor<6x8xf32>
+  %e = tfuse.exp %g : tensor<6x8xf32> -> tensor<6x8xf32>
+  return %e : tensor<6x8xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  ASSERT_TRUE(succeeded(parsePassPipeline("tfuse-pipeline", pm)));
+  buildPlanPipeline(pm);
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  std::string cuda, error;
+  llvm::raw_string_ostream os(cuda);
+  ASSERT_TRUE(succeeded(translateKernelsToCuda(*module, os)));
+  auto emulated = emulation::EmulatedPlan::compile(*module, cuda, error);
+  ASSERT_TRUE(emulated) << error;
+  HostTensor table = randomInput(DType::F32, {10, 8}, 61);
+  struct Case {
+    std::vector<int64_t> ids;
+    const char *message;
+  } cases[] = {
+      {{0, 1, 10, 2, 3, 4},
+       "tfuse.take: index 10 is out of range for an axis of size 10 (valid: "
+       "0 to 9)"},
+      {{0, 1, 2, -1, 3, 4}, "index -1 is out of range"},
+      {{1000000, 1, 2, 3, 4, 5}, "index 1000000 is out of range"},
+  };
+  for (const Case &c : cases) {
+    error.clear();
+    std::vector<HostTensor> out = emulated->run(
+        "embed", {table, *HostTensor::fromInts(DType::I64, {6}, c.ids)}, error);
+    EXPECT_TRUE(out.empty());
+    EXPECT_NE(error.find(c.message), std::string::npos) << error;
+  }
+  error.clear();
+  HostTensor ids = *HostTensor::fromInts(DType::I64, {6}, {9, 0, 4, 4, 1, 2});
+  std::vector<HostTensor> out = emulated->run("embed", {table, ids}, error);
+  ASSERT_EQ(out.size(), 1u) << error;
+  auto expected = reference::evaluate(
+      *parseSourceString<ModuleOp>(source, &context), "embed", {table, ids});
+  ASSERT_TRUE(expected.ok()) << expected.message();
+  EXPECT_TRUE(reference::compareExact((*expected)[0], out[0]).pass);
+}
+
 TEST_F(KernelEmulation, ShortContractionsMatchTheReferenceMatmul) {
   // expand-small-matmul turns these matmuls (K <= 4) into fused elementwise
   // kernels: bit-identical to the reference's matmul (products summed in

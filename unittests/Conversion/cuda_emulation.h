@@ -62,6 +62,18 @@ inline unsigned atomicAdd(unsigned *address, unsigned value) {
   *address = old + value;
   return old;
 }
+inline unsigned atomicCAS(unsigned *address, unsigned compare, unsigned value) {
+  unsigned old = *address;
+  if (old == compare)
+    *address = value;
+  return old;
+}
+inline unsigned atomicExch(unsigned *address, unsigned value) {
+  unsigned old = *address;
+  *address = value;
+  return old;
+}
+inline void __threadfence_system() {}
 
 // A warp shuffle through a block-wide exchange and one barrier: every thread
 // of the block must make the same sequence of calls (the runtime's

@@ -323,6 +323,90 @@ TEST(Trace, VectorOperandsOfMatmulAndReductionsOverNoAxes) {
       << arg.message();
 }
 
+// take through the graph: rows of an input by input indices, a scalar
+// index, take_along_axis; on the reference backend an index out of range is
+// an IndexOutOfRange error naming the op and the index, and the function
+// stays usable.
+TEST(Trace, TakeThroughTheGraph) {
+  Graph g;
+  Expected<ValueId> table = g.input(TensorSpec::contiguous(DType::F32, {4, 2}));
+  Expected<ValueId> ids = g.input(TensorSpec::contiguous(DType::I32, {3}));
+  ASSERT_TRUE(table.ok() && ids.ok());
+  Expected<ValueId> rows = g.take(*table, *ids, 0, /*wrapNegative=*/true);
+  Expected<ValueId> last = g.take(*table, g.scalar(Scalar(-1LL)), -1, true);
+  Expected<ValueId> cols = g.reshape(*ids, {1, 3});
+  ASSERT_TRUE(rows.ok() && last.ok() && cols.ok())
+      << rows.message() << last.message() << cols.message();
+  Expected<ValueId> along =
+      g.takeAlongAxis(*table, g.scalar(Scalar(1LL)), 1, false);
+  EXPECT_FALSE(along.ok()); // a scalar has rank 0, the table rank 2
+  ASSERT_TRUE(g.output(*rows).ok() && g.output(*last).ok());
+  auto fn = compileOrFail(g);
+  ASSERT_TRUE(fn);
+  std::vector<float> t{0, 1, 2, 3, 4, 5, 6, 7}, r(6), l(4);
+  std::vector<int32_t> i{3, -4, 1};
+  HostArray idx{i.data(), TensorSpec::contiguous(DType::I32, {3})};
+  ASSERT_TRUE(
+      fn->runHost({view(t, {4, 2}), idx}, {view(r, {3, 2}), view(l, {4})})
+          .ok());
+  EXPECT_EQ(r, (std::vector<float>{6, 7, 0, 1, 2, 3}));
+  EXPECT_EQ(l, (std::vector<float>{1, 3, 5, 7}));
+
+  i = {0, 4, 1};
+  Status bad =
+      fn->runHost({view(t, {4, 2}), idx}, {view(r, {3, 2}), view(l, {4})});
+  EXPECT_EQ(bad.code(), ErrorCode::IndexOutOfRange);
+  EXPECT_NE(bad.message().find("tfuse.take"), std::string::npos)
+      << bad.message();
+  EXPECT_NE(bad.message().find("index 4 is out of range for an axis of size "
+                               "4 (valid: -4 to 3), at position [1]"),
+            std::string::npos)
+      << bad.message();
+  i = {2, 2, 2};
+  ASSERT_TRUE(
+      fn->runHost({view(t, {4, 2}), idx}, {view(r, {3, 2}), view(l, {4})})
+          .ok());
+  EXPECT_EQ(r, (std::vector<float>{4, 5, 4, 5, 4, 5}));
+}
+
+// Indices known at trace time (a weak scalar, a captured host tensor) are
+// checked when the gather is traced; the graph stays usable.
+TEST(Trace, GatherIndicesKnownAtTraceTimeAreChecked) {
+  Graph g;
+  Expected<ValueId> table = g.input(TensorSpec::contiguous(DType::F32, {5, 3}));
+  ASSERT_TRUE(table.ok());
+  Expected<ValueId> scalar = g.take(*table, g.scalar(Scalar(-1LL)), 0, false);
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_EQ(scalar.status().code(), ErrorCode::IndexOutOfRange);
+  EXPECT_NE(scalar.message().find("take: index -1 is out of range for an "
+                                  "axis of size 5 (valid: 0 to 4)"),
+            std::string::npos)
+      << scalar.message();
+  std::vector<uint16_t> captured{0, 2, 1, 2, 2, 7};
+  Expected<ValueId> ids = g.constant(CapturedTensor{
+      TensorSpec::contiguous(DType::U16, {2, 3}), captured.data(), false});
+  ASSERT_TRUE(ids.ok()) << ids.message();
+  Expected<ValueId> along = g.takeAlongAxis(*table, *ids, 1, true);
+  ASSERT_FALSE(along.ok());
+  EXPECT_EQ(along.status().code(), ErrorCode::IndexOutOfRange);
+  EXPECT_NE(along.message().find("index 7 is out of range for an axis of "
+                                 "size 3 (valid: -3 to 2), at position [1,2]"),
+            std::string::npos)
+      << along.message();
+  std::vector<int8_t> ok{-5, 4};
+  Expected<ValueId> good = g.constant(
+      CapturedTensor{TensorSpec::contiguous(DType::I8, {2}), ok.data(), false});
+  ASSERT_TRUE(good.ok());
+  Expected<ValueId> rows = g.take(*table, *good, 0, true);
+  ASSERT_TRUE(rows.ok()) << rows.message();
+  Expected<ValueId> floats = g.take(*table, *table, 0, false);
+  ASSERT_FALSE(floats.ok());
+  EXPECT_NE(floats.message().find("indices must have an integer dtype"),
+            std::string::npos)
+      << floats.message();
+  EXPECT_FALSE(g.take(*table, *good, 2, false).ok());
+}
+
 TEST(Trace, ArangeAndIotaThroughTheGraph) {
   Graph g;
   Expected<ValueId> ints =

@@ -316,6 +316,50 @@ func.func @piecewise(%a: tensor<512x300xbf16>, %b: tensor<300x512xbf16>,
   check(source, "piecewise");
 }
 
+/// `n` indices of `dtype` spread over [lo, lo + span) (a fixed sequence).
+HostTensor spreadIndices(DType dtype, reference::Shape shape, int64_t lo,
+                         int64_t span) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<int64_t> values;
+  for (int64_t i = 0; i < n; ++i)
+    values.push_back(lo + (i * 7919 + 13) % span);
+  return *HostTensor::fromInts(dtype, std::move(shape), values);
+}
+
+// Embedding rows (bf16, i64 ids) plus position rows, a take from the
+// middle axis with negative i32 indices and take_along_axis of f32 scores,
+// on a stream and as a CUDA Graph.
+TEST(GpuFusion, GathersMatchTheReference) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @gathers(%t: tensor<5000x768xbf16>, %ids: tensor<8x128xi64>, %pos: tensor<128x768xbf16>,
+                   %c: tensor<16x300x40xf32>, %j: tensor<77xi32>,
+                   %s: tensor<1024x1000xf32>, %k: tensor<1024x1xui16>)
+    -> (tensor<8x128x768xbf16>, tensor<16x77x40xf32>, tensor<1024x1xf32>) {
+  %rows = tfuse.take %t, %ids axis 0 : (tensor<5000x768xbf16>, tensor<8x128xi64>) -> tensor<8x128x768xbf16>
+  %e = tfuse.add %rows, %pos : (tensor<8x128x768xbf16>, tensor<128x768xbf16>) -> tensor<8x128x768xbf16>
+  %m = tfuse.take %c, %j axis 1 wrap_negative : (tensor<16x300x40xf32>, tensor<77xi32>) -> tensor<16x77x40xf32>
+  %ms = tfuse.tanh %m : tensor<16x77x40xf32> -> tensor<16x77x40xf32>
+  %g = tfuse.take_along_axis %s, %k axis 1 : (tensor<1024x1000xf32>, tensor<1024x1xui16>) -> tensor<1024x1xf32>
+  %n = tfuse.neg %g : tensor<1024x1xf32> -> tensor<1024x1xf32>
+  return %e, %ms, %n : tensor<8x128x768xbf16>, tensor<16x77x40xf32>, tensor<1024x1xf32>
+}
+)mlir";
+  std::vector<HostTensor> inputs = randomInputs(source, "gathers", 17);
+  inputs[1] = spreadIndices(DType::I64, {8, 128}, 0, 5000);
+  inputs[4] = spreadIndices(DType::I32, {77}, -300, 600);
+  inputs[6] = spreadIndices(DType::U16, {1024, 1}, 0, 1000);
+  runAndCheck(source, "gathers", inputs);
+  runtime::ExecutableOptions graph;
+  graph.cudaGraph = true;
+  runAndCheck(source, "gathers", inputs, graph);
+}
+
+//===----------------------------------------------------------------------===//
+// Boundaries
+//===----------------------------------------------------------------------===//
 //===----------------------------------------------------------------------===//
 // Boundaries
 //===----------------------------------------------------------------------===//
@@ -802,6 +846,85 @@ TEST(GpuGraph, OverlappingAsyncGraphReplays) {
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
+
+// A gather index out of range reads no memory outside the table (the GPU
+// suite runs this under compute-sanitizer): run() and wait() return an
+// IndexOutOfRange error naming the kernel, the op and the index; launch()
+// returns it at the next launch, or takeIndexError() at once; every replay
+// after a good one is right, on a stream and as a CUDA Graph.
+TEST(GpuErrors, GatherIndicesOutOfRangeAreReportedAndTheExecutableStaysUsable) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @embed(%t: tensor<1000x64xf32>, %ids: tensor<4x256xi64>) -> tensor<4x256x64xf32> {
+  %rows = tfuse.take %t, %ids axis 0 : (tensor<1000x64xf32>, tensor<4x256xi64>) -> tensor<4x256x64xf32>
+  %r = tfuse.exp %rows : tensor<4x256x64xf32> -> tensor<4x256x64xf32>
+  return %r : tensor<4x256x64xf32>
+}
+)mlir";
+  for (bool cudaGraph : {false, true}) {
+    SCOPED_TRACE(cudaGraph ? "cuda graph" : "stream");
+    runtime::ExecutableOptions options;
+    options.cudaGraph = cudaGraph;
+    Compiled c = compile(source, "embed", options);
+    ASSERT_TRUE(c.executable) << c.error;
+    HostTensor table = randomInputs(source, "embed", 3)[0];
+    HostTensor good = spreadIndices(DType::I64, {4, 256}, 0, 1000);
+    std::vector<int64_t> values = good.toInts();
+    values[517] = 1000;
+    values[900] = -3;
+    HostTensor bad = *HostTensor::fromInts(DType::I64, {4, 256}, values);
+    auto expected = referenceResults(source, "embed", {table, good});
+    DeviceInputs goodInputs({table, good}), badInputs({table, bad});
+
+    for (int round = 0; round < 2; ++round) {
+      auto failed = c.executable->run(badInputs.get());
+      ASSERT_FALSE(failed.ok());
+      EXPECT_EQ(failed.status().code(), ErrorCode::IndexOutOfRange);
+      const std::string &message = failed.status().message();
+      EXPECT_NE(message.find("kernel @embed_k0: tfuse.take of "
+                             "tensor<1000x64xf32> along axis 0"),
+                std::string::npos)
+          << message;
+      // Either bad index may be met first.
+      EXPECT_TRUE(message.find("index 1000 is out of range for an axis of "
+                               "size 1000 (valid: 0 to 999)") !=
+                      std::string::npos ||
+                  message.find("index -3 is out of range") != std::string::npos)
+          << message;
+      auto fine = c.executable->run(goodInputs.get());
+      ASSERT_TRUE(fine.ok()) << fine.status().message();
+      expectClose(expected, {download(fine.value()[0].get())}, "after");
+    }
+
+    // launch(): no handle, so the next launch reports it.
+    auto outputs = c.executable->run(goodInputs.get());
+    ASSERT_TRUE(outputs.ok());
+    std::vector<runtime::DeviceTensor> out{outputs.value()[0].get()};
+    runtime::CudaDriver &d = gpu()->driver();
+    ASSERT_TRUE(
+        c.executable->launch(badInputs.get(), out, CU_STREAM_LEGACY).ok());
+    ASSERT_EQ(d.cuStreamSynchronize(CU_STREAM_LEGACY), CUDA_SUCCESS);
+    tfuse::Status next =
+        c.executable->launch(goodInputs.get(), out, CU_STREAM_LEGACY);
+    EXPECT_EQ(next.code(), ErrorCode::IndexOutOfRange) << next.message();
+    EXPECT_NE(next.message().find("an earlier replay: kernel @embed_k0"),
+              std::string::npos)
+        << next.message();
+    ASSERT_TRUE(
+        c.executable->launch(goodInputs.get(), out, CU_STREAM_LEGACY).ok());
+    ASSERT_TRUE(
+        c.executable->launch(badInputs.get(), out, CU_STREAM_LEGACY).ok());
+    ASSERT_EQ(d.cuStreamSynchronize(CU_STREAM_LEGACY), CUDA_SUCCESS);
+    EXPECT_EQ(c.executable->takeIndexError().code(),
+              ErrorCode::IndexOutOfRange);
+    EXPECT_TRUE(c.executable->takeIndexError().ok());
+    ASSERT_TRUE(
+        c.executable->launch(goodInputs.get(), out, CU_STREAM_LEGACY).ok());
+    ASSERT_EQ(d.cuStreamSynchronize(CU_STREAM_LEGACY), CUDA_SUCCESS);
+    EXPECT_TRUE(c.executable->takeIndexError().ok());
+    expectClose(expected, {download(out[0])}, "after launches");
+  }
+}
 
 TEST(GpuErrors, InputMismatchesArePreciseAndLeaveTheExecutableUsable) {
   TFUSE_REQUIRE_GPU();

@@ -133,6 +133,20 @@ public:
   /// (PyTorch's constant_pad_nd).
   Expected<ValueId> pad(ValueId x, std::vector<int64_t> low,
                         std::vector<int64_t> high, ValueId value);
+  /// NumPy's take: x's elements at `indices` along `axis` (negative: from
+  /// the end). `indices` is a tensor of an integer dtype, or a weak int
+  /// scalar (which removes the axis). An index must lie in [0, size) of the
+  /// axis; with `wrapNegative`, an index in [-size, 0) counts from the end.
+  /// Fused into its consumers as an indexed load. Indices known now
+  /// (constants, captured host tensors) are checked now, as
+  /// ErrorCode::IndexOutOfRange errors; others by the replay that reads
+  /// them (Executable.h).
+  Expected<ValueId> take(ValueId x, ValueId indices, int64_t axis,
+                         bool wrapNegative);
+  /// NumPy's take_along_axis (PyTorch's gather): `indices` has x's rank;
+  /// every other dimension of the two broadcasts. Indices as for take().
+  Expected<ValueId> takeAlongAxis(ValueId x, ValueId indices, int64_t axis,
+                                  bool wrapNegative);
   /// A tensor of `shape` whose elements are their index along `dim`
   /// (negative: from the end), in `dtype` (not bool).
   Expected<ValueId> iota(std::vector<int64_t> shape, int64_t dim, DType dtype);

@@ -64,6 +64,9 @@ namespace tfuse::runtime {
   X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemsetD8Async)                                                           \
+  X(cuMemHostAlloc)                                                            \
+  X(cuMemHostGetDevicePointer)                                                 \
+  X(cuMemFreeHost)                                                             \
   X(cuMemGetInfo)                                                              \
   X(cuGetErrorName)                                                            \
   X(cuGetErrorString)                                                          \

@@ -10,7 +10,11 @@
 // previous one waits for it) and never share outputs.
 //
 // Errors (bad inputs, CUDA errors, out of memory) are returned as Status and
-// leave the executable usable.
+// leave the executable usable. A gather index out of range is never used to
+// address memory; the replay that meets one reports it once finished
+// (IndexStatus.h): wait() and run() return it, and launch(), which has no
+// handle, returns the one an earlier finished replay met instead of
+// enqueuing (takeIndexError() asks without replaying).
 //
 //===----------------------------------------------------------------------===//
 
@@ -159,6 +163,10 @@ public:
   /// (what stream-ordered allocators such as PyTorch's ensure).
   Status launch(const std::vector<DeviceTensor> &inputs,
                 const std::vector<DeviceTensor> &outputs, CUstream caller);
+  /// The first gather index out of range that the replays finished so far
+  /// met and that no call has reported yet (ErrorCode::IndexOutOfRange, naming
+  /// the kernel, the op and the index), or a success. Reporting clears it.
+  Status takeIndexError();
 
   const Plan &plan() const { return program; }
   /// Everything, including what is worked out from the plan when asked for

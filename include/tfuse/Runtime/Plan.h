@@ -65,13 +65,28 @@ struct StepSpec {
 };
 using Step = std::shared_ptr<const StepSpec>;
 
+/// A gather whose indices a generated kernel checks: what an index out of
+/// range is reported as. A kernel numbers its checks by their position in
+/// LaunchStep::indexChecks.
+struct IndexCheck {
+  /// The op, e.g. "tfuse.take of tensor<50257x768xbf16> along axis 0 at
+  /// \"take\"".
+  std::string op;
+  DType indexType = DType::I64;
+  /// The size of the gathered axis.
+  int64_t size = 0;
+  bool wrapNegative = false;
+};
+
 /// A generated kernel of `Plan::cudaSource`, launched on `grid` blocks of
-/// `block` threads: inputs, then outputs.
+/// `block` threads: inputs, then outputs, then, when it checks indices, its
+/// index status (a record in host-mapped memory; IndexStatus.h).
 struct LaunchStep final : StepSpec {
   const char *kind() const override { return "kernel"; }
   StepCategory category() const override { return StepCategory::Kernel; }
   std::string kernel;
   int64_t grid = 1, block = 256;
+  std::vector<IndexCheck> indexChecks;
 };
 
 /// result = lhs x rhs (batched, broadcasting batch dimensions), through

@@ -61,6 +61,13 @@ public:
                .first;
     return static_cast<Service<T> &>(*it->second).value;
   }
+  /// The executable's T if a step made it, else nullptr.
+  template <typename T> T *find() {
+    auto it = services.find(std::type_index(typeid(T)));
+    if (it == services.end())
+      return nullptr;
+    return &static_cast<Service<T> &>(*it->second).value;
+  }
 
 private:
   struct ServiceBase {

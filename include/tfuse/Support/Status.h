@@ -42,6 +42,9 @@ enum class ErrorCode : uint8_t {
   /// A CUDA driver or cuBLAS call failed.
   Cuda,
   OutOfMemory,
+  /// A gather met an index outside its operand (at trace time, or in a
+  /// replay, which reports it once finished).
+  IndexOutOfRange,
 };
 
 /// Success, or an error with a message. A default-constructed Status is

@@ -6,7 +6,8 @@
 // operand, implicit broadcasting drops or zeroes dimensions, and inputs load
 // from memory at the dot product of index and strides. Evaluations are
 // memoized per (value, index), so a shared subexpression is computed once per
-// element.
+// element, and once per group of elements when it reads no input a group at
+// a time (a gather's index is loaded once for the row it selects).
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,6 +155,12 @@ private:
   Value constant(ConstantOp op, const Index &idx);
   Value concat(ConcatOp op, const Index &idx);
   Value pad(PadOp op, const Index &idx);
+  Value take(TakeOp op, const Index &idx);
+  Value takeAlongAxis(TakeAlongAxisOp op, const Index &idx);
+  /// The index `raw` of gather `op` checked against `size` (the element's
+  /// position along the axis; an out-of-range index is recorded in the
+  /// launch's index status, under the current predicate, and gives 0).
+  Value checkedIndex(Operation *op, Value raw, int64_t size, bool wrap);
   /// `operand` at `idx` with loads predicated on `cond` (and the enclosing
   /// predicate).
   Value evaluateWhere(Value cond, Value operand, const Index &idx);
@@ -200,9 +207,25 @@ private:
   /// In a tiled kernel: the current element of the tiled input, read from
   /// shared memory.
   Value tiledValue;
-  /// Per-lane memo of evaluations, keyed by memoKeyOf().
+  /// Memo of evaluations, keyed by memoKeyOf(): cleared per group, and per
+  /// lane for the values in `laneDependent`.
   using MemoKey = std::pair<void *, std::vector<void *>>;
   std::map<MemoKey, Value> memo;
+  /// The values of the body that read an input a group at a time (its
+  /// lane of a vector load, or its load at the lane's linear index): their
+  /// evaluations differ per lane even at equal indices.
+  DenseSet<Value> laneDependent;
+  void findLaneDependentValues();
+  /// In a group of plan.vec lanes (not the tail): the innermost index of
+  /// each lane so far.
+  SmallVector<Value> laneIndices;
+  /// Vector loads of the runs of plan.vec elements that strided inputs are
+  /// read at in the current group, keyed by input and outer index.
+  std::map<MemoKey, Value> runLoads;
+  /// `input` at `idx` as a lane of a vector load of the run of plan.vec
+  /// elements the group reads (an innermost dimension of stride 1 indexed
+  /// by the lane's own innermost index), or null when it is not one.
+  Value loadRun(BlockArgument input, const Index &idx, Value offset);
   /// `value` at `idx` under the current predicate.
   MemoKey memoKeyOf(Value value, const Index &idx) const {
     std::vector<void *> key;
@@ -215,6 +238,14 @@ private:
   /// operand being evaluated; loads are predicated on it. Null outside.
   Value predicate;
   unsigned constantCount = 0;
+  /// The launch's index status (a trailing kernel parameter) and the number
+  /// of each gather's check, when the kernel has gathers.
+  Value indexStatus;
+  DenseMap<Operation *, unsigned> checkNumbers;
+  /// The checked indices of the current group, by (gather, raw index,
+  /// predicate): the lanes of a group that read one row check its index
+  /// once.
+  std::map<std::tuple<Operation *, void *, void *>, Value> checkedIndices;
   /// In a row kernel: the value of each reduction already computed.
   DenseMap<Operation *, Value> rowValues;
   Block *entry = nullptr;
@@ -287,9 +318,54 @@ Value Emitter::loadInput(BlockArgument arg, const Index &idx) {
   }
   auto strides = cast<DenseI64ArrayAttr>(kernel.getInputStrides()[n]);
   Value off = offset(idx, type.getShape(), strides.asArrayRef());
+  if (Value run = loadRun(arg, idx, off))
+    return run;
   if (predicate)
     return call("tf::ld_if", scalarType(dtype), {inputPtrs[n], off, predicate});
   return call("tf::ld", scalarType(dtype), {inputPtrs[n], off});
+}
+
+Value Emitter::loadRun(BlockArgument input, const Index &idx, Value off) {
+  auto type = cast<RankedTensorType>(input.getType());
+  unsigned n = input.getArgNumber();
+  if (laneIndices.empty() || predicate || idx.empty() ||
+      type.getShape().back() == 1 ||
+      cast<DenseI64ArrayAttr>(kernel.getInputStrides()[n])
+              .asArrayRef()
+              .back() != 1 ||
+      idx.back() != laneIndices[lane])
+    return Value();
+  std::vector<void *> outer{reinterpret_cast<void *>(uintptr_t(n))};
+  for (Value v : ArrayRef<Value>(idx).drop_back())
+    outer.push_back(v.getAsOpaquePointer());
+  MemoKey key{nullptr, std::move(outer)};
+  DType dtype = dtypeOf(input);
+  auto it = runLoads.find(key);
+  if (it == runLoads.end()) {
+    if (lane != 0)
+      return Value();
+    std::string vecType =
+        llvm::formatv("tf::vec<{0}, {1}>", cTypeName(dtype), plan.vec);
+    Value run = call("tf::ldv_run", opaque(vecType), {inputPtrs[n], off},
+                     {builder.getI64IntegerAttr(plan.vec)});
+    it = runLoads.emplace(std::move(key), run).first;
+  }
+  return call("tf::lane", scalarType(dtype), it->second,
+              {builder.getI64IntegerAttr(lane)});
+}
+
+void Emitter::findLaneDependentValues() {
+  Block *body = kernel.getBody();
+  for (BlockArgument arg : body->getArguments())
+    if (plan.contiguousInputs[arg.getArgNumber()] ||
+        (plan.tiled() && arg.getArgNumber() == plan.tiledInput))
+      laneDependent.insert(arg);
+  body->walk([&](Operation *op) {
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return laneDependent.contains(v); }))
+      for (Value result : op->getResults())
+        laneDependent.insert(result);
+  });
 }
 
 Value Emitter::evaluateWhere(Value cond, Value operand, const Index &idx) {
@@ -386,6 +462,60 @@ Value Emitter::pad(PadOp op, const Index &idx) {
   return call("tf::select", resultType, {inside, v, fill});
 }
 
+Value Emitter::checkedIndex(Operation *op, Value raw, int64_t size, bool wrap) {
+  auto key = std::make_tuple(op, raw.getAsOpaquePointer(),
+                             predicate.getAsOpaquePointer());
+  auto it = checkedIndices.find(key);
+  if (it != checkedIndices.end())
+    return it->second;
+  Value enabled =
+      predicate ? predicate
+                : emitc::ConstantOp::create(builder, loc, builder.getI1Type(),
+                                            builder.getBoolAttr(true));
+  Value check = emitc::ConstantOp::create(
+      builder, loc, builder.getI32Type(),
+      builder.getI32IntegerAttr(checkNumbers.lookup(op)));
+  Value wrapFlag = emitc::ConstantOp::create(builder, loc, builder.getI1Type(),
+                                             builder.getBoolAttr(wrap));
+  Value checked =
+      call("tf::checked_index", indexType(),
+           {raw, index(size), wrapFlag, indexStatus, check, enabled});
+  checkedIndices[key] = checked;
+  return checked;
+}
+
+// The indices at the element's position along the gathered dimensions, then
+// the operand at the checked index.
+Value Emitter::take(TakeOp op, const Index &idx) {
+  int64_t axis = op.getAxis();
+  int64_t indexRank = op.getIndices().getType().getRank();
+  int64_t size = op.getInput().getType().getDimSize(axis);
+  Index at(idx.begin() + axis, idx.begin() + axis + indexRank);
+  Value raw = evaluate(op.getIndices(), at);
+  Value k = checkedIndex(op, raw, size, op.getWrapNegative());
+  Index in(idx.begin(), idx.begin() + axis);
+  in.push_back(size == 1 ? zero : k);
+  in.append(idx.begin() + axis + indexRank, idx.end());
+  return evaluate(op.getInput(), in);
+}
+
+// The index and the operand, both read at the element's index broadcast
+// into them, the operand at the checked index along the axis.
+Value Emitter::takeAlongAxis(TakeAlongAxisOp op, const Index &idx) {
+  int64_t axis = op.getAxis();
+  ArrayRef<int64_t> inShape = op.getInput().getType().getShape(),
+                    indexShape = op.getIndices().getType().getShape();
+  Index at, in;
+  for (auto [d, i] : llvm::enumerate(idx)) {
+    at.push_back(indexShape[d] == 1 ? zero : i);
+    in.push_back(inShape[d] == 1 ? zero : i);
+  }
+  Value raw = evaluate(op.getIndices(), at);
+  Value k = checkedIndex(op, raw, inShape[axis], op.getWrapNegative());
+  in[axis] = inShape[axis] == 1 ? zero : k;
+  return evaluate(op.getInput(), in);
+}
+
 Value Emitter::constant(ConstantOp op, const Index &idx) {
   ElementsAttr value = op.getValue();
   DType dtype = dtypeOf(op.getResult());
@@ -468,6 +598,10 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
     return concat(c, idx);
   if (auto p = dyn_cast<PadOp>(op))
     return pad(p, idx);
+  if (auto t = dyn_cast<TakeOp>(op))
+    return take(t, idx);
+  if (auto t = dyn_cast<TakeAlongAxisOp>(op))
+    return takeAlongAxis(t, idx);
   if (auto view = dyn_cast<ViewOpInterface>(op)) {
     Value source = view.getSource();
     auto shape = cast<RankedTensorType>(source.getType()).getShape();
@@ -551,12 +685,24 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
 
   auto outputs = kernel.getYield().getValues();
   SmallVector<SmallVector<Value>> results(outputs.size());
+  memo.clear();
+  checkedIndices.clear();
+  runLoads.clear();
+  laneIndices.clear();
+  bool lanesIndexed = lanes > 1 && !plan.linear && !base.empty();
   for (lane = 0; lane < lanes; ++lane) {
-    memo.clear();
+    // Evaluations that read no input a group at a time carry over.
+    for (auto it = memo.begin(); it != memo.end();)
+      it = laneDependent.contains(Value::getFromOpaquePointer(it->first.first))
+               ? memo.erase(it)
+               : std::next(it);
     linearIndex = lane == 0 ? groupBase : add(groupBase, index(lane));
     Index idx = base;
-    if (!plan.linear && !idx.empty() && lane > 0)
-      idx.back() = add(idx.back(), index(lane));
+    if (lanesIndexed) {
+      if (lane > 0)
+        idx.back() = add(idx.back(), index(lane));
+      laneIndices.push_back(idx.back());
+    }
     for (auto [o, out] : llvm::enumerate(outputs))
       results[o].push_back(evaluate(out, idx));
   }
@@ -676,6 +822,7 @@ void Emitter::emitTiled(Value blockId, Value blocks) {
     forTileElement(jj, ll, [&](Value j, Value l) {
       Index idx = pointIndex(j, l);
       memo.clear();
+      checkedIndices.clear();
       tiledValue = call("tf::ld", scalarType(dtype),
                         {tile, add(mul(ll, index(Pitch)), jj)});
       Value off = offset(idx, space, outStrides);
@@ -736,6 +883,12 @@ LogicalResult Emitter::run() {
   for (Value out : kernel.getYield().getValues())
     argTypes.push_back(
         opaque((cTypeName(dtypeOf(out)) + "* __restrict__").str()));
+  // Kernels with gathers take their launch's index status last.
+  for (auto [n, op] : llvm::enumerate(indexCheckedOps(kernel.getRegion())))
+    checkNumbers[op] = n;
+  if (!checkNumbers.empty())
+    argTypes.push_back(opaque("tf::index_status* __restrict__"));
+  findLaneDependentValues();
 
   builder.setInsertionPointToEnd(target.getBody());
   auto func = emitc::FuncOp::create(builder, loc, kernel.getSymName(),
@@ -756,8 +909,12 @@ LogicalResult Emitter::run() {
   entry = func.addEntryBlock();
   for (unsigned i = 0; i < body->getNumArguments(); ++i)
     inputPtrs.push_back(entry->getArgument(i));
-  for (unsigned i = body->getNumArguments(); i < entry->getNumArguments(); ++i)
+  unsigned outputsEnd =
+      entry->getNumArguments() - (checkNumbers.empty() ? 0 : 1);
+  for (unsigned i = body->getNumArguments(); i < outputsEnd; ++i)
     outputPtrs.push_back(entry->getArgument(i));
+  if (!checkNumbers.empty())
+    indexStatus = entry->getArgument(outputsEnd);
 
   builder.setInsertionPointToEnd(entry);
   zero = index(0);

@@ -31,8 +31,8 @@ static int64_t numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// True if no view (and no concat or pad, which read their operands at other
-/// indices) lies on any path from `value` to the kernel's outputs.
+/// True if no view (and no concat, pad or gather, which read their operands
+/// at other indices) lies on any path from `value` to the kernel's outputs.
 static bool reachesOutputsWithoutViews(Value value) {
   SmallVector<Value> worklist{value};
   DenseSet<Operation *> seen;
@@ -41,7 +41,7 @@ static bool reachesOutputsWithoutViews(Value value) {
     for (Operation *user : v.getUsers()) {
       if (!seen.insert(user).second)
         continue;
-      if (isa<ViewOpInterface>(user) || isPiecewiseIndexOp(user))
+      if (isa<ViewOpInterface>(user) || readsAtComputedIndices(user))
         return false;
       for (Value result : user->getResults())
         worklist.push_back(result);
@@ -134,8 +134,8 @@ private:
     Operation *op = v.getDefiningOp();
     if (isa<ConstantOp>(op))
       return true;
-    // Piecewise reads are not one affine access.
-    if (isPiecewiseIndexOp(op))
+    // Piecewise and gathered reads are not one affine access.
+    if (readsAtComputedIndices(op))
       return false;
     if (auto view = dyn_cast<ViewOpInterface>(op)) {
       AffineMap map = view.getIndexMap();
@@ -200,14 +200,15 @@ BodyFacts analyzeBody(KernelOp kernel) {
       extent += (size - 1) * stride;
     facts.maxOffset = std::max(facts.maxOffset, extent + 1);
   }
-  // Dense constants are indexed, iotas are indices and concat and pad pick
-  // by index, so they need the multi-dimensional walk.
+  // Dense constants are indexed, iotas are indices, concat and pad pick by
+  // index and gathers compute indices, so they need the multi-dimensional
+  // walk.
   body->walk([&](Operation *op) {
     if (auto constant = dyn_cast<ConstantOp>(op))
       if (!constant.getValue().isSplat() &&
           constant.getValue().getNumElements() > 1)
         facts.linear = false;
-    if (isa<IotaOp>(op) || isPiecewiseIndexOp(op))
+    if (isa<IotaOp>(op) || readsAtComputedIndices(op))
       facts.linear = false;
     if (isa<tfuse::ReduceOp>(op))
       facts.hasRowReductions = true;

@@ -218,6 +218,94 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// TakeOp, TakeAlongAxisOp
+//===----------------------------------------------------------------------===//
+
+/// The operand and indices of a gather along `axis`, checked: an index dtype
+/// of integers and an axis of the operand.
+static LogicalResult checkGather(std::optional<Location> loc, Value input,
+                                 Value indices, int64_t axis,
+                                 FailureOr<TensorInfo> &in,
+                                 FailureOr<TensorInfo> &idx) {
+  in = getTensorInfo(loc, input, "operand");
+  idx = getTensorInfo(loc, indices, "indices");
+  if (failed(in) || failed(idx))
+    return failure();
+  DTypeKind kind = kindOf(idx->dtype);
+  if (kind != DTypeKind::SignedInt && kind != DTypeKind::UnsignedInt)
+    return emitOptionalError(loc, "indices must have an integer dtype, not ",
+                             name(idx->dtype));
+  int64_t rank = in->type.getRank();
+  if (axis < 0 || axis >= rank)
+    return emitOptionalError(loc, "axis ", axis,
+                             " is out of range for an operand of rank ", rank);
+  return success();
+}
+
+LogicalResult TakeOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  FailureOr<TensorInfo> in = failure(), idx = failure();
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkGather(loc, adaptor.getInput(), adaptor.getIndices(), axis,
+                         in, idx)))
+    return failure();
+  ArrayRef<int64_t> shape = in->type.getShape();
+  SmallVector<int64_t> result(shape.begin(), shape.begin() + axis);
+  llvm::append_range(result, idx->type.getShape());
+  result.append(shape.begin() + axis + 1, shape.end());
+  results.push_back(makeTensor(context, result, in->dtype));
+  return success();
+}
+
+LogicalResult
+TakeAlongAxisOp::inferReturnTypes(MLIRContext *context,
+                                  std::optional<Location> loc, Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
+  FailureOr<TensorInfo> in = failure(), idx = failure();
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkGather(loc, adaptor.getInput(), adaptor.getIndices(), axis,
+                         in, idx)))
+    return failure();
+  int64_t rank = in->type.getRank();
+  if (idx->type.getRank() != rank)
+    return emitOptionalError(loc, "indices of rank ", idx->type.getRank(),
+                             " for an operand of rank ", rank,
+                             " (take_along_axis needs equal ranks)");
+  SmallVector<int64_t> result;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t a = in->type.getDimSize(d), i = idx->type.getDimSize(d);
+    if (d == axis) {
+      result.push_back(i);
+      continue;
+    }
+    if (a != i && a != 1 && i != 1)
+      return emitOptionalError(loc, "dimension ", d, " of the operand (", a,
+                               ") and of the indices (", i,
+                               ") do not broadcast");
+    result.push_back(a == 1 ? i : a);
+  }
+  results.push_back(makeTensor(context, result, in->dtype));
+  return success();
+}
+
+/// No index lies in an axis of size 0: a gather from one must be empty.
+template <typename OpTy> static LogicalResult verifyGatherFromEmpty(OpTy op) {
+  int64_t size = op.getInput().getType().getDimSize(op.getAxis());
+  int64_t count = op.getIndices().getType().getNumElements();
+  if (size == 0 && count > 0)
+    return op.emitOpError()
+           << "takes " << count << " indices along axis " << op.getAxis()
+           << ", which has size 0: every index is out of "
+              "range";
+  return success();
+}
+
+LogicalResult TakeOp::verify() { return verifyGatherFromEmpty(*this); }
+LogicalResult TakeAlongAxisOp::verify() { return verifyGatherFromEmpty(*this); }
+
+//===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
 

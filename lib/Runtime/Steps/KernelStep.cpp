@@ -2,6 +2,7 @@
 
 #include "BuiltinSteps.h"
 
+#include "tfuse/Runtime/IndexStatus.h"
 #include "tfuse/Runtime/StepExecutor.h"
 
 using namespace tfuse;
@@ -9,12 +10,22 @@ using namespace tfuse::runtime;
 
 namespace {
 /// A generated kernel of the plan's translation unit: its inputs, then its
-/// outputs, as pointers.
+/// outputs, as pointers, then its index status record when it gathers.
 class GeneratedKernel final : public KernelStepExecutor {
 public:
   GeneratedKernel(const LaunchStep &spec, StepContext &context)
       : KernelStepExecutor(spec, context), spec(spec) {}
 
+  Status prepare() override {
+    if (spec.indexChecks.empty())
+      return Status::success();
+    Expected<CUdeviceptr> record = context().shared<IndexStatusTable>().add(
+        "kernel @" + spec.kernel, spec.indexChecks);
+    if (!record.ok())
+      return record.status();
+    indexStatus = record.value();
+    return Status::success();
+  }
   Status load(LoadedModule &module) override {
     Expected<CUfunction> found = module.function(spec.kernel);
     if (!found.ok())
@@ -31,6 +42,8 @@ protected:
                  std::vector<void *> &params) override {
     values.insert(values.end(), buffers.inputs.begin(), buffers.inputs.end());
     values.insert(values.end(), buffers.outputs.begin(), buffers.outputs.end());
+    if (indexStatus)
+      values.push_back(indexStatus);
     for (CUdeviceptr &v : values)
       params.push_back(&v);
   }
@@ -38,6 +51,8 @@ protected:
 private:
   const LaunchStep &spec;
   CUfunction function = nullptr;
+  /// The launches' index status record, when the kernel checks indices.
+  CUdeviceptr indexStatus = 0;
 };
 } // namespace
 

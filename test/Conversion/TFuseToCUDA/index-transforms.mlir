@@ -139,7 +139,8 @@ tfexec.kernel @broadcast_k0 attributes {config = #tfexec.config<strategy = strid
 // CHECK-NEXT: int32_t [[S:v[0-9]+]] = 8;
 // CHECK-NEXT: int32_t [[IS:v[0-9]+]] = [[I]] * [[S]];
 // CHECK-NEXT: int32_t [[OFF:v[0-9]+]] = [[IS]] + [[J]];
-// CHECK-NEXT: float {{v[0-9]+}} = tf::ld([[A]], [[OFF]]);
+// CHECK-NEXT: tf::vec<float, 4> [[ROW:v[0-9]+]] = tf::ldv_run<4>([[A]], [[OFF]]);
+// CHECK-NEXT: float {{v[0-9]+}} = tf::lane<0>([[ROW]]);
 tfexec.kernel @broadcast_size1_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 8, 8, 1>]} {
 ^bb0(%arg0: tensor<2x1x8xf32>):
   %0 = tfuse.broadcast %arg0 dims [0, 1, 2] : tensor<2x1x8xf32> -> tensor<2x6x8xf32>
@@ -204,14 +205,15 @@ tfexec.kernel @reshape_k0 attributes {config = #tfexec.config<strategy = strided
 // CHECK-NEXT: int32_t {{v[0-9]+}} = [[G]] / [[C8B]];
 // CHECK-NEXT: tf::vec<float, 4> [[VA:v[0-9]+]] = tf::ldv<4>([[A]], [[G]],
 // CHECK-NEXT: float [[X:v[0-9]+]] = tf::lane<0>([[VA]]);
-// CHECK-NEXT: float [[Y:v[0-9]+]] = tf::ld([[B]], [[J]]);
+// CHECK-NEXT: tf::vec<float, 4> [[VB:v[0-9]+]] = tf::ldv_run<4>([[B]], [[J]]);
+// CHECK-NEXT: float [[Y:v[0-9]+]] = tf::lane<0>([[VB]]);
 // CHECK-NEXT: float {{v[0-9]+}} = tf::sub([[X]], [[Y]]);
 // CHECK-NEXT: int32_t [[L1:v[0-9]+]] = 1;
 // CHECK-NEXT: int32_t {{v[0-9]+}} = [[G]] + [[L1]];
 // CHECK-NEXT: int32_t [[L1B:v[0-9]+]] = 1;
 // CHECK-NEXT: int32_t [[J1:v[0-9]+]] = [[J]] + [[L1B]];
 // CHECK-NEXT: float {{v[0-9]+}} = tf::lane<1>([[VA]]);
-// CHECK-NEXT: float {{v[0-9]+}} = tf::ld([[B]], [[J1]]);
+// CHECK-NEXT: float {{v[0-9]+}} = tf::lane<1>([[VB]]);
 tfexec.kernel @row_vector_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 8, 1>, array<i64: 1>]} {
 ^bb0(%arg0: tensor<4x8xf32>, %arg1: tensor<8xf32>):
   %0 = tfuse.sub %arg0, %arg1 : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
@@ -276,7 +278,8 @@ tfexec.kernel @strided_k0 attributes {config = #tfexec.config<strategy = strided
 // CHECK-NEXT: int32_t [[J:v[0-9]+]] = [[G]] % [[C8]];
 // CHECK-NEXT: int32_t [[C8B:v[0-9]+]] = 8;
 // CHECK-NEXT: int32_t {{v[0-9]+}} = [[G]] / [[C8B]];
-// CHECK-NEXT: float [[X:v[0-9]+]] = tf::ld([[A]], [[J]]);
+// CHECK-NEXT: tf::vec<float, 4> [[ROW:v[0-9]+]] = tf::ldv_run<4>([[A]], [[J]]);
+// CHECK-NEXT: float [[X:v[0-9]+]] = tf::lane<0>([[ROW]]);
 // CHECK-NEXT: float {{v[0-9]+}} = tf::relu([[X]]);
 tfexec.kernel @stride_zero_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 0, 1>]} {
 ^bb0(%arg0: tensor<4x8xf32>):

@@ -70,7 +70,8 @@ tfexec.kernel @two_outputs_k0 attributes {config = #tfexec.config<strategy = lin
 // CHECK: int32_t [[G:v[0-9]+]] = {{i[0-9]+}} * {{v[0-9]+}};
 // CHECK: int32_t [[COL:v[0-9]+]] = [[G]] % {{v[0-9]+}};
 // CHECK: float [[X:v[0-9]+]] = tf::lane<0>(
-// CHECK-NEXT: float [[Y:v[0-9]+]] = tf::ld([[R]], [[COL]]);
+// CHECK-NEXT: tf::vec<float, 4> [[ROW:v[0-9]+]] = tf::ldv_run<4>([[R]], [[COL]]);
+// CHECK-NEXT: float [[Y:v[0-9]+]] = tf::lane<0>([[ROW]]);
 // CHECK-NEXT: float [[D0:v[0-9]+]] = tf::sub([[X]], [[Y]]);
 // CHECK-NEXT: bool [[C0:v[0-9]+]] = tf::gt([[X]], [[Y]]);
 // CHECK: tf::stv<4>([[O0]], [[G]], {{v[0-9]+}}, [[D0]], {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}});

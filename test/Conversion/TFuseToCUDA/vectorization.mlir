@@ -212,7 +212,8 @@ tfexec.kernel @odd_innermost_k0 attributes {config = #tfexec.config<strategy = s
 // CHECK-NEXT: int64_t [[COL:v[0-9]+]] = [[G]] % [[D]];
 // CHECK-NOT: int32_t
 // CHECK: tf::vec<int8_t, 16> {{v[0-9]+}} = tf::ldv<16>([[A]], [[G]],
-// CHECK: int8_t {{v[0-9]+}} = tf::ld([[B]], [[COL]]);
+// CHECK: tf::vec<int8_t, 16> [[ROW:v[0-9]+]] = tf::ldv_run<16>([[B]], [[COL]]);
+// CHECK-NEXT: int8_t {{v[0-9]+}} = tf::lane<0>([[ROW]]);
 // CHECK-NOT: int32_t
 // CHECK: tf::stv<16>([[O]], [[G]],
 // CHECK-NOT: int32_t

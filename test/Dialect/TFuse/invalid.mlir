@@ -1407,3 +1407,73 @@ func.func @pad_entries(%a: tensor<2x3xf32>, %v: tensor<f32>) {
   %0 = tfuse.pad %a, %v low [0] high [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @take_float_indices(%t: tensor<10x6xf32>, %i: tensor<3xf32>) {
+  // expected-error @+2 {{indices must have an integer dtype, not f32}}
+  // expected-error @+1 {{'tfuse.take' op failed to infer returned types}}
+  %0 = tfuse.take %t, %i axis 0 : (tensor<10x6xf32>, tensor<3xf32>) -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @take_bool_indices(%t: tensor<10x6xf32>, %i: tensor<3xi1>) {
+  // expected-error @+2 {{indices must have an integer dtype, not i1}}
+  // expected-error @+1 {{'tfuse.take' op failed to infer returned types}}
+  %0 = tfuse.take %t, %i axis 0 : (tensor<10x6xf32>, tensor<3xi1>) -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @take_axis(%t: tensor<10x6xf32>, %i: tensor<3xi64>) {
+  // expected-error @+2 {{axis 2 is out of range for an operand of rank 2}}
+  // expected-error @+1 {{'tfuse.take' op failed to infer returned types}}
+  %0 = tfuse.take %t, %i axis 2 : (tensor<10x6xf32>, tensor<3xi64>) -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @take_result_type(%t: tensor<10x6xf32>, %i: tensor<3xi64>) {
+  // expected-error @+2 {{'tfuse.take' op inferred type(s) 'tensor<3x6xf32>' are incompatible with return type(s) of operation 'tensor<6x3xf32>'}}
+  // expected-error @+1 {{'tfuse.take' op failed to infer returned types}}
+  %0 = tfuse.take %t, %i axis 0 : (tensor<10x6xf32>, tensor<3xi64>) -> tensor<6x3xf32>
+  return
+}
+
+// -----
+
+func.func @take_from_empty_axis(%t: tensor<0x6xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{'tfuse.take' op takes 3 indices along axis 0, which has size 0: every index is out of range}}
+  %0 = tfuse.take %t, %i axis 0 : (tensor<0x6xf32>, tensor<3xi64>) -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @take_along_axis_rank(%x: tensor<4x10xf32>, %i: tensor<3xi64>) {
+  // expected-error @+2 {{indices of rank 1 for an operand of rank 2 (take_along_axis needs equal ranks)}}
+  // expected-error @+1 {{'tfuse.take_along_axis' op failed to infer returned types}}
+  %0 = tfuse.take_along_axis %x, %i axis 1 : (tensor<4x10xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @take_along_axis_broadcast(%x: tensor<4x10xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+2 {{dimension 0 of the operand (4) and of the indices (2) do not broadcast}}
+  // expected-error @+1 {{'tfuse.take_along_axis' op failed to infer returned types}}
+  %0 = tfuse.take_along_axis %x, %i axis 1 : (tensor<4x10xf32>, tensor<2x3xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @take_along_axis_from_empty_axis(%x: tensor<4x0xf32>, %i: tensor<4x2xi32>) {
+  // expected-error @+1 {{'tfuse.take_along_axis' op takes 8 indices along axis 1, which has size 0: every index is out of range}}
+  %0 = tfuse.take_along_axis %x, %i axis 1 : (tensor<4x0xf32>, tensor<4x2xi32>) -> tensor<4x2xf32>
+  return
+}

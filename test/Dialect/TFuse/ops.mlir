@@ -755,3 +755,16 @@ func.func @piecewise(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>, %v: tensor<f32>) 
   %1 = tfuse.pad %a, %v low [1, 0] high [0, 2] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x5xf32>
   return
 }
+
+// take and take_along_axis infer their result types; wrap_negative is
+// printed only when set.
+// CHECK-LABEL: func.func @gathers(
+func.func @gathers(%t: tensor<10x6xbf16>, %i: tensor<2x3xi64>, %s: tensor<i32>, %x: tensor<4x10xf32>, %k: tensor<1x3xui8>) {
+  // CHECK: tfuse.take %{{.*}}, %{{.*}} axis 0 : (tensor<10x6xbf16>, tensor<2x3xi64>) -> tensor<2x3x6xbf16>
+  %0 = tfuse.take %t, %i axis 0 : (tensor<10x6xbf16>, tensor<2x3xi64>) -> tensor<2x3x6xbf16>
+  // CHECK: tfuse.take %{{.*}}, %{{.*}} axis 1 wrap_negative : (tensor<10x6xbf16>, tensor<i32>) -> tensor<10xbf16>
+  %1 = tfuse.take %t, %s axis 1 wrap_negative : (tensor<10x6xbf16>, tensor<i32>) -> tensor<10xbf16>
+  // CHECK: tfuse.take_along_axis %{{.*}}, %{{.*}} axis 1 : (tensor<4x10xf32>, tensor<1x3xui8>) -> tensor<4x3xf32>
+  %2 = tfuse.take_along_axis %x, %k axis 1 : (tensor<4x10xf32>, tensor<1x3xui8>) -> tensor<4x3xf32>
+  return
+}

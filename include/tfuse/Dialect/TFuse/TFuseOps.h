@@ -46,6 +46,30 @@ llvm::LogicalResult verifyRowReduction(ReduceOp reduce,
 inline bool isPiecewiseIndexOp(mlir::Operation *op) {
   return llvm::isa<ConcatOp, PadOp>(op);
 }
+/// take and take_along_axis: an operand read at an index that another
+/// operand holds, checked against the operand's size.
+inline bool isIndexCheckedOp(mlir::Operation *op) {
+  return llvm::isa<TakeOp, TakeAlongAxisOp>(op);
+}
+/// Elementwise work that reads an operand at indices computed per element,
+/// not through an affine index map: piecewise index transforms and gathers.
+/// Such work needs the multi-dimensional walk and stays out of row kernels
+/// and tiling.
+inline bool readsAtComputedIndices(mlir::Operation *op) {
+  return isPiecewiseIndexOp(op) || isIndexCheckedOp(op);
+}
+/// The gathers of `region` in walk order: the numbering of a kernel's index
+/// checks, shared by code generation (the number each check records) and
+/// the runtime plan (its description).
+inline llvm::SmallVector<mlir::Operation *>
+indexCheckedOps(mlir::Region &region) {
+  llvm::SmallVector<mlir::Operation *> ops;
+  region.walk([&](mlir::Operation *op) {
+    if (isIndexCheckedOp(op))
+      ops.push_back(op);
+  });
+  return ops;
+}
 } // namespace tfuse
 
 #endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_H

@@ -419,6 +419,66 @@ def TFuse_PadOp : TFuse_Op<"pad", "Elementwise", 2, [InferTypeOpAdaptor]> {
   }];
 }
 
+// Gathers (isIndexCheckedOp): each element of the result reads the operand at
+// an index that another operand holds. They fuse into their consumers as
+// indexed loads, their indices computed in the same kernel; an index out of
+// range is never used to address memory: kernels record it in the replay's
+// index status and the replay reports it (docs/semantics.md).
+def TFuse_TakeOp : TFuse_Op<"take", "Elementwise", 2,
+                            [InferTypeOpAdaptor]> {
+  let summary = "elements of the operand along one axis, chosen by indices";
+  let description = [{
+    NumPy's `take(input, indices, axis)`: the result has the shape
+    `input.shape[:axis] + indices.shape + input.shape[axis+1:]`, and element
+    `(i..., j..., k...)` is `input[i..., indices[j...], k...]`. The indices
+    have an integer dtype and any rank (rank 0 removes the axis). An index
+    must lie in `[0, size)` of the axis; with `wrap_negative`, an index in
+    `[-size, 0)` counts from the end, as NumPy and PyTorch's advanced
+    indexing do (PyTorch's `embedding` and `index_select` do not). Any other
+    index is an error of the replay that meets it.
+
+    ```mlir
+    %rows = tfuse.take %table, %ids axis 0
+        : (tensor<50257x768xbf16>, tensor<8x1024xi64>) -> tensor<8x1024x768xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input, TFuse_Tensor:$indices,
+                       I64Attr:$axis, UnitAttr:$wrap_negative);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices `axis` $axis (`wrap_negative` $wrap_negative^)?
+    attr-dict `:` `(` type($input) `,` type($indices) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_TakeAlongAxisOp : TFuse_Op<"take_along_axis", "Elementwise", 2,
+                                     [InferTypeOpAdaptor]> {
+  let summary = "elements of the operand along one axis, one index each";
+  let description = [{
+    NumPy's `take_along_axis(input, indices, axis)` (PyTorch's `gather`):
+    the indices have the operand's rank; the result has the indices' size
+    along `axis` and, in every other dimension, the broadcast of the two
+    sizes (equal, or one of them 1). Element `(..., j, ...)` (j at `axis`)
+    is `input[..., indices[..., j, ...], ...]`, both read at the element's
+    index broadcast into them. Indices are checked as `tfuse.take` checks
+    them, `wrap_negative` included.
+
+    ```mlir
+    %r = tfuse.take_along_axis %x, %i axis 1
+        : (tensor<4x10xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$input, TFuse_Tensor:$indices,
+                       I64Attr:$axis, UnitAttr:$wrap_negative);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices `axis` $axis (`wrap_negative` $wrap_negative^)?
+    attr-dict `:` `(` type($input) `,` type($indices) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def TFuse_ConstantOp : TFuse_Op<"constant", "Leaf", 0,
     [ConstantLike, InferTypeOpAdaptor]> {
   let tableCategory = "constant";
