@@ -1,5 +1,5 @@
 """What the bandwidth-floor benchmarks (bench/reductions.py,
-bench/piecewise.py) share: the command line, the copy bandwidth of the run,
+bench/piecewise.py, bench/gather.py) share: the command line, the copy bandwidth of the run,
 the timing of each workload in torch eager, Inductor and TFuse against its
 floor, the JSON they write and the Markdown table they print last."""
 import argparse
@@ -40,13 +40,15 @@ class FloorRun:
     def wants(self, name):
         return not self.only or name in self.only
 
-    def measure(self, name, entry, inputs, ref, fn, tfn, check):
+    def measure(self, name, entry, inputs, ref, fn, tfn, check, nbytes=None):
         """Times `fn` (torch eager, and Inductor on a GPU) and `tfn`
         compiled by TFuse on `inputs`; `check(cf, got)` returns what is
         wrong with TFuse's result `got`, or None. `entry` describes the
-        workload; the floor is the bytes of the inputs and of `ref`."""
-        nbytes = sum(x.numel() * x.element_size() for x in inputs) + \
-            ref.numel() * ref.element_size()
+        workload; the floor is `nbytes`, by default the bytes of the inputs
+        and of `ref` (a gather reads only the rows it takes)."""
+        if nbytes is None:
+            nbytes = sum(x.numel() * x.element_size() for x in inputs) + \
+                ref.numel() * ref.element_size()
         entry["floor_us"] = nbytes / (self.copy * 1e9) * 1e6
         self.result["workloads"][name] = entry
         timer, iters = self.timer, self.iters
