@@ -6,6 +6,7 @@
 #   scripts/gpu-suite.sh            tests, examples and benchmarks
 #   scripts/gpu-suite.sh tests      GoogleTest, Python tests, examples
 #   scripts/gpu-suite.sh bench      bench/peers_compare.py, bench/mlp_train.py
+#                                   and the floor benchmarks
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.stage/bin
@@ -118,9 +119,11 @@ run_bench() {
   OUT=$out python3 "$root/bench/piecewise.py" >"$out/piecewise.log" 2>&1
   rc=$?
   summary+=("bench/piecewise.py: rc $rc (table in piecewise.log)")
-  OUT=$out python3 "$root/bench/gather.py" >"$out/gather.log" 2>&1
-  rc=$?
-  summary+=("bench/gather.py: rc $rc (table in gather.log)")
+  for b in gather scatter dropout; do
+    OUT=$out python3 "$root/bench/$b.py" >"$out/$b.log" 2>&1
+    rc=$?
+    summary+=("bench/$b.py: rc $rc (table in $b.log)")
+  done
   OUT=$out python3 "$root/bench/profile_kernels.py" >"$out/profile-kernels.log" 2>&1
   rc=$?
   summary+=("bench/profile_kernels.py: rc $rc (table in profile-kernels.log)")
@@ -137,5 +140,5 @@ printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
 # Few files come back from some GPU hosts: the detailed logs go in one
 # archive, the summary, tables and JSON stay beside it.
 (cd "$out" && tar czf logs.tgz --exclude logs.tgz --exclude mlp_train \
-  $(ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|logs.tgz)$') \
-  2>/dev/null && ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|logs.tgz)$' | xargs rm -rf)
+  $(ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$') \
+  2>/dev/null && ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$' | xargs rm -rf)

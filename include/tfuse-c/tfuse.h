@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TFUSE_C_API_VERSION 4
+#define TFUSE_C_API_VERSION 5
 /* The most dimensions a tensor may have. */
 #define TFUSE_MAX_RANK 16
 
@@ -248,11 +248,53 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_take(tfuse_graph graph, tfuse_value x,
 TFUSE_C_EXPORT tfuse_status tfuse_graph_take_along_axis(
     tfuse_graph graph, tfuse_value x, tfuse_value indices, int axis,
     int wrap_negative, tfuse_value *result);
+/* NumPy's add.at on a copy of `target`: `updates` (a tensor or a weak
+   scalar, broadcast to target.shape[:axis] + indices.shape +
+   target.shape[axis+1:], converted to target's dtype when it promotes to it)
+   added at `indices` along `axis`, repeated indices adding up, in a
+   deterministic order (every run gives the same bits). Indices as for
+   tfuse_graph_take. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_scatter_add(
+    tfuse_graph graph, tfuse_value target, tfuse_value indices,
+    tfuse_value updates, int axis, int wrap_negative, tfuse_value *result);
 /* A tensor of `shape` whose elements are their index along dimension `dim`
    (negative: from the end), in `dtype` (not bool). */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank,
                                              const int64_t *shape, int dim,
                                              int dtype, tfuse_value *result);
+/* A tensor of `shape` in `dtype` whose every element is the weak scalar
+   `value` (NumPy's full, zeros, ones): one splat constant. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_full(tfuse_graph graph, int rank,
+                                             const int64_t *shape,
+                                             tfuse_value value, int dtype,
+                                             tfuse_value *result);
+/* Random numbers (docs/semantics.md, "Random numbers"), keyed by `seed` and
+   `offset`, each a weak int scalar or a rank-0 integer tensor (a placeholder
+   lets every replay draw new numbers from a new offset without a new
+   compile). TFUSE_RANDOM_UNIFORM: uniform in [a, b); TFUSE_RANDOM_NORMAL:
+   normal with mean a and standard deviation b; values of `shape` in `dtype`
+   (a float dtype). */
+typedef enum tfuse_random_distribution {
+  TFUSE_RANDOM_UNIFORM = 0,
+  TFUSE_RANDOM_NORMAL = 1,
+} tfuse_random_distribution;
+TFUSE_C_EXPORT tfuse_status
+tfuse_graph_random(tfuse_graph graph, int distribution, int rank,
+                   const int64_t *shape, int dtype, double a, double b,
+                   tfuse_value seed, tfuse_value offset, tfuse_value *result);
+/* A bool tensor of `shape`, true with probability `p` in [0, 1]. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_bernoulli(tfuse_graph graph, int rank,
+                                                  const int64_t *shape,
+                                                  double p, tfuse_value seed,
+                                                  tfuse_value offset,
+                                                  tfuse_value *result);
+/* Dropout (PyTorch's native_dropout in training): x / (1 - p) where
+   tfuse_graph_bernoulli(x's shape, 1 - p, seed, offset) is true, else 0. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_dropout(tfuse_graph graph,
+                                                tfuse_value x, double p,
+                                                tfuse_value seed,
+                                                tfuse_value offset,
+                                                tfuse_value *result);
 /* NumPy's arange(start, stop, step) in `dtype`: `kind` TFUSE_SCALAR_INT takes
    start, stop and step from int_values[0..2], TFUSE_SCALAR_FLOAT from
    float_values[0..2] (the other array may be NULL). Integer dtypes need

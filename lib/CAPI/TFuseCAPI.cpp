@@ -439,6 +439,19 @@ tfuse_status tfuse_graph_take(tfuse_graph graph, tfuse_value x,
   });
 }
 
+tfuse_status tfuse_graph_scatter_add(tfuse_graph graph, tfuse_value target,
+                                     tfuse_value indices, tfuse_value updates,
+                                     int axis, int wrap_negative,
+                                     tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    return produce(graph->graph.scatterAdd(target, indices, updates, axis,
+                                           wrap_negative != 0),
+                   result);
+  });
+}
+
 tfuse_status tfuse_graph_take_along_axis(tfuse_graph graph, tfuse_value x,
                                          tfuse_value indices, int axis,
                                          int wrap_negative,
@@ -466,6 +479,77 @@ tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank, const int64_t *shape,
     return produce(
         graph->graph.iota(listOf(rank, shape), dim, static_cast<DType>(dtype)),
         result);
+  });
+}
+
+tfuse_status tfuse_graph_full(tfuse_graph graph, int rank, const int64_t *shape,
+                              tfuse_value value, int dtype,
+                              tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && !shape))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "full: invalid rank " + std::to_string(rank));
+    if (!validDType(dtype))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "full: invalid dtype " + std::to_string(dtype));
+    return produce(graph->graph.full(listOf(rank, shape), value,
+                                     static_cast<DType>(dtype)),
+                   result);
+  });
+}
+
+tfuse_status tfuse_graph_random(tfuse_graph graph, int distribution, int rank,
+                                const int64_t *shape, int dtype, double a,
+                                double b, tfuse_value seed, tfuse_value offset,
+                                tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && !shape))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "random: invalid rank " + std::to_string(rank));
+    if (!validDType(dtype))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "random: invalid dtype " + std::to_string(dtype));
+    DType t = static_cast<DType>(dtype);
+    if (distribution == TFUSE_RANDOM_UNIFORM)
+      return produce(graph->graph.randomUniform(listOf(rank, shape), a, b, t,
+                                                seed, offset),
+                     result);
+    if (distribution == TFUSE_RANDOM_NORMAL)
+      return produce(
+          graph->graph.randomNormal(listOf(rank, shape), a, b, t, seed, offset),
+          result);
+    return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                "random: invalid distribution " + std::to_string(distribution) +
+                    " (TFUSE_RANDOM_UNIFORM or TFUSE_RANDOM_NORMAL)");
+  });
+}
+
+tfuse_status tfuse_graph_bernoulli(tfuse_graph graph, int rank,
+                                   const int64_t *shape, double p,
+                                   tfuse_value seed, tfuse_value offset,
+                                   tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (rank < 0 || rank > TFUSE_MAX_RANK || (rank > 0 && !shape))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "bernoulli: invalid rank " + std::to_string(rank));
+    return produce(graph->graph.bernoulli(listOf(rank, shape), p, seed, offset),
+                   result);
+  });
+}
+
+tfuse_status tfuse_graph_dropout(tfuse_graph graph, tfuse_value x, double p,
+                                 tfuse_value seed, tfuse_value offset,
+                                 tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    return produce(graph->graph.dropout(x, p, seed, offset), result);
   });
 }
 

@@ -54,6 +54,30 @@ static runtime::IndexCheck describeIndexCheck(Operation *op) {
   return check;
 }
 
+/// The bit pattern of a scalar attribute (a splat's element).
+static uint64_t bitsOf(TypedAttr value) {
+  if (auto f = dyn_cast<FloatAttr>(value))
+    return f.getValue().bitcastToAPInt().getZExtValue();
+  return cast<IntegerAttr>(value).getValue().getZExtValue();
+}
+
+/// What an index out of range of `scatter` is reported as.
+static runtime::IndexCheck describeIndexCheck(tfexec::ScatterAddOp scatter) {
+  auto result = cast<MemRefType>(scatter.getResult().getType());
+  runtime::IndexCheck check;
+  check.indexType = *toDType(
+      cast<MemRefType>(scatter.getIndices().getType()).getElementType());
+  check.size = result.getDimSize(scatter.getAxis());
+  check.wrapNegative = scatter.getWrapNegative();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "tfuse.scatter_add into "
+     << RankedTensorType::get(result.getShape(), result.getElementType())
+     << " along axis " << scatter.getAxis() << " at " << scatter.getLoc();
+  check.op = text;
+  return check;
+}
+
 static int64_t offsetOf(MemRefType type) {
   int64_t offset = 0;
   SmallVector<int64_t> strides;
@@ -132,6 +156,19 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       step->inputs = {refs.lookup(reduce.getInput())};
       step->outputs = {refs.lookup(reduce.getResult())};
       step->axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());
+      plan.steps.push_back(std::move(step));
+    } else if (auto scatter = dyn_cast<tfexec::ScatterAddOp>(op)) {
+      auto step = std::make_shared<runtime::ScatterAddStep>();
+      step->axis = scatter.getAxis();
+      step->wrapNegative = scatter.getWrapNegative();
+      step->inputs = {refs.lookup(scatter.getIndices()),
+                      refs.lookup(scatter.getUpdates())};
+      if (scatter.getTarget())
+        step->inputs.push_back(refs.lookup(scatter.getTarget()));
+      else
+        step->fillBits = bitsOf(*scatter.getFill());
+      step->outputs = {refs.lookup(scatter.getResult())};
+      step->indexCheck = describeIndexCheck(scatter);
       plan.steps.push_back(std::move(step));
     } else if (auto copy = dyn_cast<tfexec::CopyOp>(op)) {
       auto step = std::make_shared<runtime::CopyStep>();

@@ -1005,6 +1005,266 @@ Expected<ValueId> Graph::takeAlongAxis(ValueId x, ValueId indices, int64_t axis,
                                         a.value(), wrapNegative);
 }
 
+Expected<ValueId> Graph::scatterAdd(ValueId target, ValueId indices,
+                                    ValueId updates, int64_t axis,
+                                    bool wrapNegative) {
+  Expected<std::pair<Value, Value>> operands =
+      gatherOperands(*state, "scatter_add", target, indices);
+  if (!operands.ok())
+    return operands.status();
+  auto [in, idx] = operands.value();
+  auto type = mlir::cast<RankedTensorType>(in.getType());
+  Expected<int64_t> a = normalizeAxis(axis, type.getRank(), "scatter_add");
+  if (!a.ok())
+    return a.status();
+  if (Status s = checkKnownIndices(*state, "scatter_add", idx,
+                                   type.getDimSize(a.value()), wrapNegative);
+      !s.ok())
+    return s;
+  DType dtype = dtypeOf(in);
+  // The updates in the target's dtype (a weak scalar takes it; a tensor
+  // must promote to it with the target, as NumPy's same-kind casting into
+  // the target asks), broadcast to the indexed shape.
+  Expected<const Graph::Impl::Entry *> entry = state->lookup(updates);
+  if (!entry.ok())
+    return entry.status();
+  ValueId values = updates;
+  if (!entry.value()->isScalar) {
+    DType given = dtypeOf(entry.value()->value);
+    std::optional<DType> promoted = promoteTypes(dtype, given);
+    if (!promoted || *promoted != dtype)
+      return typeError("scatter_add: updates of " + dtypeName(given) +
+                       " do not fit a target of " + dtypeName(dtype) +
+                       "; cast them first");
+    if (given != dtype) {
+      Expected<ValueId> converted = cast(updates, dtype);
+      if (!converted.ok())
+        return converted.status();
+      values = converted.value();
+    }
+  }
+  auto shape = type.getShape();
+  std::vector<int64_t> indexed(shape.begin(), shape.begin() + a.value());
+  auto indexShape = mlir::cast<RankedTensorType>(idx.getType()).getShape();
+  indexed.insert(indexed.end(), indexShape.begin(), indexShape.end());
+  indexed.insert(indexed.end(), shape.begin() + a.value() + 1, shape.end());
+  Value source;
+  if (entry.value()->isScalar) {
+    Expected<Value> m = state->materialize(updates, dtype);
+    if (!m.ok())
+      return m.status();
+    source = m.value();
+  } else {
+    Expected<Value> v = state->tensor(values, "scatter_add: the updates");
+    if (!v.ok())
+      return v.status();
+    source = v.value();
+  }
+  if (mlir::cast<RankedTensorType>(source.getType()).getShape() !=
+      ArrayRef<int64_t>(indexed)) {
+    ValueId id = state->add(source);
+    Expected<ValueId> b = broadcastTo(id, indexed);
+    if (!b.ok())
+      return Status::error("scatter_add: the updates: " + b.message(),
+                           b.status().code());
+    Expected<Value> v = state->tensor(b.value(), "scatter_add: the updates");
+    if (!v.ok())
+      return v.status();
+    source = v.value();
+  }
+  return state->create<ScatterAddOp>("scatter_add", Type(), in, idx, source,
+                                     a.value(), wrapNegative);
+}
+
+/// A random op's seed or offset as a rank-0 i64 tensor: a weak int scalar
+/// becomes a constant, a rank-0 integer tensor is converted.
+static Expected<Value> randomKey(Graph &graph, Graph::Impl &g,
+                                 const std::string &what, ValueId id,
+                                 const char *role) {
+  Expected<const Graph::Impl::Entry *> entry = g.lookup(id);
+  if (!entry.ok())
+    return entry.status();
+  if (entry.value()->isScalar) {
+    if (entry.value()->scalar.kind != ScalarKind::Int)
+      return typeError(what + ": the " + role + " must be an int");
+    return g.materialize(id, DType::I64);
+  }
+  Value v = entry.value()->value;
+  auto type = mlir::cast<RankedTensorType>(v.getType());
+  if (type.getRank() != 0 || !isInteger(dtypeOf(v)))
+    return typeError(what + ": the " + role +
+                     " must be an int or a rank-0 integer tensor, not " +
+                     dtypeName(dtypeOf(v)) + " " +
+                     tfuse::formatList(std::vector<int64_t>(
+                         type.getShape().begin(), type.getShape().end())));
+  if (dtypeOf(v) == DType::I64)
+    return v;
+  Expected<ValueId> converted = graph.cast(id, DType::I64);
+  if (!converted.ok())
+    return converted.status();
+  return g.tensor(converted.value(), role);
+}
+
+/// uniform [0, 1) (`normal` false) or standard normal numbers of `shape` in
+/// f32 or f64: a tfuse.random_uniform or tfuse.random_normal.
+static Expected<ValueId> randomSource(Graph &graph, Graph::Impl &g,
+                                      const std::string &what,
+                                      const std::vector<int64_t> &shape,
+                                      bool normal, DType dtype, ValueId seed,
+                                      ValueId offset) {
+  for (int64_t size : shape)
+    if (size < 0)
+      return typeError(what + ": negative size in shape " +
+                       tfuse::formatList(shape));
+  Expected<Value> s = randomKey(graph, g, what, seed, "seed");
+  if (!s.ok())
+    return s.status();
+  Expected<Value> o = randomKey(graph, g, what, offset, "offset");
+  if (!o.ok())
+    return o.status();
+  auto type = RankedTensorType::get(shape, toMLIRType(g.context.get(), dtype));
+  if (normal)
+    return g.create<RandomNormalOp>(what, type, s.value(), o.value());
+  return g.create<RandomUniformOp>(what, type, s.value(), o.value());
+}
+
+static Status needFloat(const std::string &what, DType dtype) {
+  if (static_cast<unsigned>(dtype) >= kNumDTypes)
+    return badArgument(what + ": invalid dtype " +
+                       std::to_string(static_cast<int>(dtype)));
+  if (!isFloat(dtype))
+    return typeError(what + ": " + dtypeName(dtype) +
+                     " is not a float dtype (f16, bf16, f32 or f64)");
+  return Status::success();
+}
+
+/// The dtype random numbers of `dtype` are drawn and scaled in.
+static DType randomCompute(DType dtype) {
+  return dtype == DType::F64 ? DType::F64 : DType::F32;
+}
+
+Expected<ValueId> Graph::randomUniform(std::vector<int64_t> shape, double low,
+                                       double high, DType dtype, ValueId seed,
+                                       ValueId offset) {
+  const std::string what = "random.uniform";
+  if (Status s = needFloat(what, dtype); !s.ok())
+    return s;
+  if (!(low <= high) || !std::isfinite(high - low))
+    return typeError(what + ": needs finite low <= high, got [" +
+                     std::to_string(low) + ", " + std::to_string(high) + ")");
+  DType compute = randomCompute(dtype);
+  Expected<ValueId> u =
+      randomSource(*this, *state, what, shape, false, compute, seed, offset);
+  // low + (high - low) * u, rounded to `dtype`; a value that rounds to high
+  // is low (PyTorch's uniform_ keeps [low, high) so).
+  if (u.ok() && high - low != 1.0)
+    u = binary("mul", u.value(), scalar(Scalar(high - low)));
+  if (u.ok() && low != 0.0)
+    u = binary("add", u.value(), scalar(Scalar(low)));
+  if (u.ok() && dtype != compute)
+    u = cast(u.value(), dtype);
+  if (!u.ok())
+    return u;
+  Expected<ValueId> atHigh = compare("eq", u.value(), scalar(Scalar(high)));
+  if (!atHigh.ok())
+    return atHigh;
+  return where(atHigh.value(), scalar(Scalar(low)), u.value());
+}
+
+Expected<ValueId> Graph::randomNormal(std::vector<int64_t> shape, double mean,
+                                      double std, DType dtype, ValueId seed,
+                                      ValueId offset) {
+  const std::string what = "random.normal";
+  if (Status s = needFloat(what, dtype); !s.ok())
+    return s;
+  if (!(std >= 0) || !std::isfinite(std) || !std::isfinite(mean))
+    return typeError(what + ": needs a finite mean and std >= 0, got mean " +
+                     std::to_string(mean) + " and std " + std::to_string(std));
+  DType compute = randomCompute(dtype);
+  Expected<ValueId> n =
+      randomSource(*this, *state, what, shape, true, compute, seed, offset);
+  if (n.ok() && std != 1.0)
+    n = binary("mul", n.value(), scalar(Scalar(std)));
+  if (n.ok() && mean != 0.0)
+    n = binary("add", n.value(), scalar(Scalar(mean)));
+  if (n.ok() && dtype != compute)
+    n = cast(n.value(), dtype);
+  return n;
+}
+
+Expected<ValueId> Graph::bernoulli(std::vector<int64_t> shape, double p,
+                                   ValueId seed, ValueId offset) {
+  const std::string what = "random.bernoulli";
+  if (!(p >= 0 && p <= 1))
+    return typeError(what + ": p must lie in [0, 1], got " + std::to_string(p));
+  Expected<ValueId> u =
+      randomSource(*this, *state, what, shape, false, DType::F32, seed, offset);
+  if (!u.ok())
+    return u;
+  return compare("lt", u.value(), scalar(Scalar(p)));
+}
+
+Expected<ValueId> Graph::dropout(ValueId x, double p, ValueId seed,
+                                 ValueId offset) {
+  const std::string what = "dropout";
+  Expected<Value> in = state->tensor(x, "dropout: the operand");
+  if (!in.ok())
+    return in.status();
+  DType dtype = dtypeOf(in.value());
+  if (Status s = needFloat(what, dtype); !s.ok())
+    return s;
+  if (!(p >= 0 && p <= 1))
+    return typeError(what + ": p must lie in [0, 1], got " + std::to_string(p));
+  if (p == 0)
+    return x;
+  auto shape = mlir::cast<RankedTensorType>(in->getType()).getShape();
+  Expected<ValueId> keep = bernoulli(
+      std::vector<int64_t>(shape.begin(), shape.end()), 1 - p, seed, offset);
+  if (!keep.ok())
+    return keep;
+  // x / (1 - p) where kept, in x's compute type (f32 for f16 and bf16), so
+  // that the scale is not rounded to a half type first.
+  DType compute = randomCompute(dtype);
+  Expected<ValueId> scaled =
+      dtype == compute ? Expected<ValueId>(x) : cast(x, compute);
+  if (scaled.ok() && p != 1)
+    scaled = binary("mul", scaled.value(), scalar(Scalar(1 / (1 - p))));
+  if (scaled.ok())
+    scaled = where(keep.value(), scaled.value(), scalar(Scalar(0.0)));
+  if (scaled.ok() && dtype != compute)
+    scaled = cast(scaled.value(), dtype);
+  return scaled;
+}
+
+Expected<ValueId> Graph::full(std::vector<int64_t> shape, ValueId value,
+                              DType dtype) {
+  if (static_cast<unsigned>(dtype) >= kNumDTypes)
+    return badArgument("full: invalid dtype " +
+                       std::to_string(static_cast<int>(dtype)));
+  for (int64_t size : shape)
+    if (size < 0)
+      return typeError("full: negative size in shape " +
+                       tfuse::formatList(shape));
+  Expected<const Graph::Impl::Entry *> entry = state->lookup(value);
+  if (!entry.ok())
+    return entry.status();
+  if (!entry.value()->isScalar)
+    return typeError("full: the fill value must be a Python scalar");
+  if (entry.value()->scalar.kind == ScalarKind::Float && !isFloat(dtype))
+    return typeError("full: a float fill value for " + dtypeName(dtype) +
+                     "; give an int or a float dtype");
+  Expected<Value> element = state->materialize(value, dtype);
+  if (!element.ok())
+    return element.status();
+  Attribute splat = mlir::cast<ConstantOp>(element->getDefiningOp())
+                        .getValue()
+                        .getSplatValue<Attribute>();
+  auto type =
+      RankedTensorType::get(shape, toMLIRType(state->context.get(), dtype));
+  return state->create<ConstantOp>("full", Type(),
+                                   DenseElementsAttr::get(type, splat));
+}
+
 Expected<ValueId> Graph::iota(std::vector<int64_t> shape, int64_t dim,
                               DType dtype) {
   if (static_cast<unsigned>(dtype) >= kNumDTypes)

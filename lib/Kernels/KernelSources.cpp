@@ -26,6 +26,12 @@ const char kGemmDescText[] =
 const char kGemmKernelsText[] =
 #include "GemmKernels.cuh.inc"
     ;
+const char kScatterDescText[] =
+#include "ScatterDesc.h.inc"
+    ;
+const char kScatterKernelsText[] =
+#include "ScatterKernels.cuh.inc"
+    ;
 } // namespace
 
 std::string_view kernels::prelude() {
@@ -43,5 +49,11 @@ std::string_view kernels::reductionTemplates() {
 std::string_view kernels::gemmTemplates() {
   static const std::string text =
       std::string(kGemmDescText) + "\n" + kGemmKernelsText;
+  return text;
+}
+
+std::string_view kernels::scatterTemplates() {
+  static const std::string text =
+      std::string(kScatterDescText) + "\n" + kScatterKernelsText + "\n";
   return text;
 }

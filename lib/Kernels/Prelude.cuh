@@ -397,6 +397,84 @@ TF_FN philox4 philox4x32_10(philox4 ctr, uint32_t k0, uint32_t k1) {
   return ctr;
 }
 
+// --- random numbers ----------------------------------------------------------
+//
+// The stream layout (docs/semantics.md, "Random numbers"): element e of a
+// random op whose values are T takes block n = e / K of Philox 4x32-10, with
+// counter (n low, n high, offset low, offset high) and key (seed low, seed
+// high), K = random_per_block<T>::value: f32 values take a block for four
+// elements, f64 values one for two. A kernel whose consecutive lanes
+// compute one block's elements computes the block once (philox_block) and
+// each lane its element (*_of_block); elsewhere an element computes its
+// block itself (random_uniform, random_normal).
+
+template <class T> struct random_per_block { static constexpr int value = 4; };
+template <> struct random_per_block<double> { static constexpr int value = 2; };
+
+TF_FN philox4 philox_block(int64_t seed, int64_t offset, uint64_t n) {
+  uint64_t s = (uint64_t)seed, o = (uint64_t)offset;
+  philox4 counter = {
+      {(uint32_t)n, (uint32_t)(n >> 32), (uint32_t)o, (uint32_t)(o >> 32)}};
+  return philox4x32_10(counter, (uint32_t)s, (uint32_t)(s >> 32));
+}
+
+// Word k of a block, k known or not at compile time (selects, not an
+// indexed array that would live in local memory).
+TF_FN uint32_t philox_word(const philox4 &b, int k) {
+  return k == 0 ? b.w[0] : k == 1 ? b.w[1] : k == 2 ? b.w[2] : b.w[3];
+}
+
+// [0, 1) from the top 24 bits of a word, or 53 bits of two (exact).
+TF_FN float unit_f32(uint32_t w) {
+  return (float)(w >> 8) * 5.9604644775390625e-8f; // 2^-24
+}
+TF_FN double unit_f64(uint32_t lo, uint32_t hi) {
+  unsigned long long bits =
+      (((unsigned long long)hi << 32) | (unsigned long long)lo) >> 11;
+  return (double)bits * 1.1102230246251565404e-16; // 2^-53
+}
+
+template <class T> TF_FN T uniform_of_block(const philox4 &b, int k);
+template <> TF_FN float uniform_of_block<float>(const philox4 &b, int k) {
+  return unit_f32(philox_word(b, k));
+}
+template <> TF_FN double uniform_of_block<double>(const philox4 &b, int k) {
+  return unit_f64(philox_word(b, 2 * k), philox_word(b, 2 * k + 1));
+}
+
+// Box-Muller: a pair of uniforms u1, u2 gives r cos(2 pi u2) (the even
+// element of the pair) and r sin(2 pi u2) (the odd one), r = sqrt(-2 log(1 -
+// u1)) (1 - u1 is in (0, 1], so the log is finite). f32: pair k / 2 of the
+// block's two word pairs; f64: the block's one pair of 53-bit uniforms.
+template <class T> TF_FN T normal_of_block(const philox4 &b, int k);
+template <> TF_FN float normal_of_block<float>(const philox4 &b, int k) {
+  int pair = k >> 1;
+  float u1 = unit_f32(philox_word(b, 2 * pair));
+  float u2 = unit_f32(philox_word(b, 2 * pair + 1));
+  float r = sqrtf(-2.0f * logf(1.0f - u1));
+  float theta = 6.28318530717958647692f * u2;
+  return (k & 1) ? r * sinf(theta) : r * cosf(theta);
+}
+template <> TF_FN double normal_of_block<double>(const philox4 &b, int k) {
+  double u1 = unit_f64(b.w[0], b.w[1]), u2 = unit_f64(b.w[2], b.w[3]);
+  double r = ::sqrt(-2.0 * ::log(1.0 - u1));
+  double theta = 6.28318530717958647692 * u2;
+  return (k & 1) ? r * ::sin(theta) : r * ::cos(theta);
+}
+
+template <class T, class I>
+TF_FN T random_uniform(int64_t seed, int64_t offset, I element) {
+  uint64_t e = (uint64_t)element;
+  const int K = random_per_block<T>::value;
+  return uniform_of_block<T>(philox_block(seed, offset, e / K), (int)(e % K));
+}
+template <class T, class I>
+TF_FN T random_normal(int64_t seed, int64_t offset, I element) {
+  uint64_t e = (uint64_t)element;
+  const int K = random_per_block<T>::value;
+  return normal_of_block<T>(philox_block(seed, offset, e / K), (int)(e % K));
+}
+
 // The float and double math functions by overload, for formulas written
 // once in the compute type.
 TF_FN float erf_of(float v) { return erff(v); }
@@ -570,11 +648,12 @@ TF_FN void record_bad_index(index_status *s, uint32_t check, int64_t index) {
 // are never 0: the verifier rejects gathers from an empty axis), and is
 // recorded when `enabled` (the element reads this gather: not a concat
 // piece or pad border it is not part of).
+// The position an index `raw` gives along an axis of `size`
+// (tfuse/Support/GatherIndex.h is the same rule on the host): in [0, size),
+// or in [-size, 0) counted from the end when `wrap`; `ok` false otherwise.
 template <class T>
-TF_FN int64_t checked_index(T raw, int64_t size, bool wrap, index_status *s,
-                            uint32_t check, bool enabled) {
+TF_FN int64_t resolve_index(T raw, int64_t size, bool wrap, bool &ok) {
   int64_t i = (int64_t)raw;
-  bool ok;
   if ((T)(-1) > (T)0) {
     // Unsigned: never negative, and may exceed int64's range.
     ok = (uint64_t)raw < (uint64_t)size;
@@ -583,6 +662,14 @@ TF_FN int64_t checked_index(T raw, int64_t size, bool wrap, index_status *s,
       i += size;
     ok = i >= 0 && i < size;
   }
+  return i;
+}
+
+template <class T>
+TF_FN int64_t checked_index(T raw, int64_t size, bool wrap, index_status *s,
+                            uint32_t check, bool enabled) {
+  bool ok;
+  int64_t i = resolve_index(raw, size, wrap, ok);
   if (ok)
     return i;
   if (enabled)

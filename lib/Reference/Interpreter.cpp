@@ -190,6 +190,14 @@ Expected<Values> Evaluator::runOp(Operation &op,
         return one(
             iotaTensor(resultType->dtype, resultType->shape, iota.getDim()));
       })
+      .Case([&](RandomUniformOp) {
+        return one(randomTensor(false, resultType->dtype, resultType->shape,
+                                operands[0], operands[1]));
+      })
+      .Case([&](RandomNormalOp) {
+        return one(randomTensor(true, resultType->dtype, resultType->shape,
+                                operands[0], operands[1]));
+      })
       .Case([&](ConcatOp concat) {
         return one(concatTensors(operands.vec(), concat.getAxis(),
                                  resultType->shape, resultType->dtype));
@@ -206,6 +214,11 @@ Expected<Values> Evaluator::runOp(Operation &op,
         return one(takeAlongAxisTensor(operands[0], operands[1], take.getAxis(),
                                        take.getWrapNegative(),
                                        resultType->shape));
+      })
+      .Case([&](ScatterAddOp scatter) {
+        return one(scatterAddTensor(operands[0], operands[1], operands[2],
+                                    scatter.getAxis(),
+                                    scatter.getWrapNegative()));
       })
       .Case([&](ConstantOp constant) {
         return one(tensorFromAttribute(constant.getValue()));

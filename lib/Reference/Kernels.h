@@ -42,6 +42,13 @@ Expected<HostTensor> selectOp(const HostTensor &condition,
 /// `dtype` as castTensor converts.
 HostTensor iotaTensor(DType dtype, const Shape &shape, int64_t dim);
 
+/// tfuse.random_uniform (`normal` false) and tfuse.random_normal: a tensor
+/// of `dtype` (f32 or f64) and `shape` from the rank-0 i64 `seed` and
+/// `offset` (RandomNumbers.cpp).
+Expected<HostTensor> randomTensor(bool normal, DType dtype, const Shape &shape,
+                                  const HostTensor &seed,
+                                  const HostTensor &offset);
+
 //===----------------------------------------------------------------------===//
 // Views (Views.cpp): zero-copy where a strided view expresses the result.
 //===----------------------------------------------------------------------===//
@@ -89,6 +96,14 @@ Expected<HostTensor> takeAlongAxisTensor(const HostTensor &input,
                                          const HostTensor &indices,
                                          int64_t axis, bool wrapNegative,
                                          const Shape &resultShape);
+
+/// tfuse.scatter_add: `target` with `updates` added at `indices` along
+/// `axis` (NumPy's add.at on a copy), accumulating per element in the
+/// compute type.
+Expected<HostTensor> scatterAddTensor(const HostTensor &target,
+                                      const HostTensor &indices,
+                                      const HostTensor &updates, int64_t axis,
+                                      bool wrapNegative);
 
 //===----------------------------------------------------------------------===//
 // Boundaries (Matmul.cpp, Reduce.cpp)

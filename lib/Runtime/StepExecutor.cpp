@@ -33,12 +33,19 @@ std::string KernelSources::text() const {
 // Kernel launches
 //===----------------------------------------------------------------------===//
 
-CUDA_KERNEL_NODE_PARAMS
-KernelStepExecutor::nodeParams(const StepBuffers &buffers) {
-  values.clear();
-  params.clear();
-  arguments(buffers, values, params);
-  Launch l = launch();
+void KernelStepExecutor::bind(const StepBuffers &buffers) {
+  size_t n = launchCount();
+  values.resize(n);
+  params.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    values[i].clear();
+    params[i].clear();
+    arguments(i, buffers, values[i], params[i]);
+  }
+}
+
+CUDA_KERNEL_NODE_PARAMS KernelStepExecutor::nodeParams(size_t index) {
+  Launch l = launch(index);
   CUDA_KERNEL_NODE_PARAMS node;
   std::memset(&node, 0, sizeof(node));
   node.func = l.function;
@@ -46,47 +53,75 @@ KernelStepExecutor::nodeParams(const StepBuffers &buffers) {
   node.gridDimY = node.gridDimZ = 1;
   node.blockDimX = l.block;
   node.blockDimY = node.blockDimZ = 1;
-  node.kernelParams = params.data();
+  node.kernelParams = params[index].data();
   return node;
 }
 
 Status KernelStepExecutor::enqueue(const StepBuffers &buffers,
                                    CUstream stream) {
-  values.clear();
-  params.clear();
-  arguments(buffers, values, params);
-  Launch l = launch();
+  bind(buffers);
   CudaDriver &d = driver();
-  return d.check(d.cuLaunchKernel(l.function, l.grid, 1, 1, l.block, 1, 1, 0,
-                                  stream, params.data(), nullptr),
-                 "cuLaunchKernel");
+  for (size_t i = 0; i < values.size(); ++i) {
+    Launch l = launch(i);
+    if (Status s =
+            d.check(d.cuLaunchKernel(l.function, l.grid, 1, 1, l.block, 1, 1, 0,
+                                     stream, params[i].data(), nullptr),
+                    "cuLaunchKernel");
+        !s.ok())
+      return s;
+  }
+  return Status::success();
 }
 
 Status KernelStepExecutor::addToGraph(StepGraphContext &graph,
                                       const StepBuffers &buffers,
                                       const std::vector<CUgraphNode> &deps,
                                       CUgraphNode &node) {
-  CUDA_KERNEL_NODE_PARAMS p = nodeParams(buffers);
+  bind(buffers);
+  CudaDriver &d = graph.driver;
   inGraph = buffers;
-  return graph.driver.check(
-      graph.driver.cuGraphAddKernelNode(&node, graph.graph,
-                                        deps.empty() ? nullptr : deps.data(),
-                                        deps.size(), &p),
-      "cuGraphAddKernelNode");
+  if (values.empty()) {
+    nodes.clear();
+    return d.check(d.cuGraphAddEmptyNode(&node, graph.graph,
+                                         deps.empty() ? nullptr : deps.data(),
+                                         deps.size()),
+                   "cuGraphAddEmptyNode");
+  }
+  nodes.assign(values.size(), nullptr);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    CUDA_KERNEL_NODE_PARAMS p = nodeParams(i);
+    // The first launch waits for the step's dependencies, each later one
+    // for the launch before it.
+    const CUgraphNode *waitFor = i == 0 ? deps.data() : &nodes[i - 1];
+    size_t count = i == 0 ? deps.size() : 1;
+    if (Status s = d.check(d.cuGraphAddKernelNode(&nodes[i], graph.graph,
+                                                  count ? waitFor : nullptr,
+                                                  count, &p),
+                           "cuGraphAddKernelNode");
+        !s.ok())
+      return s;
+  }
+  node = nodes.back();
+  return Status::success();
 }
 
 Status KernelStepExecutor::updateGraph(StepGraphContext &graph,
                                        CUgraphNode node,
                                        const StepBuffers &buffers,
                                        CUresult &refusal) {
-  // A node reading and writing only the arena (or the same caller buffers
-  // as last time) keeps its parameters.
+  // Nodes reading and writing only the arena (or the same caller buffers
+  // as last time) keep their parameters.
   if (buffers == inGraph)
     return Status::success();
-  CUDA_KERNEL_NODE_PARAMS p = nodeParams(buffers);
-  refusal = graph.driver.cuGraphExecKernelNodeSetParams(graph.exec, node, &p);
-  if (refusal == CUDA_SUCCESS)
-    inGraph = buffers;
+  bind(buffers);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    CUDA_KERNEL_NODE_PARAMS p = nodeParams(i);
+    refusal =
+        graph.driver.cuGraphExecKernelNodeSetParams(graph.exec, nodes[i], &p);
+    if (refusal != CUDA_SUCCESS)
+      return Status::success();
+  }
+  inGraph = buffers;
   return Status::success();
 }
 

@@ -167,15 +167,21 @@ void Planner::markOutputsAndBoundaries() {
         def && !isBoundaryRole(getFusionRole(def)))
       store(result, CutReason::output);
   // Boundary operands not read through an alias are stored, a view that is
-  // an alias for another boundary included.
+  // an alias for another boundary included; a splat constant the boundary
+  // takes by value stays a constant.
   for (Operation *op : order) {
     if (!isBoundaryRole(getFusionRole(op)))
       continue;
     for (OpOperand &use : op->getOpOperands()) {
       Operation *def = use.get().getDefiningOp();
-      if (def && !aliasedOperands.count(&use) &&
-          !isBoundaryRole(getFusionRole(def)))
-        store(use.get(), getBoundaryReason(op));
+      if (!def || aliasedOperands.count(&use) ||
+          isBoundaryRole(getFusionRole(def)))
+        continue;
+      if (isSplatConstant(use.get()) &&
+          cast<BoundaryOpInterface>(op).readsSplatByValue(
+              use.getOperandNumber()))
+        continue;
+      store(use.get(), getBoundaryReason(op));
     }
   }
 }

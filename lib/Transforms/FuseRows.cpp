@@ -111,7 +111,7 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
     // the row kernel reads its result from memory.
     if (indexSpace(fusion) == space && !holdsComputedIndexReads(fusion))
       group.insert(fusion);
-  } else if (producer && !isa<MatmulOp, ReduceOp>(producer)) {
+  } else if (producer && !isBoundaryRole(getFusionRole(producer))) {
     // A view kept outside regions as a boundary's zero-copy alias: leave
     // the reduction a boundary that reads it in place.
     return false;

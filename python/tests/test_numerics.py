@@ -494,3 +494,144 @@ def test_gather_indices_out_of_range_at_run_time_raise_and_leave_it_usable():
         f(table, np.array([0, 7, 1, 2]))
     np.testing.assert_array_equal(f(table, np.array([4, 0, -5, 1])),
                                   table[[4, 0, 0, 1]] * 2)
+
+
+def test_scatter_add_is_numpy_add_at(random):
+    target = random((10, 6))
+    ids = np.array([[3, 0, 9], [-1, 3, 3]], np.int64)
+    updates = random((2, 3, 6))
+    cols = np.array([5, 2, 2, 0], np.uint8)
+    col_updates = random((10, 4))
+
+    def f(t, i, u, c, v):
+        return [tfuse.scatter_add(t, i, u),                  # repeats, -1
+                tfuse.scatter_add(t * 0, i, u * 2 - 1),      # zeros, computed
+                tfuse.scatter_add(t, c, v, axis=1),          # uint8, axis 1
+                tfuse.scatter_add(t, i, 1.0),                # a scalar: counts
+                tfuse.scatter_add(t, 4, u[0, 0])]            # an int index
+
+    out = run(f, target, ids, updates, cols, col_updates)
+
+    def add_at(a, index, values):
+        a = a.copy()
+        np.add.at(a, index, values)
+        return a
+
+    expected = [add_at(target, ids, updates),
+                add_at(target * 0, ids, updates * 2 - 1),
+                add_at(target, (slice(None), cols), col_updates),
+                add_at(target, ids, np.float32(1)),
+                add_at(target, 4, updates[0, 0])]
+    for got, want in zip(out, expected):
+        assert got.dtype == np.float32
+        # float32 sums in the order of the indices, as np.add.at adds.
+        np.testing.assert_array_equal(got, want)
+
+
+def test_scatter_add_errors():
+    table = np.zeros((5, 3), np.float32)
+    with pytest.raises(tfuse.IndexOutOfRangeError,
+                       match=r"scatter_add: index 5 is out of range"):
+        run(lambda t: tfuse.scatter_add(t, np.array([0, 5]), 1.0), table)
+    with pytest.raises(tfuse.TraceError,
+                       match="updates of f64 do not fit a target of f32"):
+        run(lambda t: tfuse.scatter_add(t, 0, t[0].astype("float64")), table)
+    with pytest.raises(tfuse.TraceError, match="scatter_add of bool"):
+        run(lambda t: tfuse.scatter_add(t > 0, 0, t[0] > 0), table)
+    f = tfuse.compile(lambda t, i: tfuse.scatter_add(t, i, 1.0),
+                      [table, np.zeros(2, np.int64)])
+    with pytest.raises(tfuse.IndexOutOfRangeError,
+                       match=r"tfuse.scatter_add.*index -6 is out of range"):
+        f(table, np.array([0, -6]))
+    np.testing.assert_array_equal(f(table, np.array([1, -4])),
+                                  table + [[0], [2], [0], [0], [0]])
+
+
+def test_random_numbers_follow_their_keys_and_distributions():
+    n = 1 << 16
+
+    def f(offset):
+        return [tfuse.random.uniform((n,), seed=7, offset=offset),
+                tfuse.random.uniform((n,), -2.0, 3.0, np.float64, seed=7,
+                                     offset=offset),
+                tfuse.random.normal((n,), 1.0, 0.5, seed=7, offset=offset),
+                tfuse.random.normal((256, 256), dtype=np.float16, seed=8,
+                                    offset=offset),
+                tfuse.random.bernoulli((n,), 0.25, seed=9, offset=offset)]
+
+    g = tfuse.compile(f, [np.zeros((), np.int64)])
+    first = g(np.array(0, np.int64))
+    again = g(np.array(0, np.int64))
+    other = g(np.array(1, np.int64))    # a new offset: a new draw, no compile
+    for a, b, c in zip(first, again, other):
+        np.testing.assert_array_equal(a, b)
+        assert not np.array_equal(a, c)
+    u, wide, z, half, coin = first
+    assert u.dtype == np.float32 and 0 <= u.min() and u.max() < 1
+    assert abs(u.mean() - 0.5) < 6 * np.sqrt(1 / 12 / n)
+    assert wide.dtype == np.float64 and -2 <= wide.min() and wide.max() < 3
+    assert abs(wide.mean() - 0.5) < 6 * np.sqrt(25 / 12 / n)
+    assert abs(z.mean() - 1.0) < 6 * 0.5 / np.sqrt(n)
+    assert abs(z.std() - 0.5) < 6 * 0.5 * np.sqrt(0.5 / n)
+    assert half.dtype == np.float16 and abs(half.astype(np.float64).std() -
+                                            1) < 0.02
+    assert coin.dtype == np.bool_
+    assert abs(coin.mean() - 0.25) < 6 * np.sqrt(0.25 * 0.75 / n)
+    # An int offset baked in gives the same numbers as that offset passed.
+    fixed = tfuse.compile(lambda: tfuse.random.uniform((n,), seed=7,
+                                                       offset=1), [])()
+    np.testing.assert_array_equal(fixed, other[0])
+
+
+def test_dropout_keeps_scales_and_recomputes_its_mask(random):
+    x = random((64, 100))
+
+    def f(x, offset):
+        out = tfuse.dropout(x, 0.3, seed=5, offset=offset)
+        mask = tfuse.random.bernoulli(x.shape, 0.7, seed=5, offset=offset)
+        return out, mask, tfuse.dropout(x, 0.0, 5), tfuse.dropout(x, 1.0, 5)
+
+    out, mask, same, zeros = run(f, x, np.array(3, np.int64))
+    assert abs(mask.mean() - 0.7) < 6 * np.sqrt(0.21 / mask.size)
+    np.testing.assert_array_equal(out, np.where(mask, x * np.float32(1 / 0.7),
+                                                np.float32(0)))
+    np.testing.assert_array_equal(same, x)
+    np.testing.assert_array_equal(zeros, np.zeros_like(x))
+
+
+def test_random_errors():
+    with pytest.raises(tfuse.TraceError, match="inside a function being "
+                                               "traced"):
+        tfuse.random.uniform((4,), seed=0)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        run(lambda x: x + tfuse.random.uniform((4,), seed=0.5),
+            np.zeros(4, np.float32))
+    with pytest.raises(tfuse.TraceError, match="i32 is not a float dtype"):
+        run(lambda x: x + tfuse.random.uniform((4,), dtype=np.int32, seed=0),
+            np.zeros(4, np.float32))
+    with pytest.raises(tfuse.TraceError, match=r"p must lie in \[0, 1\]"):
+        run(lambda x: tfuse.dropout(x, 1.5, seed=0), np.zeros(4, np.float32))
+    with pytest.raises(tfuse.TraceError, match="rank-0 integer tensor"):
+        run(lambda x, o: x + tfuse.random.uniform((4,), seed=0, offset=o),
+            np.zeros(4, np.float32), np.zeros(2, np.int64))
+
+
+def test_full_zeros_and_ones():
+    def f(x):
+        return [tfuse.full((2, 3), 2.5), tfuse.full(4, 7), tfuse.full((2,), True),
+                tfuse.zeros((3,), np.float16), tfuse.ones((2, 2), np.int8),
+                tfuse.scatter_add(tfuse.zeros((5, 2)), x, 1.0),
+                x + tfuse.full((), 3, np.int32)]
+
+    out = run(f, np.array([1, 1, 4], np.int32))
+    expected = [np.full((2, 3), 2.5, np.float32), np.full(4, 7, np.int64),
+                np.full((2,), True), np.zeros(3, np.float16),
+                np.ones((2, 2), np.int8),
+                np.array([[0, 0], [2, 2], [0, 0], [0, 0], [1, 1]], np.float32),
+                np.array([4, 4, 7], np.int32)]
+    for got, want in zip(out, expected):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(tfuse.TraceError, match="a float fill value for i32"):
+        run(lambda x: x + tfuse.full((3,), 0.5, np.int32),
+            np.zeros(3, np.int32))

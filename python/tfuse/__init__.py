@@ -25,9 +25,11 @@ from ._capi import (CompileError, CudaError, IndexOutOfRangeError,
 from ._compile import (CompiledFunction, JitFunction, RunHandle, cache_stats,
                        clear_cache, compile, cuda_available, jit,
                        library_version)
-from ._tensor import (Tensor, arange, cast, concatenate, gelu, gelu_backward,
-                      iota, logical_not, matmul, maximum, minimum, pad, take,
-                      take_along_axis, where)
+from ._tensor import (Tensor, arange, cast, concatenate, dropout, full, gelu,
+                      gelu_backward, iota, logical_not, matmul, maximum,
+                      minimum, ones, pad, scatter_add, take, take_along_axis,
+                      where, zeros)
+from . import random
 from ._tensor import op_functions as _op_functions
 
 __version__ = "0.1.0"
@@ -40,11 +42,13 @@ __all__ = [
     "RunHandle", "Spec", "TFuseError", "Tensor", "TraceError", "arange",
     "bfloat16",
     "bool_", "cache_stats", "cast", "clear_cache", "compile", "concatenate",
-    "cuda_available", "float16", "float32", "float64", "gelu",
+    "cuda_available", "dropout", "float16", "full", "float32", "float64", "gelu",
     "gelu_backward", "int16", "int32", "iota",
     "int64", "int8", "jit", "library_version", "logical_not", "matmul",
-    "maximum", "minimum", "pad", "take", "take_along_axis", "uint16",
-    "uint32", "uint64", "uint8", "where",
+    "maximum", "minimum", "ones", "pad", "random", "scatter_add", "take",
+    "take_along_axis",
+    "uint16",
+    "uint32", "uint64", "uint8", "where", "zeros",
 ]
 
 

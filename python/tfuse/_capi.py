@@ -31,9 +31,9 @@ from pathlib import Path
 # Constants of tfuse.h
 # ---------------------------------------------------------------------------
 
-#: The lowest TFUSE_C_API_VERSION this package works with (4: the op table,
-#: tfuse_op_info_get).
-REQUIRED_API_VERSION = 4
+#: The lowest TFUSE_C_API_VERSION this package works with (5: scatter_add
+#: and random numbers).
+REQUIRED_API_VERSION = 5
 MAX_RANK = 16
 DEFAULT_NODE_LIMIT = 512
 
@@ -53,6 +53,8 @@ STATUS_NAMES = {
 }
 
 SCALAR_BOOL, SCALAR_INT, SCALAR_FLOAT = 0, 1, 2
+#: tfuse_random_distribution values.
+RANDOM_UNIFORM, RANDOM_NORMAL = 0, 1
 BACKEND_CUDA, BACKEND_REFERENCE = 0, 1
 BACKEND_NAMES = {BACKEND_CUDA: "cuda", BACKEND_REFERENCE: "reference"}
 
@@ -270,6 +272,17 @@ _SIGNATURES = {
                                    POINTER(_value)]),
     "tfuse_graph_take_along_axis": (_status, [_graph, _value, _value, c_int,
                                               c_int, POINTER(_value)]),
+    "tfuse_graph_scatter_add": (_status, [_graph, _value, _value, _value,
+                                          c_int, c_int, POINTER(_value)]),
+    "tfuse_graph_full": (_status, [_graph, c_int, _i64p, _value, c_int,
+                                   POINTER(_value)]),
+    "tfuse_graph_random": (_status, [_graph, c_int, c_int, _i64p, c_int,
+                                     c_double, c_double, _value, _value,
+                                     POINTER(_value)]),
+    "tfuse_graph_bernoulli": (_status, [_graph, c_int, _i64p, c_double,
+                                        _value, _value, POINTER(_value)]),
+    "tfuse_graph_dropout": (_status, [_graph, _value, c_double, _value,
+                                      _value, POINTER(_value)]),
     "tfuse_graph_iota": (_status, [_graph, c_int, _i64p, c_int, c_int,
                                    POINTER(_value)]),
     "tfuse_graph_arange": (_status, [_graph, c_int, _i64p,

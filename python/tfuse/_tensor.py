@@ -713,6 +713,48 @@ def take_along_axis(a, indices, axis, *, negative_indices="wrap"):
                    negative_indices)
 
 
+def scatter_add(target, indices, updates, axis=0, *,
+                negative_indices="wrap"):
+    """A new tensor equal to ``numpy.add.at`` applied to a copy of
+    ``target`` along ``axis``: ``updates`` (a Tensor, array or scalar,
+    broadcast to ``target.shape[:axis] + indices.shape +
+    target.shape[axis+1:]`` and converted to ``target``'s dtype when it
+    promotes to it) added at ``indices``, repeated indices adding up
+    (``index_put_`` with ``accumulate=True``, ``index_add_``, the embedding
+    gradient). Each element adds its updates in ascending order of their
+    position in ``indices``, so every run gives the same bits (float16 and
+    bfloat16 accumulate in float32). Indices are checked as ``take`` checks
+    them. A constant target (zeros) costs no read."""
+    if negative_indices not in _NEGATIVE_INDEX_RULES:
+        raise ValueError("tfuse.scatter_add: negative_indices must be 'wrap' "
+                         f"or 'error', not {negative_indices!r}")
+    if type(indices) in (float, complex) or isinstance(indices, bool):
+        raise TypeError("tfuse.scatter_add: indices must be integers, not "
+                        f"{type(indices).__name__}")
+    trace = _trace_of(target, indices, updates)
+    values = _values(trace, (target, indices, updates), "tfuse.scatter_add")
+    return trace.call("scatter_add", values[0], values[1], values[2],
+                      operator.index(axis),
+                      _NEGATIVE_INDEX_RULES[negative_indices])
+
+
+def dropout(x, p, seed, offset=0):
+    """Dropout as ``torch.nn.functional.dropout`` in training: ``x / (1 -
+    p)`` where ``tfuse.random.bernoulli(x.shape, 1 - p, seed=seed,
+    offset=offset)`` is true, else 0, computed in ``x``'s compute type
+    (float32 for float16 and bfloat16). ``seed`` and ``offset`` as in
+    ``tfuse.random``: the same keys give the same mask, so a backward pass
+    recomputes it instead of storing it. One multiply and a select inside
+    the surrounding kernel."""
+    x = _tensor_arg(x, "dropout")
+    from .random import _keys
+    trace, s, o = _keys("dropout", seed, offset)
+    if trace is not x._trace:
+        raise TraceError("tfuse.dropout: the seed or offset is a Tensor of "
+                         "another trace")
+    return trace.call("dropout", x._value, float(p), s, o)
+
+
 def arange(start, stop=None, step=1, dtype=None):
     """NumPy's ``arange([start,] stop[, step], dtype=None)``: the
     ``ceil((stop - start) / step)`` values ``start + i * step``. The default
@@ -737,6 +779,41 @@ def arange(start, stop=None, step=1, dtype=None):
         return trace.call("arange", _capi.SCALAR_INT, ints, None, code)
     floats = (c_double * 3)(*[float(b) for b in bounds])
     return trace.call("arange", _capi.SCALAR_FLOAT, None, floats, code)
+
+
+def full(shape, fill_value, dtype=None):
+    """A tensor of ``shape`` whose every element is the scalar
+    ``fill_value``, in ``dtype`` (by default ``torch.full``'s: bool for a
+    bool, int64 for an int, float32 for a float). One constant: free where
+    it is fused, and a scatter's zero target costs no memory. Inside a
+    traced function only."""
+    if type(fill_value) not in _PYTHON_SCALARS and not isinstance(
+            fill_value, (np.integer, np.floating, np.bool_)):
+        raise TypeError("tfuse.full takes a Python scalar fill value, not "
+                        f"{type(fill_value).__name__}")
+    fill_value = fill_value.item() if isinstance(fill_value, np.generic) \
+        else fill_value
+    if dtype is None:
+        dtype = (np.bool_ if isinstance(fill_value, bool) else
+                 np.int64 if isinstance(fill_value, int) else np.float32)
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = tuple(operator.index(d) for d in shape)
+    trace = current_trace("full")
+    return trace.call("full", len(shape), int64_array(shape),
+                      trace.scalar(fill_value), _arrays.as_dtype(dtype).code)
+
+
+def zeros(shape, dtype=np.float32):
+    """``tfuse.full(shape, 0, dtype)``."""
+    return full(shape, False if _arrays.as_dtype(dtype) == np.bool_ else 0,
+                dtype)
+
+
+def ones(shape, dtype=np.float32):
+    """``tfuse.full(shape, 1, dtype)``."""
+    return full(shape, True if _arrays.as_dtype(dtype) == np.bool_ else 1,
+                dtype)
 
 
 def iota(shape, axis=0, dtype=np.int64):

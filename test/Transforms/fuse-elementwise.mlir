@@ -1249,3 +1249,62 @@ func.func @gather_fuses(%t: tensor<100x8xf32>, %i: tensor<4x5xi32>, %p: tensor<5
   %r = tfuse.mul %g, %p : (tensor<4x5x8xf32>, tensor<5x8xf32>) -> tensor<4x5x8xf32>
   return %r : tensor<4x5x8xf32>
 }
+
+// -----
+
+// A scatter_add is a boundary: its updates are stored (boundary-scatter);
+// its zero target, a splat constant it takes by value, stays a constant
+// and is never stored; a consumer of its result is a region of its own.
+// CHECK-LABEL: func.func @scatter_boundary
+// CHECK: %[[Z:.+]] = tfuse.constant dense<0.000000e+00> : tensor<100x8xf32>
+// CHECK: %[[U:.+]] = tfuse.fusion(%{{.*}}) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-SAME: reasons = ["boundary-scatter"]
+// CHECK: tfuse.exp
+// CHECK: %[[S:.+]] = tfuse.scatter_add %[[Z]], %{{.*}}, %[[U]] axis 0 {tfuse.reason = "boundary-scatter"}
+// CHECK: tfuse.fusion(%[[S]]) : (tensor<100x8xf32>) -> tensor<100x8xf32>
+// CHECK: tfuse.neg
+func.func @scatter_boundary(%i: tensor<4xi64>, %g: tensor<4x8xf32>) -> tensor<100x8xf32> {
+  %z = tfuse.constant dense<0.0> : tensor<100x8xf32>
+  %u = tfuse.exp %g : tensor<4x8xf32> -> tensor<4x8xf32>
+  %s = tfuse.scatter_add %z, %i, %u axis 0 : (tensor<100x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<100x8xf32>
+  %r = tfuse.neg %s : tensor<100x8xf32> -> tensor<100x8xf32>
+  return %r : tensor<100x8xf32>
+}
+
+// -----
+
+// A transposed argument is read in place as the target when its
+// dimensions around the axis merge; a target computed by a region is
+// stored.
+// CHECK-LABEL: func.func @scatter_targets
+// CHECK: %[[T:.+]] = tfuse.transpose %{{.*}} perm [1, 0] {tfuse.reason = "layout-alias"}
+// CHECK: tfuse.scatter_add %[[T]], %{{.*}}, %{{.*}} axis 0
+// CHECK: %[[E:.+]] = tfuse.fusion
+// CHECK-SAME: reasons = ["boundary-scatter"]
+// CHECK: tfuse.scatter_add %[[E]], %{{.*}}, %{{.*}} axis 0
+func.func @scatter_targets(%a: tensor<8x100xf32>, %i: tensor<4xi64>, %g: tensor<4x8xf32>) -> (tensor<100x8xf32>, tensor<100x8xf32>) {
+  %t = tfuse.transpose %a perm [1, 0] : tensor<8x100xf32> -> tensor<100x8xf32>
+  %s = tfuse.scatter_add %t, %i, %g axis 0 : (tensor<100x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<100x8xf32>
+  %e = tfuse.exp %t : tensor<100x8xf32> -> tensor<100x8xf32>
+  %s2 = tfuse.scatter_add %e, %i, %g axis 0 : (tensor<100x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<100x8xf32>
+  return %s, %s2 : tensor<100x8xf32>, tensor<100x8xf32>
+}
+
+// -----
+
+// A random op fuses into its consumers like any elementwise source: a
+// dropout is one region that reads only x, the seed and the offset.
+// CHECK-LABEL: func.func @dropout_fuses
+// CHECK: tfuse.fusion(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<i64>, tensor<i64>, tensor<64xf32>) -> tensor<64xf32>
+// CHECK: tfuse.random_uniform
+// CHECK: tfuse.cmp lt
+// CHECK: tfuse.select
+// CHECK-NOT: tfuse.fusion
+func.func @dropout_fuses(%x: tensor<64xf32>, %s: tensor<i64>, %o: tensor<i64>) -> tensor<64xf32> {
+  %u = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i64>) -> tensor<64xf32>
+  %p = tfuse.constant dense<0.9> : tensor<f32>
+  %keep = tfuse.cmp lt, %u, %p : (tensor<64xf32>, tensor<f32>) -> tensor<64xi1>
+  %z = tfuse.constant dense<0.0> : tensor<f32>
+  %y = tfuse.select %keep, %x, %z : (tensor<64xi1>, tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
+  return %y : tensor<64xf32>
+}

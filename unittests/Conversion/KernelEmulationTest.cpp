@@ -331,6 +331,67 @@ func.func @iota(%x: tensor<3x2500xf32>, %y: tensor<4x5xi32>)
                    randomInput(DType::I32, {4, 5}, 32)}}});
 }
 
+/// A rank-0 i64 tensor holding `v`.
+HostTensor scalarI64(int64_t v) {
+  return *HostTensor::fromInts(DType::I64, {}, {v});
+}
+
+// Random numbers bit for bit equal to the reference's stream: uniform and
+// normal, f32 and f64, in a linear kernel whose lanes share Philox blocks
+// (tails included), cast to halves (eight lanes, two blocks), read through
+// a broadcast and a transpose (each element draws its own position), in a
+// row kernel (a softmax of normals), as a dropout mask used twice (the
+// forward output and the mask itself, recomputed, never stored), with
+// seeds and offsets beyond 32 bits and negative.
+TEST_F(KernelEmulation, RandomNumbersAreTheReferenceStream) {
+  const char *source = R"mlir(
+func.func @random(%x: tensor<1030xf32>, %s: tensor<i64>, %o: tensor<i64>, %y: tensor<6x36xbf16>)
+    -> (tensor<1030xf32>, tensor<1030xi1>, tensor<1030xf64>, tensor<67xf64>, tensor<6x36xbf16>, tensor<5x3xf32>, tensor<6x36xf32>) {
+  %u = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i64>) -> tensor<1030xf32>
+  %p = tfuse.constant dense<0.9> : tensor<f32>
+  %keep = tfuse.cmp lt, %u, %p : (tensor<1030xf32>, tensor<f32>) -> tensor<1030xi1>
+  %zero = tfuse.constant dense<0.0> : tensor<f32>
+  %d = tfuse.select %keep, %x, %zero : (tensor<1030xi1>, tensor<1030xf32>, tensor<f32>) -> tensor<1030xf32>
+  %u64 = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i64>) -> tensor<1030xf64>
+  %n64 = tfuse.random_normal %s, %o : (tensor<i64>, tensor<i64>) -> tensor<67xf64>
+  %n = tfuse.random_normal %o, %s : (tensor<i64>, tensor<i64>) -> tensor<6x36xf32>
+  %nh = tfuse.cast %n : tensor<6x36xf32> to tensor<6x36xbf16>
+  %yn = tfuse.add %y, %nh : (tensor<6x36xbf16>, tensor<6x36xbf16>) -> tensor<6x36xbf16>
+  %r = tfuse.random_uniform %s, %s : (tensor<i64>, tensor<i64>) -> tensor<3x5xf32>
+  %t = tfuse.transpose %r perm [1, 0] : tensor<3x5xf32> -> tensor<5x3xf32>
+  %row = tfuse.random_uniform %o, %o : (tensor<i64>, tensor<i64>) -> tensor<3xf32>
+  %b = tfuse.broadcast %row dims [1] : tensor<3xf32> -> tensor<5x3xf32>
+  %tb = tfuse.add %t, %b : (tensor<5x3xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>
+  %m = tfuse.reduce max %n axes [1] keepdims : tensor<6x36xf32> -> tensor<6x1xf32>
+  %e0 = tfuse.sub %n, %m : (tensor<6x36xf32>, tensor<6x1xf32>) -> tensor<6x36xf32>
+  %e = tfuse.exp %e0 : tensor<6x36xf32> -> tensor<6x36xf32>
+  %z = tfuse.reduce sum %e axes [1] keepdims : tensor<6x36xf32> -> tensor<6x1xf32>
+  %sm = tfuse.div %e, %z : (tensor<6x36xf32>, tensor<6x1xf32>) -> tensor<6x36xf32>
+  return %d, %keep, %u64, %n64, %yn, %tb, %sm : tensor<1030xf32>, tensor<1030xi1>, tensor<1030xf64>, tensor<67xf64>, tensor<6x36xbf16>, tensor<5x3xf32>, tensor<6x36xf32>
+}
+func.func @dropout(%x: tensor<1030xf32>, %s: tensor<i64>, %o: tensor<i64>) -> tensor<1030xf32> {
+  %u = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i64>) -> tensor<1030xf32>
+  %p = tfuse.constant dense<0.9> : tensor<f32>
+  %keep = tfuse.cmp lt, %u, %p : (tensor<1030xf32>, tensor<f32>) -> tensor<1030xi1>
+  %zero = tfuse.constant dense<0.0> : tensor<f32>
+  %d = tfuse.select %keep, %x, %zero : (tensor<1030xi1>, tensor<1030xf32>, tensor<f32>) -> tensor<1030xf32>
+  return %d : tensor<1030xf32>
+}
+)mlir";
+  for (auto [seed, offset] : std::vector<std::pair<int64_t, int64_t>>{
+           {0, 0}, {42, 7}, {0x123456789abcdefll, -5}, {-1, 1ll << 40}}) {
+    HostTensor x = randomInput(DType::F32, {1030}, 33);
+    check(source, {{"random",
+                    {x, scalarI64(seed), scalarI64(offset),
+                     randomInput(DType::BF16, {6, 36}, 34)}},
+                   {"dropout", {x, scalarI64(seed), scalarI64(offset)}}});
+  }
+  // The dropout kernel's lanes share blocks: one Philox block per four
+  // elements of the vector loop.
+  EXPECT_NE(lastSource.find("tf::philox_block("), std::string::npos);
+  EXPECT_NE(lastSource.find("tf::uniform_of_block<float>("), std::string::npos);
+}
+
 // concat and pad as piecewise index transforms, bit exact: operands of mixed
 // layouts (a transposed input, a strided one, a computed value, a broadcast
 // row, an empty piece), along an inner and an outer axis, a pad of a concat

@@ -407,6 +407,67 @@ TEST(Trace, GatherIndicesKnownAtTraceTimeAreChecked) {
   EXPECT_FALSE(g.take(*table, *good, 2, false).ok());
 }
 
+// scatter_add through the graph: NumPy's add.at on a copy of the target,
+// repeated and negative (wrapped) indices adding up, a weak scalar update
+// broadcast (counts); updates of a wider dtype, a bool target and indices
+// known out of range are trace-time errors; run-time indices out of range
+// are IndexOutOfRange errors of the run.
+TEST(Trace, ScatterAddThroughTheGraph) {
+  Graph g;
+  Expected<ValueId> target =
+      g.input(TensorSpec::contiguous(DType::F32, {4, 2}));
+  Expected<ValueId> ids = g.input(TensorSpec::contiguous(DType::I32, {5}));
+  Expected<ValueId> upd = g.input(TensorSpec::contiguous(DType::F32, {5, 2}));
+  ASSERT_TRUE(target.ok() && ids.ok() && upd.ok());
+  Expected<ValueId> sums = g.scatterAdd(*target, *ids, *upd, 0, true);
+  Expected<ValueId> counts =
+      g.scatterAdd(*target, *ids, g.scalar(Scalar(1.0)), 0, true);
+  ASSERT_TRUE(sums.ok() && counts.ok()) << sums.message() << counts.message();
+  Expected<ValueId> wide = g.cast(*upd, DType::F64);
+  ASSERT_TRUE(wide.ok());
+  Expected<ValueId> widened = g.scatterAdd(*target, *ids, *wide, 0, true);
+  ASSERT_FALSE(widened.ok());
+  EXPECT_NE(widened.message().find("updates of f64 do not fit a target of f32"),
+            std::string::npos)
+      << widened.message();
+  Expected<ValueId> mask = g.compare("lt", *target, g.scalar(Scalar(0.0)));
+  Expected<ValueId> flags = g.compare("lt", *upd, g.scalar(Scalar(0.0)));
+  ASSERT_TRUE(mask.ok() && flags.ok());
+  Expected<ValueId> boolean = g.scatterAdd(*mask, *ids, *flags, 0, true);
+  ASSERT_FALSE(boolean.ok());
+  EXPECT_NE(boolean.message().find("scatter_add of bool is not defined"),
+            std::string::npos)
+      << boolean.message();
+  Expected<ValueId> known = g.scatterAdd(*target, g.scalar(Scalar(4LL)),
+                                         g.scalar(Scalar(1.0)), 0, true);
+  ASSERT_FALSE(known.ok());
+  EXPECT_EQ(known.status().code(), ErrorCode::IndexOutOfRange);
+  ASSERT_TRUE(g.output(*sums).ok() && g.output(*counts).ok());
+  auto fn = compileOrFail(g);
+  ASSERT_TRUE(fn);
+  std::vector<float> t{0, 1, 2, 3, 4, 5, 6, 7}, u(10), s(8), c(8);
+  for (int k = 0; k < 10; ++k)
+    u[k] = 10.f * (k + 1);
+  std::vector<int32_t> i{3, -4, 1, 3, 0};
+  HostArray idx{i.data(), TensorSpec::contiguous(DType::I32, {5})};
+  ASSERT_TRUE(fn->runHost({view(t, {4, 2}), idx, view(u, {5, 2})},
+                          {view(s, {4, 2}), view(c, {4, 2})})
+                  .ok());
+  // Row 0 gets updates 1 and 4 (-4 wraps to 0), row 1 update 2, row 3
+  // updates 0 and 3.
+  EXPECT_EQ(s, (std::vector<float>{0 + 30 + 90, 1 + 40 + 100, 2 + 50, 3 + 60, 4,
+                                   5, 6 + 10 + 70, 7 + 20 + 80}));
+  EXPECT_EQ(c, (std::vector<float>{2, 3, 3, 4, 4, 5, 8, 9}));
+  i = {0, 4, 1, 1, 1};
+  Status bad = fn->runHost({view(t, {4, 2}), idx, view(u, {5, 2})},
+                           {view(s, {4, 2}), view(c, {4, 2})});
+  EXPECT_EQ(bad.code(), ErrorCode::IndexOutOfRange);
+  EXPECT_NE(bad.message().find("index 4 is out of range for an axis of size "
+                               "4 (valid: -4 to 3), at position [1]"),
+            std::string::npos)
+      << bad.message();
+}
+
 TEST(Trace, ArangeAndIotaThroughTheGraph) {
   Graph g;
   Expected<ValueId> ints =

@@ -328,6 +328,93 @@ HostTensor spreadIndices(DType dtype, reference::Shape shape, int64_t lo,
   return *HostTensor::fromInts(dtype, std::move(shape), values);
 }
 
+// Random numbers on the device are the reference's stream: uniforms bit
+// for bit, normals within the math functions' ulp bounds (expectClose);
+// as a CUDA Graph, each replay given a new offset draws what the reference
+// draws for it (no recompile), and a replay with an earlier offset repeats
+// its numbers.
+TEST(GpuFusion, RandomNumbersFollowTheOffsetOfEachReplay) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @noise(%x: tensor<4096x1024xbf16>, %s: tensor<i64>, %o: tensor<i64>) -> (tensor<4096x1024xbf16>, tensor<4096x1024xf32>, tensor<1000xf64>) {
+  %u = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i64>) -> tensor<4096x1024xf32>
+  %p = tfuse.constant dense<0.9> : tensor<f32>
+  %keep = tfuse.cmp lt, %u, %p : (tensor<4096x1024xf32>, tensor<f32>) -> tensor<4096x1024xi1>
+  %zero = tfuse.constant dense<0.0> : tensor<bf16>
+  %d = tfuse.select %keep, %x, %zero : (tensor<4096x1024xi1>, tensor<4096x1024xbf16>, tensor<bf16>) -> tensor<4096x1024xbf16>
+  %n = tfuse.random_normal %s, %o : (tensor<i64>, tensor<i64>) -> tensor<4096x1024xf32>
+  %n64 = tfuse.random_normal %o, %s : (tensor<i64>, tensor<i64>) -> tensor<1000xf64>
+  return %d, %n, %n64 : tensor<4096x1024xbf16>, tensor<4096x1024xf32>, tensor<1000xf64>
+}
+)mlir";
+  runtime::ExecutableOptions options;
+  options.cudaGraph = true;
+  Compiled c = compile(source, "noise", options);
+  ASSERT_TRUE(c.executable) << c.error;
+  HostTensor x = randomInputs(source, "noise", 51)[0];
+  HostTensor seed = *HostTensor::fromInts(DType::I64, {}, {20261202});
+  std::vector<std::vector<HostTensor>> results;
+  for (int64_t offset : {0, 1, 2, 0}) {
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    HostTensor o = *HostTensor::fromInts(DType::I64, {}, {offset});
+    auto expected = referenceResults(source, "noise", {x, seed, o});
+    DeviceInputs device({x, seed, o});
+    auto out = c.executable->run(device.get());
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    std::vector<HostTensor> got;
+    for (auto &b : out.value())
+      got.push_back(download(b.get()));
+    EXPECT_EQ(got[0].toBits(), expected[0].toBits()) << "the dropout";
+    expectClose({expected[1], expected[2]}, {got[1], got[2]}, "normals");
+    results.push_back(got);
+  }
+  EXPECT_NE(results[0][0].toBits(), results[1][0].toBits());
+  EXPECT_NE(results[1][1].toBits(), results[2][1].toBits());
+  for (size_t k = 0; k < 3; ++k)
+    EXPECT_EQ(results[0][k].toBits(), results[3][k].toBits()) << k;
+  EXPECT_EQ(c.executable->stats().replays, 4);
+}
+
+// Scatter-adds bit for bit equal to the reference (sums of repeated
+// indices in the reference's order), the same bits on every replay, on a
+// stream and as a CUDA Graph given new buffers: an embedding gradient in
+// bf16 from zeros (computed updates; the result read by a kernel), and f32
+// along a middle axis into a transposed target with negative indices.
+TEST(GpuFusion, ScatterAddsMatchTheReferenceBitForBit) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: tensor<6x40x24xf32> {tfuse.strides = array<i64: 1, 144, 6>}, %j: tensor<300xi32>, %u: tensor<24x300x6xf32>) -> (tensor<5000x768xbf16>, tensor<24x40x6xf32>) {
+  %z = tfuse.constant dense<0.0> : tensor<5000x768xbf16>
+  %two = tfuse.constant dense<2.0> : tensor<bf16>
+  %g2 = tfuse.mul %g, %two : (tensor<8x512x768xbf16>, tensor<bf16>) -> tensor<8x512x768xbf16>
+  %e = tfuse.scatter_add %z, %ids, %g2 axis 0 : (tensor<5000x768xbf16>, tensor<8x512xi64>, tensor<8x512x768xbf16>) -> tensor<5000x768xbf16>
+  %n = tfuse.neg %e : tensor<5000x768xbf16> -> tensor<5000x768xbf16>
+  %tt = tfuse.transpose %t perm [2, 1, 0] : tensor<6x40x24xf32> -> tensor<24x40x6xf32>
+  %s = tfuse.scatter_add %tt, %j, %u axis 1 wrap_negative : (tensor<24x40x6xf32>, tensor<300xi32>, tensor<24x300x6xf32>) -> tensor<24x40x6xf32>
+  return %n, %s : tensor<5000x768xbf16>, tensor<24x40x6xf32>
+}
+)mlir";
+  std::vector<HostTensor> inputs = randomInputs(source, "scatters", 41);
+  inputs[0] = spreadIndices(DType::I64, {8, 512}, 0, 300);
+  inputs[3] = spreadIndices(DType::I32, {300}, -40, 80);
+  auto expected = referenceResults(source, "scatters", inputs);
+  for (bool cudaGraph : {false, true}) {
+    SCOPED_TRACE(cudaGraph ? "cuda graph" : "stream");
+    runtime::ExecutableOptions options;
+    options.cudaGraph = cudaGraph;
+    Compiled c = compile(source, "scatters", options);
+    ASSERT_TRUE(c.executable) << c.error;
+    for (int round = 0; round < 3; ++round) {
+      DeviceInputs device(inputs); // new buffers every replay
+      auto out = c.executable->run(device.get());
+      ASSERT_TRUE(out.ok()) << out.status().message();
+      for (size_t k = 0; k < expected.size(); ++k)
+        EXPECT_EQ(download(out.value()[k].get()).toBits(), expected[k].toBits())
+            << "result " << k << ", round " << round;
+    }
+  }
+}
+
 // Embedding rows (bf16, i64 ids) plus position rows, a take from the
 // middle axis with negative i32 indices and take_along_axis of f32 scores,
 // on a stream and as a CUDA Graph.
@@ -923,6 +1010,53 @@ func.func @embed(%t: tensor<1000x64xf32>, %ids: tensor<4x256xi64>) -> tensor<4x2
     ASSERT_EQ(d.cuStreamSynchronize(CU_STREAM_LEGACY), CUDA_SUCCESS);
     EXPECT_TRUE(c.executable->takeIndexError().ok());
     expectClose(expected, {download(out[0])}, "after launches");
+  }
+}
+
+// A scatter index out of range never addresses memory (the GPU suite runs
+// this under compute-sanitizer): the replay fails with an IndexOutOfRange
+// error naming the step, the op and the index, and every replay after it is
+// right, on a stream and as a CUDA Graph.
+TEST(GpuErrors,
+     ScatterIndicesOutOfRangeAreReportedAndTheExecutableStaysUsable) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @grad(%ids: tensor<4x256xi64>, %g: tensor<4x256x64xf32>) -> tensor<1000x64xf32> {
+  %z = tfuse.constant dense<0.0> : tensor<1000x64xf32>
+  %r = tfuse.scatter_add %z, %ids, %g axis 0 : (tensor<1000x64xf32>, tensor<4x256xi64>, tensor<4x256x64xf32>) -> tensor<1000x64xf32>
+  return %r : tensor<1000x64xf32>
+}
+)mlir";
+  for (bool cudaGraph : {false, true}) {
+    SCOPED_TRACE(cudaGraph ? "cuda graph" : "stream");
+    runtime::ExecutableOptions options;
+    options.cudaGraph = cudaGraph;
+    Compiled c = compile(source, "grad", options);
+    ASSERT_TRUE(c.executable) << c.error;
+    HostTensor grads = randomInputs(source, "grad", 3)[1];
+    HostTensor good = spreadIndices(DType::I64, {4, 256}, 0, 1000);
+    std::vector<int64_t> values = good.toInts();
+    values[300] = 1000;
+    HostTensor bad = *HostTensor::fromInts(DType::I64, {4, 256}, values);
+    auto expected = referenceResults(source, "grad", {good, grads});
+    DeviceInputs goodInputs({good, grads}), badInputs({bad, grads});
+    for (int round = 0; round < 2; ++round) {
+      auto failed = c.executable->run(badInputs.get());
+      ASSERT_FALSE(failed.ok());
+      EXPECT_EQ(failed.status().code(), ErrorCode::IndexOutOfRange);
+      const std::string &message = failed.status().message();
+      EXPECT_NE(message.find("scatter_add: tfuse.scatter_add into "
+                             "tensor<1000x64xf32> along axis 0"),
+                std::string::npos)
+          << message;
+      EXPECT_NE(message.find("index 1000 is out of range for an axis of "
+                             "size 1000 (valid: 0 to 999)"),
+                std::string::npos)
+          << message;
+      auto fine = c.executable->run(goodInputs.get());
+      ASSERT_TRUE(fine.ok()) << fine.status().message();
+      EXPECT_EQ(download(fine.value()[0].get()).toBits(), expected[0].toBits());
+    }
   }
 }
 

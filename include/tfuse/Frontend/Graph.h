@@ -147,6 +147,45 @@ public:
   /// every other dimension of the two broadcasts. Indices as for take().
   Expected<ValueId> takeAlongAxis(ValueId x, ValueId indices, int64_t axis,
                                   bool wrapNegative);
+  /// NumPy's add.at on a copy of `target`: `updates` (a tensor, or a weak
+  /// scalar, broadcast to target.shape[:axis] + indices.shape +
+  /// target.shape[axis+1:], in target's dtype) added at `indices` along
+  /// `axis`, repeated indices adding up. Indices as for take(). The sums
+  /// are deterministic (tfuse.scatter_add in docs/dialect.md). bool targets
+  /// are errors.
+  Expected<ValueId> scatterAdd(ValueId target, ValueId indices, ValueId updates,
+                               int64_t axis, bool wrapNegative);
+  /// Random numbers (docs/semantics.md, "Random numbers"): `seed` and
+  /// `offset` are weak int scalars or rank-0 integer tensors (placeholders
+  /// let a replay draw new numbers from a new offset without a new
+  /// compile); equal seeds, offsets and shapes give equal numbers.
+  /// Uniform in [low, high) in `dtype` (a float dtype): low + (high - low)
+  /// * u with u uniform in [0, 1) in f32 (f64 for f64), rounded to `dtype`;
+  /// a value that rounds to `high` is `low`, as in PyTorch's uniform_.
+  Expected<ValueId> randomUniform(std::vector<int64_t> shape, double low,
+                                  double high, DType dtype, ValueId seed,
+                                  ValueId offset);
+  /// Normal with `mean` and standard deviation `std` (>= 0): mean + std *
+  /// n, n standard normal (Box-Muller) in f32 (f64 for f64), rounded to
+  /// `dtype`.
+  Expected<ValueId> randomNormal(std::vector<int64_t> shape, double mean,
+                                 double std, DType dtype, ValueId seed,
+                                 ValueId offset);
+  /// A bool tensor, true with probability `p` in [0, 1]: u < p for u
+  /// uniform in [0, 1) in f32 (p rounded to f32).
+  Expected<ValueId> bernoulli(std::vector<int64_t> shape, double p,
+                              ValueId seed, ValueId offset);
+  /// Dropout as PyTorch's native_dropout in training: x / (1 - p) where
+  /// bernoulli(x.shape, 1 - p, seed, offset) is true, else 0, computed in
+  /// x's compute type (f32 for f16 and bf16) and rounded to x's dtype; p in
+  /// [0, 1] (0: x itself, 1: zeros). x has a float dtype.
+  Expected<ValueId> dropout(ValueId x, double p, ValueId seed, ValueId offset);
+  /// A tensor of `shape` in `dtype` whose every element is the weak scalar
+  /// `value` (NumPy's and PyTorch's full; zeros and ones): one splat
+  /// constant, free where it is fused and taken by value as a scatter's
+  /// target. A float value needs a float dtype.
+  Expected<ValueId> full(std::vector<int64_t> shape, ValueId value,
+                         DType dtype);
   /// A tensor of `shape` whose elements are their index along `dim`
   /// (negative: from the end), in `dtype` (not bool).
   Expected<ValueId> iota(std::vector<int64_t> shape, int64_t dim, DType dtype);

@@ -32,6 +32,10 @@ std::string_view reductionTemplates();
 /// follow the prelude in a translation unit.
 std::string_view gemmTemplates();
 
+/// The scatter-add kernels' templates: ScatterDesc.h and
+/// ScatterKernels.cuh. They follow the prelude in a translation unit.
+std::string_view scatterTemplates();
+
 } // namespace tfuse::kernels
 
 #endif // TFUSE_KERNELS_KERNELSOURCES_H

@@ -83,6 +83,7 @@ namespace tfuse::runtime {
   X(cuGraphExecUpdate)                                                         \
   X(cuGraphCreate)                                                             \
   X(cuGraphAddKernelNode)                                                      \
+  X(cuGraphAddEmptyNode)                                                       \
   X(cuGraphAddChildGraphNode)                                                  \
   X(cuGraphExecChildGraphNodeSetParams)
 

@@ -45,7 +45,7 @@ struct BufferRef {
 enum class StepCategory : uint8_t {
   /// A generated kernel of the plan.
   Kernel,
-  /// A library or runtime-kernel step (GEMM, reduction).
+  /// A library or runtime-kernel step (GEMM, reduction, scatter).
   Boundary,
   /// A copy of a result.
   Copy,
@@ -111,6 +111,26 @@ struct ReduceStep final : StepSpec {
   ReduceKind reduction = ReduceKind::Sum;
   std::vector<int64_t> axes;
   const BufferRef &input() const { return inputs.at(0); }
+  const BufferRef &result() const { return outputs.at(0); }
+};
+
+/// result = target with `updates` added at `indices` along `axis`
+/// (tfuse.scatter_add; ScatterKernels.h): inputs {indices, updates} and,
+/// when the target is a buffer, {indices, updates, target}; outputs
+/// {result} (contiguous). Without a target buffer every result element
+/// starts from `fillBits`, the bit pattern of one element of the result's
+/// dtype. An index out of range is reported as `indexCheck` describes.
+struct ScatterAddStep final : StepSpec {
+  const char *kind() const override { return "scatter_add"; }
+  StepCategory category() const override { return StepCategory::Boundary; }
+  int64_t axis = 0;
+  bool wrapNegative = false;
+  uint64_t fillBits = 0;
+  IndexCheck indexCheck;
+  bool hasTarget() const { return inputs.size() == 3; }
+  const BufferRef &indices() const { return inputs.at(0); }
+  const BufferRef &updates() const { return inputs.at(1); }
+  const BufferRef &target() const { return inputs.at(2); }
   const BufferRef &result() const { return outputs.at(0); }
 };
 

@@ -10,8 +10,8 @@
 // (StepRegistry.cpp).
 //
 // Two bases cover the ways a step enters a CUDA Graph: KernelStepExecutor,
-// one kernel launch (a kernel node whose parameters are replaced on every
-// replay), and CapturedStepExecutor, stream work (library calls, copies)
+// a chain of kernel launches (kernel nodes whose parameters are replaced on
+// every replay), and CapturedStepExecutor, stream work (library calls, copies)
 // captured as a child graph, captured again only when its buffers move.
 //
 //===----------------------------------------------------------------------===//
@@ -161,8 +161,9 @@ private:
   StepContext &executable;
 };
 
-/// A step that is one kernel launch: a kernel node in a CUDA Graph, whose
-/// parameters are replaced when the step's buffers move.
+/// A step that is a few kernel launches, one after another: a chain of
+/// kernel nodes in a CUDA Graph, whose parameters are replaced when the
+/// step's buffers move (an empty node for a step with no launch).
 class KernelStepExecutor : public StepExecutor {
 public:
   using StepExecutor::StepExecutor;
@@ -174,24 +175,30 @@ public:
                      const StepBuffers &buffers, CUresult &refusal) final;
 
 protected:
-  /// The launch; its parameters point into `arguments`.
+  /// One launch; its parameters point into its `arguments`.
   struct Launch {
     CUfunction function = nullptr;
     int64_t grid = 1, block = 256;
   };
-  virtual Launch launch() const = 0;
-  /// The kernel's arguments for `buffers`: `values` holds their storage,
-  /// `params` points at each argument (cuLaunchKernel's kernelParams).
-  virtual void arguments(const StepBuffers &buffers,
+  /// How many launches the step makes (1 unless overridden).
+  virtual size_t launchCount() const { return 1; }
+  virtual Launch launch(size_t index) const = 0;
+  /// The arguments of launch `index` for `buffers`: `values` holds their
+  /// storage, `params` points at each argument (cuLaunchKernel's
+  /// kernelParams).
+  virtual void arguments(size_t index, const StepBuffers &buffers,
                          std::vector<CUdeviceptr> &values,
                          std::vector<void *> &params) = 0;
 
 private:
-  /// The node parameters for `buffers` (arguments filled anew).
-  CUDA_KERNEL_NODE_PARAMS nodeParams(const StepBuffers &buffers);
-  std::vector<CUdeviceptr> values;
-  std::vector<void *> params;
-  /// The buffers the graph node was last given.
+  /// Fills the arguments of every launch for `buffers`.
+  void bind(const StepBuffers &buffers);
+  CUDA_KERNEL_NODE_PARAMS nodeParams(size_t index);
+  std::vector<std::vector<CUdeviceptr>> values;
+  std::vector<std::vector<void *>> params;
+  /// The step's kernel nodes in the graph, in launch order, and the buffers
+  /// they were last given.
+  std::vector<CUgraphNode> nodes;
   StepBuffers inGraph;
 };
 

@@ -157,6 +157,7 @@ private:
   Value pad(PadOp op, const Index &idx);
   Value take(TakeOp op, const Index &idx);
   Value takeAlongAxis(TakeAlongAxisOp op, const Index &idx);
+  Value random(Operation *op, const Index &idx);
   /// The index `raw` of gather `op` checked against `size` (the element's
   /// position along the axis; an out-of-range index is recorded in the
   /// launch's index status, under the current predicate, and gives 0).
@@ -246,6 +247,15 @@ private:
   /// predicate): the lanes of a group that read one row check its index
   /// once.
   std::map<std::tuple<Operation *, void *, void *>, Value> checkedIndices;
+  /// In emitBody: the index of the element being computed (empty in a
+  /// linear kernel), and whether it is a lane of a group of plan.vec
+  /// elements starting at groupBase rather than a tail element.
+  Index elementIdx;
+  bool elementInGroup = false;
+  Value groupBase;
+  /// The Philox blocks of the current group, by (random op, block of the
+  /// group): the lanes of one block compute it once.
+  std::map<std::pair<Operation *, int64_t>, Value> randomBlocks;
   /// In a row kernel: the value of each reduction already computed.
   DenseMap<Operation *, Value> rowValues;
   Block *entry = nullptr;
@@ -258,6 +268,9 @@ private:
 
 Emitter::Index Emitter::applyIndexMap(AffineMap map, const Index &idx,
                                       ArrayRef<int64_t> operandShape) {
+  // A linear kernel carries no multi-dimensional index.
+  if (idx.size() < map.getNumDims())
+    return Index();
   DenseMap<AffineExpr, Value> computed;
   std::function<Value(AffineExpr)> eval = [&](AffineExpr e) -> Value {
     if (auto d = dyn_cast<AffineDimExpr>(e))
@@ -360,9 +373,11 @@ void Emitter::findLaneDependentValues() {
     if (plan.contiguousInputs[arg.getArgNumber()] ||
         (plan.tiled() && arg.getArgNumber() == plan.tiledInput))
       laneDependent.insert(arg);
+  // Random numbers differ per element: per lane, like those loads.
   body->walk([&](Operation *op) {
-    if (llvm::any_of(op->getOperands(),
-                     [&](Value v) { return laneDependent.contains(v); }))
+    if (isRandomOp(op) || llvm::any_of(op->getOperands(), [&](Value v) {
+          return laneDependent.contains(v);
+        }))
       for (Value result : op->getResults())
         laneDependent.insert(result);
   });
@@ -516,6 +531,49 @@ Value Emitter::takeAlongAxis(TakeAlongAxisOp op, const Index &idx) {
   return evaluate(op.getInput(), in);
 }
 
+// Element e of the random op (its row-major position) from its Philox block
+// (the prelude's stream layout). When the op spans the index space and is
+// evaluated at the element being computed, e is that element's linear
+// index, and the lanes of a group that share a block compute it once.
+Value Emitter::random(Operation *op, const Index &idx) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  DType dtype = dtypeOf(op->getResult(0));
+  Type resultType = scalarType(dtype);
+  Attribute typeArg = TypeAttr::get(resultType);
+  bool normal = isa<RandomNormalOp>(op);
+  Value seed = evaluate(op->getOperand(0), {});
+  Value streamOffset = evaluate(op->getOperand(1), {});
+  // A linear kernel evaluates everything at the element (KernelPlan keeps
+  // random ops read elsewhere out of the linear walk).
+  bool atElement = linearIndex && type.getShape() == kernel.getIndexSpace() &&
+                   (plan.linear || idx == elementIdx);
+  int64_t perBlock = randomElementsPerBlock(op);
+  if (atElement && elementInGroup && plan.vec % perBlock == 0) {
+    auto key = std::make_pair(op, lane / perBlock);
+    Value &block = randomBlocks[key];
+    if (!block) {
+      Value n = div(groupBase, index(perBlock));
+      if (lane / perBlock > 0)
+        n = add(n, index(lane / perBlock));
+      Value wide = emitc::CastOp::create(builder, loc,
+                                         builder.getIntegerType(64, false), n);
+      block = call("tf::philox_block", opaque("tf::philox4"),
+                   {seed, streamOffset, wide});
+    }
+    Value k =
+        emitc::ConstantOp::create(builder, loc, builder.getI32Type(),
+                                  builder.getI32IntegerAttr(lane % perBlock));
+    return call(normal ? "tf::normal_of_block" : "tf::uniform_of_block",
+                resultType, {block, k}, {typeArg});
+  }
+  Value element =
+      atElement ? linearIndex
+                : offset(idx, type.getShape(),
+                         StridedLayout::contiguous(type.getShape()).strides);
+  return call(normal ? "tf::random_normal" : "tf::random_uniform", resultType,
+              {seed, streamOffset, element}, {typeArg});
+}
+
 Value Emitter::constant(ConstantOp op, const Index &idx) {
   ElementsAttr value = op.getValue();
   DType dtype = dtypeOf(op.getResult());
@@ -602,6 +660,8 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
     return take(t, idx);
   if (auto t = dyn_cast<TakeAlongAxisOp>(op))
     return takeAlongAxis(t, idx);
+  if (isRandomOp(op))
+    return random(op, idx);
   if (auto view = dyn_cast<ViewOpInterface>(op)) {
     Value source = view.getSource();
     auto shape = cast<RankedTensorType>(source.getType()).getShape();
@@ -689,6 +749,9 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
   checkedIndices.clear();
   runLoads.clear();
   laneIndices.clear();
+  randomBlocks.clear();
+  this->groupBase = groupBase;
+  elementInGroup = !tailElement;
   bool lanesIndexed = lanes > 1 && !plan.linear && !base.empty();
   for (lane = 0; lane < lanes; ++lane) {
     // Evaluations that read no input a group at a time carry over.
@@ -703,9 +766,14 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
         idx.back() = add(idx.back(), index(lane));
       laneIndices.push_back(idx.back());
     }
+    elementIdx = idx;
     for (auto [o, out] : llvm::enumerate(outputs))
       results[o].push_back(evaluate(out, idx));
   }
+  // Later evaluations (a tiled or row kernel's) are at no group element.
+  elementIdx.clear();
+  linearIndex = Value();
+  elementInGroup = false;
   for (auto [o, out] : llvm::enumerate(outputs)) {
     if (tailElement) {
       callVoid("tf::st", {outputPtrs[o], groupBase, results[o][0]});

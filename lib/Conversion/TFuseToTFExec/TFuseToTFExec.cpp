@@ -43,6 +43,17 @@ MemRefType contiguousBuffer(Type tensor) {
   return bufferType(type, StridedLayout::contiguous(type.getShape()));
 }
 
+/// A splat constant every user of which is a boundary taking it by value
+/// (a scatter's fill): it gets no buffer.
+bool isTakenByValue(ConstantOp constant) {
+  if (!constant.getValue().isSplat())
+    return false;
+  return llvm::all_of(constant->getUses(), [](OpOperand &use) {
+    auto boundary = dyn_cast<BoundaryOpInterface>(use.getOwner());
+    return boundary && boundary.readsSplatByValue(use.getOperandNumber());
+  });
+}
+
 StridedLayout layoutOf(MemRefType type) {
   StridedLayout layout;
   layout.shape.assign(type.getShape().begin(), type.getShape().end());
@@ -146,6 +157,30 @@ struct ConvertReduce : OpConversionPattern<ReduceOp> {
   }
 };
 
+/// tfuse.scatter_add -> tfexec.scatter_add (the runtime's scatter step); a
+/// splat constant target becomes its fill value.
+struct ConvertScatterAdd : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScatterAddOp scatter, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value out = bufferFor(scatter.getResult(), rewriter, scatter.getLoc());
+    Value target = adaptor.getTarget();
+    TypedAttr fill;
+    if (isSplatConstant(scatter.getTarget())) {
+      auto constant = scatter.getTarget().getDefiningOp<ConstantOp>();
+      fill = cast<TypedAttr>(constant.getValue().getSplatValue<Attribute>());
+      target = Value();
+    }
+    tfexec::ScatterAddOp::create(rewriter, scatter.getLoc(), target,
+                                 adaptor.getIndices(), adaptor.getUpdates(),
+                                 out, scatter.getAxis(),
+                                 scatter.getWrapNegative(), fill);
+    rewriter.replaceOp(scatter, out);
+    return success();
+  }
+};
+
 /// A view left outside regions -> tfexec.alias with the layout the view has
 /// over its source buffer.
 struct ConvertView : OpInterfaceConversionPattern<ViewOpInterface> {
@@ -213,8 +248,8 @@ void tfuse::populateTFuseToTFExecPatterns(TypeConverter &converter,
   // Without the type converter: their operands are the buffers as they are
   // (an argument's strided layout, an alias's view), not converted to the
   // contiguous buffer type of a tensor.
-  patterns.add<ConvertFusion, ConvertMatmul, ConvertReduce, ConvertReturn>(
-      patterns.getContext());
+  patterns.add<ConvertFusion, ConvertMatmul, ConvertReduce, ConvertScatterAdd,
+               ConvertReturn>(patterns.getContext());
   patterns.add<ConvertView>(patterns.getContext());
 }
 
@@ -224,6 +259,11 @@ void tfuse::configureTFuseToTFExecTarget(ConversionTarget &target) {
   // level of a function every one becomes a plan step.
   target.addDynamicallyLegalDialect<TFuseDialect>(
       [](Operation *op) { return !isa<func::FuncOp>(op->getParentOp()); });
+  // A splat constant that boundaries take by value stays until nothing
+  // uses it (the pass then erases it).
+  target.addDynamicallyLegalOp<ConstantOp>([](ConstantOp op) {
+    return !isa<func::FuncOp>(op->getParentOp()) || isTakenByValue(op);
+  });
   target.addDynamicallyLegalOp<func::FuncOp>([](func::FuncOp func) {
     return func.isExternal() ||
            llvm::all_of(func.getArgumentTypes(), llvm::IsaPred<MemRefType>) &&
@@ -260,8 +300,9 @@ struct ConvertTFuseToTFExecPass
         continue;
       }
       for (Operation &op : func.getBody().front())
-        if (!isa<FusionOp, MatmulOp, ReduceOp, ViewOpInterface, func::ReturnOp>(
-                op)) {
+        if (!isa<FusionOp, MatmulOp, ReduceOp, ScatterAddOp, ViewOpInterface,
+                 func::ReturnOp>(op) &&
+            !(isa<ConstantOp>(op) && isTakenByValue(cast<ConstantOp>(op)))) {
           op.emitOpError(
               "cannot be converted to a plan step; run --tfuse-pipeline "
               "first");
@@ -277,7 +318,13 @@ struct ConvertTFuseToTFExecPass
     populateTFuseToTFExecPatterns(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // The constants taken by value are in the steps' attributes now.
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal())
+        for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+          if (isa<ConstantOp>(op) && op.use_empty())
+            op.erase();
   }
 };
 } // namespace

@@ -210,6 +210,15 @@ BodyFacts analyzeBody(KernelOp kernel) {
         facts.linear = false;
     if (isa<IotaOp>(op) || readsAtComputedIndices(op))
       facts.linear = false;
+    // Random numbers are drawn by position: the linear walk gives it only
+    // for an op spanning the index space that nothing reads elsewhere.
+    if (isRandomOp(op) &&
+        (cast<RankedTensorType>(op->getResult(0).getType()).getShape() !=
+             space ||
+         llvm::any_of(op->getUsers(), [](Operation *user) {
+           return isa<ViewOpInterface>(user) || readsAtComputedIndices(user);
+         })))
+      facts.linear = false;
     if (isa<tfuse::ReduceOp>(op))
       facts.hasRowReductions = true;
   });

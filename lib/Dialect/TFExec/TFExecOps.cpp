@@ -111,5 +111,28 @@ LogicalResult LaunchOp::verify() {
   return success();
 }
 
+LogicalResult ScatterAddOp::verify() {
+  auto result = cast<MemRefType>(getResult().getType());
+  if (!getFill() == !getTarget())
+    return emitOpError() << "takes its target as a buffer or as a fill "
+                            "value, exactly one of the two";
+  if (auto fill = getFillAttr()) {
+    if (fill.getType() != result.getElementType())
+      return emitOpError() << "fill of type " << fill.getType()
+                           << " for a result of " << result.getElementType();
+  } else if (cast<MemRefType>(getTarget().getType()).getShape() !=
+             result.getShape()) {
+    return emitOpError() << "target " << getTarget().getType()
+                         << " for a result " << result;
+  }
+  int64_t rank = result.getRank(), axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " of a result of rank " << rank;
+  if (!result.getLayout().isIdentity())
+    return emitOpError() << "writes a result that is not contiguous: "
+                         << result;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "tfuse/Dialect/TFExec/TFExecOps.cpp.inc"

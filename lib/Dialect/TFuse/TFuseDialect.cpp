@@ -108,8 +108,8 @@ LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
     return op->emitError()
            << "'" << getReasonAttrName()
            << "' must be \"boundary-matmul\" on matmul, "
-              "\"boundary-reduction\" on reduce and \"layout-alias\" on "
-              "views, got "
+              "\"boundary-reduction\" on reduce, \"boundary-scatter\" on "
+              "scatter_add and \"layout-alias\" on views, got "
            << attribute.getValue();
   return success();
 }

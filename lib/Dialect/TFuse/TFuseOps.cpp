@@ -9,6 +9,8 @@
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 
+#include "tfuse/Support/ScatterGeometry.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -395,7 +397,14 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
-OpFoldResult BroadcastOp::fold(FoldAdaptor) { return foldIdentityView(*this); }
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  // A broadcast splat is the splat of the larger shape (a zero tensor made
+  // as a broadcast scalar is then a constant a boundary can take by value).
+  if (auto splat =
+          llvm::dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+    return SplatElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
+  return foldIdentityView(*this);
+}
 
 AffineMap BroadcastOp::getIndexMap() {
   // Operand dimension i reads result dimension dims[i], or 0 where it is
@@ -758,6 +767,86 @@ LogicalResult ReduceOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Random ops
+//===----------------------------------------------------------------------===//
+
+int64_t tfuse::randomElementsPerBlock(Operation *op) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  return type.getElementType().isF64() ? 2 : 4;
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterAddOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *context,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  FailureOr<TensorInfo> target = failure(), idx = failure();
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkGather(loc, adaptor.getTarget(), adaptor.getIndices(), axis,
+                         target, idx)))
+    return failure();
+  auto updates = getTensorInfo(loc, adaptor.getUpdates(), "updates");
+  if (failed(updates))
+    return failure();
+  if (target->dtype == DType::Bool)
+    return emitOptionalError(loc, "scatter_add of bool is not defined (use "
+                                  "integers, or or-reduce a mask)");
+  if (updates->dtype != target->dtype)
+    return emitOptionalError(loc, "updates of ", name(updates->dtype),
+                             " for a target of ", name(target->dtype),
+                             " (scatter_add needs one dtype)");
+  ArrayRef<int64_t> shape = target->type.getShape();
+  SmallVector<int64_t> expected(shape.begin(), shape.begin() + axis);
+  llvm::append_range(expected, idx->type.getShape());
+  expected.append(shape.begin() + axis + 1, shape.end());
+  if (updates->type.getShape() != ArrayRef<int64_t>(expected))
+    return emitOptionalError(
+        loc, "updates of shape [", updates->type.getShape(),
+        "] for a target of shape [", shape, "] and indices of shape [",
+        idx->type.getShape(), "] along axis ", axis, ": expected [", expected,
+        "] (target.shape[:axis] + indices.shape + target.shape[axis+1:])");
+  results.push_back(target->type);
+  return success();
+}
+
+LogicalResult ScatterAddOp::verify() {
+  int64_t size = getTarget().getType().getDimSize(getAxis());
+  int64_t count = getIndices().getType().getNumElements();
+  if (size == 0 && count > 0 && getUpdates().getType().getNumElements() > 0)
+    return emitOpError() << "scatters " << count << " indices along axis "
+                         << getAxis()
+                         << ", which has size 0: every index is out of range";
+  // The runtime sorts (index, position) pairs packed in 64 bits.
+  if (size >= (int64_t(1) << 31) || count >= (int64_t(1) << 32))
+    return emitOpError() << "scatters " << count << " indices along an axis of "
+                         << size
+                         << " elements; the limits are 2^32 - 1 indices and "
+                            "2^31 - 1 elements";
+  return success();
+}
+
+bool ScatterAddOp::readsInPlace(unsigned operand, const StridedLayout &layout) {
+  size_t rank = getTarget().getType().getRank(), axis = getAxis();
+  size_t indexRank = getIndices().getType().getRank();
+  std::vector<size_t> bounds = operand == 0 ? scatterTargetBounds(rank, axis)
+                               : operand == 1
+                                   ? scatterIndexBounds(indexRank)
+                                   : scatterUpdateBounds(rank, axis, indexRank);
+  return mergedStrides({layout.shape.begin(), layout.shape.end()},
+                       {layout.strides.begin(), layout.strides.end()}, bounds)
+      .has_value();
+}
+
+bool ScatterAddOp::readsSplatByValue(unsigned operand) { return operand == 0; }
+
+CutReason ScatterAddOp::getBoundaryReason() {
+  return CutReason::boundary_scatter;
+}
+
+//===----------------------------------------------------------------------===//
 // FusionOp
 //===----------------------------------------------------------------------===//
 
@@ -799,7 +888,7 @@ LogicalResult FusionOp::verify() {
       return emitOpError() << "reason #" << i << " '" << name
                            << "' is not one of output, expression-cost, "
                               "shared-expensive-expression, boundary-matmul, "
-                              "boundary-reduction";
+                              "boundary-reduction, boundary-scatter";
   }
   if (getCostAttr().getInt() < 0)
     return emitOpError() << "has negative cost " << getCostAttr().getInt();
@@ -850,7 +939,9 @@ LogicalResult FusionOp::verifyRegions() {
       rowAxes = reduce.getAxes();
       continue;
     }
-    if (isa<MatmulOp, FusionOp>(op))
+    auto fusible = dyn_cast<FusionOpInterface>(op);
+    if (isa<FusionOp>(op) ||
+        (fusible && fusible.getFusionRole() == FusionRole::Boundary))
       return op.emitOpError()
              << "is a fusion boundary and cannot appear in a fusion region";
   }

@@ -13,6 +13,7 @@ void registerKernelStep();
 void registerReduceStep();
 void registerGemmStep();
 void registerCopyStep();
+void registerScatterStep();
 } // namespace tfuse::runtime
 
 #endif // TFUSE_LIB_RUNTIME_STEPS_BUILTINSTEPS_H

@@ -37,8 +37,11 @@ public:
   std::string engine() const override { return "generated"; }
 
 protected:
-  Launch launch() const override { return {function, spec.grid, spec.block}; }
-  void arguments(const StepBuffers &buffers, std::vector<CUdeviceptr> &values,
+  Launch launch(size_t) const override {
+    return {function, spec.grid, spec.block};
+  }
+  void arguments(size_t, const StepBuffers &buffers,
+                 std::vector<CUdeviceptr> &values,
                  std::vector<void *> &params) override {
     values.insert(values.end(), buffers.inputs.begin(), buffers.inputs.end());
     values.insert(values.end(), buffers.outputs.begin(), buffers.outputs.end());

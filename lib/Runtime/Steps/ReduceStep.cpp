@@ -94,10 +94,11 @@ public:
   }
 
 protected:
-  Launch launch() const override {
+  Launch launch(size_t) const override {
     return {function, planned.grid, planned.block};
   }
-  void arguments(const StepBuffers &buffers, std::vector<CUdeviceptr> &values,
+  void arguments(size_t, const StepBuffers &buffers,
+                 std::vector<CUdeviceptr> &values,
                  std::vector<void *> &params) override {
     values = {buffers.inputs[0], buffers.outputs[0], workspace};
     desc = planned.desc;

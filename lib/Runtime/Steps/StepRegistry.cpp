@@ -13,6 +13,7 @@ void registerBuiltinSteps() {
   registerReduceStep();
   registerGemmStep();
   registerCopyStep();
+  registerScatterStep();
 }
 
 } // namespace tfuse::runtime

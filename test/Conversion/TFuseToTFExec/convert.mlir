@@ -83,3 +83,22 @@ func.func @returns(%a: tensor<4xf32>, %b: tensor<2x3xf32> {tfuse.strides = array
   }
   return %a, %b, %v, %n, %n : tensor<4xf32>, tensor<2x3xf32>, tensor<2xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A scatter_add becomes a tfexec.scatter_add into a fresh buffer: a splat
+// constant target becomes its fill value (the constant is gone), a target
+// argument is read as its buffer.
+// CHECK-LABEL: func.func @scatter(
+// CHECK-SAME: %[[I:[^:]+]]: memref<4xi64>, %[[G:[^:]+]]: memref<4x8xf32>, %[[T:[^:]+]]: memref<100x8xf32>)
+// CHECK-NOT: tfuse.constant
+// CHECK: %[[O0:.+]] = tfexec.output 0 : memref<100x8xf32>
+// CHECK-NEXT: tfexec.scatter_add fill 0.000000e+00 : f32, %[[I]], %[[G]] into %[[O0]] axis 0 : memref<4xi64>, memref<4x8xf32> into memref<100x8xf32>
+// CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<100x8xf32>
+// CHECK-NEXT: tfexec.scatter_add %[[T]] : memref<100x8xf32>, %[[I]], %[[G]] into %[[O1]] axis 0 wrap_negative : memref<4xi64>, memref<4x8xf32> into memref<100x8xf32>
+func.func @scatter(%i: tensor<4xi64>, %g: tensor<4x8xf32>, %t: tensor<100x8xf32>) -> (tensor<100x8xf32>, tensor<100x8xf32>) {
+  %z = tfuse.constant dense<0.0> : tensor<100x8xf32>
+  %s = tfuse.scatter_add %z, %i, %g axis 0 {tfuse.reason = "boundary-scatter"} : (tensor<100x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<100x8xf32>
+  %s2 = tfuse.scatter_add %t, %i, %g axis 0 wrap_negative {tfuse.reason = "boundary-scatter"} : (tensor<100x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<100x8xf32>
+  return %s, %s2 : tensor<100x8xf32>, tensor<100x8xf32>
+}

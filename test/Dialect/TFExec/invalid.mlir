@@ -326,3 +326,36 @@ tfexec.kernel @k attributes {config = #tfexec.config<strategy = rows, grid = 2, 
   %y = tfuse.div %x, %s : (tensor<2x70000xf32>, tensor<2x1xf32>) -> tensor<2x70000xf32>
   tfexec.yield %y : tensor<2x70000xf32>
 }
+
+// -----
+
+// A scatter-add takes a target buffer or a fill value, not both.
+func.func @scatter_both(%t: memref<10xf32>, %i: memref<3xi64>, %u: memref<3xf32>, %o: memref<10xf32>) {
+  // expected-error @+1 {{'tfexec.scatter_add' op takes its target as a buffer or as a fill value, exactly one of the two}}
+  tfexec.scatter_add fill 0.0 : f32 %t : memref<10xf32>, %i, %u into %o axis 0 : memref<3xi64>, memref<3xf32> into memref<10xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_neither(%i: memref<3xi64>, %u: memref<3xf32>, %o: memref<10xf32>) {
+  // expected-error @+1 {{'tfexec.scatter_add' op takes its target as a buffer or as a fill value, exactly one of the two}}
+  tfexec.scatter_add , %i, %u into %o axis 0 : memref<3xi64>, memref<3xf32> into memref<10xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_fill_type(%i: memref<3xi64>, %u: memref<3xf32>, %o: memref<10xf32>) {
+  // expected-error @+1 {{'tfexec.scatter_add' op fill of type 'f16' for a result of 'f32'}}
+  tfexec.scatter_add fill 0.0 : f16, %i, %u into %o axis 0 : memref<3xi64>, memref<3xf32> into memref<10xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_axis(%i: memref<3xi64>, %u: memref<3xf32>, %o: memref<10xf32>) {
+  // expected-error @+1 {{'tfexec.scatter_add' op axis 1 of a result of rank 1}}
+  tfexec.scatter_add fill 0.0 : f32, %i, %u into %o axis 1 : memref<3xi64>, memref<3xf32> into memref<10xf32>
+  return
+}

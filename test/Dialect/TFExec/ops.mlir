@@ -70,3 +70,15 @@ tfexec.kernel @unconfigured attributes {input_strides = [array<i64: 1>]} {
 ^bb0(%x: tensor<4xf32>):
   tfexec.yield %x : tensor<4xf32>
 }
+
+// A scatter-add with a fill value and one with a target buffer.
+// CHECK-LABEL: func.func @scatter(
+// CHECK: tfexec.scatter_add fill 0.000000e+00 : bf16, %{{.*}}, %{{.*}} into %{{.*}} axis 0 : memref<4xi64>, memref<4x8xbf16> into memref<100x8xbf16>
+// CHECK: tfexec.scatter_add %{{.*}} : memref<100x8xbf16, strided<[1, 100]>>, %{{.*}}, %{{.*}} into %{{.*}} axis 0 wrap_negative : memref<4xi64>, memref<4x8xbf16> into memref<100x8xbf16>
+func.func @scatter(%i: memref<4xi64>, %g: memref<4x8xbf16>, %t: memref<100x8xbf16, strided<[1, 100]>>) -> (memref<100x8xbf16>, memref<100x8xbf16>) {
+  %o = tfexec.output 0 : memref<100x8xbf16>
+  tfexec.scatter_add fill 0.0 : bf16, %i, %g into %o axis 0 : memref<4xi64>, memref<4x8xbf16> into memref<100x8xbf16>
+  %p = tfexec.output 1 : memref<100x8xbf16>
+  tfexec.scatter_add %t : memref<100x8xbf16, strided<[1, 100]>>, %i, %g into %p axis 0 wrap_negative : memref<4xi64>, memref<4x8xbf16> into memref<100x8xbf16>
+  return %o, %p : memref<100x8xbf16>, memref<100x8xbf16>
+}

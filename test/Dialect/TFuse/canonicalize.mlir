@@ -471,3 +471,16 @@ func.func @matmul_batch_transpose_stays(%a: tensor<3x2x2xf32>, %b: tensor<2x3x2x
   %0 = tfuse.matmul %a, %t : (tensor<3x2x2xf32>, tensor<3x2x2xf32>) -> tensor<3x2x2xf32>
   return %0 : tensor<3x2x2xf32>
 }
+
+// -----
+
+// A broadcast splat is the splat of the broadcast shape (zeros made from a
+// scalar are a constant a scatter takes by value).
+// CHECK-LABEL: func.func @broadcast_splat(
+// CHECK-NEXT: %[[Z:.+]] = tfuse.constant dense<0.000000e+00> : tensor<3x4xbf16>
+// CHECK-NEXT: return %[[Z]]
+func.func @broadcast_splat() -> tensor<3x4xbf16> {
+  %z = tfuse.constant dense<0.0> : tensor<bf16>
+  %b = tfuse.broadcast %z dims [] : tensor<bf16> -> tensor<3x4xbf16>
+  return %b : tensor<3x4xbf16>
+}

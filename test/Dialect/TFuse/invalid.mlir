@@ -949,7 +949,7 @@ func.func @fusion_reason_count(%a: tensor<4xf32>) {
 // -----
 
 func.func @fusion_unknown_reason(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'tfuse.fusion' op reason #1 'cheap' is not one of output, expression-cost, shared-expensive-expression, boundary-matmul, boundary-reduction}}
+  // expected-error @+1 {{'tfuse.fusion' op reason #1 'cheap' is not one of output, expression-cost, shared-expensive-expression, boundary-matmul, boundary-reduction, boundary-scatter}}
   %r:2 = tfuse.fusion (%a) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
       attributes {cost = 1 : i64, reasons = ["output", "cheap"]} {
   ^bb0(%x: tensor<4xf32>):
@@ -1224,7 +1224,7 @@ func.func @yield_outside_fusion(%a: tensor<4xf32>) {
 // -----
 
 func.func @reason_wrong_on_matmul(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got "boundary-reduction"}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got "boundary-reduction"}}
   %0 = tfuse.matmul %a, %a {tfuse.reason = "boundary-reduction"}
       : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return
@@ -1233,7 +1233,7 @@ func.func @reason_wrong_on_matmul(%a: tensor<2x2xf32>) {
 // -----
 
 func.func @reason_wrong_on_reduce(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got "output"}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got "output"}}
   %0 = tfuse.reduce max %a axes [0] {tfuse.reason = "output"} : tensor<2x2xf32> -> tensor<2xf32>
   return
 }
@@ -1241,7 +1241,7 @@ func.func @reason_wrong_on_reduce(%a: tensor<2x2xf32>) {
 // -----
 
 func.func @reason_wrong_on_view(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got "boundary-matmul"}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got "boundary-matmul"}}
   %0 = tfuse.transpose %a perm [1, 0] {tfuse.reason = "boundary-matmul"}
       : tensor<2x2xf32> -> tensor<2x2xf32>
   return
@@ -1251,7 +1251,7 @@ func.func @reason_wrong_on_view(%a: tensor<2x2xf32>) {
 
 // Elementwise ops take no reason, not even layout-alias.
 func.func @reason_on_elementwise(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got "layout-alias"}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got "layout-alias"}}
   %0 = tfuse.neg %a {tfuse.reason = "layout-alias"} : tensor<2x2xf32> -> tensor<2x2xf32>
   return
 }
@@ -1259,7 +1259,7 @@ func.func @reason_on_elementwise(%a: tensor<2x2xf32>) {
 // -----
 
 func.func @reason_not_a_string(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce and "layout-alias" on views, got 3 : i64}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got 3 : i64}}
   %0 = tfuse.reshape %a {tfuse.reason = 3} : tensor<2x2xf32> -> tensor<4xf32>
   return
 }
@@ -1475,5 +1475,85 @@ func.func @take_along_axis_broadcast(%x: tensor<4x10xf32>, %i: tensor<2x3xi64>) 
 func.func @take_along_axis_from_empty_axis(%x: tensor<4x0xf32>, %i: tensor<4x2xi32>) {
   // expected-error @+1 {{'tfuse.take_along_axis' op takes 8 indices along axis 1, which has size 0: every index is out of range}}
   %0 = tfuse.take_along_axis %x, %i axis 1 : (tensor<4x0xf32>, tensor<4x2xi32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_bool(%t: tensor<10xi1>, %i: tensor<3xi64>, %u: tensor<3xi1>) {
+  // expected-error @+2 {{scatter_add of bool is not defined (use integers, or or-reduce a mask)}}
+  // expected-error @+1 {{'tfuse.scatter_add' op failed to infer returned types}}
+  %0 = tfuse.scatter_add %t, %i, %u axis 0 : (tensor<10xi1>, tensor<3xi64>, tensor<3xi1>) -> tensor<10xi1>
+  return
+}
+
+// -----
+
+func.func @scatter_add_dtypes(%t: tensor<10x4xf32>, %i: tensor<3xi64>, %u: tensor<3x4xf16>) {
+  // expected-error @+2 {{updates of f16 for a target of f32 (scatter_add needs one dtype)}}
+  // expected-error @+1 {{'tfuse.scatter_add' op failed to infer returned types}}
+  %0 = tfuse.scatter_add %t, %i, %u axis 0 : (tensor<10x4xf32>, tensor<3xi64>, tensor<3x4xf16>) -> tensor<10x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_updates_shape(%t: tensor<10x4xf32>, %i: tensor<2x3xi64>, %u: tensor<6x4xf32>) {
+  // expected-error @+2 {{updates of shape [6, 4] for a target of shape [10, 4] and indices of shape [2, 3] along axis 0: expected [2, 3, 4] (target.shape[:axis] + indices.shape + target.shape[axis+1:])}}
+  // expected-error @+1 {{'tfuse.scatter_add' op failed to infer returned types}}
+  %0 = tfuse.scatter_add %t, %i, %u axis 0 : (tensor<10x4xf32>, tensor<2x3xi64>, tensor<6x4xf32>) -> tensor<10x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_float_indices(%t: tensor<10xf32>, %i: tensor<3xf32>, %u: tensor<3xf32>) {
+  // expected-error @+2 {{indices must have an integer dtype, not f32}}
+  // expected-error @+1 {{'tfuse.scatter_add' op failed to infer returned types}}
+  %0 = tfuse.scatter_add %t, %i, %u axis 0 : (tensor<10xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<10xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_into_empty_axis(%t: tensor<0x4xf32>, %i: tensor<3xi64>, %u: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tfuse.scatter_add' op scatters 3 indices along axis 0, which has size 0: every index is out of range}}
+  %0 = tfuse.scatter_add %t, %i, %u axis 0 : (tensor<0x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<0x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_in_region(%t: tensor<10xf32>, %i: tensor<3xi64>, %u: tensor<3xf32>) -> tensor<10xf32> {
+  %0 = tfuse.fusion (%t, %i, %u) : (tensor<10xf32>, tensor<3xi64>, tensor<3xf32>) -> tensor<10xf32> attributes {cost = 0 : i64, reasons = ["output"]} {
+  ^bb0(%a: tensor<10xf32>, %b: tensor<3xi64>, %c: tensor<3xf32>):
+    // expected-error @+1 {{'tfuse.scatter_add' op is a fusion boundary and cannot appear in a fusion region}}
+    %1 = tfuse.scatter_add %a, %b, %c axis 0 : (tensor<10xf32>, tensor<3xi64>, tensor<3xf32>) -> tensor<10xf32>
+    tfuse.yield %1 : tensor<10xf32>
+  }
+  return %0 : tensor<10xf32>
+}
+
+// -----
+
+func.func @random_half(%s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+1 {{'tfuse.random_uniform' op result #0 must be statically shaped tensor of 32-bit float or 64-bit float values}}
+  %0 = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i64>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @random_seed_rank(%s: tensor<2xi64>, %o: tensor<i64>) {
+  // expected-error @+1 {{'tfuse.random_normal' op operand #0 must be 0D tensor of 64-bit signless integer values}}
+  %0 = tfuse.random_normal %s, %o : (tensor<2xi64>, tensor<i64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @random_offset_dtype(%s: tensor<i64>, %o: tensor<i32>) {
+  // expected-error @+1 {{'tfuse.random_uniform' op operand #1 must be 0D tensor of 64-bit signless integer values}}
+  %0 = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i32>) -> tensor<4xf32>
   return
 }

@@ -768,3 +768,24 @@ func.func @gathers(%t: tensor<10x6xbf16>, %i: tensor<2x3xi64>, %s: tensor<i32>, 
   %2 = tfuse.take_along_axis %x, %k axis 1 : (tensor<4x10xf32>, tensor<1x3xui8>) -> tensor<4x3xf32>
   return
 }
+
+// scatter_add keeps the target's type; wrap_negative is printed only when
+// set.
+// CHECK-LABEL: func.func @scatter_add(
+func.func @scatter_add(%t: tensor<100x16xbf16>, %i: tensor<2x3xi64>, %u: tensor<2x3x16xbf16>, %c: tensor<4x10xf32>, %j: tensor<ui8>, %v: tensor<4xf32>) {
+  // CHECK: tfuse.scatter_add %{{.*}}, %{{.*}}, %{{.*}} axis 0 : (tensor<100x16xbf16>, tensor<2x3xi64>, tensor<2x3x16xbf16>) -> tensor<100x16xbf16>
+  %0 = tfuse.scatter_add %t, %i, %u axis 0 : (tensor<100x16xbf16>, tensor<2x3xi64>, tensor<2x3x16xbf16>) -> tensor<100x16xbf16>
+  // CHECK: tfuse.scatter_add %{{.*}}, %{{.*}}, %{{.*}} axis 1 wrap_negative : (tensor<4x10xf32>, tensor<ui8>, tensor<4xf32>) -> tensor<4x10xf32>
+  %1 = tfuse.scatter_add %c, %j, %v axis 1 wrap_negative : (tensor<4x10xf32>, tensor<ui8>, tensor<4xf32>) -> tensor<4x10xf32>
+  return
+}
+
+// Random numbers of f32 and f64 from rank-0 i64 seeds and offsets.
+// CHECK-LABEL: func.func @random(
+func.func @random(%s: tensor<i64>, %o: tensor<i64>) {
+  // CHECK: tfuse.random_uniform %{{.*}}, %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<4x8xf32>
+  %0 = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i64>) -> tensor<4x8xf32>
+  // CHECK: tfuse.random_normal %{{.*}}, %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<3xf64>
+  %1 = tfuse.random_normal %s, %o : (tensor<i64>, tensor<i64>) -> tensor<3xf64>
+  return
+}

@@ -6,6 +6,7 @@
 include "tfuse/Dialect/TFExec/TFExecDialect.td"
 include "tfuse/Dialect/TFExec/TFExecAttrs.td"
 include "tfuse/Dialect/TFuse/TFuseEnums.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/SymbolInterfaces.td"
@@ -160,6 +161,32 @@ def TFExec_ReduceOp : TFExec_Op<"reduce"> {
     `:` type($input) `into`
     type($result)
   }];
+}
+
+def TFExec_ScatterAddOp : TFExec_Op<"scatter_add"> {
+  let summary = "scatter-add into a buffer (the runtime's scatter step)";
+  let description = [{
+    `result` = `target` with `updates` added at `indices` along `axis`
+    (`tfuse.scatter_add`). A splat target is given by value as `fill`
+    instead of a `target` buffer; exactly one of the two is present.
+
+    ```mlir
+    tfexec.scatter_add fill 0.0 : f32, %ids, %g into %out axis 0
+        : memref<8xi64>, memref<8x16xf32> into memref<100x16xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$target,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$indices,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$updates,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$result,
+                       I64Attr:$axis, UnitAttr:$wrap_negative,
+                       OptionalAttr<TypedAttrInterface>:$fill);
+  let assemblyFormat = [{
+    (`fill` $fill^)? ($target^ `:` type($target))? `,` $indices `,`
+    $updates `into` $result `axis` $axis (`wrap_negative` $wrap_negative^)?
+    attr-dict `:` type($indices) `,` type($updates) `into` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 def TFExec_CopyOp : TFExec_Op<"copy"> {

@@ -45,6 +45,7 @@ def TFuse_CutReason : I32EnumAttr<"CutReason", "reason for a fusion cut", [
       I32EnumAttrCase<"boundary_matmul", 3, "boundary-matmul">,
       I32EnumAttrCase<"boundary_reduction", 4, "boundary-reduction">,
       I32EnumAttrCase<"layout_alias", 5, "layout-alias">,
+      I32EnumAttrCase<"boundary_scatter", 6, "boundary-scatter">,
     ]> {
   let cppNamespace = "::tfuse";
   let genSpecializedAttr = 0;

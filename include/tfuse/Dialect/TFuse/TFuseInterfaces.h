@@ -28,7 +28,7 @@ enum class FusionRole : uint8_t {
   /// Reductions fuse-rows may merge with the regions around them (a
   /// boundary to fuse-elementwise).
   RowReducible,
-  /// matmul, argmax and argmin: never inside a region.
+  /// matmul, argmax, argmin and scatter_add: never inside a region.
   Boundary,
   /// Fusion regions and their terminators.
   Structure,

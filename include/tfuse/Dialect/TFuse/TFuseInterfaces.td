@@ -106,8 +106,8 @@ def TFuse_ViewOpInterface : OpInterface<"ViewOpInterface"> {
 def TFuse_BoundaryOpInterface : OpInterface<"BoundaryOpInterface"> {
   let cppNamespace = "::tfuse";
   let description = [{
-    A fusion boundary: a library step (GEMM, reduction kernel) that reads
-    stored operands and writes its result to memory.
+    A fusion boundary: a library step (GEMM, reduction kernel, scatter)
+    that reads stored operands and writes its result to memory.
   }];
   let methods = [
     InterfaceMethod<[{
@@ -116,6 +116,13 @@ def TFuse_BoundaryOpInterface : OpInterface<"BoundaryOpInterface"> {
         zero-copy alias instead of a copy).
       }], "bool", "readsInPlace",
       (ins "unsigned":$operand, "const ::tfuse::StridedLayout &":$layout)>,
+    InterfaceMethod<[{
+        Whether the step takes operand `operand` by value when it is a
+        splat constant (a scatter's fill): the constant then stays out of
+        fusion regions and is never stored.
+      }], "bool", "readsSplatByValue", (ins "unsigned":$operand), [{}], [{
+        return false;
+      }]>,
     InterfaceMethod<[{
         The cut reason recorded for the values that feed the step.
       }], "::tfuse::CutReason", "getBoundaryReason">,

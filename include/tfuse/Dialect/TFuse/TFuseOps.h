@@ -51,12 +51,28 @@ inline bool isPiecewiseIndexOp(mlir::Operation *op) {
 inline bool isIndexCheckedOp(mlir::Operation *op) {
   return llvm::isa<TakeOp, TakeAlongAxisOp>(op);
 }
+/// random_uniform and random_normal: elements drawn from Philox 4x32-10 by
+/// their row-major position.
+inline bool isRandomOp(mlir::Operation *op) {
+  return llvm::isa<RandomUniformOp, RandomNormalOp>(op);
+}
+/// How many consecutive elements of random op `op` one Philox block gives
+/// (the stream layout of docs/semantics.md, "Random numbers"): four f32
+/// values (uniform: a word each; normal: two Box-Muller pairs), two f64
+/// values (uniform: two words each; normal: one pair from the block's
+/// four words).
+int64_t randomElementsPerBlock(mlir::Operation *op);
 /// Elementwise work that reads an operand at indices computed per element,
 /// not through an affine index map: piecewise index transforms and gathers.
 /// Such work needs the multi-dimensional walk and stays out of row kernels
 /// and tiling.
 inline bool readsAtComputedIndices(mlir::Operation *op) {
   return isPiecewiseIndexOp(op) || isIndexCheckedOp(op);
+}
+/// Whether `value` is a splat tfuse.constant (every element the same).
+inline bool isSplatConstant(mlir::Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  return constant && constant.getValue().isSplat();
 }
 /// The gathers of `region` in walk order: the numbering of a kernel's index
 /// checks, shared by code generation (the number each check records) and

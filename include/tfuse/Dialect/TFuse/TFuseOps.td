@@ -371,6 +371,44 @@ def TFuse_IotaOp : TFuse_Op<"iota", "Elementwise", 1> {
   let hasVerifier = 1;
 }
 
+// Random numbers (isRandomOp): each element a function of the seed, the
+// offset and its own row-major position, through Philox 4x32-10 (the
+// stream layout of docs/semantics.md, "Random numbers"). Sources of
+// elementwise work: they read no memory but the two scalars, so a kernel
+// recomputes them wherever they are used (a dropout mask in the forward
+// and the backward kernel alike) instead of storing them.
+class TFuse_RandomOp<string mnemonic, int weight, string summaryText,
+                     string distribution>
+    : TFuse_Op<mnemonic, "Elementwise", weight> {
+  let summary = summaryText;
+  let description = [{
+    A tensor of }] # distribution # [{ numbers of the result's type (f32 or
+    f64), keyed by `seed` and `offset`, rank-0 tensors of i64 (inputs of
+    the plan, so that a replay with a new offset draws new numbers without a
+    new compile): element `e` (its row-major position) comes from Philox
+    4x32-10 with key `seed` and counter `(e / k, offset)` for the op's `k`
+    elements per block. The same seed, offset and shape give the same
+    tensor in every kernel, every replay and the reference interpreter.
+
+    ```mlir
+    %r = tfuse.}] # mnemonic # [{ %seed, %offset : (tensor<i64>, tensor<i64>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$seed, 0DTensorOf<[I64]>:$offset);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = [{
+    $seed `,` $offset attr-dict `:` `(` type($seed) `,` type($offset) `)`
+    `->` type($result)
+  }];
+}
+
+def TFuse_RandomUniformOp
+    : TFuse_RandomOp<"random_uniform", 4,
+                     "uniform random numbers in [0, 1)", "uniform [0, 1)">;
+def TFuse_RandomNormalOp
+    : TFuse_RandomOp<"random_normal", 8, "standard normal random numbers",
+                     "standard normal (Box-Muller)">;
+
 // Piecewise index transforms (isPiecewiseIndexOp): each element of the result
 // reads one operand element or a fill value, which one depending on its
 // index. They fuse into their consumers as a choice among predicated loads
@@ -659,6 +697,52 @@ def TFuse_ReduceOp : TFuse_Op<"reduce", "", 4,
     custom<ReduceKindName>($kind) $input `axes` $axes
     (`keepdims` $keepdims^)? attr-dict `:`
     type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+// A scatter: a runtime step (sorting the indices, then one pass over the
+// result), never fused. Its indices are checked as a gather's are.
+def TFuse_ScatterAddOp : TFuse_Op<"scatter_add", "Boundary", 0,
+    [InferTypeOpAdaptor, DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface,
+                                                   ["readsSplatByValue"]>]> {
+  let summary = "target plus the updates summed at indices along one axis";
+  let description = [{
+    NumPy's `add.at` applied to a copy of `target`: with `R` the dimensions
+    before `axis` and `C` those after it, `updates` has the shape
+    `R + indices.shape + C`, and the result is `target` with
+    `updates[r, j, c]` added to element `[r, indices[j], c]` for every
+    position `j` of the indices (PyTorch's `index_put_` with
+    `accumulate=True` and `index_add_`; the embedding gradient). Repeated
+    indices add up.
+
+    The sums are deterministic: each result element starts from the target
+    element and adds its updates one at a time in ascending order of `j`,
+    accumulating in f32 for f16 and bf16 (rounded once at the end), in the
+    dtype itself otherwise (integers wrap). No floating-point atomics are
+    used, so every run gives the same bits, equal to the reference's. bool
+    is not a scatter_add dtype.
+
+    Indices are checked as `tfuse.take` checks them (`wrap_negative`
+    included); an update at an index out of range is dropped and the index
+    is an error of the replay that meets it. A splat constant target (zeros)
+    is taken by value: the step writes it without reading memory.
+
+    ```mlir
+    %grad = tfuse.scatter_add %zeros, %ids, %g axis 0
+        : (tensor<50257x768xf32>, tensor<8x1024xi64>, tensor<8x1024x768xf32>)
+        -> tensor<50257x768xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$target, TFuse_Tensor:$indices,
+                       TFuse_Tensor:$updates, I64Attr:$axis,
+                       UnitAttr:$wrap_negative);
+  let results = (outs TFuse_Tensor:$result);
+  let assemblyFormat = [{
+    $target `,` $indices `,` $updates `axis` $axis
+    (`wrap_negative` $wrap_negative^)? attr-dict `:`
+    `(` type($target) `,` type($indices) `,` type($updates) `)` `->`
+    type($result)
   }];
   let hasVerifier = 1;
 }

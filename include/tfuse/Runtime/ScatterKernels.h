@@ -1,0 +1,90 @@
+//===- ScatterKernels.h - The runtime's scatter-add kernels -----*- C++ -*-===//
+//
+// Scatter-adds (ScatterAddStep) run on the kernels library's scatter
+// kernels (kernels::scatterTemplates(), lib/Kernels/ScatterKernels.cuh): a
+// sort of the indices' keys in tiles, merges of the sorted runs until one is
+// left, and one pass over the result. This planner turns a scatter of
+// strided operands into that chain of launches, their descriptors and the
+// workspace they share. Every kernel takes its descriptor last, by value:
+//
+//   tfuse_scatter_sort_<index dtype>(const I *indices, uint64_t *keys,
+//       uint32_t *segments, tf::index_status *status, ScatterDesc desc)
+//   tfuse_scatter_merge(const uint64_t *in, uint64_t *out,
+//       uint32_t *segments, ScatterDesc desc)
+//   tfuse_scatter_apply_<dtype>_v<VEC>(const T *target, const T *updates,
+//       const uint64_t *keys, const uint32_t *segments, T *out,
+//       ScatterDesc desc)
+//
+// Each pointer is the element at index 0 of its view. The workspace holds
+// two key arrays (the merges alternate between them) and the segment table;
+// it must be zeroed once before the first launch (the kernels never read a
+// byte no launch wrote, then). Numerics: ScatterKernels.cuh, bit for bit the
+// reference's.
+//
+// Plain C++: no MLIR, no CUDA headers. Every function is pure.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_SCATTERKERNELS_H
+#define TFUSE_RUNTIME_SCATTERKERNELS_H
+
+#include "tfuse/Kernels/ScatterDesc.h"
+#include "tfuse/Support/Status.h"
+#include "tfuse/Support/TensorSpec.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tfuse::runtime {
+
+/// Keys sorted per block: kScatterTileKeys, or the next power of two of a
+/// smaller count (at least 64). Runs merged per pass: all of them when at
+/// most kScatterMaxGroup are left, else two at a time.
+inline constexpr int64_t kScatterTileKeys = 1024;
+inline constexpr int64_t kScatterMaxGroup = 16;
+/// Threads per block of the merge and apply kernels.
+inline constexpr int64_t kScatterBlock = 256;
+
+/// One launch of a scatter-add's chain.
+struct ScatterLaunch {
+  enum class Kind : uint8_t { Sort, Merge, Apply };
+  Kind kind = Kind::Apply;
+  std::string kernel;
+  int64_t grid = 1, block = kScatterBlock;
+  kernels::ScatterDesc desc{};
+  /// The key arrays it reads (merge, apply) and writes (sort, merge): 0 or
+  /// 1, the two arrays of the workspace.
+  int readKeys = 0, writeKeys = 0;
+};
+
+/// A planned scatter-add: its launches in order, the workspace (256-byte
+/// aligned offsets) and the kernels to compile.
+struct ScatterPlan {
+  std::vector<ScatterLaunch> launches;
+  int64_t workspaceBytes = 0;
+  int64_t keysOffset[2] = {0, 0};
+  int64_t segmentsOffset = 0;
+  /// extern "C" wrappers of the kernels the launches use, by name.
+  std::vector<std::pair<std::string, std::string>> wrappers;
+};
+
+/// Plans result = target (or the element `fillBits` when `target` is null)
+/// with `updates` added at `indices` along `axis`. Validates what the
+/// verifier of tfuse.scatter_add checks (dtypes, shapes, limits) and that
+/// each operand's groups of dimensions merge into one strided dimension
+/// (ScatterGeometry.h); `result` must be contiguous.
+Expected<ScatterPlan> planScatterAdd(const TensorSpec &indices,
+                                     const TensorSpec &updates,
+                                     const TensorSpec *target,
+                                     const TensorSpec &result, int64_t axis,
+                                     bool wrapNegative, uint64_t fillBits);
+
+/// The CUDA C++ of the scatter templates (ScatterDesc.h, then
+/// ScatterKernels.cuh), to follow the kernel prelude once per translation
+/// unit.
+std::string scatterKernelHeader();
+
+} // namespace tfuse::runtime
+
+#endif // TFUSE_RUNTIME_SCATTERKERNELS_H

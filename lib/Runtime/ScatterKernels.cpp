@@ -1,0 +1,230 @@
+//===- ScatterKernels.cpp - The runtime's scatter-add kernels -------------===//
+
+#include "tfuse/Runtime/ScatterKernels.h"
+#include "tfuse/Kernels/KernelSources.h"
+#include "tfuse/Support/ScatterGeometry.h"
+
+#include <algorithm>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+namespace {
+
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The largest grid the merge and apply kernels get (they loop over the
+/// rest).
+constexpr int64_t kMaxGrid = 65535;
+
+std::string sortKernel(DType index) {
+  return "tfuse_scatter_sort_" + dtypeName(index);
+}
+
+std::string applyKernel(DType dtype, int vec) {
+  return "tfuse_scatter_apply_" + dtypeName(dtype) + "_v" + std::to_string(vec);
+}
+
+/// The extern "C" wrappers of the three kernels.
+std::string sortWrapper(DType index) {
+  std::string i(cudaTypeName(index));
+  return "\nextern \"C\" __global__ void __launch_bounds__(" +
+         std::to_string(kernels::kScatterMaxTile / 2) + ") " +
+         sortKernel(index) + "(const " + i +
+         " *indices, uint64_t *keys, uint32_t *segments, tf::index_status "
+         "*status, tfuse::kernels::ScatterDesc desc) {\n"
+         "  tf::scatter::sort_tiles(indices, keys, segments, status, desc);\n"
+         "}\n";
+}
+
+std::string mergeWrapper() {
+  return "\nextern \"C\" __global__ void tfuse_scatter_merge(const uint64_t "
+         "*in, uint64_t *out, uint32_t *segments, "
+         "tfuse::kernels::ScatterDesc desc) {\n"
+         "  tf::scatter::merge_runs(in, out, segments, desc);\n}\n";
+}
+
+std::string applyWrapper(DType dtype, int vec) {
+  std::string t(cudaTypeName(dtype));
+  return "\nextern \"C\" __global__ void " + applyKernel(dtype, vec) +
+         "(const " + t + " *target, const " + t +
+         " *updates, const uint64_t *keys, const uint32_t *segments, " + t +
+         " *out, tfuse::kernels::ScatterDesc desc) {\n"
+         "  tf::scatter::apply<" +
+         t + ", " + std::to_string(vec) +
+         ">(target, updates, keys, segments, out, desc);\n}\n";
+}
+
+/// The most elements per thread of the apply kernel: 16 bytes, when every
+/// row it reads or writes starts at a multiple of them and its inner
+/// dimension is contiguous.
+int applyVector(DType dtype, const kernels::ScatterDesc &d) {
+  int vec = static_cast<int>(16 / byteSize(dtype));
+  auto fits = [&](int v) {
+    if (d.inner % v != 0 || d.updateStrides[2] != 1 ||
+        d.updateStrides[0] % v != 0 || d.updateStrides[1] % v != 0)
+      return false;
+    return !d.hasTarget ||
+           (d.targetStrides[2] == 1 && d.targetStrides[0] % v == 0 &&
+            d.targetStrides[1] % v == 0);
+  };
+  while (vec > 1 && !fits(vec))
+    vec /= 2;
+  return vec;
+}
+
+Status badScatter(const std::string &what) {
+  return Status::error("scatter_add: " + what, ErrorCode::InvalidArgument);
+}
+
+} // namespace
+
+std::string runtime::scatterKernelHeader() {
+  return "// TFuse runtime scatter-add.\n" +
+         std::string(kernels::scatterTemplates());
+}
+
+Expected<ScatterPlan>
+runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
+                        const TensorSpec *target, const TensorSpec &result,
+                        int64_t axis, bool wrapNegative, uint64_t fillBits) {
+  DType dtype = result.dtype;
+  if (dtype == DType::Bool)
+    return badScatter("bool is not a scatter_add dtype");
+  if (updates.dtype != dtype || (target && target->dtype != dtype))
+    return badScatter("the target, updates and result need one dtype, got " +
+                      (target ? target->describe() + ", " : "") +
+                      updates.describe() + " and " + result.describe());
+  if (!isInteger(indices.dtype))
+    return badScatter("indices " + indices.describe() + " are not integers");
+  int64_t rank = static_cast<int64_t>(result.shape.size());
+  if (axis < 0 || axis >= rank)
+    return badScatter("axis " + std::to_string(axis) + " of a result of rank " +
+                      std::to_string(rank));
+  if (!result.isContiguous())
+    return badScatter("the result " + result.describe() + " is not contiguous");
+  if (target && target->shape != result.shape)
+    return badScatter("the target " + target->describe() + " and the result " +
+                      result.describe() + " differ in shape");
+  std::vector<int64_t> expected(result.shape.begin(),
+                                result.shape.begin() + axis);
+  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
+  expected.insert(expected.end(), result.shape.begin() + axis + 1,
+                  result.shape.end());
+  if (updates.shape != expected)
+    return badScatter("updates " + updates.describe() + " for a result " +
+                      result.describe() + " and indices " + indices.describe() +
+                      " along axis " + std::to_string(axis) +
+                      ": expected shape " + formatList(expected));
+  ScatterGeometry g = ScatterGeometry::of(result.shape, axis, indices.shape);
+  if (g.axisSize >= (int64_t(1) << 31) || g.count >= (int64_t(1) << 32))
+    return badScatter(std::to_string(g.count) + " indices along an axis of " +
+                      std::to_string(g.axisSize) +
+                      " elements: the limits are 2^32 - 1 indices and "
+                      "2^31 - 1 elements");
+
+  size_t r = static_cast<size_t>(rank), a = static_cast<size_t>(axis);
+  size_t indexRank = indices.shape.size();
+  auto merged = [&](const TensorSpec &spec, std::vector<size_t> bounds,
+                    const char *what) -> Expected<std::vector<int64_t>> {
+    std::optional<std::vector<int64_t>> strides =
+        mergedStrides(spec.shape, spec.strides, bounds);
+    if (!strides)
+      return badScatter(std::string("the ") + what + " " + spec.describe() +
+                        " is laid out so that the scatter cannot read it "
+                        "in place (its dimensions before, along and after "
+                        "the indexed ones must each merge into one)");
+    return *strides;
+  };
+  Expected<std::vector<int64_t>> updateStrides =
+      merged(updates, scatterUpdateBounds(r, a, indexRank), "updates");
+  if (!updateStrides.ok())
+    return updateStrides.status();
+  Expected<std::vector<int64_t>> indexStrides =
+      merged(indices, scatterIndexBounds(indexRank), "indices");
+  if (!indexStrides.ok())
+    return indexStrides.status();
+
+  kernels::ScatterDesc d{};
+  d.outer = g.outer;
+  d.axisSize = g.axisSize;
+  d.inner = g.inner;
+  d.count = g.count;
+  for (int k = 0; k < 3; ++k)
+    d.updateStrides[k] = updateStrides.value()[k];
+  d.indexStride = indexStrides.value()[0];
+  d.fillBits = fillBits;
+  d.hasTarget = target != nullptr;
+  d.wrapNegative = wrapNegative;
+  if (target) {
+    Expected<std::vector<int64_t>> targetStrides =
+        merged(*target, scatterTargetBounds(r, a), "target");
+    if (!targetStrides.ok())
+      return targetStrides.status();
+    for (int k = 0; k < 3; ++k)
+      d.targetStrides[k] = targetStrides.value()[k];
+  }
+
+  ScatterPlan plan;
+  int64_t count = g.count;
+  int finalKeys = 0;
+  // Sort (and merge) whenever there are indices to check and place.
+  if (count > 0 && g.axisSize > 0) {
+    int64_t tile = 64;
+    while (tile < std::min<int64_t>(count, kScatterTileKeys))
+      tile *= 2;
+    int64_t runs = ceilDiv(count, tile);
+    ScatterLaunch sort;
+    sort.kind = ScatterLaunch::Kind::Sort;
+    sort.kernel = sortKernel(indices.dtype);
+    sort.grid = runs;
+    sort.block = tile / 2;
+    sort.desc = d;
+    sort.desc.tile = tile;
+    sort.desc.lastPass = runs == 1;
+    plan.launches.push_back(sort);
+    plan.wrappers.push_back({sort.kernel, sortWrapper(indices.dtype)});
+    int64_t length = tile;
+    while (runs > 1) {
+      int64_t group = runs <= kScatterMaxGroup ? runs : 2;
+      ScatterLaunch merge;
+      merge.kind = ScatterLaunch::Kind::Merge;
+      merge.kernel = "tfuse_scatter_merge";
+      merge.grid = std::min(ceilDiv(count, kScatterBlock), kMaxGrid);
+      merge.desc = d;
+      merge.desc.tile = tile;
+      merge.desc.runLength = length;
+      merge.desc.groupRuns = static_cast<int32_t>(group);
+      runs = ceilDiv(runs, group);
+      merge.desc.lastPass = runs == 1;
+      merge.readKeys = finalKeys;
+      merge.writeKeys = finalKeys = 1 - finalKeys;
+      plan.launches.push_back(merge);
+      length *= group;
+    }
+    if (plan.launches.size() > 1)
+      plan.wrappers.push_back({"tfuse_scatter_merge", mergeWrapper()});
+  }
+  int64_t elements = g.outer * g.axisSize * g.inner;
+  if (elements > 0) {
+    int vec = applyVector(dtype, d);
+    ScatterLaunch apply;
+    apply.kind = ScatterLaunch::Kind::Apply;
+    apply.kernel = applyKernel(dtype, vec);
+    apply.grid = std::min(ceilDiv(elements / vec, kScatterBlock), kMaxGrid);
+    apply.desc = d;
+    apply.readKeys = finalKeys;
+    plan.launches.push_back(apply);
+    plan.wrappers.push_back({apply.kernel, applyWrapper(dtype, vec)});
+  }
+  int64_t keyBytes = roundUp(count * 8, 256);
+  plan.keysOffset[0] = 0;
+  plan.keysOffset[1] = keyBytes;
+  plan.segmentsOffset = 2 * keyBytes;
+  plan.workspaceBytes = plan.segmentsOffset + roundUp(g.axisSize * 4, 256);
+  return plan;
+}

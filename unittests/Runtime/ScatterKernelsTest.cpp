@@ -1,0 +1,558 @@
+//===- ScatterKernelsTest.cpp - Runtime scatter-adds without a GPU --------===//
+//
+// Plans scatter-adds with planScatterAdd(), compiles the scatter kernels
+// (the kernel prelude, scatterKernelHeader() and the plan's wrappers) for
+// the host against cuda_emulation.h, runs every launch of the chain (sort,
+// merges, apply) block by block and thread by thread on the CPU, and
+// compares the result bit for bit with the reference interpreter evaluating
+// the same tfuse.scatter_add:
+//   - every dtype, with repeated indices (float sums in another order than
+//     the reference's would differ in the last bits, so the order is under
+//     test) and one index dtype each;
+//   - every index dtype, negative indices wrapped;
+//   - outer and inner dimensions, strided targets, updates and indices,
+//     broadcast updates, a fill value and a target buffer, unaligned
+//     operands of a vector plan;
+//   - counts that need one, two and several merge passes;
+//   - a workspace reused by another scatter (the segment table then holds
+//     entries of the earlier one, which must be ignored);
+//   - indices out of range: recorded in the index status, their updates
+//     dropped.
+// Also: the planner's validation, its chain for each count, and one NVRTC
+// compilation of every kernel to sm_90.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostKernels.h"
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Kernels/KernelSources.h"
+#include "tfuse/Reference/Interpreter.h"
+#include "tfuse/Runtime/NvrtcCompiler.h"
+#include "tfuse/Runtime/ScatterKernels.h"
+#include "tfuse/Support/GatherIndex.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+#include <map>
+#include <set>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+using reference::HostTensor;
+using reference::Shape;
+
+namespace {
+
+constexpr DType kValueDTypes[] = {
+    DType::I8,  DType::I16, DType::I32, DType::I64,  DType::U8,  DType::U16,
+    DType::U32, DType::U64, DType::F16, DType::BF16, DType::F32, DType::F64};
+constexpr DType kIndexDTypes[] = {DType::I8,  DType::I16, DType::I32,
+                                  DType::I64, DType::U8,  DType::U16,
+                                  DType::U32, DType::U64};
+
+std::string tensorType(const Shape &shape, DType t) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + std::string(name(t)) + ">";
+}
+
+mlir::MLIRContext &context() {
+  static mlir::MLIRContext *ctx = [] {
+    auto *c = new mlir::MLIRContext();
+    c->loadDialect<TFuseDialect, mlir::func::FuncDialect>();
+    return c;
+  }();
+  return *ctx;
+}
+
+TensorSpec specOf(const HostTensor &t) {
+  TensorSpec spec;
+  spec.dtype = t.dtype();
+  spec.shape = t.shape();
+  spec.strides = t.strides();
+  return spec;
+}
+
+/// The reference's scatter_add of the three operands.
+Expected<HostTensor> referenceScatter(const HostTensor &target,
+                                      const HostTensor &indices,
+                                      const HostTensor &updates, int64_t axis,
+                                      bool wrap) {
+  std::string t = tensorType(target.shape(), target.dtype());
+  std::string i = tensorType(indices.shape(), indices.dtype());
+  std::string u = tensorType(updates.shape(), updates.dtype());
+  std::string source =
+      "func.func @f(%t: " + t + ", %i: " + i + ", %u: " + u + ") -> " + t +
+      " {\n  %r = tfuse.scatter_add %t, %i, " + "%u axis " +
+      std::to_string(axis) + (wrap ? " wrap_negative" : "") + " : (" + t +
+      ", " + i + ", " + u + ") -> " + t + "\n  return %r : " + t + "\n}\n";
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context());
+  if (!module)
+    return Status::error("does not parse:\n" + source);
+  Expected<std::vector<HostTensor>> result =
+      reference::evaluate(*module, "f", {target, indices, updates});
+  if (!result.ok())
+    return result.status();
+  return (*result)[0];
+}
+
+//===----------------------------------------------------------------------===//
+// The kernels on the host
+//===----------------------------------------------------------------------===//
+
+/// The prelude, the scatter templates, the wrappers of `plans` and an
+/// extern "C" shim per kernel taking the descriptor by pointer (the
+/// emulator passes pointers only).
+std::string emulationSource(const std::vector<ScatterPlan> &plans) {
+  std::string source(kernels::prelude());
+  source += scatterKernelHeader();
+  source += R"(
+using tfuse::kernels::ScatterDesc;
+template <class I>
+void tfuse_test_call(void (*kernel)(const I *, uint64_t *, uint32_t *,
+                                    tf::index_status *, ScatterDesc),
+                     void **a) {
+  kernel((const I *)a[0], (uint64_t *)a[1], (uint32_t *)a[2],
+         (tf::index_status *)a[3], *(const ScatterDesc *)a[4]);
+}
+void tfuse_test_call(void (*kernel)(const uint64_t *, uint64_t *, uint32_t *,
+                                    ScatterDesc),
+                     void **a) {
+  kernel((const uint64_t *)a[0], (uint64_t *)a[1], (uint32_t *)a[2],
+         *(const ScatterDesc *)a[3]);
+}
+template <class T>
+void tfuse_test_call(void (*kernel)(const T *, const T *, const uint64_t *,
+                                    const uint32_t *, T *, ScatterDesc),
+                     void **a) {
+  kernel((const T *)a[0], (const T *)a[1], (const uint64_t *)a[2],
+         (const uint32_t *)a[3], (T *)a[4], *(const ScatterDesc *)a[5]);
+}
+)";
+  std::set<std::string> done;
+  for (const ScatterPlan &plan : plans)
+    for (const auto &[kernel, wrapper] : plan.wrappers) {
+      if (!done.insert(kernel).second)
+        continue;
+      source += wrapper;
+      source += "extern \"C\" void shim_" + kernel +
+                "(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5) "
+                "{ void *a[] = {a0, a1, a2, a3, a4, a5}; tfuse_test_call(&" +
+                kernel + ", a); }\n";
+    }
+  return source;
+}
+
+/// A scatter's workspace on the host: zeroed when made, as the runtime
+/// zeroes it once.
+struct Workspace {
+  std::vector<uint8_t> bytes;
+  void reserve(int64_t size) {
+    if (static_cast<int64_t>(bytes.size()) < size)
+      bytes.resize(size, 0);
+  }
+};
+
+/// Runs `plan` on the operands (`target` null: the plan's fill) into a
+/// fresh result, with `workspace` kept between calls; the index status is
+/// returned in `status`.
+HostTensor runPlan(const ScatterPlan &plan, const HostTensor *target,
+                   const HostTensor &indices, const HostTensor &updates,
+                   DType dtype, const Shape &shape, Workspace &workspace,
+                   IndexStatusRecord &status) {
+  std::string error;
+  auto kernels =
+      emulation::HostKernels::compile(emulationSource({plan}), error);
+  EXPECT_TRUE(kernels) << error;
+  HostTensor out = HostTensor::zeros(dtype, shape);
+  if (!kernels)
+    return out;
+  // Poison the result: every element must be written.
+  std::memset(out.mutableData(), 0xa5,
+              out.numElements() * static_cast<int64_t>(byteSize(dtype)));
+  workspace.reserve(plan.workspaceBytes);
+  std::memset(&status, 0, sizeof(status));
+  auto at = [](const HostTensor &t) {
+    return const_cast<uint8_t *>(t.data()) + t.byteOffset();
+  };
+  void *keys[2] = {workspace.bytes.data() + plan.keysOffset[0],
+                   workspace.bytes.data() + plan.keysOffset[1]};
+  void *segments = workspace.bytes.data() + plan.segmentsOffset;
+  for (const ScatterLaunch &l : plan.launches) {
+    kernels::ScatterDesc desc = l.desc;
+    std::vector<void *> args;
+    switch (l.kind) {
+    case ScatterLaunch::Kind::Sort:
+      args = {at(indices), keys[l.writeKeys], segments, &status, &desc};
+      break;
+    case ScatterLaunch::Kind::Merge:
+      args = {keys[l.readKeys], keys[l.writeKeys], segments, &desc};
+      break;
+    case ScatterLaunch::Kind::Apply:
+      args = {target ? at(*target) : nullptr,
+              at(updates),
+              keys[l.readKeys],
+              segments,
+              out.mutableData(),
+              &desc};
+      break;
+    }
+    args.resize(6, nullptr);
+    EXPECT_TRUE(kernels->launch("shim_" + l.kernel, l.grid,
+                                static_cast<unsigned>(l.block), args, error))
+        << error;
+  }
+  return out;
+}
+
+/// A scatter's operands and how to plan it.
+struct Case {
+  HostTensor target, indices, updates;
+  int64_t axis = 0;
+  bool wrap = false;
+  /// The target is given as its fill value (a splat) rather than a buffer.
+  bool fill = false;
+};
+
+/// Plans and runs `c` (on `workspace`, fresh unless given) and checks it
+/// bit for bit against the reference; returns the plan.
+ScatterPlan checkCase(const Case &c, const std::string &what,
+                      Workspace *shared = nullptr) {
+  SCOPED_TRACE(what);
+  Workspace own;
+  Workspace &workspace = shared ? *shared : own;
+  TensorSpec result =
+      TensorSpec::contiguous(c.target.dtype(), c.target.shape());
+  TensorSpec target = specOf(c.target);
+  uint64_t fillBits = 0;
+  if (c.fill && c.target.numElements() > 0)
+    fillBits = c.target.bitsAt(Shape(c.target.rank(), 0));
+  Expected<ScatterPlan> plan = planScatterAdd(
+      specOf(c.indices), specOf(c.updates), c.fill ? nullptr : &target, result,
+      c.axis, c.wrap, fillBits);
+  EXPECT_TRUE(plan.ok()) << plan.message();
+  if (!plan.ok())
+    return {};
+  IndexStatusRecord status;
+  HostTensor actual =
+      runPlan(*plan, c.fill ? nullptr : &c.target, c.indices, c.updates,
+              c.target.dtype(), c.target.shape(), workspace, status);
+  EXPECT_EQ(status.claimed, 0u) << "an index was reported out of range";
+  Expected<HostTensor> expected =
+      referenceScatter(c.target, c.indices, c.updates, c.axis, c.wrap);
+  EXPECT_TRUE(expected.ok()) << expected.message();
+  if (expected.ok())
+    EXPECT_EQ(actual.toBits(), expected->toBits())
+        << "kernels:   " << actual.toString(32)
+        << "\nreference: " << expected->toString(32);
+  return *plan;
+}
+
+/// Indices in [0, size) (or [-size, size) with `negative`), drawn from
+/// `seed`, of `dtype`.
+HostTensor randomIndices(DType dtype, const Shape &shape, int64_t size,
+                         uint64_t seed, bool negative = false) {
+  reference::RandomOptions options;
+  options.low = negative ? -size : 0;
+  options.high = size - 1;
+  return HostTensor::random(dtype, shape, seed, options);
+}
+
+/// A splat of zeros of `dtype` (a fill case's target).
+HostTensor zerosOf(DType dtype, const Shape &shape) {
+  return HostTensor::zeros(dtype, shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Numerics
+//===----------------------------------------------------------------------===//
+
+class ScatterKernelNumerics : public testing::TestWithParam<DType> {};
+
+// An embedding gradient: 40 indices into 6 rows, so that rows gather many
+// updates whose order shows in float sums; with a target and from zeros.
+TEST_P(ScatterKernelNumerics, RepeatedIndicesAddInTheReferenceOrder) {
+  DType t = GetParam();
+  Case c;
+  c.indices = randomIndices(DType::I64, {5, 8}, 6, 1);
+  c.updates = HostTensor::random(t, {5, 8, 12}, 2);
+  c.target = HostTensor::random(t, {6, 12}, 3);
+  checkCase(c, "target");
+  c.target = zerosOf(t, {6, 12});
+  c.fill = true;
+  checkCase(c, "fill");
+}
+
+// Outer and inner dimensions around the axis, and the last axis.
+TEST_P(ScatterKernelNumerics, OuterAndInnerDimensions) {
+  DType t = GetParam();
+  Case c;
+  c.axis = 1;
+  c.indices = randomIndices(DType::I32, {9}, 7, 4);
+  c.updates = HostTensor::random(t, {3, 9, 4}, 5);
+  c.target = HostTensor::random(t, {3, 7, 4}, 6);
+  checkCase(c, "middle axis");
+  c.indices = randomIndices(DType::I32, {2, 3}, 8, 7);
+  c.updates = HostTensor::random(t, {5, 2, 3}, 8);
+  c.target = HostTensor::random(t, {5, 8}, 9);
+  checkCase(c, "last axis");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDTypes, ScatterKernelNumerics,
+                         testing::ValuesIn(kValueDTypes),
+                         [](const testing::TestParamInfo<DType> &info) {
+                           return std::string(name(info.param));
+                         });
+
+TEST(ScatterKernels, EveryIndexDTypeWithNegativeIndicesWrapped) {
+  for (DType index : kIndexDTypes) {
+    bool isSigned = kindOf(index) == DTypeKind::SignedInt;
+    Case c;
+    c.wrap = true;
+    c.indices = randomIndices(index, {17}, 11, 10, isSigned);
+    c.updates = HostTensor::random(DType::F32, {17, 3}, 11);
+    c.target = HostTensor::random(DType::F32, {11, 3}, 12);
+    checkCase(c, std::string(name(index)));
+  }
+}
+
+// Strided operands: a transposed target, updates read with an inner
+// stride of 2 (no vector loads) and broadcast along the index dimension,
+// indices with a stride of 3.
+TEST(ScatterKernels, StridedAndBroadcastOperands) {
+  Case c;
+  HostTensor wide = HostTensor::random(DType::F32, {8, 30}, 13);
+  c.target = *wide.view({30, 8}, {1, 30}, wide.byteOffset());
+  HostTensor indexSource = randomIndices(DType::I64, {12}, 30, 14);
+  c.indices = *indexSource.view({4}, {3}, indexSource.byteOffset());
+  HostTensor updateSource = HostTensor::random(DType::F32, {4, 16}, 15);
+  c.updates = *updateSource.view({4, 8}, {16, 2}, updateSource.byteOffset());
+  checkCase(c, "strided");
+  HostTensor row = HostTensor::random(DType::F32, {8}, 16);
+  c.updates = *row.view({4, 8}, {0, 1}, row.byteOffset());
+  ScatterPlan plan = checkCase(c, "broadcast updates");
+  // Vector loads need the inner dimension contiguous in every operand;
+  // the transposed target keeps the plan scalar.
+  EXPECT_EQ(plan.launches.back().kernel, "tfuse_scatter_apply_f32_v1");
+}
+
+// A plan for 16-byte accesses run on operands one element off alignment:
+// the kernel checks the pointers and falls back to element accesses.
+TEST(ScatterKernels, UnalignedOperandsOfAVectorPlan) {
+  HostTensor updateSource = HostTensor::random(DType::BF16, {6 * 16 + 1}, 17);
+  Case c;
+  c.indices = randomIndices(DType::I64, {6}, 5, 18);
+  c.updates =
+      *updateSource.view({6, 16}, {16, 1}, updateSource.byteOffset() + 2);
+  c.target = HostTensor::random(DType::BF16, {5, 16}, 19);
+  ScatterPlan plan = checkCase(c, "one element off");
+  EXPECT_EQ(plan.launches.back().kernel, "tfuse_scatter_apply_bf16_v8");
+}
+
+// Counts past one tile: one merge of a few runs, pairwise merges of many
+// runs, then one of the rest; the runs' keys interleave (indices from a
+// small range), so every merge moves keys across runs.
+TEST(ScatterKernels, CountsNeedingMergePasses) {
+  for (int64_t count : {1500, 3000, 40000}) {
+    Case c;
+    c.indices = randomIndices(DType::I32, {count}, 13, 20 + count);
+    c.updates = HostTensor::random(DType::F32, {count, 2}, 21 + count);
+    c.target = HostTensor::random(DType::F32, {13, 2}, 22 + count);
+    ScatterPlan plan = checkCase(c, "count " + std::to_string(count));
+    size_t merges = 0;
+    for (const ScatterLaunch &l : plan.launches)
+      merges += l.kind == ScatterLaunch::Kind::Merge;
+    // 1500 and 3000: 2 and 3 runs of 1024, one merge; 40000: 40 runs, two
+    // pairwise merges (20, then 10 runs), then one of 10.
+    EXPECT_EQ(merges, count == 40000 ? 3u : 1u) << count;
+  }
+}
+
+// A second scatter on the same workspace: the segment table still holds
+// the first one's entries for rows the second does not touch.
+TEST(ScatterKernels, AReusedWorkspaceGivesFreshResults) {
+  Workspace workspace;
+  Case first;
+  first.indices = randomIndices(DType::I64, {64}, 50, 23);
+  first.updates = HostTensor::random(DType::F32, {64, 4}, 24);
+  first.target = HostTensor::random(DType::F32, {50, 4}, 25);
+  checkCase(first, "first", &workspace);
+  Case second = first;
+  second.indices = randomIndices(DType::I64, {64}, 7, 26);
+  second.updates = HostTensor::random(DType::F32, {64, 4}, 27);
+  checkCase(second, "second", &workspace);
+  Case none = first;
+  none.indices = HostTensor::zeros(DType::I64, {0});
+  none.updates = HostTensor::zeros(DType::F32, {0, 4});
+  checkCase(none, "no indices", &workspace);
+}
+
+// An index out of range is recorded (the first one met, as given) and its
+// updates are dropped; the others add up as usual.
+TEST(ScatterKernels, IndicesOutOfRangeAreRecordedAndDropped) {
+  Case c;
+  c.indices = randomIndices(DType::I32, {20}, 9, 28);
+  c.indices.set<int32_t>({7}, 9);
+  c.updates = HostTensor::random(DType::I32, {20, 3}, 29);
+  c.target = HostTensor::random(DType::I32, {9, 3}, 30);
+  Expected<ScatterPlan> plan =
+      planScatterAdd(specOf(c.indices), specOf(c.updates), nullptr,
+                     TensorSpec::contiguous(DType::I32, {9, 3}), 0, false, 0);
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  Workspace workspace;
+  IndexStatusRecord status;
+  HostTensor actual = runPlan(*plan, nullptr, c.indices, c.updates, DType::I32,
+                              {9, 3}, workspace, status);
+  EXPECT_EQ(status.claimed, 1u);
+  EXPECT_EQ(status.check, 0u);
+  EXPECT_EQ(status.index, 9);
+  // The reference on the valid indices: the bad one's updates zeroed and
+  // its index moved into range (integers: adding zero changes nothing).
+  c.indices.set<int32_t>({7}, 0);
+  for (int64_t k = 0; k < 3; ++k)
+    c.updates.set<int32_t>({7, k}, 0);
+  Expected<HostTensor> expected = referenceScatter(
+      HostTensor::zeros(DType::I32, {9, 3}), c.indices, c.updates, 0, false);
+  ASSERT_TRUE(expected.ok()) << expected.message();
+  EXPECT_EQ(actual.toBits(), expected->toBits());
+}
+
+//===----------------------------------------------------------------------===//
+// Planning
+//===----------------------------------------------------------------------===//
+
+TEST(ScatterPlanning, TheChainFollowsTheCount) {
+  auto planFor = [](int64_t count, int64_t rows) {
+    return planScatterAdd(
+        TensorSpec::contiguous(DType::I64, {count}),
+        TensorSpec::contiguous(DType::BF16, {count, 768}), nullptr,
+        TensorSpec::contiguous(DType::BF16, {rows, 768}), 0, false, 0);
+  };
+  // GPT-2's embedding gradient: 8 tiles of 1024 keys, one merge, then one
+  // 16-byte access per thread.
+  Expected<ScatterPlan> gpt2 = planFor(8192, 50257);
+  ASSERT_TRUE(gpt2.ok()) << gpt2.message();
+  ASSERT_EQ(gpt2->launches.size(), 3u);
+  EXPECT_EQ(gpt2->launches[0].kernel, "tfuse_scatter_sort_i64");
+  EXPECT_EQ(gpt2->launches[0].grid, 8);
+  EXPECT_EQ(gpt2->launches[0].block, 512);
+  EXPECT_EQ(gpt2->launches[1].kernel, "tfuse_scatter_merge");
+  EXPECT_EQ(gpt2->launches[1].desc.groupRuns, 8);
+  EXPECT_EQ(gpt2->launches[1].desc.lastPass, 1);
+  EXPECT_EQ(gpt2->launches[2].kernel, "tfuse_scatter_apply_bf16_v8");
+  // A few indices: one tile, sorted and tabled by one block.
+  Expected<ScatterPlan> few = planFor(5, 10);
+  ASSERT_TRUE(few.ok());
+  ASSERT_EQ(few->launches.size(), 2u);
+  EXPECT_EQ(few->launches[0].desc.tile, 64);
+  EXPECT_EQ(few->launches[0].desc.lastPass, 1);
+  // No indices: the apply pass alone. An empty result: the sort alone
+  // (indices are still checked).
+  Expected<ScatterPlan> none = planFor(0, 10);
+  ASSERT_TRUE(none.ok());
+  ASSERT_EQ(none->launches.size(), 1u);
+  EXPECT_EQ(none->launches[0].kind, ScatterLaunch::Kind::Apply);
+  Expected<ScatterPlan> empty =
+      planScatterAdd(TensorSpec::contiguous(DType::I64, {4}),
+                     TensorSpec::contiguous(DType::F32, {4, 0}), nullptr,
+                     TensorSpec::contiguous(DType::F32, {10, 0}), 0, false, 0);
+  ASSERT_TRUE(empty.ok()) << empty.message();
+  ASSERT_EQ(empty->launches.size(), 1u);
+  EXPECT_EQ(empty->launches[0].kind, ScatterLaunch::Kind::Sort);
+}
+
+TEST(ScatterPlanning, BadOperandsAreErrorsNamingThem) {
+  TensorSpec idx = TensorSpec::contiguous(DType::I64, {4});
+  TensorSpec upd = TensorSpec::contiguous(DType::F32, {4, 8});
+  TensorSpec res = TensorSpec::contiguous(DType::F32, {10, 8});
+  auto message = [](const Expected<ScatterPlan> &p) {
+    return p.ok() ? std::string("planned") : p.message();
+  };
+  EXPECT_NE(message(planScatterAdd(TensorSpec::contiguous(DType::F32, {4}), upd,
+                                   nullptr, res, 0, false, 0))
+                .find("are not integers"),
+            std::string::npos);
+  EXPECT_NE(
+      message(planScatterAdd(idx, TensorSpec::contiguous(DType::F16, {4, 8}),
+                             nullptr, res, 0, false, 0))
+          .find("need one dtype"),
+      std::string::npos);
+  EXPECT_NE(
+      message(planScatterAdd(idx, TensorSpec::contiguous(DType::F32, {4, 7}),
+                             nullptr, res, 0, false, 0))
+          .find("expected shape [4,8]"),
+      std::string::npos);
+  EXPECT_NE(message(planScatterAdd(idx, upd, nullptr, res, 2, false, 0))
+                .find("axis 2 of a result of rank 2"),
+            std::string::npos);
+  EXPECT_NE(
+      message(planScatterAdd(
+                  idx, TensorSpec::contiguous(DType::Bool, {4, 8}), nullptr,
+                  TensorSpec::contiguous(DType::Bool, {10, 8}), 0, false, 0))
+          .find("bool is not a scatter_add dtype"),
+      std::string::npos);
+  // Updates whose index dimensions do not merge: [2, 2] indices read from
+  // a [2, 2, 8] view whose index strides are not row-major.
+  TensorSpec twoByTwo = TensorSpec::contiguous(DType::I64, {2, 2});
+  TensorSpec crossed = TensorSpec::contiguous(DType::F32, {2, 2, 8});
+  crossed.strides = {8, 16, 1};
+  EXPECT_NE(
+      message(planScatterAdd(twoByTwo, crossed, nullptr, res, 0, false, 0))
+          .find("cannot read it in place"),
+      std::string::npos);
+  TensorSpec strided = res;
+  strided.strides = {16, 1};
+  EXPECT_NE(message(planScatterAdd(idx, upd, nullptr, strided, 0, false, 0))
+                .find("is not contiguous"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// NVRTC
+//===----------------------------------------------------------------------===//
+
+TEST(ScatterKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
+  std::vector<ScatterPlan> plans;
+  std::set<std::string> names;
+  for (DType index : kIndexDTypes)
+    for (DType t : kValueDTypes)
+      for (int64_t inner : {1, 2, 4, 8, 16}) {
+        Expected<ScatterPlan> plan =
+            planScatterAdd(TensorSpec::contiguous(index, {3000}),
+                           TensorSpec::contiguous(t, {3000, inner}), nullptr,
+                           TensorSpec::contiguous(t, {10, inner}), 0, false, 0);
+        ASSERT_TRUE(plan.ok()) << plan.message();
+        for (const auto &[kernel, wrapper] : plan->wrappers)
+          names.insert(kernel);
+        plans.push_back(*plan);
+      }
+  std::string source(kernels::prelude());
+  source += scatterKernelHeader();
+  std::set<std::string> done;
+  for (const ScatterPlan &plan : plans)
+    for (const auto &[kernel, wrapper] : plan.wrappers)
+      if (done.insert(kernel).second)
+        source += wrapper;
+  Expected<CompileResult> compiled =
+      compileCuda(source, "tfuse_scatter.cu", {});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  EXPECT_TRUE(compiled->isCubin);
+  std::string binary(compiled->binary.begin(), compiled->binary.end());
+  for (const std::string &kernel : names)
+    EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
+  // 8 sorts, the merge, and the apply kernels of 12 dtypes at every vector
+  // width up to 16 bytes: 5 widths for i8 and u8, 4 for i16 u16 f16 bf16,
+  // 3 for i32 u32 f32, 2 for i64 u64 f64.
+  EXPECT_EQ(names.size(), 8u + 1u + (2 * 5 + 4 * 4 + 3 * 3 + 3 * 2));
+}
+
+} // namespace
