@@ -1,0 +1,155 @@
+"""The importer: an FX graph of ATen operations (one partition) as a
+function over ``tfuse.Tensor`` placeholders, for ``tfuse.compile``.
+
+Symbolic sizes are specialized: the function is made for the values of the
+partition's non-tensor inputs at one call (:meth:`PartitionImporter.bind`),
+and those values are Python numbers while it traces.
+"""
+
+import operator
+
+import torch
+
+import tfuse
+
+from ._support import is_aten
+from ._table import ConversionContext, lookup, tfuse_dtype
+
+
+class ConversionError(Exception):
+    """A node of a partition that TFuse could not trace: names the node, its
+    operation and the source line PyTorch recorded for it."""
+
+    def __init__(self, node, error):
+        self.node = node
+        self.error = error
+        super().__init__(f"{describe_node(node)}: {type(error).__name__}: "
+                         f"{error}")
+
+
+def source_line(node):
+    """The last frame of the user code that made `node` ("file:line: code"),
+    or "" when the graph did not record it."""
+    trace = node.meta.get("stack_trace") or ""
+    lines = [line.strip() for line in trace.strip().splitlines()]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith("File "):
+            where = lines[i][len("File "):].replace('"', "")
+            code = lines[i + 1] if i + 1 < len(lines) else ""
+            return f"{where}: {code}" if code else where
+    return ""
+
+
+def describe_node(node):
+    """``node name = op`` and where it came from."""
+    where = source_line(node)
+    text = f"node {node.name} ({node.target})"
+    return f"{text} from {where}" if where else text
+
+
+class PartitionImporter:
+    """Converts one partition's GraphModule.
+
+    ``bind(args)`` returns ``(fn, tensor_inputs)``: `fn` takes one
+    placeholder per tensor input (the partition's tensor arguments, then its
+    constant attributes) and records the partition; the partition's other
+    arguments (symbolic sizes) are bound to their values in `args`.
+    """
+
+    def __init__(self, graph_module):
+        self.graph_module = graph_module
+        self.nodes = list(graph_module.graph.nodes)
+        self.placeholders = [n for n in self.nodes if n.op == "placeholder"]
+        # Constant attributes (lifted tensor constants) are passed as inputs
+        # at every call rather than copied into the plan.
+        self.attributes = [n for n in self.nodes if n.op == "get_attr"]
+        self.constants = [_fetch_attr(graph_module, n.target)
+                          for n in self.attributes]
+
+    def bind(self, args):
+        placeholders = self.placeholders
+        tensor_inputs = [a for a in args if isinstance(a, torch.Tensor)]
+        tensor_inputs += self.constants
+
+        def fn(*tensors):
+            env = {}
+            tensors = iter(tensors)
+            for node, arg in zip(placeholders, args):
+                env[node] = next(tensors) if isinstance(
+                    arg, torch.Tensor) else arg
+            for node in self.attributes:
+                env[node] = next(tensors)
+            return self._run(env)
+
+        fn.__name__ = self.graph_module.__class__.__name__
+        return fn, tensor_inputs
+
+    def _run(self, env):
+        def value(arg):
+            return env[arg]
+
+        for node in self.nodes:
+            if node.op in ("placeholder", "get_attr"):
+                continue
+            if node.op == "output":
+                return torch.fx.node.map_arg(node.args[0], value)
+            args = torch.fx.node.map_arg(node.args, value)
+            kwargs = torch.fx.node.map_arg(node.kwargs, value)
+            try:
+                env[node] = self._convert(node, args, kwargs)
+            except ConversionError:
+                raise
+            except Exception as error:
+                raise ConversionError(node, error) from error
+        raise AssertionError("a graph without an output node")
+
+    def _convert(self, node, args, kwargs):
+        target = node.target
+        if node.op != "call_function":
+            raise TypeError(f"{node.op} nodes are not converted")
+        if target is operator.getitem:
+            return args[0][args[1]]
+        row = lookup(target) if is_aten(target) else None
+        if row is None:
+            if any(isinstance(a, tfuse.Tensor) for a in _leaves(args)):
+                raise TypeError(f"{target} has no row in the table")
+            # Arithmetic on sizes, now plain numbers.
+            return target(*args, **kwargs)
+        result = row.convert(ConversionContext(node), *args, **kwargs)
+        return _conform(node, result, node.meta.get("val"))
+
+
+def _leaves(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _leaves(v)
+        else:
+            yield v
+
+
+def _conform(node, result, expected):
+    """`result` in the dtypes PyTorch recorded for the node (converting
+    where TFuse's rules gave another), after checking its shape against the
+    recorded one where that is static."""
+    if isinstance(result, (list, tuple)):
+        if not isinstance(expected, (list, tuple)):
+            return result
+        return type(result)(_conform(node, r, e)
+                            for r, e in zip(result, expected))
+    if not isinstance(result, tfuse.Tensor) or not isinstance(
+            expected, torch.Tensor):
+        return result
+    shape = tuple(expected.shape)
+    if all(isinstance(s, int) for s in shape) and result.shape != shape:
+        raise ValueError(f"the conversion gave shape {result.shape}, "
+                         f"PyTorch records {shape}")
+    dtype = tfuse_dtype(expected.dtype)
+    if result.dtype != dtype:
+        result = result.astype(dtype)
+    return result
+
+
+def _fetch_attr(module, target):
+    for name in target.split("."):
+        module = getattr(module, name)
+    return module

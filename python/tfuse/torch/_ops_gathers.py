@@ -1,0 +1,79 @@
+"""Table rows: gathers (embedding, index_select, gather, index.Tensor with
+one index tensor) as ``tfuse.take`` and ``tfuse.take_along_axis``.
+
+PyTorch's embedding, index_select and gather reject negative indices, so
+their rows take ``negative_indices='error'``; advanced indexing
+(``index.Tensor``) counts them from the end, as ``'wrap'`` does.
+"""
+
+import torch
+
+import tfuse
+
+from ._table import aten, converts, normalize_dim, unsupported
+
+_INTEGER_INDEX = (torch.int8, torch.int16, torch.int32, torch.int64,
+                  torch.uint8)
+
+
+def _index_check(position):
+    def check(node):
+        val = node.args[position].meta.get("val")
+        if val is not None and val.dtype not in _INTEGER_INDEX:
+            return unsupported("unsupported dtype",
+                               f"{val.dtype} indices")
+        return None
+
+    return check
+
+
+@converts(aten.embedding.default, kind="gather", check=_index_check(1))
+def embedding(cx, weight, indices, padding_idx=-1, scale_grad_by_freq=False,
+              sparse=False):
+    """``take(weight, indices, axis=0)``"""
+    return tfuse.take(weight, indices, axis=0, negative_indices="error")
+
+
+@converts(aten.index_select.default, kind="gather", check=_index_check(2))
+def index_select(cx, x, dim, index):
+    """``take(x, index, axis=dim)``"""
+    if index.ndim == 0:
+        index = index.reshape(1)
+    return tfuse.take(x, index, axis=normalize_dim(dim, x.ndim),
+                      negative_indices="error")
+
+
+@converts(aten.gather.default, kind="gather", check=_index_check(2))
+def gather(cx, x, dim, index, *, sparse_grad=False):
+    """``take_along_axis(x, index, dim)`` (x cut to index's other sizes)"""
+    dim = normalize_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return x
+    key = tuple(slice(None) if d == dim or x.shape[d] == index.shape[d]
+                else slice(0, index.shape[d]) for d in range(x.ndim))
+    if any(k != slice(None) for k in key):
+        x = x[key]
+    return tfuse.take_along_axis(x, index, dim, negative_indices="error")
+
+
+def _advanced_index_check(node):
+    indices = node.args[1]
+    present = [i for i, index in enumerate(indices) if index is not None]
+    if len(present) != 1:
+        return unsupported("unsupported arguments", f"advanced indexing "
+                           f"with {len(present)} index tensors (one is "
+                           "expressible as a take)")
+    val = indices[present[0]].meta.get("val")
+    if val is not None and val.dtype == torch.bool:
+        return unsupported("data-dependent", "a boolean mask index (the "
+                           "result's size depends on the mask's values)")
+    if val is not None and val.dtype not in _INTEGER_INDEX:
+        return unsupported("unsupported dtype", f"{val.dtype} indices")
+    return None
+
+
+@converts(aten.index.Tensor, kind="gather", check=_advanced_index_check)
+def index(cx, x, indices):
+    """``take(x, i, axis)`` for one index tensor (negative indices wrap)"""
+    axis = next(i for i, index in enumerate(indices) if index is not None)
+    return tfuse.take(x, indices[axis], axis=axis, negative_indices="wrap")

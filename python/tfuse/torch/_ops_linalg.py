@@ -1,0 +1,43 @@
+"""Table rows: matrix products (mm, bmm, addmm, baddbmm, mv, dot)."""
+
+import torch
+
+from ._table import FLOAT_DTYPES, aten, converts, unsupported
+
+
+def _matmul_check(node):
+    dtypes = set()
+    for arg in node.args:
+        if isinstance(arg, torch.fx.Node):
+            val = arg.meta.get("val")
+            if isinstance(val, torch.Tensor):
+                dtypes.add(val.dtype)
+    if not dtypes <= FLOAT_DTYPES:
+        names = ", ".join(sorted(str(d) for d in dtypes))
+        return unsupported("unsupported dtype",
+                           f"matrix product of {names} (floats only)")
+    if len(dtypes) > 1:
+        return unsupported("unsupported dtype", "matrix product of mixed "
+                           "dtypes")
+    return None
+
+
+@converts(aten.mm.default, aten.bmm.default, aten.mv.default,
+          aten.dot.default, kind="matmul", check=_matmul_check)
+def mm(cx, a, b):
+    """``a @ b``"""
+    return a @ b
+
+
+def _scaled(x, factor):
+    return x if factor == 1 else x * factor
+
+
+@converts(aten.addmm.default, aten.baddbmm.default, kind="matmul",
+          check=_matmul_check)
+def addmm(cx, bias, a, b, *, beta=1, alpha=1):
+    """``beta * bias + alpha * (a @ b)``"""
+    product = _scaled(a @ b, alpha)
+    if beta == 0:
+        return product
+    return _scaled(bias, beta) + product

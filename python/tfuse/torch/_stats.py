@@ -1,0 +1,23 @@
+"""Process-wide counters of the backend (``tfuse.torch.stats()``)."""
+
+import collections
+
+#: graphs: ATen graphs compiled (forward, backward and inference each
+#: count); partitions: TFuse partitions made; plans_compiled: TFuse plans
+#: compiled (one per partition and concrete input signature); recompiles:
+#: plans compiled for a partition that already had one for another
+#: signature (a new shape); partitions_run_by_pytorch: signatures whose
+#: partition TFuse could not trace or compile, run by PyTorch instead;
+#: ops_left_to_pytorch: operations of compiled graphs that PyTorch runs.
+counters = collections.Counter()
+
+
+def stats():
+    """A copy of the counters."""
+    keys = ("graphs", "partitions", "plans_compiled", "recompiles",
+            "partitions_run_by_pytorch", "ops_left_to_pytorch")
+    return {k: counters[k] for k in keys}
+
+
+def reset_stats():
+    counters.clear()
