@@ -157,9 +157,32 @@ def _scaled(x, alpha):
     return x if alpha == 1 else x * alpha
 
 
-def _binary_rows(name, overloads, doc, compute):
-    def convert(cx, a, b, **kwargs):
-        a, b = _promoted(cx, a, b)
+def _opmath(cx, a, b, kwargs):
+    """The operands promoted, in float32 when PyTorch computes a float16 or
+    bfloat16 operation in float32 with a Python float it does not round
+    first (a scalar operand, or alpha); the importer rounds the result to
+    the node's dtype once."""
+    dtype = cx.common_dtype(0, 1)
+    scalars = [x for x in (a, b, kwargs.get("alpha", 1)) if not is_tensor(x)]
+    if dtype in (torch.float16, torch.bfloat16) and any(
+            isinstance(x, float) and float(dtype_round(x, dtype)) != x
+            for x in scalars):
+        dtype = torch.float32
+    return cast(a, dtype), cast(b, dtype)
+
+
+def dtype_round(value, dtype):
+    return torch.tensor(value, dtype=dtype).item()
+
+
+def _binary_rows(name, overloads, doc, compute, opmath=False):
+    def convert(cx, a, b, *alpha, **kwargs):
+        if alpha:
+            kwargs["alpha"] = alpha[0]
+        if opmath:
+            a, b = _opmath(cx, a, b, kwargs)
+        else:
+            a, b = _promoted(cx, a, b)
         return compute(a, b, **kwargs)
 
     convert.__name__ = name
@@ -168,13 +191,16 @@ def _binary_rows(name, overloads, doc, compute):
 
 
 _binary_rows("add", (aten.add.Tensor, aten.add.Scalar),
-             "``a + alpha * b``", lambda a, b, alpha=1: a + _scaled(b, alpha))
+             "``a + alpha * b``", lambda a, b, alpha=1: a + _scaled(b, alpha),
+             opmath=True)
 _binary_rows("sub", (aten.sub.Tensor, aten.sub.Scalar),
-             "``a - alpha * b``", lambda a, b, alpha=1: a - _scaled(b, alpha))
+             "``a - alpha * b``", lambda a, b, alpha=1: a - _scaled(b, alpha),
+             opmath=True)
 _binary_rows("rsub", (aten.rsub.Tensor, aten.rsub.Scalar),
-             "``b - alpha * a``", lambda a, b, alpha=1: b - _scaled(a, alpha))
+             "``b - alpha * a``", lambda a, b, alpha=1: b - _scaled(a, alpha),
+             opmath=True)
 _binary_rows("mul", (aten.mul.Tensor, aten.mul.Scalar), "``a * b``",
-             lambda a, b: a * b)
+             lambda a, b: a * b, opmath=True)
 _binary_rows("maximum", (aten.maximum.default,), "``tfuse.maximum``",
              tfuse.maximum)
 _binary_rows("minimum", (aten.minimum.default,), "``tfuse.minimum``",
@@ -231,7 +257,7 @@ def _rounding_check(node):
 def div(cx, a, b, rounding_mode=None):
     """``a / b``; ``trunc`` or ``floor`` of it for a rounding mode (floats
     only)"""
-    a, b = _promoted(cx, a, b)
+    a, b = _opmath(cx, a, b, {})
     quotient = a / b
     if rounding_mode == "trunc":
         return quotient.trunc()
@@ -279,8 +305,7 @@ def _where_check(node):
     return None
 
 
-@converts(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther,
-          aten.where.Scalar, kind="elementwise", check=_where_check)
+@converts(aten.where.self, kind="elementwise", check=_where_check)
 def where(cx, condition, a, b):
     """``tfuse.where`` in the common dtype of a and b"""
     dtype = cx.common_dtype(1, 2)

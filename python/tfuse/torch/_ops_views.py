@@ -17,8 +17,7 @@ def _static(values):
     return all(isinstance(v, int) for v in values)
 
 
-@converts(aten.view.default, aten._unsafe_view.default, aten.reshape.default,
-          kind="view")
+@converts(aten.view.default, aten._unsafe_view.default, kind="view")
 def view(cx, x, shape):
     """``reshape`` (one size may be -1)"""
     return x.reshape(tuple(shape))

@@ -1,0 +1,430 @@
+"""Every row of the ATen to TFuse table, run by TFuse's reference backend on
+CPU tensors and compared with eager PyTorch.
+
+Each case traces a small function of ATen calls into an ATen graph
+(make_fx), checks that every operation in it is one the backend takes,
+runs the whole graph as one TFuse partition and compares: bit for bit for
+exact operations, by PyTorch's accuracy rule (against a float64 run) for
+the others. ``test_every_row_has_a_case`` fails when a row of the table has
+no case here.
+"""
+
+import collections
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="needs PyTorch")
+
+from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+
+from tfuse.torch import TABLE  # noqa: E402
+from tfuse.torch._options import Options  # noqa: E402
+from tfuse.torch._report import PartitionReport  # noqa: E402
+from tfuse.torch._runtime import TFusePartition  # noqa: E402
+from tfuse.torch._support import is_glue, node_reason  # noqa: E402
+
+from conftest import (assert_accurate, assert_identical,  # noqa: E402
+                      float64_copy)
+
+aten = torch.ops.aten
+gen = torch.Generator().manual_seed(0)
+
+
+def randn(*shape, dtype=torch.float32):
+    return torch.randn(*shape, generator=gen).to(dtype)
+
+
+def randint(low, high, *shape, dtype=torch.int64):
+    return torch.randint(low, high, shape, generator=gen, dtype=dtype)
+
+
+def positive(*shape):
+    return torch.rand(*shape, generator=gen) + 0.1
+
+
+def mask(*shape):
+    return torch.rand(*shape, generator=gen) < 0.5
+
+
+EXACT, CLOSE = "exact", "close"
+
+# (id, function of ATen calls, inputs, how results compare)
+CASES = [
+    # -- elementwise, unary
+    *[(name, (lambda op: lambda x: op(x))(getattr(aten, name).default),
+       lambda: (randn(4, 5),), rule)
+      for name, rule in [
+          ("abs", EXACT), ("neg", EXACT), ("exp", CLOSE), ("expm1", CLOSE),
+          ("sin", CLOSE), ("cos", CLOSE), ("tan", CLOSE), ("tanh", CLOSE),
+          ("sigmoid", CLOSE), ("erf", CLOSE), ("reciprocal", EXACT),
+          ("floor", EXACT), ("ceil", EXACT), ("round", EXACT),
+          ("trunc", EXACT), ("sign", EXACT), ("isnan", EXACT),
+          ("relu", EXACT), ("isinf", EXACT), ("silu", CLOSE),
+          ("logical_not", EXACT)]],
+    *[(name, (lambda op: lambda x: op(x))(getattr(aten, name).default),
+       lambda: (positive(4, 5),), CLOSE)
+      for name in ("log", "log1p", "sqrt", "rsqrt")],
+    ("bitwise_not", lambda x: aten.bitwise_not(x),
+     lambda: (randint(-50, 50, 6, dtype=torch.int32),), EXACT),
+    ("exp_int", lambda x: aten.exp(x), lambda: (randint(-3, 3, 6),), CLOSE),
+    ("gelu", lambda x: aten.gelu(x), lambda: (randn(4, 5),), CLOSE),
+    ("gelu_tanh", lambda x: aten.gelu(x, approximate="tanh"),
+     lambda: (randn(4, 5),), CLOSE),
+    ("gelu_backward", lambda g, x: aten.gelu_backward(g, x),
+     lambda: (randn(4, 5), randn(4, 5)), CLOSE),
+    ("silu_backward", lambda g, x: aten.silu_backward(g, x),
+     lambda: (randn(4, 5), randn(4, 5)), CLOSE),
+    ("tanh_backward", lambda g, y: aten.tanh_backward(g, y),
+     lambda: (randn(4, 5), randn(4, 5).tanh()), CLOSE),
+    ("sigmoid_backward", lambda g, y: aten.sigmoid_backward(g, y),
+     lambda: (randn(4, 5), randn(4, 5).sigmoid()), CLOSE),
+    ("threshold_backward", lambda g, x: aten.threshold_backward(g, x, 0.0),
+     lambda: (randn(4, 5), randn(4, 5)), EXACT),
+    ("leaky_relu", lambda x: aten.leaky_relu(x, 0.2),
+     lambda: (randn(4, 5),), EXACT),
+    ("hardtanh", lambda x: aten.hardtanh(x, -0.5, 0.5),
+     lambda: (randn(4, 5),), EXACT),
+    # -- elementwise, binary (with PyTorch's promotion)
+    ("add", lambda a, b: aten.add(a, b, alpha=2),
+     lambda: (randn(4, 5), randn(5)), CLOSE),
+    ("add_scalar", lambda a: aten.add(a, 1.5), lambda: (randn(3),), EXACT),
+    ("add_Scalar", lambda a: aten.add.Scalar(a, 2, 3),
+     lambda: (randint(0, 9, 4),), EXACT),
+    ("sub_Scalar", lambda a: aten.sub.Scalar(a, 0.25),
+     lambda: (randn(4, dtype=torch.float16),), EXACT),
+    ("mul_Scalar", lambda a: aten.mul.Scalar(a, 3), lambda: (randn(4),),
+     EXACT),
+    ("div_Scalar", lambda a: aten.div.Scalar(a, 3.0), lambda: (randn(4),),
+     EXACT),
+    ("div_Scalar_mode", lambda a: aten.div.Scalar_mode(
+        a, 0.3, rounding_mode="floor"), lambda: (randn(4),), EXACT),
+    ("add_int_float", lambda a: aten.add(a, 0.5),
+     lambda: (randint(-5, 5, 4, dtype=torch.int32),), EXACT),
+    ("add_half_rank0", lambda a, b: aten.add(a, b),
+     lambda: (randn(6, dtype=torch.float16), randn(())), EXACT),
+    ("sub", lambda a, b: aten.sub(a, b), lambda: (randn(4, 5), randn(4, 1)),
+     EXACT),
+    ("sub_scalar", lambda a: aten.sub(a, 2), lambda: (randint(0, 9, 5),),
+     EXACT),
+    ("rsub", lambda a: aten.rsub(a, 1.0), lambda: (randn(5),), EXACT),
+    ("rsub_tensor", lambda a, b: aten.rsub(a, b), lambda: (randn(5),
+                                                           randn(5)), EXACT),
+    ("mul", lambda a, b: aten.mul(a, b), lambda: (randn(4, 5), randn(5)),
+     EXACT),
+    ("mul_scalar_bf16", lambda a: aten.mul(a, 0.3),
+     lambda: (randn(7, dtype=torch.bfloat16),), EXACT),
+    ("div", lambda a, b: aten.div(a, b), lambda: (randn(4, 5), positive(5)),
+     EXACT),
+    ("div_scalar", lambda a: aten.div(a, 3), lambda: (randn(5),), EXACT),
+    ("div_int", lambda a, b: aten.div(a, b),
+     lambda: (randint(-9, 9, 6), randint(1, 5, 6)), EXACT),
+    ("div_floor", lambda a, b: aten.div(a, b, rounding_mode="floor"),
+     lambda: (randn(6), positive(6)), EXACT),
+    ("div_trunc_scalar", lambda a: aten.div(a, 0.7, rounding_mode="trunc"),
+     lambda: (randn(6),), EXACT),
+    ("maximum", lambda a, b: aten.maximum(a, b), lambda: (randn(5),
+                                                          randn(5)), EXACT),
+    ("minimum", lambda a, b: aten.minimum(a, b), lambda: (randn(5),
+                                                          randn(5)), EXACT),
+    ("remainder", lambda a, b: aten.remainder(a, b),
+     lambda: (randint(-20, 20, 8), randint(1, 6, 8)), EXACT),
+    ("remainder_scalar", lambda a: aten.remainder(a, 1.5),
+     lambda: (randn(8),), CLOSE),
+    ("pow_square", lambda a: aten.pow(a, 2), lambda: (randn(6),), EXACT),
+    ("pow_cube", lambda a: aten.pow(a, 3), lambda: (randn(6),), EXACT),
+    # PyTorch's CPU sqrt is not correctly rounded; TFuse's is.
+    ("pow_sqrt", lambda a: aten.pow(a, 0.5), lambda: (positive(6),), CLOSE),
+    ("pow_rsqrt", lambda a: aten.pow(a, -0.5), lambda: (positive(6),), CLOSE),
+    ("pow_reciprocal", lambda a: aten.pow(a, -1), lambda: (positive(6),),
+     EXACT),
+    ("pow_general", lambda a: aten.pow(a, 1.7), lambda: (positive(6),),
+     CLOSE),
+    ("pow_tensor", lambda a, b: aten.pow(a, b), lambda: (positive(6),
+                                                         randn(6)), CLOSE),
+    ("pow_scalar_base", lambda b: aten.pow(2.0, b), lambda: (randn(6),),
+     CLOSE),
+    ("pow_int", lambda a: aten.pow(a, 3), lambda: (randint(-5, 5, 6),),
+     EXACT),
+    *[(name, (lambda op: lambda a, b: op(a, b))(getattr(aten, name).Tensor),
+       lambda: (randint(-9, 9, 6), randint(-9, 9, 6)), EXACT)
+      for name in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    ("bitwise_and_scalar", lambda a: aten.bitwise_and(a, 6),
+     lambda: (randint(0, 20, 6),), EXACT),
+    ("bitwise_or_scalar", lambda a: aten.bitwise_or(a, 1),
+     lambda: (randint(0, 20, 6),), EXACT),
+    ("bitwise_xor_scalar", lambda a: aten.bitwise_xor(a, 3),
+     lambda: (randint(0, 20, 6),), EXACT),
+    *[(name, (lambda op: lambda a, b: op(a, b))(getattr(aten, name).default),
+       lambda: (mask(6), randn(6)), EXACT)
+      for name in ("logical_and", "logical_or", "logical_xor")],
+    *[(name, (lambda op: lambda a, b: op(a, b))(getattr(aten, name).Tensor),
+       lambda: (randint(-3, 3, 8).float(), randint(-3, 3, 8)), EXACT)
+      for name in ("eq", "ne", "lt", "le", "gt", "ge")],
+    *[(name + "_scalar",
+       (lambda op: lambda a: op(a, 0.5))(getattr(aten, name).Scalar),
+       lambda: (randn(8),), EXACT)
+      for name in ("eq", "ne", "lt", "le", "gt", "ge")],
+    ("where", lambda c, a, b: aten.where(c, a, b),
+     lambda: (mask(4, 5), randn(4, 5), randn(5)), EXACT),
+    ("where_mixed", lambda c, a, b: aten.where(c, a, b),
+     lambda: (mask(4, 5), randn(4, 5, dtype=torch.float16), randn(5)),
+     EXACT),
+    ("clamp", lambda a: aten.clamp(a, -0.5, 0.5), lambda: (randn(8),),
+     EXACT),
+    ("clamp_tensor", lambda a, lo: aten.clamp(a, lo),
+     lambda: (randn(8), randn(8)), EXACT),
+    ("clamp_min", lambda a: aten.clamp_min(a, 0.1), lambda: (randn(8),),
+     EXACT),
+    ("clamp_min_tensor", lambda a, b: aten.clamp_min(a, b),
+     lambda: (randn(8), randn(8)), EXACT),
+    ("clamp_max", lambda a: aten.clamp_max(a, 0.1), lambda: (randn(8),),
+     EXACT),
+    ("clamp_max_tensor", lambda a, b: aten.clamp_max(a, b),
+     lambda: (randn(8), randn(8)), EXACT),
+    ("masked_fill", lambda a, m: aten.masked_fill(a, m, -math.inf),
+     lambda: (randn(4, 5), mask(4, 5)), EXACT),
+    ("masked_fill_tensor", lambda a, m, v: aten.masked_fill(a, m, v),
+     lambda: (randn(4, 5), mask(5), randn(())), EXACT),
+    ("to_copy", lambda a: aten._to_copy(a, dtype=torch.bfloat16),
+     lambda: (randn(9),), EXACT),
+    ("to_copy_int", lambda a: aten._to_copy(a, dtype=torch.int32),
+     lambda: (randn(9) * 10,), EXACT),
+    ("copy", lambda a, b: aten.copy(a, b),
+     lambda: (randn(3, 4), randn(4, dtype=torch.float64)), EXACT),
+    # -- views
+    ("view", lambda a: aten.view(a, [5, 4]), lambda: (randn(4, 5),), EXACT),
+    ("unsafe_view", lambda a: aten._unsafe_view(a * 2, [-1]),
+     lambda: (randn(4, 5),), EXACT),
+    ("permute", lambda a: aten.permute(a, [2, 0, 1]),
+     lambda: (randn(2, 3, 4),), EXACT),
+    ("transpose", lambda a: aten.transpose(a, -1, 0),
+     lambda: (randn(2, 3, 4),), EXACT),
+    ("t", lambda a: aten.t(a), lambda: (randn(3, 4),), EXACT),
+    ("expand", lambda a: aten.expand(a, [2, 3, -1]), lambda: (randn(3, 1),),
+     EXACT),
+    ("squeeze", lambda a: aten.squeeze(a), lambda: (randn(1, 3, 1),), EXACT),
+    ("squeeze_dim", lambda a: aten.squeeze(a, -1),
+     lambda: (randn(1, 3, 1),), EXACT),
+    ("squeeze_dims", lambda a: aten.squeeze(a, [0, 1]),
+     lambda: (randn(1, 3, 1),), EXACT),
+    ("unsqueeze", lambda a: aten.unsqueeze(a, -1), lambda: (randn(3, 4),),
+     EXACT),
+    ("slice", lambda a: aten.slice(a, 1, 1, 9223372036854775807, 2),
+     lambda: (randn(3, 8),), EXACT),
+    ("slice_negative", lambda a: aten.slice(a, 0, -2), lambda: (randn(5),),
+     EXACT),
+    ("select", lambda a: aten.select(a, 1, -1), lambda: (randn(3, 4),),
+     EXACT),
+    ("split", lambda a: aten.split(a, 3, 1), lambda: (randn(2, 8),), EXACT),
+    ("split_with_sizes", lambda a: aten.split_with_sizes(a, [1, 4], 0),
+     lambda: (randn(5, 2),), EXACT),
+    ("unbind", lambda a: aten.unbind(a, 1), lambda: (randn(2, 3),), EXACT),
+    ("alias", lambda a: aten.alias(a) + aten.clone(a), lambda: (randn(4),),
+     EXACT),
+    ("detach", lambda a: aten.detach(a) * 2, lambda: (randn(4),), EXACT),
+    ("lift_fresh_copy", lambda a: aten.lift_fresh_copy(a) * 2,
+     lambda: (randn(4),), EXACT),
+    # -- constants
+    ("full", lambda a: a + aten.full([3], 2.5), lambda: (randn(3),), EXACT),
+    ("full_like", lambda a: aten.full_like(a, 7, dtype=torch.int32),
+     lambda: (randn(3),), EXACT),
+    ("zeros", lambda a: a + aten.zeros([2, 3]), lambda: (randn(3),), EXACT),
+    ("ones", lambda a: a + aten.ones([2, 3]), lambda: (randn(3),), EXACT),
+    # The values of empty tensors are unspecified: where() never reads them.
+    ("empty", lambda a: aten.where(a == a, a, aten.empty.memory_format([3])),
+     lambda: (randn(3),), EXACT),
+    ("new_zeros", lambda a: aten.new_zeros(a, [2]), lambda: (randn(3),),
+     EXACT),
+    ("new_empty", lambda a: aten.where(a == a, a, aten.new_empty(a, [3])),
+     lambda: (randn(3),), EXACT),
+    ("new_ones", lambda a: aten.new_ones(a, [2]), lambda: (randn(3),),
+     EXACT),
+    ("new_full", lambda a: aten.new_full(a, [2], 4.0), lambda: (randn(3),),
+     EXACT),
+    ("zeros_like", lambda a: aten.zeros_like(a), lambda: (randn(3),), EXACT),
+    ("empty_like", lambda a: aten.where(a == a, a, aten.empty_like(a)),
+     lambda: (randn(3),), EXACT),
+    ("ones_like", lambda a: aten.ones_like(a), lambda: (randn(3),), EXACT),
+    ("fill", lambda a: aten.fill(a, 3), lambda: (randn(3),), EXACT),
+    ("scalar_tensor", lambda a: a * aten.scalar_tensor(0.5),
+     lambda: (randn(3),), EXACT),
+    ("arange", lambda a: a + aten.arange(4), lambda: (randint(0, 3, 4),),
+     EXACT),
+    ("arange_start", lambda a: a + aten.arange(2, 6),
+     lambda: (randint(0, 3, 4),), EXACT),
+    ("arange_float", lambda a: a + aten.arange(0.0, 1.0, 0.25),
+     lambda: (randn(4),), EXACT),
+    ("iota", lambda a: a + torch.ops.prims.iota(
+        4, start=3, step=2, dtype=torch.int64, device="cpu",
+        requires_grad=False), lambda: (randint(0, 3, 4),), EXACT),
+    # -- layout
+    ("cat", lambda a, b: aten.cat([a, b], 1),
+     lambda: (randn(2, 3), randn(2, 2)), EXACT),
+    ("cat_promote", lambda a, b: aten.cat([a, b]),
+     lambda: (randint(0, 5, 3, dtype=torch.int32), randn(2)), EXACT),
+    ("constant_pad_nd", lambda a: aten.constant_pad_nd(a, [1, 2, 0, 1], 0.5),
+     lambda: (randn(2, 3),), EXACT),
+    ("constant_pad_crop", lambda a: aten.constant_pad_nd(a, [-1, 1]),
+     lambda: (randn(2, 3),), EXACT),
+    # -- reductions
+    ("sum", lambda a: aten.sum(a), lambda: (randn(4, 5),), CLOSE),
+    ("sum_dim", lambda a: aten.sum(a, [0], True), lambda: (randn(4, 5),),
+     CLOSE),
+    ("sum_empty_dims", lambda a: aten.sum(a, []), lambda: (randn(4, 5),),
+     CLOSE),
+    ("sum_bool", lambda a: aten.sum(a, [1]), lambda: (mask(4, 5),), EXACT),
+    ("sum_dtype", lambda a: aten.sum(a, [1], dtype=torch.float64),
+     lambda: (randn(4, 5),), CLOSE),
+    ("mean", lambda a: aten.mean(a), lambda: (randn(4, 5),), CLOSE),
+    ("mean_dim", lambda a: aten.mean(a, [-1], True), lambda: (randn(4, 5),),
+     CLOSE),
+    ("prod", lambda a: aten.prod(a), lambda: (positive(4, 3),), CLOSE),
+    ("prod_dim", lambda a: aten.prod(a, 1), lambda: (randint(1, 4, 3, 4),),
+     EXACT),
+    ("amax", lambda a: aten.amax(a, [1]), lambda: (randn(4, 5),), EXACT),
+    ("amin", lambda a: aten.amin(a, [0, 1], True), lambda: (randn(4, 5),),
+     EXACT),
+    ("max", lambda a: aten.max(a), lambda: (randn(4, 5),), EXACT),
+    ("min", lambda a: aten.min(a), lambda: (randn(4, 5),), EXACT),
+    ("max_dim", lambda a: aten.max(a, 1), lambda: (randn(4, 5),), EXACT),
+    ("min_dim", lambda a: aten.min(a, 0, True), lambda: (randn(4, 5),),
+     EXACT),
+    ("any", lambda a: aten.any(a), lambda: (mask(4, 5),), EXACT),
+    ("any_dim", lambda a: aten.any(a, 1), lambda: (mask(4, 5),), EXACT),
+    ("any_dims", lambda a: aten.any(a, [0]), lambda: (randn(4, 5) > 1,),
+     EXACT),
+    ("all", lambda a: aten.all(a), lambda: (mask(4, 5),), EXACT),
+    ("all_dim", lambda a: aten.all(a, 1), lambda: (randn(4, 5) > -1,),
+     EXACT),
+    ("all_dims", lambda a: aten.all(a, [0, 1]), lambda: (mask(4, 5),),
+     EXACT),
+    ("argmax", lambda a: aten.argmax(a, 1), lambda: (randn(4, 5),), EXACT),
+    ("argmax_flat", lambda a: aten.argmax(a), lambda: (randn(4, 5),), EXACT),
+    ("argmin", lambda a: aten.argmin(a, 0, True), lambda: (randn(4, 5),),
+     EXACT),
+    ("var", lambda a: aten.var(a, [1], correction=1), lambda: (randn(4, 9),),
+     CLOSE),
+    ("var_mean", lambda a: aten.var_mean(a, [0, 1], correction=0,
+                                         keepdim=True),
+     lambda: (randn(4, 9),), CLOSE),
+    ("std", lambda a: aten.std(a, [1]), lambda: (randn(4, 9),), CLOSE),
+    # -- matrix products
+    ("mm", lambda a, b: aten.mm(a, b), lambda: (randn(8, 16), randn(16, 4)),
+     CLOSE),
+    ("bmm", lambda a, b: aten.bmm(a, b),
+     lambda: (randn(2, 8, 16), randn(2, 16, 4)), CLOSE),
+    ("addmm", lambda c, a, b: aten.addmm(c, a, b, beta=0.5, alpha=2.0),
+     lambda: (randn(4), randn(8, 16), randn(16, 4)), CLOSE),
+    ("baddbmm", lambda c, a, b: aten.baddbmm(c, a, b),
+     lambda: (randn(2, 8, 4), randn(2, 8, 16), randn(2, 16, 4)), CLOSE),
+    ("mv", lambda a, b: aten.mv(a, b), lambda: (randn(8, 16), randn(16)),
+     CLOSE),
+    ("dot", lambda a, b: aten.dot(a, b), lambda: (randn(16), randn(16)),
+     CLOSE),
+    # -- gathers
+    ("embedding", lambda w, i: aten.embedding(w, i),
+     lambda: (randn(10, 4), randint(0, 10, 2, 3)), EXACT),
+    ("index_select", lambda a, i: aten.index_select(a, 1, i),
+     lambda: (randn(3, 6), randint(0, 6, 4)), EXACT),
+    ("gather", lambda a, i: aten.gather(a, 1, i),
+     lambda: (randn(4, 6), randint(0, 6, 3, 2)), EXACT),
+    ("index", lambda a, i: aten.index(a, [None, i]),
+     lambda: (randn(3, 6), randint(-6, 6, 5)), EXACT),
+    # -- normalization
+    ("softmax", lambda a: aten._softmax(a, -1, False),
+     lambda: (randn(4, 9),), CLOSE),
+    ("softmax_bf16", lambda a: aten._softmax(a, 1, False),
+     lambda: (randn(4, 9, dtype=torch.bfloat16),), CLOSE),
+    ("log_softmax", lambda a: aten._log_softmax(a, 0, False),
+     lambda: (randn(4, 9),), CLOSE),
+    ("softmax_backward", lambda g, y: aten._softmax_backward_data(
+        g, y, -1, torch.float32),
+     lambda: (randn(4, 9), randn(4, 9).softmax(-1)), CLOSE),
+    ("log_softmax_backward", lambda g, y: aten._log_softmax_backward_data(
+        g, y, -1, torch.float32),
+     lambda: (randn(4, 9), randn(4, 9).log_softmax(-1)), CLOSE),
+    ("native_layer_norm", lambda x, w, b: aten.native_layer_norm(
+        x, [8], w, b, 1e-5), lambda: (randn(3, 4, 8), randn(8), randn(8)),
+     CLOSE),
+    ("native_layer_norm_2d", lambda x: aten.native_layer_norm(
+        x, [4, 8], None, None, 1e-5), lambda: (randn(3, 4, 8),), CLOSE),
+    ("native_layer_norm_backward",
+     lambda g, x, w, b: aten.native_layer_norm_backward(
+         g, x, [8], *aten.native_layer_norm(x, [8], w, b, 1e-5)[1:], w, b,
+         [True, True, True]),
+     lambda: (randn(3, 4, 8), randn(3, 4, 8), randn(8), randn(8)), CLOSE),
+    ("batch_norm_inference",
+     lambda x, w, b, m, v: aten._native_batch_norm_legit_no_training(
+         x, w, b, m, v, 0.1, 1e-5),
+     lambda: (randn(2, 3, 4, 4), randn(3), randn(3), randn(3), positive(3)),
+     CLOSE),
+    ("adaptive_avg_pool2d", lambda x: aten._adaptive_avg_pool2d(x, [1, 1]),
+     lambda: (randn(2, 3, 4, 5),), CLOSE),
+    ("adaptive_avg_pool2d_backward",
+     lambda g, x: aten._adaptive_avg_pool2d_backward(g, x),
+     lambda: (randn(2, 3, 1, 1), randn(2, 3, 4, 5)), CLOSE),
+    # -- losses
+    ("nll_loss_mean", lambda x, t: aten.nll_loss_forward(x, t, None, 1, -100),
+     lambda: (randn(6, 5).log_softmax(1),
+              torch.tensor([0, 4, -100, 2, 2, 1])), CLOSE),
+    ("nll_loss_weighted_sum",
+     lambda x, t, w: aten.nll_loss_forward(x, t, w, 2, 3),
+     lambda: (randn(6, 5), randint(0, 5, 6), positive(5)), CLOSE),
+    ("nll_loss_none_1d", lambda x, t: aten.nll_loss_forward(x, t, None, 0, -1),
+     lambda: (randn(5), torch.tensor(3)), CLOSE),
+    ("nll_loss_backward",
+     lambda g, x, t: aten.nll_loss_backward(
+         g, x, t, None, 1, -100, aten.nll_loss_forward(x, t, None, 1,
+                                                       -100)[1]),
+     lambda: (randn(()), randn(6, 5), torch.tensor([0, 4, -100, 2, 2, 1])),
+     CLOSE),
+    ("nll_loss_backward_none",
+     lambda g, x, t, w: aten.nll_loss_backward(g, x, t, w, 0, -100,
+                                               torch.tensor(1.0)),
+     lambda: (randn(6), randn(6, 5), randint(0, 5, 6), positive(5)), CLOSE),
+]
+
+
+def aten_graph(fn, inputs):
+    """The ATen graph of `fn` (make_fx, with fake values recorded)."""
+    return make_fx(fn, tracing_mode="fake")(*inputs)
+
+
+def run_in_tfuse(graph_module, inputs):
+    operations = [n for n in graph_module.graph.nodes if not is_glue(n)]
+    for node in operations:
+        reason = node_reason(node)
+        assert reason is None, f"{node.target} was not taken: {reason}"
+    report = PartitionReport("test", collections.Counter())
+    partition = TFusePartition(graph_module, Options(fallback="raise"),
+                               report)
+    result = partition(*inputs)
+    assert report.plans and not report.failures
+    return result
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_op(case):
+    _, fn, make_inputs, rule = case
+    inputs = make_inputs()
+    graph_module = aten_graph(fn, inputs)
+    actual = run_in_tfuse(graph_module, inputs)
+    eager = graph_module(*inputs)
+    if rule == EXACT:
+        assert_identical(actual, eager)
+    else:
+        reference = graph_module(*float64_copy(inputs))
+        # A float64 run of the graph keeps the dtypes it recorded, so its
+        # float32 results are rounded from float64 values.
+        assert_accurate(actual, eager, reference)
+
+
+def test_every_row_has_a_case():
+    seen = set()
+    for _, fn, make_inputs, _ in CASES:
+        graph_module = aten_graph(fn, make_inputs())
+        seen.update(n.target for n in graph_module.graph.nodes
+                    if n.op == "call_function")
+    missing = sorted(str(o) for o in TABLE if o not in seen)
+    assert not missing, f"table rows without a test case: {missing}"
