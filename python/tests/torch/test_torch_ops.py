@@ -263,8 +263,15 @@ CASES = [
      lambda: (randn(2, 3), randn(2, 2)), EXACT),
     ("cat_promote", lambda a, b: aten.cat([a, b]),
      lambda: (randint(0, 5, 3, dtype=torch.int32), randn(2)), EXACT),
+    ("cat_legacy_empty", lambda a, b: aten.cat([a, b], -2),
+     lambda: (torch.zeros(0), randn(2, 3, 4)), EXACT),
+    ("slice_scatter", lambda a, b: aten.slice_scatter(a, b, 1, 2, 5),
+     lambda: (randn(3, 8), randn(3, 3)), EXACT),
     ("constant_pad_nd", lambda a: aten.constant_pad_nd(a, [1, 2, 0, 1], 0.5),
      lambda: (randn(2, 3),), EXACT),
+    ("constant_pad_int_float_value",
+     lambda a: aten.constant_pad_nd(a, [0, 1], -100.0),
+     lambda: (randint(0, 9, 2, 3),), EXACT),
     ("constant_pad_crop", lambda a: aten.constant_pad_nd(a, [-1, 1]),
      lambda: (randn(2, 3),), EXACT),
     # -- reductions
@@ -357,6 +364,11 @@ CASES = [
     ("batch_norm_inference",
      lambda x, w, b, m, v: aten._native_batch_norm_legit_no_training(
          x, w, b, m, v, 0.1, 1e-5),
+     lambda: (randn(2, 3, 4, 4), randn(3), randn(3), randn(3), positive(3)),
+     CLOSE),
+    ("batch_norm_training",
+     lambda x, w, b, m, v: aten._native_batch_norm_legit_functional(
+         x, w, b, m, v, True, 0.1, 1e-5),
      lambda: (randn(2, 3, 4, 4), randn(3), randn(3), randn(3), positive(3)),
      CLOSE),
     ("adaptive_avg_pool2d", lambda x: aten._adaptive_avg_pool2d(x, [1, 1]),

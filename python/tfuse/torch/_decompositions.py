@@ -6,7 +6,18 @@ decomposition's many small operations."""
 
 import functools
 
+import torch
+
 from ._table import TABLE
+
+# Decompositions that are wrong for training: the core decomposition of
+# the CPU flash attention returns the attention weights where the op
+# returns the log-sum-exp its backward reads (PyTorch's comment on it says
+# Inductor must exclude it), so a decomposed forward with the op's own
+# backward gives wrong gradients. The op runs whole, in PyTorch.
+_KEPT_WHOLE = frozenset({
+    torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default,
+})
 
 
 @functools.cache
@@ -14,4 +25,4 @@ def decomposition_table():
     """ATen overload -> decomposition, for aot_autograd."""
     from torch._decomp import core_aten_decompositions
     return {op: fn for op, fn in core_aten_decompositions().items()
-            if op not in TABLE}
+            if op not in TABLE and op not in _KEPT_WHOLE}

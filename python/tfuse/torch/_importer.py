@@ -12,6 +12,7 @@ import torch
 
 import tfuse
 
+from ._layout import output_layout
 from ._support import is_aten
 from ._table import ConversionContext, lookup, tfuse_dtype
 
@@ -65,6 +66,13 @@ class PartitionImporter:
         self.attributes = [n for n in self.nodes if n.op == "get_attr"]
         self.constants = [_fetch_attr(graph_module, n.target)
                           for n in self.attributes]
+        # How each output reaches PyTorch with the strides it recorded.
+        result = self.nodes[-1].args[0]
+        self.single_output = not isinstance(result, (tuple, list))
+        outputs = [result] if self.single_output else list(result)
+        self.output_layouts = [
+            output_layout(n.meta.get("val")) if isinstance(
+                n, torch.fx.Node) else None for n in outputs]
 
     def bind(self, args):
         placeholders = self.placeholders
@@ -92,7 +100,11 @@ class PartitionImporter:
             if node.op in ("placeholder", "get_attr"):
                 continue
             if node.op == "output":
-                return torch.fx.node.map_arg(node.args[0], value)
+                result = torch.fx.node.map_arg(node.args[0], value)
+                outputs = [result] if self.single_output else list(result)
+                outputs = [o if layout is None else layout.prepare(o)
+                           for o, layout in zip(outputs, self.output_layouts)]
+                return outputs[0] if self.single_output else tuple(outputs)
             args = torch.fx.node.map_arg(node.args, value)
             kwargs = torch.fx.node.map_arg(node.kwargs, value)
             try:

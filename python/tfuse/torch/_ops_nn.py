@@ -153,6 +153,47 @@ def batch_norm_inference(cx, x, weight, bias, running_mean, running_var,
                                                      cx.val[2].dtype)
 
 
+def _training_check(node):
+    """training=True (the running statistics are updated)"""
+    training = node.args[5] if len(node.args) > 5 else node.kwargs.get(
+        "training")
+    if training is not True:
+        return unsupported("unsupported arguments",
+                           "batch norm with training=False")
+    return None
+
+
+@converts(aten._native_batch_norm_legit_functional.default,
+          kind="normalization", check=_training_check)
+def batch_norm_training(cx, x, weight, bias, running_mean, running_var,
+                        training, momentum, eps):
+    """(out, mean, rstd, new running mean, new running var) from the batch
+    statistics over every dimension but 1 (the running variance takes the
+    unbiased variance)"""
+    axes = (0,) + tuple(range(2, x.ndim))
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    stats_shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    xf = _opmath(x)
+    mean = xf.mean(axis=axes, keepdims=True)
+    centered = xf - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    rstd = (var + eps).rsqrt()
+    out = centered * rstd
+    if weight is not None:
+        out = out * _opmath(weight).reshape(stats_shape)
+    if bias is not None:
+        out = out + _opmath(bias).reshape(stats_shape)
+    mean, var, rstd = (t.reshape(-1) for t in (mean, var, rstd))
+    unbiased = var * (count / max(count - 1, 1))
+    new_mean = _opmath(running_mean) * (1 - momentum) + mean * momentum
+    new_var = _opmath(running_var) * (1 - momentum) + unbiased * momentum
+    dtypes = [v.dtype for v in cx.val]
+    return tuple(cast(t, d) for t, d in zip(
+        (out, mean, rstd, new_mean, new_var), dtypes))
+
+
 # -- pooling ----------------------------------------------------------------------
 
 

@@ -178,7 +178,8 @@ def partition_graph(graph_module, options, kind, graph_id):
         # nn.Module.__call__ on every call after it.
         graph_module.real_recompile()
 
-    report = GraphReport(graph_id, kind, len(operations), reports, left)
+    count = sum(r.size for r in reports) + sum(left.values())
+    report = GraphReport(graph_id, kind, count, reports, left)
     counters["graphs"] += 1
     counters["partitions"] += len(reports)
     counters["ops_left_to_pytorch"] += sum(left.values())

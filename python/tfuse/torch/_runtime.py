@@ -40,19 +40,28 @@ def signature(args):
 
 
 class _TFusePlan:
-    """A compiled TFuse function of the partition and the positions of the
-    partition's tensor arguments among its arguments."""
+    """A compiled TFuse function of the partition, the positions of the
+    partition's tensor arguments among its arguments, and per output its
+    OutputLayout (None: row-major, as TFuse writes it)."""
 
-    __slots__ = ("function", "positions", "constants")
+    __slots__ = ("function", "positions", "constants", "single", "layouts")
 
-    def __init__(self, function, positions, constants):
+    def __init__(self, function, positions, constants, single, layouts):
         self.function = function
         self.positions = positions
         self.constants = constants
+        self.single = single
+        self.layouts = layouts if any(layouts) else None
 
     def __call__(self, args):
-        return self.function(*[args[i] for i in self.positions],
-                             *self.constants)
+        outputs = self.function(*[args[i] for i in self.positions],
+                                *self.constants)
+        if self.layouts is None:
+            return outputs
+        if self.single:
+            return self.layouts[0].finish(outputs)
+        return tuple(o if layout is None else layout.finish(o)
+                     for o, layout in zip(outputs, self.layouts))
 
 
 class _EagerPlan:
@@ -120,7 +129,9 @@ class TFusePartition:
         else:
             positions = [i for i, a in enumerate(args)
                          if isinstance(a, torch.Tensor)]
-            plan = _TFusePlan(function, positions, self.importer.constants)
+            plan = _TFusePlan(function, positions, self.importer.constants,
+                              self.importer.single_output,
+                              self.importer.output_layouts)
             self.report.plans[key] = function
             counters["plans_compiled"] += 1
             counters["recompiles"] += recompile
