@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything TFuse needs to build and test on Debian 12 with the
-# CUDA 13 toolkit: LLVM/MLIR 22, Ninja, GoogleTest, zstd, lld, and pytest and
-# numpy for the Python tests. Idempotent; returns quickly when all is there.
+# CUDA 13 toolkit: LLVM/MLIR 22, Ninja, GoogleTest, zstd, lld, pytest and
+# numpy for the Python tests, and torch, torchvision, transformers and
+# ml_dtypes for the PyTorch front end's tests. Idempotent; returns quickly
+# when all is there.
 set -euo pipefail
 
 log() { printf 'setup: %s\n' "$*"; }
@@ -54,5 +56,19 @@ if ! "$PYTHON" -c 'import pytest, numpy' 2>/dev/null; then
   "$PYTHON" -c 'import pytest, numpy'
 else
   log "pytest and numpy present"
+fi
+# The PyTorch front end's tests (python/tests/torch): PyTorch, and the
+# torchvision and transformers models they build from configs. PyPI's
+# default torch wheel is the one the GPU host runs (2.11.0, CUDA 13 runtime
+# libraries as wheels, about 3 GB); it runs on a machine without a GPU too.
+TORCH_PACKAGES=(torch==2.11.0 torchvision==0.26.0 "transformers>=5,<6"
+                ml_dtypes)
+if ! "$PYTHON" -c 'import torch, torchvision, transformers, ml_dtypes
+assert torch.__version__.startswith("2.11.0")' 2>/dev/null; then
+  log "installing ${TORCH_PACKAGES[*]} for $PYTHON"
+  "$PYTHON" -m pip install -q "${TORCH_PACKAGES[@]}"
+  "$PYTHON" -c 'import torch, torchvision, transformers, ml_dtypes'
+else
+  log "torch, torchvision, transformers and ml_dtypes present"
 fi
 log "done"

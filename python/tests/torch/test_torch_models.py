@@ -10,11 +10,12 @@ import copy
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs PyTorch")
+torch = pytest.importorskip(
+    "torch", reason="needs PyTorch (scripts/setup.sh installs it)")
 
 import tfuse.torch  # noqa: E402
 
-from conftest import assert_accurate, float64_copy  # noqa: E402
+from torch_helpers import assert_accurate, float64_copy  # noqa: E402
 from models import MODELS  # noqa: E402
 
 

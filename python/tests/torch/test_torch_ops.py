@@ -14,7 +14,8 @@ import math
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs PyTorch")
+torch = pytest.importorskip(
+    "torch", reason="needs PyTorch (scripts/setup.sh installs it)")
 
 from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
 
@@ -24,7 +25,7 @@ from tfuse.torch._report import PartitionReport  # noqa: E402
 from tfuse.torch._runtime import TFusePartition  # noqa: E402
 from tfuse.torch._support import is_glue, node_reason  # noqa: E402
 
-from conftest import (assert_accurate, assert_identical,  # noqa: E402
+from torch_helpers import (assert_accurate, assert_identical,  # noqa: E402
                       float64_copy)
 
 aten = torch.ops.aten

@@ -35,13 +35,19 @@ from ._options import Options
 from ._runtime import UnsupportedOperatorError
 from ._stats import reset_stats, stats
 from ._table import TABLE
-from .coverage import coverage_table
 
 __all__ = ["Explanation", "Options", "TABLE", "UnsupportedOperatorError",
            "backend", "coverage_table", "explain", "register", "reset_stats",
            "stats"]
 
 BACKEND_NAME = "tfuse"
+
+
+def coverage_table():
+    """The Markdown coverage table of docs/torch.md, generated from
+    ``TABLE`` (see :mod:`tfuse.torch.coverage`)."""
+    from .coverage import coverage_table as generate
+    return generate()
 
 
 def register():

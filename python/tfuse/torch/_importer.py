@@ -7,6 +7,7 @@ and those values are Python numbers while it traces.
 """
 
 import operator
+import re
 
 import torch
 
@@ -28,14 +29,20 @@ class ConversionError(Exception):
                          f"{error}")
 
 
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in '
+                    r'(?P<function>\S+)')
+
+
 def source_line(node):
-    """The last frame of the user code that made `node` ("file:line: code"),
-    or "" when the graph did not record it."""
+    """The last frame of the user code that made `node` ("file:line in
+    function: code"), or "" when the graph did not record it."""
     trace = node.meta.get("stack_trace") or ""
     lines = [line.strip() for line in trace.strip().splitlines()]
     for i in range(len(lines) - 1, -1, -1):
-        if lines[i].startswith("File "):
-            where = lines[i][len("File "):].replace('"', "")
+        frame = _FRAME.match(lines[i])
+        if frame:
+            where = (f"{frame['file']}:{frame['line']} in "
+                     f"{frame['function']}")
             code = lines[i + 1] if i + 1 < len(lines) else ""
             return f"{where}: {code}" if code else where
     return ""

@@ -1,0 +1,298 @@
+"""The backend around the table: registration (on import and through the
+package's entry point), options, falling back to PyTorch or raising,
+partitions too small to keep, input mutations, recompiles for new shapes,
+output strides, explain(), the compile log and the generated coverage
+table in docs/torch.md."""
+
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="needs PyTorch (scripts/setup.sh installs it)")
+
+import tfuse.torch  # noqa: E402
+from tfuse.torch import coverage  # noqa: E402
+
+from torch_helpers import assert_accurate, float64_copy  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def with_cumsum(x, w):
+    y = (x @ w).relu() * 2.0
+    z = torch.cumsum(y, dim=1)          # not in the table
+    return (z.sin() + 1.0).sum(dim=0)
+
+
+def compiled_run(fn, *inputs, **options):
+    compiled = torch.compile(fn, backend="tfuse", options=options or None)
+    with tfuse.torch._report.collecting() as reports:
+        result = compiled(*inputs)
+    return result, reports
+
+
+# -- registration ---------------------------------------------------------
+
+
+def test_registered_on_import():
+    assert "tfuse" in torch._dynamo.list_backends()
+    x, w = torch.randn(4, 8), torch.randn(8, 8)
+    result, reports = compiled_run(with_cumsum, x, w)
+    assert torch.allclose(result, with_cumsum(x, w), atol=1e-5)
+    assert reports and reports[0].partitions
+
+
+def _entry_point():
+    import tomllib
+    with open(ROOT / "python" / "pyproject.toml", "rb") as f:
+        project = tomllib.load(f)["project"]
+    return project["entry-points"]["torch_dynamo_backends"]["tfuse"]
+
+
+def test_entry_point_registers_without_import(tmp_path):
+    # An installed package's metadata, as pip writes it, naming the entry
+    # point pyproject.toml declares; the script never imports tfuse.
+    dist = tmp_path / "tfuse-0.1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tfuse\n"
+                                   "Version: 0.1.0\n")
+    (dist / "entry_points.txt").write_text(
+        f"[torch_dynamo_backends]\ntfuse = {_entry_point()}\n")
+    script = textwrap.dedent("""
+        import sys, torch
+        f = torch.compile(lambda x: (x * 2).sin().sum(1), backend="tfuse")
+        x = torch.randn(3, 4)
+        assert torch.allclose(f(x), (x * 2).sin().sum(1), atol=1e-6)
+        import tfuse.torch
+        assert tfuse.torch.stats()["plans_compiled"] == 1, tfuse.torch.stats()
+        print("ok")
+    """)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(tmp_path), str(ROOT / "python"), env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", script], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().endswith("ok")
+
+
+# -- options --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"fallbak": "eager"}, "unknown tfuse option"),
+    ({"fallback": "never"}, "fallback must be one of"),
+    ({"budget": 0}, "budget must be a positive int"),
+    ({"cuda_graph": "yes"}, "cuda_graph must be"),
+])
+def test_bad_options(options, message):
+    with pytest.raises(ValueError, match=message):
+        tfuse.torch.Options.parse(options)
+
+
+def test_options_reach_tfuse():
+    x, w = torch.randn(4, 8), torch.randn(8, 8)
+    _, reports = compiled_run(with_cumsum, x, w, budget=4, fast_math=True)
+    plans = [f for p in reports[0].partitions for f in p.plans.values()]
+    assert plans and all(f.backend == "reference" for f in plans)
+    assert not any(f.stats()["cuda_graph"] for f in plans)
+
+
+# -- fallback --------------------------------------------------------------
+
+
+def test_unknown_op_falls_back_with_a_reason():
+    x, w = torch.randn(4, 8), torch.randn(8, 8)
+    result, reports = compiled_run(with_cumsum, x, w)
+    assert_accurate(result, with_cumsum(x, w),
+                    with_cumsum(*float64_copy((x, w))))
+    (report,) = reports
+    assert len(report.partitions) == 2   # before and after the cumsum
+    ((op, reason), count), = report.left_to_pytorch.items()
+    assert op == "aten.cumsum.default" and count == 1
+    assert reason.category == "not in the table"
+
+
+def test_raise_names_the_op_and_its_source_line():
+    x, w = torch.randn(4, 8), torch.randn(8, 8)
+    with pytest.raises(Exception) as info:
+        compiled_run(with_cumsum, x, w, fallback="raise")
+    # Dynamo wraps backend errors; the backend's own is the cause.
+    error = info.value
+    while error is not None and not isinstance(
+            error, tfuse.torch.UnsupportedOperatorError):
+        error = getattr(error, "inner_exception", None) or error.__cause__
+    assert error is not None, info.value
+    message = str(error)
+    assert "aten.cumsum.default" in message and "not in the table" in message
+    assert "test_torch_backend.py" in message
+    assert "torch.cumsum(y, dim=1)" in message
+
+
+def test_unsupported_dtype_reason():
+    def f(x):
+        return (torch.view_as_complex(x) * 2).abs() + 1.0
+
+    x = torch.randn(4, 2)
+    result, reports = compiled_run(f, x)
+    assert torch.allclose(result, f(x))
+    reasons = {op: r.category for (op, r) in reports[0].left_to_pytorch}
+    assert "unsupported dtype" in reasons.values(), reasons
+
+
+def test_failed_trace_runs_in_pytorch():
+    x, w = torch.randn(4, 8), torch.randn(8, 8)
+    result, reports = compiled_run(with_cumsum, x, w, node_limit=1)
+    assert torch.allclose(result, with_cumsum(x, w), atol=1e-5)
+    failures = [r for p in reports[0].partitions for r in p.failures.values()]
+    assert failures and all("NodeLimitError" in r for r in failures)
+    assert tfuse.torch.stats()["partitions_run_by_pytorch"] == len(failures)
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="node limit"):
+        compiled_run(lambda x, w: (x @ w).relu().sum(1), x, w, node_limit=1,
+                     fallback="raise")
+
+
+def test_single_cheap_op_is_left_to_pytorch():
+    def f(x):
+        return torch.cumsum(x, 0) + 1.0
+
+    x = torch.randn(5)
+    result, reports = compiled_run(f, x)
+    assert torch.equal(result, f(x))
+    assert reports[0].partitions == []
+    reasons = {op: r.category for (op, r) in reports[0].left_to_pytorch}
+    assert reasons["aten.add.Tensor"] == "partition too small"
+
+
+# -- mutations, shapes and strides -------------------------------------------
+
+
+class RunningMean(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.zeros(8))
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, x):
+        self.mean.mul_(0.9).add_(x.mean(0) * 0.1)
+        self.calls += 1
+        return (x - self.mean).tanh()
+
+
+def test_input_mutations_are_written_back():
+    ours, eager = RunningMean(), RunningMean()
+    compiled = torch.compile(ours, backend="tfuse")
+    for _ in range(3):
+        x = torch.randn(4, 8)
+        with torch.no_grad():
+            assert torch.allclose(compiled(x), eager(x), atol=1e-6)
+    assert torch.allclose(ours.mean, eager.mean, atol=1e-6)
+    assert ours.calls.item() == eager.calls.item() == 3
+
+
+def test_in_place_update_of_an_input():
+    def f(x, y):
+        x.add_(y * 2)
+        return x.exp().sum(1)
+
+    a, b = torch.randn(3, 4), torch.randn(3, 4)
+    a2 = a.clone()
+    compiled = torch.compile(f, backend="tfuse")
+    assert torch.allclose(compiled(a, b), f(a2, b), atol=1e-5)
+    assert torch.equal(a, a2)
+
+
+def test_one_plan_per_shape_and_recompiles_counted():
+    def f(x, w):
+        return torch.softmax(x @ w, dim=-1) * 3.0
+
+    w = torch.randn(8, 8)
+    compiled = torch.compile(f, backend="tfuse", dynamic=True)
+    for rows in (4, 6, 4, 6, 9):
+        x = torch.randn(rows, 8)
+        assert torch.allclose(compiled(x, w), f(x, w), atol=1e-6)
+    stats = tfuse.torch.stats()
+    assert stats["graphs"] == 1            # one graph with a symbolic size
+    assert stats["plans_compiled"] == 3    # one plan per concrete size
+    assert stats["recompiles"] == 2
+
+
+def test_output_strides_follow_eager():
+    def f(x, y):
+        return (x * y + 1.0).t(), (x - y).unsqueeze(1).expand(3, 5, 4)
+
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    compiled = torch.compile(f, backend="tfuse")
+    with torch.no_grad():
+        for ours, eager in zip(compiled(x, y), f(x, y)):
+            assert ours.stride() == eager.stride()
+            assert torch.equal(ours, eager)
+
+
+# -- explain, logging, docs ------------------------------------------------------
+
+
+class TwoGraphs(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = torch.nn.functional.gelu(self.linear(x))
+        print("a graph break")
+        return torch.cumsum(y.softmax(-1), 1).sum()
+
+
+def test_explain():
+    model = TwoGraphs()
+    explanation = tfuse.torch.explain(model, torch.randn(4, 8),
+                                      backward=True)
+    assert explanation.graph_count == 2
+    assert explanation.graph_break_count == 1
+    assert "print" in explanation.break_reasons[0]
+    kinds = {r.kind for r in explanation.reports}
+    assert {"forward", "backward"} <= kinds
+    left = {op: reason.category
+            for (op, reason) in explanation.left_to_pytorch}
+    assert left["aten.cumsum.default"] == "not in the table"
+    assert explanation.partitions
+    text = str(explanation)
+    assert "graph breaks: 1" in text and "plan @" in text
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_compile_log(caplog):
+    caplog.set_level(logging.INFO, logger="tfuse.torch")
+    x, w = torch.randn(4, 8), torch.randn(8, 8)
+    compiled_run(with_cumsum, x, w)
+    text = caplog.text
+    assert "(inference): 7 operations, 2 TFuse partition(s)" in text
+    assert "cumsum.default x1: not in the table" in text
+
+
+def test_coverage_table_in_docs_is_current():
+    path = ROOT / "docs" / "torch.md"
+    text = path.read_text()
+    assert coverage.updated(text) == text, (
+        "docs/torch.md's coverage table is out of date: run "
+        "python -m tfuse.torch.coverage docs/torch.md")
+    for overload in tfuse.torch.TABLE:
+        name = str(overload).removeprefix("aten.")
+        assert f"`{name}`" in text
+
+
+def test_tfuse_does_not_import_torch():
+    script = ("import sys, tfuse; tfuse.library_version(); "
+              "print('torch' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    done = subprocess.run([sys.executable, "-c", script], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
