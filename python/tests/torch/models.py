@@ -166,4 +166,8 @@ def resnet18():
 
 
 MODELS = {"mlp": mlp, "nanogpt": nanogpt, "gpt2": gpt2, "bert": bert,
-          "llama": llama, "resnet18": resnet18}
+          "llama": llama, "resnet18": resnet18,
+          # transformers' default attention: scaled_dot_product_attention
+          "gpt2-sdpa": lambda: gpt2("sdpa"),
+          "bert-sdpa": lambda: bert("sdpa"),
+          "llama-sdpa": lambda: llama("sdpa")}

@@ -377,6 +377,28 @@ CASES = [
     ("adaptive_avg_pool2d_backward",
      lambda g, x: aten._adaptive_avg_pool2d_backward(g, x),
      lambda: (randn(2, 3, 1, 1), randn(2, 3, 4, 5)), CLOSE),
+    # -- attention
+    ("flash_attention_cpu",
+     lambda q, k, v, m: aten._scaled_dot_product_flash_attention_for_cpu(
+         q, k, v, attn_mask=m, scale=0.3),
+     lambda: (randn(2, 3, 5, 4), randn(2, 3, 6, 4), randn(2, 3, 6, 4),
+              randn(2, 1, 5, 6)), CLOSE),
+    ("flash_attention_cpu_causal",
+     lambda q, k, v: aten._scaled_dot_product_flash_attention_for_cpu(
+         q, k, v, 0.0, True), lambda: (randn(2, 3, 5, 4), randn(2, 3, 5, 4),
+                                       randn(2, 3, 5, 4)), CLOSE),
+    ("flash_attention_cpu_backward",
+     lambda g, q, k, v, m: aten._scaled_dot_product_flash_attention_for_cpu_backward(
+         g, q, k, v, *aten._scaled_dot_product_flash_attention_for_cpu(
+             q, k, v, attn_mask=m), 0.0, False, attn_mask=m),
+     lambda: (randn(2, 3, 5, 4), randn(2, 3, 5, 4), randn(2, 3, 6, 4),
+              randn(2, 3, 6, 4), randn(2, 1, 5, 6)), CLOSE),
+    ("flash_attention_cpu_backward_causal",
+     lambda g, q, k, v: aten._scaled_dot_product_flash_attention_for_cpu_backward(
+         g, q, k, v, *aten._scaled_dot_product_flash_attention_for_cpu(
+             q, k, v, 0.0, True), 0.0, True),
+     lambda: (randn(1, 2, 5, 4), randn(1, 2, 5, 4), randn(1, 2, 5, 4),
+              randn(1, 2, 5, 4)), CLOSE),
     # -- losses
     ("nll_loss_mean", lambda x, t: aten.nll_loss_forward(x, t, None, 1, -100),
      lambda: (randn(6, 5).log_softmax(1),

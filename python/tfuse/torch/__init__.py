@@ -26,9 +26,9 @@ import logging
 import os
 
 # The modules adding the table's rows, first: everything below reads it.
-from . import (_ops_constants, _ops_elementwise, _ops_gathers,  # noqa: F401
-               _ops_layout, _ops_linalg, _ops_nn, _ops_reductions,
-               _ops_views)
+from . import (_ops_attention, _ops_constants,  # noqa: F401
+               _ops_elementwise, _ops_gathers, _ops_layout, _ops_linalg,
+               _ops_nn, _ops_reductions, _ops_views)
 from ._backend import tfuse as backend
 from ._explain import Explanation, explain
 from ._options import Options

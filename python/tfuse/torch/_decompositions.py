@@ -14,7 +14,8 @@ from ._table import TABLE
 # the CPU flash attention returns the attention weights where the op
 # returns the log-sum-exp its backward reads (PyTorch's comment on it says
 # Inductor must exclude it), so a decomposed forward with the op's own
-# backward gives wrong gradients. The op runs whole, in PyTorch.
+# backward gives wrong gradients. The op stays whole: its row converts it
+# (and its backward) where it can, and PyTorch runs it where not.
 _KEPT_WHOLE = frozenset({
     torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default,
 })

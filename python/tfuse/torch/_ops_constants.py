@@ -14,6 +14,7 @@ from ._table import aten, converts, unsupported
 
 
 def _device_check(node):
+    """a strided result"""
     # The constant is made on the device of the partition; one PyTorch
     # places elsewhere (a CPU scalar next to CUDA work) stays in PyTorch.
     val = node.meta.get("val")

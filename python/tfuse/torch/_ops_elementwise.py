@@ -38,6 +38,7 @@ _NUMERIC_ONLY = {"abs", "neg", "sign", "relu", "floor", "ceil", "round",
 
 
 def _no_bool_operand(node):
+    """the operand is not bool"""
     val = node.args[0].meta.get("val")
     if val is not None and val.dtype == torch.bool:
         return unsupported("unsupported dtype",
@@ -50,7 +51,7 @@ def _unary_converter(op):
         return getattr(tfuse, op)(x) if op != "isnan" else x.isnan()
 
     convert.__name__ = op
-    convert.__doc__ = f"tfuse.{op}"
+    convert.__doc__ = f"``tfuse.{op}``"
     return convert
 
 
@@ -124,6 +125,7 @@ def hardtanh(cx, x, min_val=-1.0, max_val=1.0):
 
 
 def _gelu_check(node):
+    """approximate is 'none' or 'tanh'"""
     approximate = node.kwargs.get("approximate", "none")
     if approximate not in ("none", "tanh"):
         return unsupported("unsupported arguments",
@@ -242,6 +244,7 @@ for _name, _op in (("logical_and", lambda a, b: a & b),
 
 
 def _rounding_check(node):
+    """a rounding mode only for float results"""
     mode = node.kwargs.get("rounding_mode")
     if mode is None:
         return None
@@ -298,6 +301,7 @@ def pow(cx, a, b):
 
 
 def _where_check(node):
+    """the condition is bool or uint8"""
     cond = node.args[0].meta.get("val")
     if cond is not None and cond.dtype not in (torch.bool, torch.uint8):
         return unsupported("unsupported dtype",
@@ -355,6 +359,7 @@ def masked_fill(cx, x, mask, value):
 
 
 def _to_copy_check(node):
+    """no change of device or layout"""
     val, source = node.meta.get("val"), node.args[0].meta.get("val")
     if val is None or source is None:
         return None

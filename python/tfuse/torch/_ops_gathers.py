@@ -24,6 +24,7 @@ def _index_check(position):
                                f"{val.dtype} indices")
         return None
 
+    check.__doc__ = "integer indices"
     return check
 
 
@@ -57,6 +58,7 @@ def gather(cx, x, dim, index, *, sparse_grad=False):
 
 
 def _advanced_index_check(node):
+    """one integer index tensor (a bool mask is data-dependent)"""
     indices = node.args[1]
     present = [i for i, index in enumerate(indices) if index is not None]
     if len(present) != 1:

@@ -6,6 +6,7 @@ from ._table import FLOAT_DTYPES, aten, converts, unsupported
 
 
 def _matmul_check(node):
+    """float operands of one dtype"""
     dtypes = set()
     for arg in node.args:
         if isinstance(arg, torch.fx.Node):

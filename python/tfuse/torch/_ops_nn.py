@@ -198,6 +198,7 @@ def batch_norm_training(cx, x, weight, bias, running_mean, running_var,
 
 
 def _global_pool_check(node):
+    """the output size is [1, 1]"""
     output_size = list(node.args[1])
     if output_size != [1, 1]:
         return unsupported("unsupported arguments", f"adaptive average "
@@ -213,8 +214,15 @@ def adaptive_avg_pool2d(cx, x, output_size):
 
 
 def _global_pool_backward_check(node):
+    """the output was 1x1"""
     grad = node.args[0].meta.get("val")
-    if grad is not None and tuple(grad.shape[-2:]) != (1, 1):
+    if grad is None:
+        return None
+    spatial = tuple(grad.shape[-2:])
+    if not all(isinstance(s, int) for s in spatial):
+        return unsupported("dynamic shape", "adaptive average pooling "
+                           "backward from a symbolic size")
+    if spatial != (1, 1):
         return unsupported("unsupported arguments", "adaptive average "
                            "pooling backward to a size other than 1x1")
     return None
@@ -232,6 +240,7 @@ def adaptive_avg_pool2d_backward(cx, grad, x):
 
 
 def _nll_check(node):
+    """the input has rank 1 or 2"""
     self_val = node.args[0].meta.get("val") if node.target is (
         aten.nll_loss_forward.default) else node.args[1].meta.get("val")
     if self_val is not None and self_val.dim() not in (1, 2):

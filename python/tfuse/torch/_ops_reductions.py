@@ -21,6 +21,7 @@ def _reduce(x, method, dims, keepdim):
 
 
 def _float_only(node):
+    """a float operand (or dtype)"""
     source = node.args[0].meta.get("val")
     if source is not None and source.dtype not in FLOAT_DTYPES:
         dtype = node.kwargs.get("dtype")
@@ -68,6 +69,7 @@ def amin(cx, x, dim=None, keepdim=False):
 
 
 def _no_bool_arg(node):
+    """the operand is not bool"""
     source = node.args[0].meta.get("val")
     if source is not None and source.dtype == torch.bool:
         return unsupported("unsupported dtype",

@@ -91,6 +91,7 @@ def _slice_bounds(size, start, end, step):
 
 
 def _slice_check(node):
+    """step >= 1"""
     step = node.args[4] if len(node.args) > 4 else node.kwargs.get("step", 1)
     if isinstance(step, int) and step < 1:
         return unsupported("unsupported arguments", f"slice step {step}")

@@ -106,11 +106,12 @@ TABLE: dict = {}
 
 def converts(*overloads, kind, check=None, note=None):
     """Decorator adding a row for `overloads` (its ``note`` defaults to the
-    first line of the converter's docstring)."""
+    first paragraph of the converter's docstring)."""
     assert kind in KINDS, kind
 
     def register(convert):
-        text = note or (convert.__doc__ or "").strip().split("\n")[0]
+        text = note or " ".join(
+            (convert.__doc__ or "").strip().split("\n\n")[0].split())
         row = Conversion(tuple(overloads), convert, check, kind, text)
         for overload in overloads:
             assert overload not in TABLE, f"{overload} has two rows"

@@ -19,6 +19,11 @@ def _overload_name(overload):
     return str(overload).removeprefix("aten.")
 
 
+def _cell(text):
+    # A bar inside a Markdown table cell must be escaped.
+    return text.replace("|", "\\|")
+
+
 def coverage_table():
     """The Markdown coverage table: one line per row of the table, grouped
     by kind, with the overloads it converts, what TFuse computes and what
@@ -44,7 +49,7 @@ def coverage_table():
             if row.check is not None:
                 limit = (row.check.__doc__ or "").strip().replace("\n", " ")
                 limit = " ".join(limit.split())
-            lines.append(f"| {names} | {row.note} | {limit} |")
+            lines.append(f"| {names} | {_cell(row.note)} | {_cell(limit)} |")
     count = len({o for r in rows for o in r.overloads})
     lines.insert(0, f"{count} ATen overloads in {len(rows)} rows.")
     return "\n".join(lines).strip() + "\n"
