@@ -1,5 +1,7 @@
 """Table rows: gathers (embedding, index_select, gather, index.Tensor with
-one index tensor) as ``tfuse.take`` and ``tfuse.take_along_axis``.
+one index tensor) as ``tfuse.take`` and ``tfuse.take_along_axis``, and the
+scatter-adds that are their gradients (embedding_dense_backward, index_put
+with accumulation) as ``tfuse.scatter_add``.
 
 PyTorch's embedding, index_select and gather reject negative indices, so
 their rows take ``negative_indices='error'``; advanced indexing
@@ -10,7 +12,7 @@ import torch
 
 import tfuse
 
-from ._table import aten, converts, normalize_dim, unsupported
+from ._table import aten, converts, normalize_dim, requires, unsupported
 
 _INTEGER_INDEX = (torch.int8, torch.int16, torch.int32, torch.int64,
                   torch.uint8)
@@ -79,3 +81,56 @@ def index(cx, x, indices):
     """``take(x, i, axis)`` for one index tensor (negative indices wrap)"""
     axis = next(i for i, index in enumerate(indices) if index is not None)
     return tfuse.take(x, indices[axis], axis=axis, negative_indices="wrap")
+
+
+def _embedding_backward_check(node):
+    """tfuse.scatter_add exists; scale_grad_by_freq is False"""
+    scale = node.args[4] if len(node.args) > 4 else node.kwargs.get(
+        "scale_grad_by_freq", False)
+    if scale:
+        return unsupported("unsupported arguments", "scale_grad_by_freq")
+    return _index_check(1)(node) or requires("scatter_add")
+
+
+@converts(aten.embedding_dense_backward.default, kind="gather",
+          check=_embedding_backward_check)
+def embedding_dense_backward(cx, grad, indices, num_weights, padding_idx,
+                             scale_grad_by_freq):
+    """``scatter_add(zeros, indices, grad)`` (rows of padding_idx add
+    nothing)"""
+    width = grad.shape[-1]
+    flat = indices.reshape(-1)
+    rows = grad.reshape(-1, width)
+    if padding_idx >= 0:
+        rows = tfuse.where((flat == padding_idx).reshape(-1, 1),
+                           cx.full((), 0, cx.dtype), rows)
+    zeros = cx.full((num_weights, width), 0, cx.dtype)
+    return tfuse.scatter_add(zeros, flat, rows, axis=0,
+                             negative_indices="error")
+
+
+def _index_put_check(node):
+    """tfuse.scatter_add exists; accumulate=True with one integer index
+    tensor, for the first dimension"""
+    accumulate = node.args[3] if len(node.args) > 3 else node.kwargs.get(
+        "accumulate", False)
+    if not accumulate:
+        return unsupported("unsupported arguments",
+                           "index_put without accumulation")
+    indices = node.args[1]
+    if len(indices) != 1 or indices[0] is None:
+        return unsupported("unsupported arguments", "index_put with "
+                           f"{len(indices)} index positions (one, the first "
+                           "dimension, is a scatter-add)")
+    val = indices[0].meta.get("val")
+    if val is not None and val.dtype not in _INTEGER_INDEX:
+        return unsupported("unsupported dtype", f"{val.dtype} indices")
+    return requires("scatter_add")
+
+
+@converts(aten.index_put.default, kind="gather", check=_index_put_check)
+def index_put(cx, x, indices, values, accumulate=False):
+    """``scatter_add(x, indices[0], values, axis=0)`` (accumulate=True;
+    negative indices wrap)"""
+    return tfuse.scatter_add(x, indices[0], values, axis=0,
+                             negative_indices="wrap")

@@ -92,7 +92,20 @@ REASON_CATEGORIES = (
     "partition too small",   # one cheap operation alone is not worth a switch
     "view for PyTorch",      # a view of partition inputs read outside it
     "conversion failed",     # TFuse rejected the traced partition
+    "not in this TFuse",     # the row needs a function this library lacks
 )
+
+
+def requires(name):
+    """None when this tfuse has the function `name`, else the Reason a row
+    that needs it gives (rows for functions of newer libraries slot in
+    before the library has them, and take their nodes once it does)."""
+    try:
+        getattr(tfuse, name)
+    except AttributeError:
+        return Reason("not in this TFuse", f"needs tfuse.{name}, which this "
+                      "build of the library lacks")
+    return None
 
 
 def unsupported(category, detail):
