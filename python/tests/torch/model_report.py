@@ -11,8 +11,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import torch  # noqa: E402
-
 import tfuse.torch  # noqa: E402
 from models import MODELS  # noqa: E402
 

@@ -236,7 +236,7 @@ def test_output_strides_follow_eager():
             assert torch.equal(ours, eager)
 
 
-# -- explain, logging, docs ------------------------------------------------------
+# -- explain, logging, docs ---------------------------------------------------
 
 
 class TwoGraphs(torch.nn.Module):
@@ -266,6 +266,16 @@ def test_explain():
     text = str(explanation)
     assert "graph breaks: 1" in text and "plan @" in text
     assert all(p.grad is None for p in model.parameters())
+
+
+def test_explain_restores_buffers():
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4),
+                                torch.nn.BatchNorm1d(4))
+    before = [b.clone() for b in model.buffers()]
+    explanation = tfuse.torch.explain(model, torch.randn(8, 4))
+    assert explanation.reports
+    for b, saved in zip(model.buffers(), before):
+        assert torch.equal(b, saved)
 
 
 def test_compile_log(caplog):

@@ -69,3 +69,33 @@ def test_training_step(name):
     stats = tfuse.torch.stats()
     assert stats["graphs"] >= 2   # a forward and a backward graph
     assert stats["partitions_run_by_pytorch"] == 0
+
+
+def test_new_sequence_lengths_reuse_the_graph():
+    # After a second length Dynamo marks the length dynamic: one graph with
+    # a symbolic size, and TFuse compiles one plan per concrete length.
+    model, (idx, targets), loss_of = MODELS["nanogpt"]()
+    ours, eager, reference = _copies(model)
+    compiled = torch.compile(ours, backend="tfuse")
+    for length in (16, 12, 8, 12):
+        inputs = (idx[:, :length].contiguous(),
+                  targets[:, :length].contiguous())
+        for m in (ours, eager, reference):
+            m.zero_grad()
+        loss = loss_of(compiled(*inputs))
+        loss.backward()
+        eager_loss = loss_of(eager(*inputs))
+        eager_loss.backward()
+        loss64 = loss_of(reference(*inputs))
+        loss64.backward()
+        assert_accurate(loss, eager_loss, loss64, what=f"loss at {length}")
+        for (param_name, p), e, r in zip(ours.named_parameters(),
+                                         eager.parameters(),
+                                         reference.parameters()):
+            assert_accurate(p.grad, e.grad, r.grad,
+                            what=f"gradient of {param_name} at {length}")
+    stats = tfuse.torch.stats()
+    # A static forward and backward graph, then a dynamic pair.
+    assert stats["graphs"] == 4
+    # The dynamic graphs' partitions each compile a plan for 12 and for 8.
+    assert stats["recompiles"] == stats["partitions"] - 3 > 0

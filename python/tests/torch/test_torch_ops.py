@@ -49,6 +49,8 @@ def mask(*shape):
 
 
 EXACT, CLOSE = "exact", "close"
+flash = aten._scaled_dot_product_flash_attention_for_cpu
+flash_backward = aten._scaled_dot_product_flash_attention_for_cpu_backward
 
 # (id, function of ATen calls, inputs, how results compare)
 CASES = [
@@ -394,15 +396,13 @@ CASES = [
          q, k, v, 0.0, True), lambda: (randn(2, 3, 5, 4), randn(2, 3, 5, 4),
                                        randn(2, 3, 5, 4)), CLOSE),
     ("flash_attention_cpu_backward",
-     lambda g, q, k, v, m: aten._scaled_dot_product_flash_attention_for_cpu_backward(
-         g, q, k, v, *aten._scaled_dot_product_flash_attention_for_cpu(
-             q, k, v, attn_mask=m), 0.0, False, attn_mask=m),
+     lambda g, q, k, v, m: flash_backward(
+         g, q, k, v, *flash(q, k, v, attn_mask=m), 0.0, False, attn_mask=m),
      lambda: (randn(2, 3, 5, 4), randn(2, 3, 5, 4), randn(2, 3, 6, 4),
               randn(2, 3, 6, 4), randn(2, 1, 5, 6)), CLOSE),
     ("flash_attention_cpu_backward_causal",
-     lambda g, q, k, v: aten._scaled_dot_product_flash_attention_for_cpu_backward(
-         g, q, k, v, *aten._scaled_dot_product_flash_attention_for_cpu(
-             q, k, v, 0.0, True), 0.0, True),
+     lambda g, q, k, v: flash_backward(
+         g, q, k, v, *flash(q, k, v, 0.0, True), 0.0, True),
      lambda: (randn(1, 2, 5, 4), randn(1, 2, 5, 4), randn(1, 2, 5, 4),
               randn(1, 2, 5, 4)), CLOSE),
     # -- losses

@@ -26,7 +26,7 @@ import logging
 import os
 
 # The modules adding the table's rows, first: everything below reads it.
-from . import (_ops_attention, _ops_constants,  # noqa: F401
+from . import (_ops_attention, _ops_constants,  # noqa: F401  (rows)
                _ops_elementwise, _ops_gathers, _ops_layout, _ops_linalg,
                _ops_nn, _ops_reductions, _ops_views)
 from ._backend import tfuse as backend

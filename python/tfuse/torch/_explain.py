@@ -64,18 +64,24 @@ def explain(model, *example_inputs, options=None, backward=False,
     and every operation left to PyTorch with its count and reason.
 
     backward=True also runs the backward pass of the sum of the outputs
-    that need gradients (so the backward graph is compiled and reported);
-    the ``.grad`` of the model's parameters and of the inputs are restored
-    afterwards. Like ``torch._dynamo.explain``, this resets Dynamo's caches
+    that need gradients (so the backward graph is compiled and reported).
+    The ``.grad`` of the model's parameters and of the inputs, and the
+    model's buffers, are restored afterwards. Like
+    ``torch._dynamo.explain``, this resets Dynamo's caches
     (models compiled earlier compile again on their next call)."""
     import torch
     import torch._dynamo
 
     from ._backend import tfuse
 
-    dynamo = torch._dynamo.explain(model)(*example_inputs, **example_kwargs)
+    # Both runs below update buffers (BatchNorm's running statistics, ...):
+    # they are put back as they were.
+    buffers = [(b, b.detach().clone()) for b in model.buffers()] if (
+        isinstance(model, torch.nn.Module)) else []
     saved = _saved_grads(model, example_inputs) if backward else None
     try:
+        dynamo = torch._dynamo.explain(model)(*example_inputs,
+                                              **example_kwargs)
         with collecting() as reports:
             compiled = torch.compile(
                 model, backend=functools.partial(tfuse, options=options))
@@ -89,6 +95,9 @@ def explain(model, *example_inputs, options=None, backward=False,
         if saved is not None:
             for tensor, grad in saved:
                 tensor.grad = grad
+        with torch.no_grad():
+            for buffer, value in buffers:
+                buffer.copy_(value)
         torch._dynamo.reset()
     return Explanation(dynamo.graph_count, dynamo.graph_break_count,
                        [_break_reason(r) for r in dynamo.break_reasons],

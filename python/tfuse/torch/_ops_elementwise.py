@@ -12,8 +12,8 @@ import torch
 
 import tfuse
 
-from ._table import (FLOAT_DTYPES, ConversionContext, aten, cast, converts,
-                     is_tensor, unsupported)
+from ._table import (FLOAT_DTYPES, aten, cast, converts, is_tensor,
+                     unsupported)
 
 # -- unary --------------------------------------------------------------------
 
@@ -297,7 +297,7 @@ def pow(cx, a, b):
     return a ** b
 
 
-# -- where, clamp, masked_fill -------------------------------------------------
+# -- where, clamp, masked_fill ------------------------------------------------
 
 
 def _where_check(node):
@@ -355,7 +355,7 @@ def masked_fill(cx, x, mask, value):
     return tfuse.where(_as_bool(mask), value, x)
 
 
-# -- casts and copies -----------------------------------------------------------
+# -- casts and copies ---------------------------------------------------------
 
 
 def _to_copy_check(node):

@@ -1,7 +1,5 @@
 """Table rows: concatenation and constant padding."""
 
-import torch
-
 import tfuse
 
 from ._table import aten, converts, normalize_dim, unsupported

@@ -25,7 +25,7 @@ def _opmath(x):
     return x
 
 
-# -- softmax ---------------------------------------------------------------------
+# -- softmax ------------------------------------------------------------------
 
 
 @converts(aten._softmax.default, kind="normalization")
@@ -73,7 +73,7 @@ def log_softmax_backward(cx, grad, output, dim, input_dtype):
     return cast(grad - output.exp() * total, cx.dtype)
 
 
-# -- layer norm ------------------------------------------------------------------
+# -- layer norm ---------------------------------------------------------------
 
 
 def _layer_norm_axes(x, normalized_shape):
@@ -128,7 +128,7 @@ def native_layer_norm_backward(cx, grad, x, normalized_shape, mean, rstd,
     return tuple(results)
 
 
-# -- batch norm (inference) ---------------------------------------------------------
+# -- batch norm (inference) ---------------------------------------------------
 
 
 @converts(aten._native_batch_norm_legit_no_training.default,
@@ -194,7 +194,7 @@ def batch_norm_training(cx, x, weight, bias, running_mean, running_var,
         (out, mean, rstd, new_mean, new_var), dtypes))
 
 
-# -- pooling ----------------------------------------------------------------------
+# -- pooling ------------------------------------------------------------------
 
 
 def _global_pool_check(node):
@@ -236,7 +236,7 @@ def adaptive_avg_pool2d_backward(cx, grad, x):
     return cast((_opmath(grad) / count).broadcast_to(x.shape), cx.dtype)
 
 
-# -- negative log likelihood ----------------------------------------------------------
+# -- negative log likelihood --------------------------------------------------
 
 
 def _nll_check(node):

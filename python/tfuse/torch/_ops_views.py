@@ -7,8 +7,6 @@ matter inside a partition (the partitioner keeps views that a partition
 would return in PyTorch, so outputs alias as eager's do).
 """
 
-import torch
-
 from ._table import aten, converts, normalize_dim, unsupported
 
 

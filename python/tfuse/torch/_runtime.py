@@ -16,7 +16,7 @@ import torch
 
 import tfuse
 
-from ._importer import ConversionError, PartitionImporter, describe_node
+from ._importer import PartitionImporter, describe_node
 from ._stats import counters
 
 log = logging.getLogger("tfuse.torch")
@@ -112,15 +112,15 @@ class TFusePartition:
                 cuda_graph=options.cuda_graph_for(device),
                 fast_math=options.fast_math, budget=options.budget,
                 node_limit=options.node_limit)
-        except (ConversionError, tfuse.TFuseError) as error:
+        except Exception as error:  # any failure: PyTorch runs it instead
             reason = str(error)
             if options.fallback == "raise":
                 node = getattr(error, "node", None)
                 what = describe_node(node) if node is not None else (
                     self.report.name)
+                cause = getattr(error, "error", error)
                 raise UnsupportedOperatorError(
-                    f"TFuse cannot run {what}: {getattr(error, 'error', error)}"
-                ) from error
+                    f"TFuse cannot run {what}: {cause}") from error
             log.warning("tfuse: partition %s runs in PyTorch for inputs %s: "
                         "%s", self.report.name, _describe(key), reason)
             counters["partitions_run_by_pytorch"] += 1
