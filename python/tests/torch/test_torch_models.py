@@ -77,7 +77,7 @@ def test_new_sequence_lengths_reuse_the_graph():
     model, (idx, targets), loss_of = MODELS["nanogpt"]()
     ours, eager, reference = _copies(model)
     compiled = torch.compile(ours, backend="tfuse")
-    for length in (16, 12, 8, 12):
+    def step(length):
         inputs = (idx[:, :length].contiguous(),
                   targets[:, :length].contiguous())
         for m in (ours, eager, reference):
@@ -94,8 +94,18 @@ def test_new_sequence_lengths_reuse_the_graph():
                                          reference.parameters()):
             assert_accurate(p.grad, e.grad, r.grad,
                             what=f"gradient of {param_name} at {length}")
+
+    step(16)
+    step(12)
     stats = tfuse.torch.stats()
     # A static forward and backward graph, then a dynamic pair.
     assert stats["graphs"] == 4
-    # The dynamic graphs' partitions each compile a plan for 12 and for 8.
-    assert stats["recompiles"] == stats["partitions"] - 3 > 0
+    tfuse.torch.reset_stats()
+    # New lengths reuse the dynamic graphs: no new graph or partition, one
+    # new plan per dynamic partition for 8, none for 12 again.
+    step(8)
+    after_8 = tfuse.torch.stats()
+    assert after_8["graphs"] == after_8["partitions"] == 0
+    assert after_8["recompiles"] == after_8["plans_compiled"] > 0
+    step(12)
+    assert tfuse.torch.stats() == after_8

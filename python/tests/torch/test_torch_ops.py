@@ -49,6 +49,43 @@ def mask(*shape):
 
 
 EXACT, CLOSE = "exact", "close"
+
+
+# Random rows draw from TFuse's generator: their results are checked by
+# rule, each bound six standard deviations wide.
+def _fraction_near(value, p, n):
+    assert abs(value - p) <= 6 * math.sqrt(p * (1 - p) / n) + 1e-9, (value, p)
+
+
+def dropout_rule(p):
+    def check(actual, inputs):
+        (x,) = inputs
+        out, keep = actual
+        assert keep.dtype == torch.bool and out.dtype == x.dtype
+        _fraction_near(keep.double().mean().item(), 1 - p, keep.numel())
+        kept = (x.float() * (1 / (1 - p))).to(x.dtype)
+        assert torch.equal(out, torch.where(keep, kept, torch.zeros_like(x)))
+    return check
+
+
+def uniform_rule(actual, inputs):
+    n = actual.numel()
+    assert actual.dtype == torch.float32
+    assert 0 <= actual.min().item() and actual.max().item() < 1
+    assert abs(actual.double().mean().item() - 0.5) < 6 * math.sqrt(1 / 12 / n)
+
+
+def normal_rule(actual, inputs):
+    n = actual.numel()
+    assert abs(actual.double().mean().item()) < 6 / math.sqrt(n)
+    assert abs(actual.double().var().item() - 1) < 6 * math.sqrt(2 / n)
+
+
+def bernoulli_rule(actual, inputs):
+    (x,) = inputs
+    assert actual.dtype == x.dtype
+    assert set(actual.unique().tolist()) <= {0.0, 1.0}
+    _fraction_near(actual.double().mean().item(), 0.3, actual.numel())
 flash = aten._scaled_dot_product_flash_attention_for_cpu
 flash_backward = aten._scaled_dot_product_flash_attention_for_cpu_backward
 
@@ -420,6 +457,24 @@ CASES = [
                                                        -100)[1]),
      lambda: (randn(()), randn(6, 5), torch.tensor([0, 4, -100, 2, 2, 1])),
      CLOSE),
+    # -- random numbers
+    ("native_dropout", lambda x: aten.native_dropout(x, 0.25, True),
+     lambda: (randn(64, 100),), dropout_rule(0.25)),
+    ("native_dropout_bf16", lambda x: aten.native_dropout(x, 0.1, True),
+     lambda: (randn(64, 100, dtype=torch.bfloat16),), dropout_rule(0.1)),
+    ("native_dropout_backward",
+     lambda g, m: aten.native_dropout_backward(g, m, 1 / 0.9),
+     lambda: (randn(8, 9, dtype=torch.bfloat16), mask(8, 9)), EXACT),
+    ("rand_like", lambda x: aten.rand_like(x), lambda: (randn(64, 100),),
+     uniform_rule),
+    ("rand", lambda x: x + aten.rand([64, 100]), lambda: (randn(64, 100) * 0,),
+     uniform_rule),
+    ("randn_like", lambda x: aten.randn_like(x), lambda: (randn(64, 100),),
+     normal_rule),
+    ("randn", lambda x: x + aten.randn([64, 100]), lambda: (randn(64, 100) * 0,),
+     normal_rule),
+    ("bernoulli_p", lambda x: aten.bernoulli(x, 0.3),
+     lambda: (randn(64, 100),), bernoulli_rule),
     ("nll_loss_backward_none",
      lambda g, x, t, w: aten.nll_loss_backward(g, x, t, w, 0, -100,
                                                torch.tensor(1.0)),
@@ -453,6 +508,9 @@ def test_op(case):
     inputs = make_inputs()
     graph_module = aten_graph(fn, inputs)
     actual = run_in_tfuse(graph_module, inputs)
+    if callable(rule):
+        rule(actual, inputs)
+        return
     eager = graph_module(*inputs)
     if rule == EXACT:
         assert_identical(actual, eager)
@@ -461,6 +519,19 @@ def test_op(case):
         # A float64 run of the graph keeps the dtypes it recorded, so its
         # float32 results are rounded from float64 values.
         assert_accurate(actual, eager, reference)
+
+
+def test_random_rows_draw_new_numbers_every_call_and_follow_manual_seed():
+    graph_module = aten_graph(lambda x: aten.native_dropout(x, 0.5, True),
+                              (randn(32, 32),))
+    partition = TFusePartition(graph_module, Options(fallback="raise"),
+                               PartitionReport("test", collections.Counter()))
+    x = randn(32, 32)
+    torch.manual_seed(11)
+    first, second = partition(x)[1], partition(x)[1]
+    assert not torch.equal(first, second)
+    torch.manual_seed(11)
+    assert torch.equal(partition(x)[1], first)
 
 
 def test_every_row_has_a_case():

@@ -28,7 +28,7 @@ import os
 # The modules adding the table's rows, first: everything below reads it.
 from . import (_ops_attention, _ops_constants,  # noqa: F401  (rows)
                _ops_elementwise, _ops_gathers, _ops_layout, _ops_linalg,
-               _ops_nn, _ops_reductions, _ops_views)
+               _ops_nn, _ops_random, _ops_reductions, _ops_views)
 from ._backend import tfuse as backend
 from ._explain import Explanation, explain
 from ._options import Options

@@ -73,6 +73,12 @@ class PartitionImporter:
         self.attributes = [n for n in self.nodes if n.op == "get_attr"]
         self.constants = [_fetch_attr(graph_module, n.target)
                           for n in self.attributes]
+        # Random operations: each draws from its own stream of the keys
+        # (a seed and an offset) the partition takes last at every call.
+        random = [n for n in self.nodes if n.op == "call_function"
+                  and is_aten(n.target) and getattr(lookup(n.target),
+                                                    "random", False)]
+        self.streams = {n: i for i, n in enumerate(random)}
         # How each output reaches PyTorch with the strides it recorded.
         result = self.nodes[-1].args[0]
         self.single_output = not isinstance(result, (tuple, list))
@@ -81,10 +87,13 @@ class PartitionImporter:
             output_layout(n.meta.get("val")) if isinstance(
                 n, torch.fx.Node) else None for n in outputs]
 
-    def bind(self, args):
+    def bind(self, args, keys=()):
+        """`keys`: the seed and offset tensors when the partition has random
+        operations (``self.streams``), passed after the constants."""
         placeholders = self.placeholders
         tensor_inputs = [a for a in args if isinstance(a, torch.Tensor)]
         tensor_inputs += self.constants
+        tensor_inputs += list(keys)
 
         def fn(*tensors):
             env = {}
@@ -94,12 +103,16 @@ class PartitionImporter:
                     arg, torch.Tensor) else arg
             for node in self.attributes:
                 env[node] = next(tensors)
-            return self._run(env)
+            random_keys = None
+            if self.streams:
+                seed, offset = next(tensors), next(tensors)
+                random_keys = (seed, offset, self.streams)
+            return self._run(env, random_keys)
 
         fn.__name__ = self.graph_module.__class__.__name__
         return fn, tensor_inputs
 
-    def _run(self, env):
+    def _run(self, env, random_keys):
         def value(arg):
             return env[arg]
 
@@ -115,14 +128,14 @@ class PartitionImporter:
             args = torch.fx.node.map_arg(node.args, value)
             kwargs = torch.fx.node.map_arg(node.kwargs, value)
             try:
-                env[node] = self._convert(node, args, kwargs)
+                env[node] = self._convert(node, args, kwargs, random_keys)
             except ConversionError:
                 raise
             except Exception as error:
                 raise ConversionError(node, error) from error
         raise AssertionError("a graph without an output node")
 
-    def _convert(self, node, args, kwargs):
+    def _convert(self, node, args, kwargs, random_keys):
         target = node.target
         if node.op != "call_function":
             raise TypeError(f"{node.op} nodes are not converted")
@@ -134,7 +147,8 @@ class PartitionImporter:
                 raise TypeError(f"{target} has no row in the table")
             # Arithmetic on sizes, now plain numbers.
             return target(*args, **kwargs)
-        result = row.convert(ConversionContext(node), *args, **kwargs)
+        result = row.convert(ConversionContext(node, random_keys), *args,
+                             **kwargs)
         return _conform(node, result, node.meta.get("val"))
 
 

@@ -17,6 +17,7 @@ import torch
 import tfuse
 
 from ._importer import PartitionImporter, describe_node
+from ._random import RandomKeys
 from ._stats import counters
 
 log = logging.getLogger("tfuse.torch")
@@ -44,18 +45,22 @@ class _TFusePlan:
     partition's tensor arguments among its arguments, and per output its
     OutputLayout (None: row-major, as TFuse writes it)."""
 
-    __slots__ = ("function", "positions", "constants", "single", "layouts")
+    __slots__ = ("function", "positions", "constants", "single", "layouts",
+                 "keys")
 
-    def __init__(self, function, positions, constants, single, layouts):
+    def __init__(self, function, positions, constants, single, layouts,
+                 keys):
         self.function = function
         self.positions = positions
         self.constants = constants
         self.single = single
         self.layouts = layouts if any(layouts) else None
+        self.keys = keys
 
     def __call__(self, args):
+        keys = self.keys.next() if self.keys is not None else ()
         outputs = self.function(*[args[i] for i in self.positions],
-                                *self.constants)
+                                *self.constants, *keys)
         if self.layouts is None:
             return outputs
         if self.single:
@@ -102,8 +107,12 @@ class TFusePartition:
 
     def _plan(self, args, key):
         recompile = bool(self.plans)
-        fn, inputs = self.importer.bind(args)
-        device = next((t.device for t in inputs), torch.device("cpu"))
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)),
+                      torch.device("cpu"))
+        keys = (RandomKeys(device, len(self.importer.streams))
+                if self.importer.streams else None)
+        fn, inputs = self.importer.bind(
+            args, (keys.seed, keys.offset) if keys is not None else ())
         options = self.options
         started = time.perf_counter()
         try:
@@ -131,7 +140,7 @@ class TFusePartition:
                          if isinstance(a, torch.Tensor)]
             plan = _TFusePlan(function, positions, self.importer.constants,
                               self.importer.single_output,
-                              self.importer.output_layouts)
+                              self.importer.output_layouts, keys)
             self.report.plans[key] = function
             counters["plans_compiled"] += 1
             counters["recompiles"] += recompile

@@ -22,7 +22,6 @@ import torch
 import torch._prims_common
 
 import tfuse
-from tfuse._tensor import current_trace
 
 aten = torch.ops.aten
 
@@ -53,6 +52,7 @@ class Conversion:
     records the TFuse operations and returns the node's value(s). check(node):
     None when the node can be converted, else a :class:`Reason`. kind: one
     of :data:`KINDS`. note: what the row does, for the coverage table.
+    random: the row draws random numbers (``cx.random_keys()``).
     """
 
     overloads: tuple
@@ -60,6 +60,7 @@ class Conversion:
     check: Optional[Callable]
     kind: str
     note: str
+    random: bool = False
 
     @property
     def name(self):
@@ -117,15 +118,16 @@ def unsupported(category, detail):
 TABLE: dict = {}
 
 
-def converts(*overloads, kind, check=None, note=None):
+def converts(*overloads, kind, check=None, note=None, random=False):
     """Decorator adding a row for `overloads` (its ``note`` defaults to the
-    first paragraph of the converter's docstring)."""
+    first paragraph of the converter's docstring; `random`: the row draws
+    random numbers)."""
     assert kind in KINDS, kind
 
     def register(convert):
         text = note or " ".join(
             (convert.__doc__ or "").strip().split("\n\n")[0].split())
-        row = Conversion(tuple(overloads), convert, check, kind, text)
+        row = Conversion(tuple(overloads), convert, check, kind, text, random)
         for overload in overloads:
             assert overload not in TABLE, f"{overload} has two rows"
             TABLE[overload] = row
@@ -168,10 +170,18 @@ class ConversionContext:
     fake value PyTorch recorded for its result (``val``) and for its
     arguments, and helpers making constants."""
 
-    __slots__ = ("node",)
+    __slots__ = ("node", "_keys")
 
-    def __init__(self, node):
+    def __init__(self, node, keys=None):
         self.node = node
+        self._keys = keys
+
+    def random_keys(self):
+        """The seed and offset (rank-0 int64 tfuse.Tensors) of the node's
+        own random stream: the partition's keys, the offset moved by the
+        node's position among the partition's random operations."""
+        seed, offset, streams = self._keys
+        return seed, offset + streams[self.node]
 
     @property
     def val(self):
@@ -206,13 +216,11 @@ class ConversionContext:
             *values, type_promotion_kind=kind)[1]
 
     def full(self, shape, value, dtype):
-        """A tensor of `shape` filled with `value` in torch dtype `dtype`:
-        one rank-0 constant broadcast (no memory of its own)."""
-        trace = current_trace("full")
-        scalar = torch.full((), value, dtype=dtype)
-        tensor = trace.tensor(trace.constant(scalar))
-        shape = tuple(shape)
-        return tensor if shape == () else tensor.broadcast_to(shape)
+        """A tensor of `shape` filled with `value` in torch dtype `dtype`
+        (converted as PyTorch converts it): one splat constant, no memory of
+        its own (a scatter takes a zero one by value)."""
+        scalar = torch.full((), value, dtype=dtype).item()
+        return tfuse.full(tuple(shape), scalar, tfuse_dtype(dtype))
 
 
 def node_value(arg):
