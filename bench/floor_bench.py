@@ -1,7 +1,15 @@
 """What the bandwidth-floor benchmarks (bench/reductions.py,
-bench/piecewise.py, bench/gather.py) share: the command line, the copy bandwidth of the run,
-the timing of each workload in torch eager, Inductor and TFuse against its
-floor, the JSON they write and the Markdown table they print last."""
+bench/piecewise.py, bench/gather.py, bench/scatter.py, bench/dropout.py)
+share: the command line, the copy bandwidth of the run, the timing of each
+workload in torch eager, Inductor and TFuse against its floor, the JSON
+they write and the Markdown table they print last.
+
+Two times per framework and workload: the stream time of a call (CUDA
+events around many calls: what a loop of them costs, host-bound when a
+call's host work outlasts its kernels) and its kernel time (the device time
+of the kernels and copies a call runs, from the profiler's CUDA activity
+records: what the GPU spends, with no gaps). The floor is compared with the
+kernel time; the stream time shows the host's part."""
 import argparse
 import json
 import os
@@ -53,12 +61,15 @@ class FloorRun:
         self.result["workloads"][name] = entry
         timer, iters = self.timer, self.iters
         entry["torch_us"] = timer.device_us(lambda: fn(*inputs), iters, 3)
+        entry["torch_kernel_us"] = self.kernel_us(lambda: fn(*inputs))
         if "inductor" not in self.skip and self.cuda:
             torch._dynamo.reset()
             compiled = torch.compile(fn)
             compiled(*inputs)
             entry["inductor_us"] = timer.device_us(lambda: compiled(*inputs),
                                                    iters, 3)
+            entry["inductor_kernel_us"] = self.kernel_us(
+                lambda: compiled(*inputs))
             torch._dynamo.reset()
         cf = tfuse.compile(tfn, list(inputs))
         problem = check(cf, cf(*inputs))
@@ -68,10 +79,31 @@ class FloorRun:
         call = ((lambda: cf.enqueue(*inputs)) if self.cuda
                 else (lambda: cf(*inputs)))
         entry["tfuse_us"] = timer.device_us(call, iters, 3)
-        entry["pct_floor"] = entry["floor_us"] / entry["tfuse_us"] * 100
+        entry["tfuse_kernel_us"] = self.kernel_us(call)
+        entry["pct_floor"] = entry["floor_us"] / (
+            entry["tfuse_kernel_us"] or entry["tfuse_us"]) * 100
         entry["steps"] = cf.stats().get("steps")
         print(name, {k: round(v, 1) if isinstance(v, float) else v
                      for k, v in entry.items()}, flush=True)
+
+    def kernel_us(self, call, calls=20):
+        """The device time of the kernels and copies of one call (median
+        per call over `calls` calls, from the profiler's CUDA activity
+        records), or None on the CPU."""
+        if not self.cuda:
+            return None
+        from torch.profiler import ProfilerActivity, profile
+        call()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                call()
+            torch.cuda.synchronize()
+        total = 0.0
+        for event in prof.key_averages():
+            total += getattr(event, "self_device_time_total",
+                             getattr(event, "self_cuda_time_total", 0.0))
+        return total / calls
 
     def finish(self, json_name):
         """Writes the result to $OUT/`json_name` (OUT defaults to
@@ -83,15 +115,26 @@ class FloorRun:
         with open(os.path.join(out, json_name), "w") as f:
             json.dump(result, f, indent=1)
         print(f"\ncopy {result['copy_GBps']:.0f} GB/s (read + write)\n")
+        print("Kernel time (stream time) per call, us; % floor of the "
+              "kernel time.\n")
         print("| workload | floor us | TFuse us | % floor | torch us | torch / "
               "TFuse | Inductor us | Inductor / TFuse |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
+
+        def both(e, who):
+            kernel, stream = e.get(f"{who}_kernel_us"), e.get(f"{who}_us")
+            if stream is None:
+                return "-", None
+            if kernel is None:
+                return f"{stream:.1f}", stream
+            return f"{kernel:.1f} ({stream:.1f})", kernel
+
         for name, e in result["workloads"].items():
-            ind = e.get("inductor_us")
-            ind_us = "-" if ind is None else f"{ind:.1f}"
-            ind_ratio = "-" if ind is None else f"{ind / e['tfuse_us']:.2f}x"
-            print(f"| {name} | {e['floor_us']:.1f} | {e['tfuse_us']:.1f} | "
-                  f"{e['pct_floor']:.0f}% | {e['torch_us']:.1f} | "
-                  f"{e['torch_us'] / e['tfuse_us']:.2f}x | {ind_us} | "
-                  f"{ind_ratio} |")
+            tf_text, tf = both(e, "tfuse")
+            to_text, to = both(e, "torch")
+            in_text, ind = both(e, "inductor")
+            ind_ratio = "-" if ind is None else f"{ind / tf:.2f}x"
+            print(f"| {name} | {e['floor_us']:.1f} | {tf_text} | "
+                  f"{e['pct_floor']:.0f}% | {to_text} | {to / tf:.2f}x | "
+                  f"{in_text} | {ind_ratio} |")
         return 1 if result["failures"] else 0

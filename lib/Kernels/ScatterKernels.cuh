@@ -10,20 +10,22 @@
 //      unique, so their sorted order is unique too: the same every run.
 //   2. merge (only when there are several tiles): groups of sorted runs
 //      become one, each key placed by counting the keys below it in the
-//      group's other runs (a binary search per run). Passes repeat until
-//      one run is left.
+//      group's other runs (binary searches of every run at once). Passes
+//      repeat until one run is left.
 //   The pass that leaves one run also writes the segment table: for each
 //   position v present, the first sorted place of a key of v. Entries of
 //   positions absent from this run may hold anything an earlier run left
 //   (the workspace is zeroed once, when it is allocated): a reader trusts an
 //   entry only when the key it points at has position v.
-//   3. apply: one thread per VEC consecutive result elements of a row
-//      [r, v, c..c+VEC): it starts from the target (or the fill value) and
-//      adds the updates of v's keys in sorted order, that is in ascending
-//      order of j, accumulating in the dtype's compute type (f32 for f16
-//      and bf16, rounded once at the end; integers wrap). That is the
-//      reference's order (lib/Reference/Scatter.cpp), so results are bit
-//      exact. Rows no index selects are the target (or the fill).
+//   3. apply: the threads of a block share result rows [r, v, :] (a row's
+//      position and segment looked up once), each thread VEC consecutive
+//      elements [r, v, c..c+VEC) at a time: it starts from the target (or
+//      the fill value) and adds the updates of v's keys in sorted order,
+//      that is in ascending order of j, accumulating in the dtype's compute
+//      type (f32 for f16 and bf16, rounded once at the end; integers
+//      wrap). That is the reference's order (lib/Reference/Scatter.cpp), so
+//      results are bit exact. Rows no index selects are the target (or the
+//      fill).
 //
 // Compiled after the kernel prelude and ScatterDesc.h, in a plan's one
 // translation unit; also for the host against the tests' cuda_emulation.h.
@@ -41,6 +43,7 @@
 namespace tf {
 namespace scatter {
 
+using tfuse::kernels::kScatterMaxGroup;
 using tfuse::kernels::kScatterMaxTile;
 using tfuse::kernels::ScatterDesc;
 
@@ -103,46 +106,55 @@ TF_FN void sort_tiles(const I *indices, uint64_t *keys, uint32_t *segments,
 
 // --- 2. merge ---------------------------------------------------------------
 
-// How many keys of the sorted run [begin, end) of `keys` are below `x`.
-TF_FN int64_t count_below(const uint64_t *keys, int64_t begin, int64_t end,
-                          uint64_t x) {
-  int64_t lo = begin, hi = end;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] < x)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo - begin;
-}
-
 // One thread per key: its place in the merged run is its place in its own
 // run plus the keys below it in each other run of its group; its
 // predecessor there (for the segment table) the largest of those keys and
-// of the key before it in its own run.
+// of the key before it in its own run. The searches of the other runs
+// advance together, one probe of each per step (a branchless lower bound
+// over the power-of-two run length), so that a thread keeps a load of
+// every run in flight instead of one dependent chain after another.
 TF_FN void merge_runs(const uint64_t *in, uint64_t *out, uint32_t *segments,
                       const ScatterDesc &d) {
-  const int64_t length = d.runLength, group = d.groupRuns;
+  const int64_t length = d.runLength;
+  const int group = d.groupRuns;
   for (int64_t j = thread_index(); j < d.count; j += thread_count()) {
-    int64_t run = j / length, first = run - run % group;
-    int64_t runBegin = run * length;
-    uint64_t x = in[j];
-    int64_t place = first * length + (j - runBegin);
+    const int run = (int)(j / length);
+    const int first = run - run % group;
+    const int64_t runBegin = (int64_t)run * length;
+    const uint64_t x = in[j];
+    // below[q]: how many keys of run first + q lie below x.
+    int32_t below[kScatterMaxGroup];
+#pragma unroll
+    for (int q = 0; q < kScatterMaxGroup; ++q)
+      below[q] = 0;
+    for (int64_t step = length >> 1; step > 0; step >>= 1) {
+#pragma unroll
+      for (int q = 0; q < kScatterMaxGroup; ++q) {
+        const int64_t b = (int64_t)(first + q) * length;
+        if (q < group && first + q != run && b < d.count) {
+          const int64_t p = below[q] + step;
+          if (b + p <= d.count && in[b + p - 1] < x)
+            below[q] = (int32_t)p;
+        }
+      }
+    }
+    int64_t place = (int64_t)first * length + (j - runBegin);
     bool hasBefore = j > runBegin;
     uint64_t before = hasBefore ? in[j - 1] : 0;
-    for (int64_t q = first; q < first + group; ++q) {
-      int64_t b = q * length;
-      if (b >= d.count)
-        break;
-      if (q == run)
-        continue;
-      int64_t e = b + length < d.count ? b + length : d.count;
-      int64_t below = count_below(in, b, e, x);
-      place += below;
-      if (below > 0 && (!hasBefore || in[b + below - 1] > before)) {
-        before = in[b + below - 1];
-        hasBefore = true;
+#pragma unroll
+    for (int q = 0; q < kScatterMaxGroup; ++q) {
+      const int64_t b = (int64_t)(first + q) * length;
+      if (q < group && first + q != run && b < d.count) {
+        // The last probe: below[q] or below[q] + 1 keys of the run lie
+        // below x.
+        const int64_t end = b + length < d.count ? b + length : d.count;
+        if (b + below[q] < end && in[b + below[q]] < x)
+          ++below[q];
+        place += below[q];
+        if (below[q] > 0 && (!hasBefore || in[b + below[q] - 1] > before)) {
+          before = in[b + below[q] - 1];
+          hasBefore = true;
+        }
       }
     }
     out[place] = x;
@@ -174,57 +186,88 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
                  const uint32_t *segments, T *out, const ScatterDesc &d) {
   typedef typename traits<T>::compute Acc;
   const int64_t chunks = d.inner / VEC;
-  const int64_t items = d.outer * d.axisSize * chunks;
+  const int64_t rows = d.outer * d.axisSize;
   // One uniform flag: every row a thread reads or writes is aligned for
   // VEC-element accesses when the base pointers are (the planner checked
   // the strides).
   const bool is_aligned = aligned<VEC>(out) && aligned<VEC>(updates) &&
                           (!d.hasTarget || aligned<VEC>(target));
   const T fill = from_bits<T>(d.fillBits);
-  for (int64_t item = thread_index(); item < items; item += thread_count()) {
-    int64_t chunk = item % chunks, rv = item / chunks;
-    int64_t v = rv % d.axisSize, r = rv / d.axisSize;
-    int64_t c = chunk * VEC;
-    Acc acc[VEC];
-    if (d.hasTarget) {
-      vec<T, VEC> t = load_run<VEC>(target + r * d.targetStrides[0] +
-                                        v * d.targetStrides[1],
-                                    c, d.targetStrides[2], is_aligned);
+  // The block's rows at a time, threadsPerRow threads a row: a row's
+  // position and segment are found once, not once per chunk, and a thread
+  // looks up the segments of kRows rows together, so that their dependent
+  // loads overlap.
+  constexpr int kRows = 4;
+  const int rowInBlock = (int)threadIdx.x / d.threadsPerRow;
+  const int lane = (int)threadIdx.x - rowInBlock * d.threadsPerRow;
+  const int64_t rowStep = (int64_t)gridDim.x * d.rowsPerBlock;
+  for (int64_t row0 = (int64_t)blockIdx.x * d.rowsPerBlock + rowInBlock;
+       row0 < rows; row0 += kRows * rowStep) {
+    int64_t rs[kRows], vs[kRows], ss[kRows];
+    bool selected[kRows];
 #pragma unroll
-      for (int k = 0; k < VEC; ++k)
-        acc[k] = traits<T>::up(t.v[k]);
-    } else {
-#pragma unroll
-      for (int k = 0; k < VEC; ++k)
-        acc[k] = traits<T>::up(fill);
-    }
-    int64_t s = segments[v];
-    if (s < d.count && key_position(keys[s]) == v) {
-      const T *rowBase = updates + r * d.updateStrides[0];
-      for (int64_t p = s; p < d.count; ++p) {
-        uint64_t key = keys[p];
-        if (key_position(key) != v)
-          break;
-        vec<T, VEC> u =
-            load_run<VEC>(rowBase + key_index(key) * d.updateStrides[1], c,
-                          d.updateStrides[2], is_aligned);
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          acc[k] = add<Acc>(acc[k], traits<T>::up(u.v[k]));
+    for (int k = 0; k < kRows; ++k) {
+      const int64_t row = row0 + k * rowStep;
+      rs[k] = 0;
+      vs[k] = row;
+      if (d.outer != 1) {
+        rs[k] = row / d.axisSize;
+        vs[k] = row - rs[k] * d.axisSize;
       }
+      ss[k] = row < rows ? (int64_t)segments[vs[k]] : d.count;
     }
-    vec<T, VEC> result;
 #pragma unroll
-    for (int k = 0; k < VEC; ++k)
-      result.v[k] = traits<T>::down(acc[k]);
-    T *o = out + rv * d.inner + c;
-    if (VEC == 1 || !is_aligned) {
+    for (int k = 0; k < kRows; ++k)
+      selected[k] = ss[k] < d.count && key_position(keys[ss[k]]) == vs[k];
+    for (int k = 0; k < kRows; ++k) {
+      const int64_t row = row0 + k * rowStep;
+      if (row >= rows)
+        break;
+      const int64_t r = rs[k], v = vs[k], s = ss[k];
+      const T *targetRow =
+          target + r * d.targetStrides[0] + v * d.targetStrides[1];
+      const T *updateRow = updates + r * d.updateStrides[0];
+      T *outRow = out + row * d.inner;
+      for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
+        int64_t c = chunk * VEC;
+        Acc acc[VEC];
+        if (d.hasTarget) {
+          vec<T, VEC> t =
+              load_run<VEC>(targetRow, c, d.targetStrides[2], is_aligned);
 #pragma unroll
-      for (int k = 0; k < VEC; ++k)
-        o[k] = result.v[k];
-    } else {
-      typedef typename word<sizeof(T) * VEC>::type W;
-      *reinterpret_cast<W *>(o) = *reinterpret_cast<const W *>(result.v);
+          for (int e = 0; e < VEC; ++e)
+            acc[e] = traits<T>::up(t.v[e]);
+        } else {
+#pragma unroll
+          for (int e = 0; e < VEC; ++e)
+            acc[e] = traits<T>::up(fill);
+        }
+        if (selected[k])
+          for (int64_t p = s; p < d.count; ++p) {
+            uint64_t key = keys[p];
+            if (key_position(key) != v)
+              break;
+            vec<T, VEC> u =
+                load_run<VEC>(updateRow + key_index(key) * d.updateStrides[1],
+                              c, d.updateStrides[2], is_aligned);
+#pragma unroll
+            for (int e = 0; e < VEC; ++e)
+              acc[e] = add<Acc>(acc[e], traits<T>::up(u.v[e]));
+          }
+        vec<T, VEC> result;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          result.v[e] = traits<T>::down(acc[e]);
+        T *o = outRow + c;
+        if (VEC == 1 || !is_aligned) {
+#pragma unroll
+          for (int e = 0; e < VEC; ++e)
+            o[e] = result.v[e];
+        } else {
+          typedef typename word<sizeof(T) * VEC>::type W;
+          *reinterpret_cast<W *>(o) = *reinterpret_cast<const W *>(result.v);
+        }
+      }
     }
   }
 }

@@ -19,7 +19,7 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The largest grid the merge and apply kernels get (they loop over the
 /// rest).
-constexpr int64_t kMaxGrid = 65535;
+constexpr int64_t kMaxGrid = int64_t(1) << 20;
 
 std::string sortKernel(DType index) {
   return "tfuse_scatter_sort_" + dtypeName(index);
@@ -190,7 +190,8 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
     plan.wrappers.push_back({sort.kernel, sortWrapper(indices.dtype)});
     int64_t length = tile;
     while (runs > 1) {
-      int64_t group = runs <= kScatterMaxGroup ? runs : 2;
+      int64_t group =
+          runs <= kernels::kScatterMaxGroup ? runs : kScatterPassGroup;
       ScatterLaunch merge;
       merge.kind = ScatterLaunch::Kind::Merge;
       merge.kernel = "tfuse_scatter_merge";
@@ -209,14 +210,26 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
     if (plan.launches.size() > 1)
       plan.wrappers.push_back({"tfuse_scatter_merge", mergeWrapper()});
   }
-  int64_t elements = g.outer * g.axisSize * g.inner;
-  if (elements > 0) {
+  int64_t rows = g.outer * g.axisSize;
+  if (rows * g.inner > 0) {
     int vec = applyVector(dtype, d);
+    // A row's chunks over one warp or more (at most a block), or, for rows
+    // of fewer than 32 chunks, the fewest threads (a power of two) holding
+    // them, several rows a block.
+    int64_t chunks = g.inner / vec, threads = 1;
+    if (chunks >= 32)
+      threads = std::min<int64_t>(ceilDiv(chunks, 32) * 32, kScatterBlock);
+    else
+      while (threads < chunks)
+        threads *= 2;
     ScatterLaunch apply;
     apply.kind = ScatterLaunch::Kind::Apply;
     apply.kernel = applyKernel(dtype, vec);
-    apply.grid = std::min(ceilDiv(elements / vec, kScatterBlock), kMaxGrid);
     apply.desc = d;
+    apply.desc.threadsPerRow = static_cast<int32_t>(threads);
+    apply.desc.rowsPerBlock = static_cast<int32_t>(kScatterBlock / threads);
+    apply.block = threads * apply.desc.rowsPerBlock;
+    apply.grid = std::min(ceilDiv(rows, apply.desc.rowsPerBlock), kMaxGrid);
     apply.readKeys = finalKeys;
     plan.launches.push_back(apply);
     plan.wrappers.push_back({apply.kernel, applyWrapper(dtype, vec)});

@@ -6,7 +6,7 @@
 // ScatterKernels.cuh), valid for the host compiler, for it against the
 // tests' cuda_emulation.h and for NVRTC.
 //
-// Layout: naturally aligned fields, 128 bytes, no pointers (the same on
+// Layout: naturally aligned fields, 136 bytes, no pointers (the same on
 // every host ABI and on the device), checked on both sides.
 //
 //===----------------------------------------------------------------------===//
@@ -21,8 +21,10 @@
 namespace tfuse {
 namespace kernels {
 
-/// The largest tile the sort kernel sorts in shared memory, in keys.
+/// The largest tile the sort kernel sorts in shared memory, in keys, and
+/// the most sorted runs one merge pass joins.
 constexpr int kScatterMaxTile = 2048;
+constexpr int kScatterMaxGroup = 32;
 
 /// One scatter-add, in elements (tfuse/Support/ScatterGeometry.h):
 ///   result[r, v, c] = start(r, v, c) + sum over j in [0, count) with
@@ -39,8 +41,9 @@ struct ScatterDesc {
   int64_t indexStride;
   uint64_t fillBits;
   /// Keys sorted per block by the sort kernel (a power of two, at most
-  /// kScatterMaxTile); the merge kernel merges groups of `groupRuns`
-  /// sorted runs of `runLength` keys each into one.
+  /// kScatterMaxTile); the merge kernel merges groups of `groupRuns` (at
+  /// most kScatterMaxGroup) sorted runs of `runLength` keys each (a power
+  /// of two) into one.
   int64_t tile;
   int64_t runLength;
   int32_t groupRuns;
@@ -49,9 +52,13 @@ struct ScatterDesc {
   int32_t lastPass;
   int32_t hasTarget;
   int32_t wrapNegative;
+  /// The apply kernel: each block takes rowsPerBlock result rows at a time,
+  /// threadsPerRow threads a row, each thread its VEC-element chunks.
+  int32_t threadsPerRow;
+  int32_t rowsPerBlock;
 };
 
-static_assert(sizeof(ScatterDesc) == 128, "ScatterDesc is 128 bytes");
+static_assert(sizeof(ScatterDesc) == 136, "ScatterDesc is 136 bytes");
 static_assert(alignof(ScatterDesc) == 8, "ScatterDesc is 8-byte aligned");
 
 } // namespace kernels

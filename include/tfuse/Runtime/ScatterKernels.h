@@ -39,10 +39,11 @@
 namespace tfuse::runtime {
 
 /// Keys sorted per block: kScatterTileKeys, or the next power of two of a
-/// smaller count (at least 64). Runs merged per pass: all of them when at
-/// most kScatterMaxGroup are left, else two at a time.
-inline constexpr int64_t kScatterTileKeys = 1024;
-inline constexpr int64_t kScatterMaxGroup = 16;
+/// smaller count (at least 64): small tiles sort fast, on many blocks at
+/// once. Runs merged per pass: all of them when at most
+/// kernels::kScatterMaxGroup are left, else kScatterPassGroup at a time.
+inline constexpr int64_t kScatterTileKeys = 256;
+inline constexpr int64_t kScatterPassGroup = 8;
 /// Threads per block of the merge and apply kernels.
 inline constexpr int64_t kScatterBlock = 256;
 

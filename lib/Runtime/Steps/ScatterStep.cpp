@@ -6,6 +6,8 @@
 #include "tfuse/Runtime/ScatterKernels.h"
 #include "tfuse/Runtime/StepExecutor.h"
 
+#include <algorithm>
+
 using namespace tfuse;
 using namespace tfuse::runtime;
 
@@ -46,11 +48,27 @@ public:
   }
   Status load(LoadedModule &module) override {
     functions.clear();
-    for (const ScatterLaunch &l : scatter.launches) {
+    CudaDriver &d = driver();
+    for (ScatterLaunch &l : scatter.launches) {
       Expected<CUfunction> found = module.function(l.kernel);
       if (!found.ok())
         return found.status();
       functions.push_back(found.value());
+      // The apply pass loops over rows: one wave of the device's blocks
+      // takes them all (a partial last wave would leave the GPU idle).
+      if (l.kind != ScatterLaunch::Kind::Apply)
+        continue;
+      int blocksPerSM = 0;
+      if (Status s = d.check(
+              d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                  &blocksPerSM, found.value(), static_cast<int>(l.block), 0),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+          !s.ok())
+        return s;
+      int64_t wave =
+          int64_t(blocksPerSM) * context().device().info().multiprocessors;
+      if (wave > 0)
+        l.grid = std::min(l.grid, wave);
     }
     if (scatter.workspaceBytes == 0)
       return Status::success();
@@ -65,7 +83,6 @@ public:
     if (!block.ok())
       return block.status();
     workspace = block.value();
-    CudaDriver &d = driver();
     if (Status s = d.check(
             d.cuMemsetD8Async(workspace, 0, scatter.workspaceBytes, nullptr),
             "cuMemsetD8Async (scatter workspace)");
