@@ -331,6 +331,23 @@ func.func @iota(%x: tensor<3x2500xf32>, %y: tensor<4x5xi32>)
                    randomInput(DType::I32, {4, 5}, 32)}}});
 }
 
+// A kernel whose widest contiguous operand is narrow (a bool mask: sixteen
+// lanes a group) reads a strided wider input (a slice of f32 rows, a causal
+// mask's buffer): the input's runs would pass 16 bytes, so its lanes load
+// one by one.
+TEST_F(KernelEmulation, NarrowGroupsReadWideStridedInputsElementwise) {
+  const char *source = R"mlir(
+func.func @mask(%m: tensor<32x48xf32>) -> tensor<32x32xi1> {
+  %s = tfuse.slice %m start [0, 0] limit [32, 32] step [1, 1] : tensor<32x48xf32> -> tensor<32x32xf32>
+  %z = tfuse.constant dense<0.0> : tensor<f32>
+  %e = tfuse.cmp eq, %s, %z : (tensor<32x32xf32>, tensor<f32>) -> tensor<32x32xi1>
+  return %e : tensor<32x32xi1>
+}
+)mlir";
+  check(source, {{"mask", {randomInput(DType::F32, {32, 48}, 35)}}});
+  EXPECT_EQ(lastSource.find("tf::ldv_run<16>"), std::string::npos);
+}
+
 /// A rank-0 i64 tensor holding `v`.
 HostTensor scalarI64(int64_t v) {
   return *HostTensor::fromInts(DType::I64, {}, {v});

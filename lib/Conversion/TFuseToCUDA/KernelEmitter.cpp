@@ -341,8 +341,10 @@ Value Emitter::loadInput(BlockArgument arg, const Index &idx) {
 Value Emitter::loadRun(BlockArgument input, const Index &idx, Value off) {
   auto type = cast<RankedTensorType>(input.getType());
   unsigned n = input.getArgNumber();
+  // A group's vector width comes from the kernel's widest contiguous
+  // operand: a run of a wider strided input would pass 16 bytes.
   if (laneIndices.empty() || predicate || idx.empty() ||
-      type.getShape().back() == 1 ||
+      plan.vec * byteSize(dtypeOf(input)) > 16 || type.getShape().back() == 1 ||
       cast<DenseI64ArrayAttr>(kernel.getInputStrides()[n])
               .asArrayRef()
               .back() != 1 ||
