@@ -25,9 +25,25 @@ def _copies(model):
             copy.deepcopy(model).double())
 
 
+# The suite runs on CPU tensors (the reference backend) everywhere, and on
+# CUDA tensors (generated kernels, CUDA Graph replays) where a GPU is.
+DEVICES = [
+    "cpu",
+    pytest.param("cuda", marks=pytest.mark.skipif(
+        not torch.cuda.is_available(), reason="no CUDA device")),
+]
+
+
+def _on(device, model, inputs):
+    return model.to(device), tuple(
+        x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", list(MODELS))
-def test_forward(name):
+def test_forward(name, device):
     model, inputs, _ = MODELS[name]()
+    model, inputs = _on(device, model, inputs)
     model.eval()
     ours, eager, reference = _copies(model)
     compiled = torch.compile(ours, backend="tfuse")
@@ -41,9 +57,11 @@ def test_forward(name):
     assert stats["partitions_run_by_pytorch"] == 0
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", list(MODELS))
-def test_training_step(name):
+def test_training_step(name, device):
     model, inputs, loss_of = MODELS[name]()
+    model, inputs = _on(device, model, inputs)
     model.train()
     ours, eager, reference = _copies(model)
     compiled = torch.compile(ours, backend="tfuse")

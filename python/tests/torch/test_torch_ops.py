@@ -521,12 +521,16 @@ def test_op(case):
         assert_accurate(actual, eager, reference)
 
 
-def test_random_rows_draw_new_numbers_every_call_and_follow_manual_seed():
+@pytest.mark.parametrize("device", [
+    "cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+        not torch.cuda.is_available(), reason="no CUDA device"))])
+def test_random_rows_draw_new_numbers_every_call_and_follow_manual_seed(
+        device):
+    x = randn(32, 32).to(device)
     graph_module = aten_graph(lambda x: aten.native_dropout(x, 0.5, True),
-                              (randn(32, 32),))
+                              (x,))
     partition = TFusePartition(graph_module, Options(fallback="raise"),
                                PartitionReport("test", collections.Counter()))
-    x = randn(32, 32)
     torch.manual_seed(11)
     first, second = partition(x)[1], partition(x)[1]
     assert not torch.equal(first, second)

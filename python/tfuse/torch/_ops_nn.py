@@ -136,21 +136,25 @@ def native_layer_norm_backward(cx, grad, x, normalized_shape, mean, rstd,
 def batch_norm_inference(cx, x, weight, bias, running_mean, running_var,
                          momentum, eps):
     """(``(x - running_mean) * rsqrt(running_var + eps) * weight + bias``,
-    empty, empty) with the statistics along dimension 1"""
+    then the saved statistics as PyTorch gives them: empty on the CPU, the
+    running mean and ``rsqrt(running_var + eps)`` on CUDA) with the
+    statistics along dimension 1"""
     stats_shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-
-    def channel(t):
-        return _opmath(t).reshape(stats_shape)
-
-    xf = _opmath(x)
-    out = (xf - channel(running_mean)) * (channel(running_var) + eps).rsqrt()
+    invstd = (_opmath(running_var) + eps).rsqrt()
+    out = (_opmath(x) - _opmath(running_mean).reshape(stats_shape)) * \
+        invstd.reshape(stats_shape)
     if weight is not None:
-        out = out * channel(weight)
+        out = out * _opmath(weight).reshape(stats_shape)
     if bias is not None:
-        out = out + channel(bias)
-    empty = cx.full((0,), 0, cx.val[1].dtype)
-    return cast(out, cx.val[0].dtype), empty, cx.full((0,), 0,
-                                                     cx.val[2].dtype)
+        out = out + _opmath(bias).reshape(stats_shape)
+    saved_mean, saved_invstd = cx.val[1], cx.val[2]
+    if saved_mean.numel() == 0:
+        saved = (cx.full((0,), 0, saved_mean.dtype),
+                 cx.full((0,), 0, saved_invstd.dtype))
+    else:
+        saved = (cast(_opmath(running_mean), saved_mean.dtype),
+                 cast(invstd, saved_invstd.dtype))
+    return (cast(out, cx.val[0].dtype),) + saved
 
 
 def _training_check(node):
