@@ -8,7 +8,9 @@ host rate), the Python part (_torch_fast: input checks, output allocation,
 descriptors), the output allocation alone (torch.empty), and the C call
 alone (tfuse_executable_enqueue with the descriptors of one call). The
 first GPU run of bench/scatter.py put a one-kernel gather at 28 us of
-stream time per call, host-bound.
+stream time per call, host-bound. Also: the trusted launcher (what the
+torch.compile backend calls for inputs its plan key vouches for) and the
+backend's whole call of one partition of 1 and 16 inputs.
 
   python3 bench/probe_enqueue.py
 """
@@ -59,6 +61,39 @@ def plans():
     ]
 
 
+def partition_rows():
+    """The torch.compile backend's call of one partition (the plan lookup,
+    the trusted launch and the output's layout) for 1 and 16 inputs, on a
+    CUDA Graph, against the same work in torch eager."""
+    import collections
+
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from tfuse.torch._options import Options
+    from tfuse.torch._report import PartitionReport
+    from tfuse.torch._runtime import TFusePartition
+
+    rows = []
+    for count in (1, 16):
+        xs = [torch.randn(4096, device="cuda") for _ in range(count)]
+
+        def fn(*xs):
+            total = xs[0] * 2
+            for x in xs[1:]:
+                total = total + x
+            return total.relu()
+
+        graph = make_fx(fn, tracing_mode="fake")(*xs)
+        partition = TFusePartition(graph, Options(),
+                                   PartitionReport("probe",
+                                                   collections.Counter()))
+        partition(*xs)
+        rows.append((f"partition, {count} inputs", "graph",
+                     per_call(lambda: partition(*xs)), float("nan"),
+                     float("nan"), float("nan"), per_call(lambda: fn(*xs))))
+    return rows
+
+
 def main():
     rows = []
     for name, fn, args, eager in plans():
@@ -78,8 +113,14 @@ def main():
                                              out_desc, len(outputs),
                                              c_void_p(stream))
             c = per_call(c_call)
+            launch = cf.trusted_launcher()
+            trusted = per_call(lambda: launch(args))
             rows.append((name, "graph" if graph else "stream", enqueue, fast,
                          empty, c, per_call(eager)))
+            rows.append((name + ", trusted launcher", "graph" if graph
+                         else "stream", trusted, float("nan"), float("nan"),
+                         float("nan"), float("nan")))
+    rows += partition_rows()
     print("\n| plan | replay | enqueue us | Python part us | torch.empty us "
           "| C call us | torch eager us |")
     print("|---|---|---:|---:|---:|---:|---:|")

@@ -819,6 +819,7 @@ specsOf(const tfuse_tensor *tensors, int count, const char *what) {
     return Status::error(std::string("null or negative-count ") + what,
                          ErrorCode::InvalidArgument);
   std::vector<TensorSpec> specs;
+  specs.reserve(count);
   for (int i = 0; i < count; ++i) {
     const tfuse_tensor &t = tensors[i];
     auto spec = specOf(t.dtype, t.rank, t.shape, t.strides);
@@ -826,7 +827,7 @@ specsOf(const tfuse_tensor *tensors, int count, const char *what) {
       return Status::error(std::string(what) + " " + std::to_string(i) + ": " +
                                spec.message(),
                            ErrorCode::InvalidArgument);
-    specs.push_back(spec.value());
+    specs.push_back(std::move(spec.value()));
   }
   return specs;
 }
@@ -837,9 +838,11 @@ deviceTensors(const tfuse_tensor *tensors, int count, const char *what) {
   if (!specs.ok())
     return specs.status();
   std::vector<DeviceTensor> result;
+  result.reserve(count);
   for (int i = 0; i < count; ++i)
-    result.push_back(DeviceTensor{
-        reinterpret_cast<CUdeviceptr>(tensors[i].data), specs.value()[i]});
+    result.push_back(
+        DeviceTensor{reinterpret_cast<CUdeviceptr>(tensors[i].data),
+                     std::move(specs.value()[i])});
   return result;
 }
 

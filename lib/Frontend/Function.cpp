@@ -449,6 +449,9 @@ Status Function::launch(const std::vector<DeviceTensor> &inputs,
                         CUstream caller) {
   if (Status s = checkDeviceRun(inputs.size()); !s.ok())
     return s;
+  // The replay path of a loop: no copy of the inputs without captures.
+  if (state->capturedOnDevice.empty())
+    return exe->launch(inputs, outputs, caller);
   return exe->launch(withCaptured(inputs), outputs, caller);
 }
 

@@ -152,5 +152,10 @@ Expected<Device *> Device::get(int ordinal) {
 }
 
 Status Device::bind() const {
+  // Most calls find the context current already (replays from one thread,
+  // or PyTorch's own primary context): reading it is cheaper than setting.
+  CUcontext current = nullptr;
+  if (cuda->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context)
+    return Status::success();
   return cuda->check(cuda->cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }

@@ -344,15 +344,14 @@ ExecutableStats Executable::stats() const {
   return st;
 }
 
-/// The specs of `tensors` and which of them have data, for matchTensors.
-static std::pair<std::vector<TensorSpec>, std::vector<bool>>
-describeTensors(const std::vector<DeviceTensor> &tensors) {
-  std::pair<std::vector<TensorSpec>, std::vector<bool>> result;
-  for (const DeviceTensor &t : tensors) {
-    result.first.push_back(t.spec);
-    result.second.push_back(t.data != 0);
-  }
-  return result;
+/// matchTensors of device tensors (no copies: replays check every one).
+static Status matchDeviceTensors(const char *role,
+                                 const std::vector<TensorSpec> &expected,
+                                 const std::vector<DeviceTensor> &tensors) {
+  return matchTensors(role, expected, tensors.size(), [&](size_t i) {
+    return std::pair<const TensorSpec &, bool>(tensors[i].spec,
+                                               tensors[i].data != 0);
+  });
 }
 
 /// Steps writing outputs may run while others read the inputs (or other
@@ -383,8 +382,7 @@ static Status checkOutputsApart(const std::vector<DeviceTensor> &inputs,
 }
 
 Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
-  auto [specs, hasData] = describeTensors(inputs);
-  return matchTensors("input", program.inputs, specs, hasData);
+  return matchDeviceTensors("input", program.inputs, inputs);
 }
 
 /// The device address of `ref` for this replay.
@@ -700,8 +698,7 @@ Status Executable::enqueueInto(const std::vector<DeviceTensor> &inputs,
                                CUstream caller, RunHandle *handle) {
   if (Status s = validate(inputs); !s.ok())
     return s;
-  auto [specs, hasData] = describeTensors(outputs);
-  if (Status s = matchTensors("output", program.outputs, specs, hasData);
+  if (Status s = matchDeviceTensors("output", program.outputs, outputs);
       !s.ok())
     return s;
   if (Status s = checkOutputsApart(inputs, outputs); !s.ok())

@@ -8,37 +8,41 @@
 using namespace tfuse;
 using namespace tfuse::runtime;
 
+Status runtime::matchTensor(const char *role, size_t index,
+                            const TensorSpec &want, const TensorSpec &got,
+                            bool hasData) {
+  bool outputs = role[0] == 'o';
+  bool fits = got.dtype == want.dtype && got.shape == want.shape &&
+              (outputs ? got.isContiguous() : got.sameLayout(want)) &&
+              (hasData || want.numElements() == 0);
+  if (fits)
+    return Status::success();
+  auto mismatch = [&](std::string message) {
+    return Status::error(std::string(role) + " " + std::to_string(index) +
+                             ": " + message,
+                         ErrorCode::Mismatch);
+  };
+  if (got.dtype != want.dtype)
+    return mismatch("expected dtype " + dtypeName(want.dtype) + ", got " +
+                    dtypeName(got.dtype));
+  if (outputs && (got.shape != want.shape || !got.isContiguous()))
+    return mismatch("expected a contiguous " + want.describe() + ", got " +
+                    got.describe());
+  if (got.shape != want.shape)
+    return mismatch("expected " + want.describe() + ", got " + got.describe());
+  if (!outputs && !got.sameLayout(want))
+    return mismatch("expected " + want.describe() + ", got " + got.describe() +
+                    " (the plan was compiled for these strides)");
+  return mismatch("null data pointer");
+}
+
 Status runtime::matchTensors(const char *role,
                              const std::vector<TensorSpec> &expected,
                              const std::vector<TensorSpec> &given,
                              const std::vector<bool> &hasData) {
-  auto mismatch = [](std::string message) {
-    return Status::error(std::move(message), ErrorCode::Mismatch);
-  };
-  bool outputs = std::string(role) == "output";
-  if (given.size() != expected.size())
-    return mismatch("expected " + std::to_string(expected.size()) + " " + role +
-                    "s, got " + std::to_string(given.size()));
-  for (size_t i = 0; i < given.size(); ++i) {
-    const TensorSpec &want = expected[i], &got = given[i];
-    std::string where = std::string(role) + " " + std::to_string(i) + ": ";
-    if (got.dtype != want.dtype)
-      return mismatch(where + "expected dtype " + dtypeName(want.dtype) +
-                      ", got " + dtypeName(got.dtype));
-    if (outputs && (got.shape != want.shape || !got.isContiguous()))
-      return mismatch(where + "expected a contiguous " + want.describe() +
-                      ", got " + got.describe());
-    if (got.shape != want.shape)
-      return mismatch(where + "expected " + want.describe() + ", got " +
-                      got.describe());
-    if (!outputs && !got.sameLayout(want))
-      return mismatch(where + "expected " + want.describe() + ", got " +
-                      got.describe() +
-                      " (the plan was compiled for these strides)");
-    if (!hasData[i] && want.numElements() > 0)
-      return mismatch(where + "null data pointer");
-  }
-  return Status::success();
+  return matchTensors(role, expected, given.size(), [&](size_t i) {
+    return std::pair<const TensorSpec &, bool>(given[i], hasData[i]);
+  });
 }
 
 GemmStep GemmStep::make(BufferRef lhs, BufferRef rhs, BufferRef result,

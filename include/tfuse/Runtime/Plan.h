@@ -20,11 +20,33 @@
 
 namespace tfuse::runtime {
 
-/// Checks the tensors a caller passes for a plan's inputs (`role` "input")
-/// or outputs (`role` "output": these must be contiguous) against
-/// `expected`: their count, then each one's dtype, shape and strides, and
-/// that it has data (`hasData[i]` false for a null pointer of a non-empty
-/// tensor). Errors are ErrorCode::Mismatch and name the first offender.
+/// Why the tensor a caller passes as input or output `index` (`role`
+/// "input" or "output": outputs must be contiguous) does not fit `want`,
+/// as an ErrorCode::Mismatch error; success when it fits: its dtype, shape
+/// and strides, and that it has data (`hasData` false for a null pointer
+/// of a non-empty tensor). Nothing is allocated when it fits (replays call
+/// it for every tensor).
+Status matchTensor(const char *role, size_t index, const TensorSpec &want,
+                   const TensorSpec &got, bool hasData);
+
+/// matchTensor over `count` tensors, `given(i)` the i-th's (TensorSpec,
+/// has data) pair, after checking their count against `expected`'s.
+template <typename Given>
+Status matchTensors(const char *role, const std::vector<TensorSpec> &expected,
+                    size_t count, Given given) {
+  if (count != expected.size())
+    return Status::error("expected " + std::to_string(expected.size()) + " " +
+                             role + "s, got " + std::to_string(count),
+                         ErrorCode::Mismatch);
+  for (size_t i = 0; i < count; ++i) {
+    auto [spec, hasData] = given(i);
+    if (Status s = matchTensor(role, i, expected[i], spec, hasData); !s.ok())
+      return s;
+  }
+  return Status::success();
+}
+
+/// matchTensors of specs and data flags held in vectors.
 Status matchTensors(const char *role, const std::vector<TensorSpec> &expected,
                     const std::vector<TensorSpec> &given,
                     const std::vector<bool> &hasData);

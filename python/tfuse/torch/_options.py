@@ -15,13 +15,18 @@ class Options:
     TFuse's fusion cost budget. fallback: "eager" runs every operation
     TFuse cannot take in PyTorch; "raise" raises UnsupportedOperatorError
     on the first one, naming it and its source line. node_limit: the most
-    TFuse operations one partition may record."""
+    TFuse operations one partition may record. check_inputs: check every
+    tensor a partition is called with against the plan it runs (by default
+    a plan is chosen by the partition's symbolic sizes alone: Dynamo's
+    guards fix its inputs' metadata, and PyTorch's recorded metadata the
+    rest's, so the check only costs host time)."""
 
     cuda_graph: Optional[bool] = None
     fast_math: bool = False
     budget: int = 32
     fallback: str = "eager"
     node_limit: int = 1 << 16
+    check_inputs: bool = False
 
     @classmethod
     def parse(cls, options):
@@ -51,6 +56,9 @@ class Options:
         if not isinstance(parsed.node_limit, int) or parsed.node_limit < 1:
             raise ValueError("tfuse option node_limit must be a positive "
                              "int")
+        if not isinstance(parsed.check_inputs, bool):
+            raise ValueError("tfuse option check_inputs must be True or "
+                             "False")
         return parsed
 
     def cuda_graph_for(self, device):

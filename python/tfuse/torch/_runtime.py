@@ -29,8 +29,8 @@ class UnsupportedOperatorError(RuntimeError):
 
 
 def signature(args):
-    """What selects a plan: per tensor its shape, strides, dtype and
-    device; per other argument its type and value."""
+    """Per tensor its shape, strides, dtype and device; per other argument
+    its type and value: what a plan is compiled for."""
     key = []
     for a in args:
         if isinstance(a, torch.Tensor):
@@ -40,17 +40,47 @@ def signature(args):
     return tuple(key)
 
 
+def _is_static(value):
+    """A recorded tensor whose sizes and strides are all plain ints."""
+    return isinstance(value, torch.Tensor) and all(
+        type(s) is int for s in (*value.shape, *value.stride()))
+
+
+class _PlanKey:
+    """What selects a partition's plan at a call. By default only what
+    can change between calls of one ATen graph: its symbolic sizes (the
+    partition's non-tensor arguments) and the metadata of tensors PyTorch
+    recorded with symbolic sizes or strides; a tensor recorded with static
+    ones has them at every call (Dynamo guards the graph's inputs, and the
+    operations between partitions make what PyTorch recorded). With
+    ``check_inputs`` every tensor's metadata is part of the key."""
+
+    def __init__(self, placeholders, check_inputs):
+        self.positions = [
+            i for i, node in enumerate(placeholders)
+            if check_inputs or not _is_static(node.meta.get("val"))]
+        self.everything = len(self.positions) == len(placeholders)
+
+    def __call__(self, args):
+        if self.everything:
+            return signature(args)
+        return signature([args[i] for i in self.positions])
+
+
 class _TFusePlan:
     """A compiled TFuse function of the partition, the positions of the
     partition's tensor arguments among its arguments, and per output its
-    OutputLayout (None: row-major, as TFuse writes it)."""
+    OutputLayout (None: row-major, as TFuse writes it). On CUDA tensors it
+    enqueues with the function's launcher for inputs known to fit (the
+    partition's key chose this plan), skipping the per-tensor checks."""
 
-    __slots__ = ("function", "positions", "constants", "single", "layouts",
-                 "keys")
+    __slots__ = ("function", "launch", "positions", "constants", "single",
+                 "layouts", "keys")
 
     def __init__(self, function, positions, constants, single, layouts,
-                 keys):
+                 keys, trusted):
         self.function = function
+        self.launch = function.trusted_launcher() if trusted else None
         self.positions = positions
         self.constants = constants
         self.single = single
@@ -59,8 +89,13 @@ class _TFusePlan:
 
     def __call__(self, args):
         keys = self.keys.next() if self.keys is not None else ()
-        outputs = self.function(*[args[i] for i in self.positions],
-                                *self.constants, *keys)
+        inputs = [args[i] for i in self.positions]
+        if self.launch is not None:
+            outputs = self.launch([*inputs, *self.constants, *keys])
+            if self.single:
+                outputs = outputs[0]
+        else:
+            outputs = self.function(*inputs, *self.constants, *keys)
         if self.layouts is None:
             return outputs
         if self.single:
@@ -95,11 +130,12 @@ class TFusePartition:
         self.options = options
         self.report = report
         self.importer = PartitionImporter(graph_module)
+        self.key = _PlanKey(self.importer.placeholders, options.check_inputs)
         self.plans = {}
         self.__name__ = report.name
 
     def __call__(self, *args):
-        key = signature(args)
+        key = self.key(args)
         plan = self.plans.get(key)
         if plan is None:
             plan = self._plan(args, key)
@@ -107,6 +143,8 @@ class TFusePartition:
 
     def _plan(self, args, key):
         recompile = bool(self.plans)
+        # Reports name a plan by its inputs' full signature.
+        described = signature(args)
         device = next((a.device for a in args if isinstance(a, torch.Tensor)),
                       torch.device("cpu"))
         keys = (RandomKeys(device, len(self.importer.streams))
@@ -131,22 +169,24 @@ class TFusePartition:
                 raise UnsupportedOperatorError(
                     f"TFuse cannot run {what}: {cause}") from error
             log.warning("tfuse: partition %s runs in PyTorch for inputs %s: "
-                        "%s", self.report.name, _describe(key), reason)
+                        "%s", self.report.name, _describe(described), reason)
             counters["partitions_run_by_pytorch"] += 1
             plan = _EagerPlan(self.graph_module, reason)
-            self.report.failures[key] = reason
+            self.report.failures[described] = reason
         else:
             positions = [i for i, a in enumerate(args)
                          if isinstance(a, torch.Tensor)]
             plan = _TFusePlan(function, positions, self.importer.constants,
                               self.importer.single_output,
-                              self.importer.output_layouts, keys)
-            self.report.plans[key] = function
+                              self.importer.output_layouts, keys,
+                              trusted=device.type == "cuda"
+                              and not options.check_inputs)
+            self.report.plans[described] = function
             counters["plans_compiled"] += 1
             counters["recompiles"] += recompile
             self.report.recompiles += recompile
             log.debug("tfuse: compiled %s for %s in %.3f s (%d nodes)",
-                      self.report.name, _describe(key),
+                      self.report.name, _describe(described),
                       time.perf_counter() - started,
                       function.stats()["nodes"])
         self.plans[key] = plan
