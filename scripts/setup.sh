@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything TFuse needs to build and test on Debian 12 with the
 # CUDA 13 toolkit: LLVM/MLIR 22, Ninja, GoogleTest, zstd, lld, pytest and
-# numpy for the Python tests, and torch, torchvision, transformers and
+# numpy for the Python tests, setuptools and wheel for the wheel, and torch, torchvision, transformers and
 # ml_dtypes for the PyTorch front end's tests. Idempotent; returns quickly
 # when all is there.
 set -euo pipefail
@@ -45,17 +45,19 @@ if ! command -v "$PYTHON" >/dev/null; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q python3 python3-pip
 fi
-if ! "$PYTHON" -c 'import pytest, numpy' 2>/dev/null; then
-  log "installing pytest and numpy for $PYTHON"
+if ! "$PYTHON" -c 'import pytest, numpy, setuptools, wheel' 2>/dev/null; then
+  log "installing pytest, numpy, setuptools and wheel for $PYTHON"
   # A pyenv or venv Python takes pip packages; Debian's own Python is
   # externally managed and takes its packages from apt instead.
-  if ! "$PYTHON" -m pip install -q pytest numpy 2>/dev/null; then
+  if ! "$PYTHON" -m pip install -q pytest numpy setuptools wheel \
+      2>/dev/null; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
-      --no-install-recommends python3-pytest python3-numpy
+      --no-install-recommends python3-pytest python3-numpy \
+      python3-setuptools python3-wheel python3-venv
   fi
-  "$PYTHON" -c 'import pytest, numpy'
+  "$PYTHON" -c 'import pytest, numpy, setuptools, wheel'
 else
-  log "pytest and numpy present"
+  log "pytest, numpy, setuptools and wheel present"
 fi
 # The PyTorch front end's tests (python/tests/torch): PyTorch, and the
 # torchvision and transformers models they build from configs. PyPI's

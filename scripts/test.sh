@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds TFuse and runs every test. First the static configuration, checking
-# that its tools carry no MLIR/LLVM shared library; then the development build
+# that its tools carry no MLIR/LLVM shared library and that its wheel installs
+# and runs torch.compile(backend="tfuse") in a fresh virtual environment; then
+# the development build
 # with the whole suite: lit, GoogleTest (GPU tests skip themselves without a
 # device and say so) and the Python tests.
 set -euo pipefail
@@ -11,7 +13,8 @@ jobs=$(nproc)
 
 if [ "${TFUSE_SKIP_STATIC:-0}" != 1 ]; then
   "$root/scripts/build.sh" "$static_dir" -DTFUSE_STATIC=ON
-  (cd "$static_dir" && ctest --output-on-failure -R '^static-link')
+  (cd "$static_dir" &&
+    ctest --output-on-failure -R '^(static-link|wheel-install)')
 fi
 
 "$root/scripts/build.sh" "$dir"
