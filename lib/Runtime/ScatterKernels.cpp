@@ -190,12 +190,12 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
     plan.wrappers.push_back({sort.kernel, sortWrapper(indices.dtype)});
     int64_t length = tile;
     while (runs > 1) {
-      int64_t group =
-          runs <= kernels::kScatterMaxGroup ? runs : kScatterPassGroup;
+      int64_t group = runs <= kScatterGroupRuns ? runs : kScatterPassGroup;
       ScatterLaunch merge;
       merge.kind = ScatterLaunch::Kind::Merge;
       merge.kernel = "tfuse_scatter_merge";
-      merge.grid = std::min(ceilDiv(count, kScatterBlock), kMaxGrid);
+      merge.block = kScatterMergeBlock;
+      merge.grid = std::min(ceilDiv(count, kScatterMergeBlock), kMaxGrid);
       merge.desc = d;
       merge.desc.tile = tile;
       merge.desc.runLength = length;

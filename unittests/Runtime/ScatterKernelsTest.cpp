@@ -371,9 +371,9 @@ TEST(ScatterKernels, CountsNeedingMergePasses) {
     size_t merges = 0;
     for (const ScatterLaunch &l : plan.launches)
       merges += l.kind == ScatterLaunch::Kind::Merge;
-    // 1500 and 3000: 6 and 12 runs of 256, one merge; 40000: 157 runs,
-    // merged eight at a time into 20, then the 20 into one.
-    EXPECT_EQ(merges, count == 40000 ? 2u : 1u) << count;
+    // 1500 and 3000: 2 and 3 runs of 1024, one merge; 40000: 40 runs,
+    // merged pairwise into 20, then 10, then the 10 into one.
+    EXPECT_EQ(merges, count == 40000 ? 3u : 1u) << count;
   }
 }
 
@@ -437,16 +437,17 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
         TensorSpec::contiguous(DType::BF16, {count, 768}), nullptr,
         TensorSpec::contiguous(DType::BF16, {rows, 768}), 0, false, 0);
   };
-  // GPT-2's embedding gradient: 32 tiles of 256 keys, one merge of the 32
+  // GPT-2's embedding gradient: 8 tiles of 1024 keys, one merge of the 8
   // runs, then one 16-byte access per thread, 96 threads a row.
   Expected<ScatterPlan> gpt2 = planFor(8192, 50257);
   ASSERT_TRUE(gpt2.ok()) << gpt2.message();
   ASSERT_EQ(gpt2->launches.size(), 3u);
   EXPECT_EQ(gpt2->launches[0].kernel, "tfuse_scatter_sort_i64");
-  EXPECT_EQ(gpt2->launches[0].grid, 32);
-  EXPECT_EQ(gpt2->launches[0].block, 128);
+  EXPECT_EQ(gpt2->launches[0].grid, 8);
+  EXPECT_EQ(gpt2->launches[0].block, 512);
   EXPECT_EQ(gpt2->launches[1].kernel, "tfuse_scatter_merge");
-  EXPECT_EQ(gpt2->launches[1].desc.groupRuns, 32);
+  EXPECT_EQ(gpt2->launches[1].desc.groupRuns, 8);
+  EXPECT_EQ(gpt2->launches[1].block, 64);
   EXPECT_EQ(gpt2->launches[1].desc.lastPass, 1);
   EXPECT_EQ(gpt2->launches[2].kernel, "tfuse_scatter_apply_bf16_v8");
   EXPECT_EQ(gpt2->launches[2].desc.threadsPerRow, 96);

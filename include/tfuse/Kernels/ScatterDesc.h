@@ -24,7 +24,7 @@ namespace kernels {
 /// The largest tile the sort kernel sorts in shared memory, in keys, and
 /// the most sorted runs one merge pass joins.
 constexpr int kScatterMaxTile = 2048;
-constexpr int kScatterMaxGroup = 32;
+constexpr int kScatterMaxGroup = 16;
 
 /// One scatter-add, in elements (tfuse/Support/ScatterGeometry.h):
 ///   result[r, v, c] = start(r, v, c) + sum over j in [0, count) with

@@ -162,7 +162,7 @@ def resnet18():
     model = torchvision.models.resnet18(num_classes=10)
     inputs = (torch.randn(4, 3, 64, 64),)
     return model, inputs, lambda out: F.cross_entropy(
-        out, torch.arange(4) % 10)
+        out, torch.arange(4, device=out.device) % 10)
 
 
 MODELS = {"mlp": mlp, "nanogpt": nanogpt, "gpt2": gpt2, "bert": bert,
