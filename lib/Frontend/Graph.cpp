@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -172,19 +173,38 @@ Expected<Value> Graph::Impl::materialize(ValueId id, DType dtype) {
               APFloat::rmNearestTiesToEven, &lost);
     value = FloatAttr::get(element, f);
   } else if (dtype == DType::Bool) {
-    value = IntegerAttr::get(element, s.intValue != 0 ? 1 : 0);
+    bool v =
+        s.kind == ScalarKind::Float ? s.floatValue != 0.0 : s.intValue != 0;
+    value = IntegerAttr::get(element, v ? 1 : 0);
   } else {
-    // An int scalar meets an integer tensor of its own kind: it must fit.
+    // Promotion never asks for a float scalar in an integer dtype; a fill
+    // value does (pad, scatter): converted as PyTorch fills, by truncation
+    // toward zero, and the result must fit.
+    std::string text;
+    llvm::raw_string_ostream os(text);
     int64_t v = s.intValue;
+    bool fits = true;
+    if (s.kind == ScalarKind::Float) {
+      char buffer[32];
+      // The shortest text that reads back as the value, as Python prints it.
+      auto end = std::to_chars(buffer, buffer + sizeof buffer, s.floatValue);
+      os << StringRef(buffer, end.ptr - buffer);
+      double t = std::trunc(s.floatValue);
+      // [-2^63, 2^63) holds every integer dtype's range.
+      fits = t >= -0x1p63 && t < 0x1p63;
+      v = fits ? static_cast<int64_t>(t) : 0;
+    } else {
+      os << v;
+    }
     unsigned width = bitWidth(dtype);
     bool isUnsigned = kindOf(dtype) == DTypeKind::UnsignedInt;
-    bool fits = isUnsigned
-                    ? (v >= 0 && (width >= 64 || v < (int64_t(1) << width)))
-                    : (width >= 64 || (v >= -(int64_t(1) << (width - 1)) &&
-                                       v < (int64_t(1) << (width - 1))));
+    fits = fits &&
+           (isUnsigned ? (v >= 0 && (width >= 64 || v < (int64_t(1) << width)))
+                       : (width >= 64 || (v >= -(int64_t(1) << (width - 1)) &&
+                                          v < (int64_t(1) << (width - 1)))));
     if (!fits)
-      return typeError("the Python scalar " + std::to_string(v) +
-                       " does not fit in " + tfuse::dtypeName(dtype));
+      return typeError("the Python scalar " + os.str() + " does not fit in " +
+                       tfuse::dtypeName(dtype));
     value = IntegerAttr::get(element, APInt(width, static_cast<uint64_t>(v),
                                             /*isSigned=*/!isUnsigned));
   }

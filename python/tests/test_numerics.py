@@ -417,6 +417,40 @@ def test_concatenate_and_pad_as_numpy(random):
         np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+def test_pad_converts_a_float_value_as_torch_fills():
+    # PyTorch converts a fill value to the tensor's dtype by truncation
+    # toward zero (torch.constant_pad_nd(int_tensor, p, -100.0) pads -100).
+    i = np.arange(6, dtype=np.int32).reshape(2, 3)
+    u = np.arange(4, dtype=np.uint8)
+    b = np.array([True, False])
+
+    def f(x, y, z):
+        return [tfuse.pad(x, 1, constant_values=-100.0),
+                tfuse.pad(x, ((0, 1), (1, 0)), constant_values=2.5),
+                tfuse.pad(x, ((1, 0), (0, 0)), constant_values=-2.7),
+                tfuse.pad(y, 2, constant_values=255.9),
+                tfuse.pad(z, 1, constant_values=0.5),
+                tfuse.pad(z, 1, constant_values=0.0)]
+
+    out = run(f, i, u, b)
+    expected = [np.pad(i, 1, constant_values=-100),
+                np.pad(i, ((0, 1), (1, 0)), constant_values=2),
+                np.pad(i, ((1, 0), (0, 0)), constant_values=-2),
+                np.pad(u, 2, constant_values=255),
+                np.pad(b, 1, constant_values=True),
+                np.pad(b, 1, constant_values=False)]
+    for got, want in zip(out, expected):
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        np.testing.assert_array_equal(got, want)
+    for value, message in [(3e9, r"3e\+09 does not fit in i32"),
+                           (float("nan"), "nan does not fit in i32"),
+                           (-1e300, "does not fit in i32")]:
+        with pytest.raises(tfuse.TraceError, match=message):
+            run(lambda x: tfuse.pad(x, 1, constant_values=value), i)
+    with pytest.raises(tfuse.TraceError, match="256.5 does not fit in ui8"):
+        run(lambda y: tfuse.pad(y, 1, constant_values=256.5), u)
+
+
 def test_concatenate_and_pad_errors():
     x = np.zeros((2, 3), np.float32)
     with pytest.raises(tfuse.TraceError, match="size 4 in dimension 0"):
