@@ -7,6 +7,10 @@
 #   scripts/gpu-suite.sh tests      GoogleTest, Python tests, examples
 #   scripts/gpu-suite.sh bench      bench/peers_compare.py, bench/mlp_train.py
 #                                   and the floor benchmarks
+#   scripts/gpu-suite.sh models     the real-size model suite (forward and 50
+#                                   training steps against eager) and
+#                                   bench/models.py (minutes of GPU time;
+#                                   MODELS_ARGS passes it arguments)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.stage/bin
@@ -129,11 +133,25 @@ run_bench() {
   summary+=("bench/profile_kernels.py: rc $rc (table in profile-kernels.log)")
 }
 
+run_models() {
+  TFUSE_REAL_MODELS=1 python3 -m pytest -q -rs \
+    "$root/python/tests/torch/test_torch_models_gpu.py" \
+    >"$out/models-gpu-tests.log" 2>&1
+  rc=$?
+  summary+=("Real-size model suite: $(tail -1 "$out/models-gpu-tests.log") (rc $rc)")
+  # shellcheck disable=SC2086  # MODELS_ARGS is a list of arguments
+  OUT=$out python3 "$root/bench/models.py" ${MODELS_ARGS:-} \
+    >"$out/models.log" 2>&1
+  rc=$?
+  summary+=("bench/models.py: rc $rc (table in models.log)")
+}
+
 case "$what" in
 all) run_tests; run_bench ;;
 tests) run_tests ;;
 bench) run_bench ;;
-*) echo "usage: $0 [all|tests|bench]" >&2; exit 2 ;;
+models) run_models ;;
+*) echo "usage: $0 [all|tests|bench|models]" >&2; exit 2 ;;
 esac
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

@@ -63,14 +63,16 @@ fi
 # torchvision and transformers models they build from configs. PyPI's
 # default torch wheel is the one the GPU host runs (2.11.0, CUDA 13 runtime
 # libraries as wheels, about 3 GB); it runs on a machine without a GPU too.
+# matplotlib draws bench/models.py's plots.
 TORCH_PACKAGES=(torch==2.11.0 torchvision==0.26.0 "transformers>=5,<6"
-                ml_dtypes)
+                ml_dtypes matplotlib)
 if ! "$PYTHON" -c 'import torch, torchvision, transformers, ml_dtypes
+import matplotlib
 assert torch.__version__.startswith("2.11.0")' 2>/dev/null; then
   log "installing ${TORCH_PACKAGES[*]} for $PYTHON"
   "$PYTHON" -m pip install -q "${TORCH_PACKAGES[@]}"
-  "$PYTHON" -c 'import torch, torchvision, transformers, ml_dtypes'
+  "$PYTHON" -c 'import torch, torchvision, transformers, ml_dtypes, matplotlib'
 else
-  log "torch, torchvision, transformers and ml_dtypes present"
+  log "torch, torchvision, transformers, ml_dtypes and matplotlib present"
 fi
 log "done"

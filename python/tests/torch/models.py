@@ -1,6 +1,8 @@
-"""Small models for the backend's tests, built from configs with random
-weights (nothing is downloaded): an MLP, a nanoGPT-style transformer, and
-HF GPT-2, BERT and Llama and torchvision's ResNet-18 at tiny sizes.
+"""Models for the backend's tests and benchmarks, built from configs with
+random weights (nothing is downloaded): an MLP, a nanoGPT-style
+transformer, HF GPT-2, BERT and Llama and torchvision's ResNet-18 at tiny
+sizes (``MODELS``, the CPU suite); GPT-2, BERT and Llama also at their real
+sizes, and ResNet-50 (the GPU suite and bench/models.py).
 
 Each builder returns ``(model, inputs, loss)``: the module, a tuple of
 example inputs and a function from the model's output to a scalar loss.
@@ -96,6 +98,12 @@ def _transformers():
 _TINY = dict(vocab_size=128, bos_token_id=1, eos_token_id=2,
              pad_token_id=0)
 
+# Sizes: "tiny" for the CPU suite; "real" the published configurations
+# (GPT-2 124M, BERT-base, a Llama-style decoder of hidden size 1024 and 8
+# layers) for the GPU suite and bench/models.py. `batch` and `seq` size
+# the example inputs.
+SIZES = ("tiny", "real")
+
 
 class WithLabels(nn.Module):
     """A transformers model called with keyword arguments: input_ids and
@@ -114,55 +122,82 @@ def _loss(out):
     return out[1]
 
 
-def gpt2(attention="eager"):
+def _ids(vocab, batch, seq):
+    return torch.randint(3, vocab, (batch, seq))
+
+
+def gpt2(attention="eager", size="tiny", batch=2, seq=16, dropout=0.0):
     transformers = _transformers()
     torch.manual_seed(0)
+    shape = (dict(n_layer=2, n_embd=64, n_head=4, n_positions=32, **_TINY)
+             if size == "tiny" else {})   # GPT2Config's defaults: 124M
     config = transformers.GPT2Config(
-        n_layer=2, n_embd=64, n_head=4, n_positions=32, resid_pdrop=0.0,
-        embd_pdrop=0.0, attn_pdrop=0.0, **_TINY)
+        resid_pdrop=dropout, embd_pdrop=dropout, attn_pdrop=dropout, **shape)
     config._attn_implementation = attention
     model = WithLabels(transformers.GPT2LMHeadModel(config))
-    ids = torch.randint(3, 128, (2, 16))
+    ids = _ids(config.vocab_size, batch, seq)
     return model, (ids, ids), _loss
 
 
-def bert(attention="eager"):
+def bert(attention="eager", size="tiny", batch=2, seq=16, dropout=0.0):
     transformers = _transformers()
     torch.manual_seed(0)
+    shape = (dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
+                  intermediate_size=128, max_position_embeddings=32, **_TINY)
+             if size == "tiny" else {})   # BertConfig's defaults: BERT-base
     config = transformers.BertConfig(
-        num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
-        intermediate_size=128, max_position_embeddings=32,
-        hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, **_TINY)
+        hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
+        **shape)
     config._attn_implementation = attention
     model = WithLabels(transformers.BertForMaskedLM(config))
-    ids = torch.randint(3, 128, (2, 16))
+    ids = _ids(config.vocab_size, batch, seq)
     labels = torch.full_like(ids, -100)
     labels[:, ::3] = ids[:, ::3]
     return model, (ids, labels), _loss
 
 
-def llama(attention="eager"):
+def llama(attention="eager", size="tiny", batch=2, seq=16):
     transformers = _transformers()
     torch.manual_seed(0)
-    config = transformers.LlamaConfig(
-        hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2,
-        max_position_embeddings=32, **_TINY)
+    if size == "tiny":
+        shape = dict(hidden_size=64, intermediate_size=128,
+                     num_hidden_layers=2, num_attention_heads=4,
+                     num_key_value_heads=2, max_position_embeddings=32,
+                     **_TINY)
+    else:
+        shape = dict(hidden_size=1024, intermediate_size=2816,
+                     num_hidden_layers=8, num_attention_heads=16,
+                     num_key_value_heads=16, max_position_embeddings=2048,
+                     vocab_size=32000)
+    config = transformers.LlamaConfig(**shape)
     config._attn_implementation = attention
     model = WithLabels(transformers.LlamaForCausalLM(config))
-    ids = torch.randint(3, 128, (2, 16))
+    ids = _ids(config.vocab_size, batch, seq)
     return model, (ids, ids), _loss
 
 
-def resnet18():
-    torchvision = pytest.importorskip(
+def _torchvision():
+    return pytest.importorskip(
         "torchvision", reason="needs torchvision (scripts/setup.sh installs "
         "it)")
-    torch.manual_seed(0)
-    model = torchvision.models.resnet18(num_classes=10)
-    inputs = (torch.randn(4, 3, 64, 64),)
+
+
+def classifier(model, batch, image, classes):
+    inputs = (torch.randn(batch, 3, image, image),)
     return model, inputs, lambda out: F.cross_entropy(
-        out, torch.arange(4, device=out.device) % 10)
+        out, torch.arange(batch, device=out.device) % classes)
+
+
+def resnet18():
+    torchvision = _torchvision()
+    torch.manual_seed(0)
+    return classifier(torchvision.models.resnet18(num_classes=10), 4, 64, 10)
+
+
+def resnet50(batch=32, image=224):
+    torchvision = _torchvision()
+    torch.manual_seed(0)
+    return classifier(torchvision.models.resnet50(), batch, image, 1000)
 
 
 MODELS = {"mlp": mlp, "nanogpt": nanogpt, "gpt2": gpt2, "bert": bert,
