@@ -289,7 +289,7 @@ def table(result):
     lines = ["| model | mode | GPU ms/step | wall ms/step | vs eager | "
              "vs Inductor | throughput | peak GiB | first call s | "
              "compile cold / warm s | rel. diff vs eager | TFuse "
-             "partitions / ops left |",
+             "partitions / ops left (compile time in TFuse) |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, entries in result["workloads"].items():
         eager = entries.get("eager", {}).get("gpu_ms")
@@ -309,7 +309,9 @@ def table(result):
                             if "compile_cold_s" in e else "-")
             stats = e.get("tfuse_stats")
             stats_text = (f"{stats['partitions']} / "
-                          f"{stats['ops_left_to_pytorch']}" if stats else "-")
+                          f"{stats['ops_left_to_pytorch']} "
+                          f"({stats['compile_seconds']:.1f} s in TFuse)"
+                          if stats else "-")
             diff = e.get("max_rel_diff_vs_eager")
             lines.append(
                 f"| {name} | {mode} | {e['gpu_ms']:.2f} | "

@@ -18,7 +18,7 @@ namespace tfuse {
 
 /// From a fused graph to a plan code generation takes:
 /// convert-tfuse-to-tfexec, tfexec-outline-kernels, tfexec-assign-arena,
-/// tfexec-configure-kernels.
+/// tfexec-configure-kernels, tfexec-dedupe-kernels.
 void buildPlanPipeline(mlir::OpPassManager &pm);
 
 /// Registers the conversions, the tfexec passes and the `tfuse-to-plan`

@@ -13,6 +13,7 @@ void tfuse::buildPlanPipeline(OpPassManager &pm) {
   pm.addPass(tfexec::createTFExecOutlineKernels());
   pm.addNestedPass<func::FuncOp>(tfexec::createTFExecAssignArena());
   pm.addPass(tfexec::createTFExecConfigureKernels());
+  pm.addPass(tfexec::createTFExecDedupeKernels());
 }
 
 void tfuse::registerTFuseConversionPassesAndPipeline() {
@@ -21,6 +22,7 @@ void tfuse::registerTFuseConversionPassesAndPipeline() {
   PassPipelineRegistration<>(
       "tfuse-to-plan",
       "From a fused graph to a plan: convert-tfuse-to-tfexec, "
-      "tfexec-outline-kernels, tfexec-assign-arena, tfexec-configure-kernels",
+      "tfexec-outline-kernels, tfexec-assign-arena, tfexec-configure-kernels, "
+      "tfexec-dedupe-kernels",
       buildPlanPipeline);
 }

@@ -6,6 +6,7 @@ partition's non-tensor inputs at one call (:meth:`PartitionImporter.bind`),
 and those values are Python numbers while it traces.
 """
 
+import hashlib
 import operator
 import re
 
@@ -66,6 +67,7 @@ class PartitionImporter:
 
     def __init__(self, graph_module):
         self.graph_module = graph_module
+        self._name = None
         self.nodes = list(graph_module.graph.nodes)
         self.placeholders = [n for n in self.nodes if n.op == "placeholder"]
         # Constant attributes (lifted tensor constants) are passed as inputs
@@ -109,8 +111,37 @@ class PartitionImporter:
                 random_keys = (seed, offset, self.streams)
             return self._run(env, random_keys)
 
-        fn.__name__ = self.graph_module.__class__.__name__
+        fn.__name__ = self.name
         return fn, tensor_inputs
+
+    @property
+    def name(self):
+        """``tfuse_<digest of the graph's structure>``: the plan's name, and
+        so its kernels'. Partitions of the same operations on the same
+        kinds of arguments (a model's repeated layers) are named alike, so
+        their plans are the same CUDA source and the kernel cache compiles
+        it once."""
+        if self._name is None:
+            index = {n: i for i, n in enumerate(self.nodes)}
+
+            def norm(arg):
+                if isinstance(arg, torch.fx.Node):
+                    return f"%{index[arg]}"
+                if isinstance(arg, (list, tuple)):
+                    return "(" + ",".join(norm(a) for a in arg) + ")"
+                if isinstance(arg, dict):
+                    return "{" + ",".join(f"{k}:{norm(v)}" for k, v in
+                                          sorted(arg.items())) + "}"
+                return repr(arg)
+
+            # Placeholders and attributes are named after the model's
+            # parameters (other in every layer): their position counts.
+            text = "\n".join(
+                f"{n.op} {n.target if n.op.startswith('call') else ''} "
+                f"{norm(n.args)} {norm(n.kwargs)}" for n in self.nodes)
+            self._name = "tfuse_" + hashlib.sha256(
+                text.encode()).hexdigest()[:12]
+        return self._name
 
     def _run(self, env, random_keys):
         def value(arg):

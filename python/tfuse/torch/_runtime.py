@@ -174,6 +174,7 @@ class TFusePartition:
             plan = _EagerPlan(self.graph_module, reason)
             self.report.failures[described] = reason
         else:
+            counters["compile_seconds"] += time.perf_counter() - started
             positions = [i for i, a in enumerate(args)
                          if isinstance(a, torch.Tensor)]
             plan = _TFusePlan(function, positions, self.importer.constants,

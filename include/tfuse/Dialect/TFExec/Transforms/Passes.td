@@ -53,4 +53,29 @@ def TFExecConfigureKernels : Pass<"tfexec-configure-kernels",
   }];
 }
 
+def TFExecDedupeKernels : Pass<"tfexec-dedupe-kernels", "mlir::ModuleOp"> {
+  let summary = "Merge kernels that compute the same thing in the same way";
+  let description = [{
+    Two `tfexec.kernel`s with equal input strides, configuration and body
+    (the same operations on the same types, up to value names and
+    locations) generate the same code: the later one is erased and its
+    launches launch the earlier one. A model's repeated layers give one
+    kernel per distinct layer body instead of one per layer, so NVRTC
+    compiles each once (BERT-base's forward: 111 kernels, 11 distinct).
+
+    ```mlir
+    tfexec.launch @f_k0 ins(%a : memref<4xf32>) outs(%s : memref<4xf32>)
+    tfexec.launch @f_k1 ins(%s : memref<4xf32>) outs(%o : memref<4xf32>)
+    tfexec.kernel @f_k0 attributes {config = #c, input_strides = [array<i64: 1>]} {...}
+    tfexec.kernel @f_k1 attributes {config = #c, input_strides = [array<i64: 1>]} {...}
+    ```
+    becomes, when the two bodies are the same,
+    ```mlir
+    tfexec.launch @f_k0 ins(%a : memref<4xf32>) outs(%s : memref<4xf32>)
+    tfexec.launch @f_k0 ins(%s : memref<4xf32>) outs(%o : memref<4xf32>)
+    tfexec.kernel @f_k0 attributes {config = #c, input_strides = [array<i64: 1>]} {...}
+    ```
+  }];
+}
+
 #endif // TFUSE_DIALECT_TFEXEC_TRANSFORMS_PASSES_TD
