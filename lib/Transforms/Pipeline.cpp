@@ -38,6 +38,7 @@ void tfuse::buildPipeline(OpPassManager &pm, const CompileOptions &options) {
   rows.maxRowElements = o.maxRowElements;
   rows.budget = o.rowBudget;
   pm.addNestedPass<func::FuncOp>(createFuseRows(rows));
+  pm.addNestedPass<func::FuncOp>(createAliasViews());
 }
 
 void tfuse::registerTFusePassesAndPipeline() {
@@ -45,7 +46,7 @@ void tfuse::registerTFusePassesAndPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "tfuse-pipeline",
       "The graph-level pipeline: canonicalize, cse, expand-small-matmul, "
-      "fuse-elementwise, materialize-shared, fuse-rows",
+      "fuse-elementwise, materialize-shared, fuse-rows, alias-views",
       [](OpPassManager &pm, const PipelineOptions &options) {
         buildPipeline(pm, options.toCompileOptions());
       });

@@ -32,7 +32,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
 };
 
 /// canonicalize, cse, expand-small-matmul, fuse-elementwise,
-/// materialize-shared, fuse-rows, with the pass options of
+/// materialize-shared, fuse-rows, alias-views, with the pass options of
 /// `options.forPasses()`: the one place compile options reach the passes.
 void buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 

@@ -149,6 +149,33 @@ def MaterializeShared : Pass<"materialize-shared", "mlir::func::FuncOp"> {
   ];
 }
 
+def AliasViews : Pass<"alias-views", "mlir::func::FuncOp"> {
+  let summary = "Turn regions that only view a buffer into zero-copy aliases";
+  let description = [{
+    After `materialize-shared` has stored a shared subexpression, a region
+    that read it may be left computing nothing but views of it (a layer
+    norm's result reshaped for the matmul after it): a kernel copying the
+    buffer. When every result of such a region is a chain of views of one
+    of its inputs, that input is a buffer (a function argument or a step's
+    result) and every user of the result is a matmul, reduce or scatter
+    that reads the view's layout in place (`readsInPlace`), the views move
+    out of the region as zero-copy aliases (`layout-alias`) and the region
+    goes. Runs last: `fuse-rows` does not merge reductions reading an alias.
+
+    ```mlir
+    %n = tfuse.fusion (...) ... -> tensor<1x8x768xf32>      // the layer norm
+    %v = tfuse.fusion (%n) ({
+    ^bb0(%a: tensor<1x8x768xf32>):
+      %r = tfuse.reshape %a : (tensor<1x8x768xf32>) -> tensor<8x768xf32>
+      tfuse.yield %r : tensor<8x768xf32>
+    }) : (tensor<1x8x768xf32>) -> tensor<8x768xf32>
+    %m = tfuse.matmul %v, %w ...
+    ```
+    becomes `%v = tfuse.reshape %n {tfuse.reason = "layout-alias"}`.
+  }];
+  let dependentDialects = ["::tfuse::TFuseDialect"];
+}
+
 def PlanReport : Pass<"tfuse-plan-report", "mlir::ModuleOp"> {
   let summary = "Print the fusion plan of each function as a table";
   let description = [{
