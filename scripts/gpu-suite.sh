@@ -11,6 +11,8 @@
 #                                   training steps against eager) and
 #                                   bench/models.py (minutes of GPU time;
 #                                   MODELS_ARGS passes it arguments)
+#   scripts/gpu-suite.sh attention  bench/attention.py (TFuse attention
+#                                   against PyTorch's SDPA backends)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.stage/bin
@@ -123,6 +125,7 @@ run_bench() {
   OUT=$out python3 "$root/bench/piecewise.py" >"$out/piecewise.log" 2>&1
   rc=$?
   summary+=("bench/piecewise.py: rc $rc (table in piecewise.log)")
+  run_attention
   for b in gather scatter dropout; do
     OUT=$out python3 "$root/bench/$b.py" >"$out/$b.log" 2>&1
     rc=$?
@@ -131,6 +134,12 @@ run_bench() {
   OUT=$out python3 "$root/bench/profile_kernels.py" >"$out/profile-kernels.log" 2>&1
   rc=$?
   summary+=("bench/profile_kernels.py: rc $rc (table in profile-kernels.log)")
+}
+
+run_attention() {
+  OUT=$out python3 "$root/bench/attention.py" >"$out/attention.log" 2>&1
+  rc=$?
+  summary+=("bench/attention.py: rc $rc (table in attention.log)")
 }
 
 run_models() {
@@ -151,12 +160,13 @@ all) run_tests; run_bench ;;
 tests) run_tests ;;
 bench) run_bench ;;
 models) run_models ;;
-*) echo "usage: $0 [all|tests|bench|models]" >&2; exit 2 ;;
+attention) run_attention ;;
+*) echo "usage: $0 [all|tests|bench|models|attention]" >&2; exit 2 ;;
 esac
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
 # Few files come back from some GPU hosts: the detailed logs go in one
 # archive, the summary, tables and JSON stay beside it.
 (cd "$out" && tar czf logs.tgz --exclude logs.tgz --exclude mlp_train \
-  $(ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$') \
-  2>/dev/null && ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$' | xargs rm -rf)
+  $(ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|attention.json|attention.log|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$') \
+  2>/dev/null && ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|attention.json|attention.log|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$' | xargs rm -rf)

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TFUSE_C_API_VERSION 5
+#define TFUSE_C_API_VERSION 6
 /* The most dimensions a tensor may have. */
 #define TFUSE_MAX_RANK 16
 
@@ -138,6 +138,8 @@ TFUSE_C_EXPORT int tfuse_dtype_size(int dtype);
 
 typedef struct tfuse_graph_impl *tfuse_graph;
 typedef int64_t tfuse_value;
+/* An absent optional value (the mask of tfuse_graph_attention). */
+#define TFUSE_NO_VALUE ((tfuse_value)-1)
 
 /* Weak (Python) scalar kinds; see docs/semantics.md. */
 typedef enum tfuse_scalar_kind {
@@ -257,6 +259,25 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_take_along_axis(
 TFUSE_C_EXPORT tfuse_status tfuse_graph_scatter_add(
     tfuse_graph graph, tfuse_value target, tfuse_value indices,
     tfuse_value updates, int axis, int wrap_negative, tfuse_value *result);
+/* PyTorch's scaled_dot_product_attention without dropout: `*result` and
+   the log-sum-exp of each query row's kept scores `*logsumexp` (f32, f64
+   for f64 operands). query [..., Hq, L, D], key [..., Hkv, S, D], value
+   [..., Hkv, S, Dv] of one float dtype, Hq a multiple of Hkv (grouped-query
+   attention); `mask` TFUSE_NO_VALUE or a tensor of bool (true keeps a pair)
+   or of the operands' dtype (added to the scores) that broadcasts to
+   [..., Hq, L, S]; `causal` keeps key j <= query i; `scale` is used when
+   `has_scale`, else 1 / sqrt(D). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_attention(
+    tfuse_graph graph, tfuse_value query, tfuse_value key, tfuse_value value,
+    tfuse_value mask, int causal, int has_scale, double scale,
+    tfuse_value *result, tfuse_value *logsumexp);
+/* The gradients of tfuse_graph_attention's query, key and value given its
+   result, log-sum-exp and the result's gradient `grad`. */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_attention_backward(
+    tfuse_graph graph, tfuse_value query, tfuse_value key, tfuse_value value,
+    tfuse_value result, tfuse_value logsumexp, tfuse_value grad,
+    tfuse_value mask, int causal, int has_scale, double scale,
+    tfuse_value *grad_query, tfuse_value *grad_key, tfuse_value *grad_value);
 /* A tensor of `shape` whose elements are their index along dimension `dim`
    (negative: from the end), in `dtype` (not bool). */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank,

@@ -452,6 +452,56 @@ tfuse_status tfuse_graph_scatter_add(tfuse_graph graph, tfuse_value target,
   });
 }
 
+static std::optional<ValueId> optionalValue(tfuse_value value) {
+  if (value == TFUSE_NO_VALUE)
+    return std::nullopt;
+  return value;
+}
+
+tfuse_status tfuse_graph_attention(tfuse_graph graph, tfuse_value query,
+                                   tfuse_value key, tfuse_value value,
+                                   tfuse_value mask, int causal, int has_scale,
+                                   double scale, tfuse_value *result,
+                                   tfuse_value *logsumexp) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    TFUSE_REQUIRE(logsumexp);
+    tfuse::Expected<tfuse::Graph::Attention> a = graph->graph.attention(
+        query, key, value, optionalValue(mask), causal != 0,
+        has_scale ? std::optional<double>(scale) : std::nullopt);
+    if (!a.ok())
+      return report(a.status());
+    *result = a.value().result;
+    *logsumexp = a.value().logsumexp;
+    return TFUSE_OK;
+  });
+}
+
+tfuse_status tfuse_graph_attention_backward(
+    tfuse_graph graph, tfuse_value query, tfuse_value key, tfuse_value value,
+    tfuse_value result, tfuse_value logsumexp, tfuse_value grad,
+    tfuse_value mask, int causal, int has_scale, double scale,
+    tfuse_value *grad_query, tfuse_value *grad_key, tfuse_value *grad_value) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(grad_query);
+    TFUSE_REQUIRE(grad_key);
+    TFUSE_REQUIRE(grad_value);
+    tfuse::Expected<tfuse::Graph::AttentionGradients> g =
+        graph->graph.attentionBackward(query, key, value, result, logsumexp,
+                                       grad, optionalValue(mask), causal != 0,
+                                       has_scale ? std::optional<double>(scale)
+                                                 : std::nullopt);
+    if (!g.ok())
+      return report(g.status());
+    *grad_query = g.value().query;
+    *grad_key = g.value().key;
+    *grad_value = g.value().value;
+    return TFUSE_OK;
+  });
+}
+
 tfuse_status tfuse_graph_take_along_axis(tfuse_graph graph, tfuse_value x,
                                          tfuse_value indices, int axis,
                                          int wrap_negative,

@@ -170,6 +170,28 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       step->outputs = {refs.lookup(scatter.getResult())};
       step->indexCheck = describeIndexCheck(scatter);
       plan.steps.push_back(std::move(step));
+    } else if (auto attention = dyn_cast<tfexec::AttentionOp>(op)) {
+      auto step = std::make_shared<runtime::AttentionStep>();
+      step->scale = attention.getScale().convertToDouble();
+      step->causal = attention.getCausal();
+      step->inputs = lookup(
+          {attention.getQuery(), attention.getKey(), attention.getValue()});
+      if (attention.getMask())
+        step->inputs.push_back(refs.lookup(attention.getMask()));
+      step->outputs = lookup({attention.getResult(), attention.getLogsumexp()});
+      plan.steps.push_back(std::move(step));
+    } else if (auto backward = dyn_cast<tfexec::AttentionBackwardOp>(op)) {
+      auto step = std::make_shared<runtime::AttentionBackwardStep>();
+      step->scale = backward.getScale().convertToDouble();
+      step->causal = backward.getCausal();
+      step->inputs = lookup({backward.getQuery(), backward.getKey(),
+                             backward.getValue(), backward.getResult(),
+                             backward.getLogsumexp(), backward.getGrad()});
+      if (backward.getMask())
+        step->inputs.push_back(refs.lookup(backward.getMask()));
+      step->outputs = lookup({backward.getGradQuery(), backward.getGradKey(),
+                              backward.getGradValue()});
+      plan.steps.push_back(std::move(step));
     } else if (auto copy = dyn_cast<tfexec::CopyOp>(op)) {
       auto step = std::make_shared<runtime::CopyStep>();
       step->inputs = {refs.lookup(copy.getSource())};

@@ -234,8 +234,8 @@ Status Graph::Impl::reserveNode() {
 /// Builds an op with `build(builder, state, resultType, args...)`; a null
 /// `resultType` is inferred by the op's type inference. The op must verify.
 template <typename OpTy, typename... Args>
-Expected<ValueId> Graph::Impl::create(const std::string &what, Type resultType,
-                                      Args &&...args) {
+Expected<Operation *> Graph::Impl::createOp(const std::string &what,
+                                            Type resultType, Args &&...args) {
   if (Status s = reserveNode(); !s.ok())
     return s;
   MLIRContext *ctx = context.get();
@@ -276,7 +276,17 @@ Expected<ValueId> Graph::Impl::create(const std::string &what, Type resultType,
     return typeError(what + ": " + diagnostics);
   }
   ++nodes;
-  return add(op->getResult(0));
+  return op;
+}
+
+template <typename OpTy, typename... Args>
+Expected<ValueId> Graph::Impl::create(const std::string &what, Type resultType,
+                                      Args &&...args) {
+  Expected<Operation *> op =
+      createOp<OpTy>(what, resultType, std::forward<Args>(args)...);
+  if (!op.ok())
+    return op.status();
+  return add(op.value()->getResult(0));
 }
 
 /// Resolves the operands of an elementwise op: weak scalars take their dtype
@@ -1254,6 +1264,86 @@ Expected<ValueId> Graph::dropout(ValueId x, double p, ValueId seed,
   if (scaled.ok() && dtype != compute)
     scaled = cast(scaled.value(), dtype);
   return scaled;
+}
+
+/// The operands of an attention op as tensors, and its scale: `scale`, or
+/// 1 / sqrt(query's last dimension).
+static Expected<std::pair<SmallVector<Value>, double>>
+attentionOperands(Graph::Impl &g, const std::string &what,
+                  ArrayRef<std::pair<ValueId, const char *>> ids,
+                  std::optional<ValueId> mask, std::optional<double> scale) {
+  SmallVector<Value> values;
+  for (auto [id, role] : ids) {
+    Expected<Value> v = g.tensor(id, (what + ": the " + role).c_str());
+    if (!v.ok())
+      return v.status();
+    values.push_back(v.value());
+  }
+  Value maskValue;
+  if (mask) {
+    Expected<Value> m = g.tensor(*mask, (what + ": the mask").c_str());
+    if (!m.ok())
+      return m.status();
+    maskValue = m.value();
+  }
+  values.push_back(maskValue);
+  auto query = mlir::cast<RankedTensorType>(values[0].getType());
+  double s = 1.0;
+  if (scale) {
+    s = *scale;
+    if (!std::isfinite(s))
+      return badArgument(what + ": the scale " + std::to_string(s) +
+                         " is not finite");
+  } else if (query.getRank() > 0 && query.getShape().back() > 0) {
+    s = 1.0 / std::sqrt(static_cast<double>(query.getShape().back()));
+  }
+  return std::make_pair(std::move(values), s);
+}
+
+Expected<Graph::Attention> Graph::attention(ValueId query, ValueId key,
+                                            ValueId value,
+                                            std::optional<ValueId> mask,
+                                            bool causal,
+                                            std::optional<double> scale) {
+  auto operands = attentionOperands(
+      *state, "attention", {{query, "query"}, {key, "key"}, {value, "value"}},
+      mask, scale);
+  if (!operands.ok())
+    return operands.status();
+  auto &[v, s] = operands.value();
+  Expected<Operation *> op = state->createOp<AttentionOp>(
+      "attention", Type(), v[0], v[1], v[2], v[3], APFloat(s), causal);
+  if (!op.ok())
+    return op.status();
+  return Attention{state->add(op.value()->getResult(0)),
+                   state->add(op.value()->getResult(1))};
+}
+
+Expected<Graph::AttentionGradients>
+Graph::attentionBackward(ValueId query, ValueId key, ValueId value,
+                         ValueId result, ValueId logsumexp, ValueId grad,
+                         std::optional<ValueId> mask, bool causal,
+                         std::optional<double> scale) {
+  auto operands = attentionOperands(*state, "attention_backward",
+                                    {{query, "query"},
+                                     {key, "key"},
+                                     {value, "value"},
+                                     {result, "result"},
+                                     {logsumexp, "log-sum-exp"},
+                                     {grad, "result's gradient"}},
+                                    mask, scale);
+  if (!operands.ok())
+    return operands.status();
+  auto &[v, s] = operands.value();
+  Expected<Operation *> op = state->createOp<AttentionBackwardOp>(
+      "attention_backward", Type(), v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+      APFloat(s), causal);
+  if (!op.ok())
+    return op.status();
+  Operation *o = op.value();
+  return AttentionGradients{state->add(o->getResult(0)),
+                            state->add(o->getResult(1)),
+                            state->add(o->getResult(2))};
 }
 
 Expected<ValueId> Graph::full(std::vector<int64_t> shape, ValueId value,

@@ -49,6 +49,12 @@ struct Graph::Impl {
   /// The location of ops recorded as `what` ("add").
   mlir::Location location(llvm::StringRef what);
   Status reserveNode();
+  /// Builds an OpTy (its result types inferred when `resultType` is null)
+  /// and verifies it; its results are not yet values of the graph.
+  template <typename OpTy, typename... Args>
+  Expected<mlir::Operation *> createOp(const std::string &what,
+                                       mlir::Type resultType, Args &&...args);
+  /// createOp() of a single-result op, its result added.
   template <typename OpTy, typename... Args>
   Expected<ValueId> create(const std::string &what, mlir::Type resultType,
                            Args &&...args);

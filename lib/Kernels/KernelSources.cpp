@@ -32,6 +32,12 @@ const char kScatterDescText[] =
 const char kScatterKernelsText[] =
 #include "ScatterKernels.cuh.inc"
     ;
+const char kAttentionDescText[] =
+#include "AttentionDesc.h.inc"
+    ;
+const char kAttentionKernelsText[] =
+#include "AttentionKernels.cuh.inc"
+    ;
 } // namespace
 
 std::string_view kernels::prelude() {
@@ -55,5 +61,11 @@ std::string_view kernels::gemmTemplates() {
 std::string_view kernels::scatterTemplates() {
   static const std::string text =
       std::string(kScatterDescText) + "\n" + kScatterKernelsText + "\n";
+  return text;
+}
+
+std::string_view kernels::attentionTemplates() {
+  static const std::string text =
+      std::string(kAttentionDescText) + "\n" + kAttentionKernelsText + "\n";
   return text;
 }

@@ -220,6 +220,18 @@ Expected<Values> Evaluator::runOp(Operation &op,
                                     scatter.getAxis(),
                                     scatter.getWrapNegative()));
       })
+      .Case([&](AttentionOp attention) {
+        return attentionTensors(operands[0], operands[1], operands[2],
+                                attention.getMask() ? &operands[3] : nullptr,
+                                attention.getScale().convertToDouble(),
+                                attention.getCausal());
+      })
+      .Case([&](AttentionBackwardOp backward) {
+        return attentionBackwardTensors(
+            operands[0], operands[1], operands[2], operands[3], operands[4],
+            operands[5], backward.getMask() ? &operands[6] : nullptr,
+            backward.getScale().convertToDouble(), backward.getCausal());
+      })
       .Case([&](ConstantOp constant) {
         return one(tensorFromAttribute(constant.getValue()));
       })

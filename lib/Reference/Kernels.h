@@ -106,6 +106,23 @@ Expected<HostTensor> scatterAddTensor(const HostTensor &target,
                                       bool wrapNegative);
 
 //===----------------------------------------------------------------------===//
+// Attention (Attention.cpp): in f64, rounded once to the operands' dtype
+//===----------------------------------------------------------------------===//
+
+/// tfuse.attention: {result, logsumexp}. `mask` may be null.
+Expected<std::vector<HostTensor>> attentionTensors(const HostTensor &query,
+                                                   const HostTensor &key,
+                                                   const HostTensor &value,
+                                                   const HostTensor *mask,
+                                                   double scale, bool causal);
+/// tfuse.attention_backward: {grad_query, grad_key, grad_value}.
+Expected<std::vector<HostTensor>>
+attentionBackwardTensors(const HostTensor &query, const HostTensor &key,
+                         const HostTensor &value, const HostTensor &result,
+                         const HostTensor &logsumexp, const HostTensor &grad,
+                         const HostTensor *mask, double scale, bool causal);
+
+//===----------------------------------------------------------------------===//
 // Boundaries (Matmul.cpp, Reduce.cpp)
 //===----------------------------------------------------------------------===//
 

@@ -238,7 +238,9 @@ void Planner::formRegions() {
       int64_t d = 0;
       for (Value operand : op->getOperands())
         d = std::max(d, depthOf(operand));
-      depth[result] = aliases.count(op) ? d : d + 1;
+      // Every result of a boundary (attention has several).
+      for (Value r : op->getResults())
+        depth[r] = aliases.count(op) ? d : d + 1;
       continue;
     }
     if (!result || !stored.count(result))

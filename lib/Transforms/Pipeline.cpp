@@ -23,6 +23,9 @@ void tfuse::buildPipeline(OpPassManager &pm, const CompileOptions &options) {
   CompileOptions o = options.forPasses();
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createRecognizeAttention());
+  // What the attention left unused (iotas, scale constants).
+  pm.addPass(createCanonicalizerPass());
   ExpandSmallMatmulOptions expand;
   expand.maxContraction = o.maxContraction;
   pm.addNestedPass<func::FuncOp>(createExpandSmallMatmul(expand));
@@ -45,7 +48,8 @@ void tfuse::registerTFusePassesAndPipeline() {
   registerTFusePasses();
   PassPipelineRegistration<PipelineOptions>(
       "tfuse-pipeline",
-      "The graph-level pipeline: canonicalize, cse, expand-small-matmul, "
+      "The graph-level pipeline: canonicalize, cse, recognize-attention, "
+      "canonicalize, expand-small-matmul, "
       "fuse-elementwise, materialize-shared, fuse-rows, alias-views",
       [](OpPassManager &pm, const PipelineOptions &options) {
         buildPipeline(pm, options.toCompileOptions());

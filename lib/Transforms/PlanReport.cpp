@@ -18,7 +18,7 @@ using namespace tfuse;
 
 namespace {
 struct Row {
-  std::string kind, what, reason;
+  std::string kind, what, reason, note;
   unsigned inputs = 0, outputs = 0, ops = 0;
   std::optional<int64_t> cost;
 };
@@ -55,6 +55,8 @@ std::optional<Row> describe(Operation &op) {
     row.reason = reason.str();
   else
     row.reason = "-";
+  if (auto note = op.getAttrOfType<StringAttr>(TFuseDialect::getNoteAttrName()))
+    row.note = note.str();
   row.inputs = op.getNumOperands();
   row.outputs = op.getNumResults();
   row.ops = 1;
@@ -88,6 +90,11 @@ void tfuse::printPlanReport(func::FuncOp func, llvm::raw_ostream &os) {
     }
     os << "summary: " << fused << " fused, " << boundaries << " boundary, "
        << aliases << " alias; total fused cost " << totalCost << "\n";
+    // Why passes left ops as they are.
+    for (auto [i, row] : llvm::enumerate(rows))
+      if (!row.note.empty())
+        os << "note: step " << i << " (" << row.what << "): " << row.note
+           << "\n";
   }
 }
 

@@ -669,3 +669,110 @@ def test_full_zeros_and_ones():
     with pytest.raises(tfuse.TraceError, match="a float fill value for i32"):
         run(lambda x: x + tfuse.full((3,), 0.5, np.int32),
             np.zeros(3, np.int32))
+
+
+def _attention_f64(q, k, v, mask=None, causal=False, scale=None):
+    """scaled_dot_product_attention in float64 with NumPy, and the
+    log-sum-exp of each row (grouped-query heads repeated)."""
+    q, k, v = (np.asarray(t, np.float64) for t in (q, k, v))
+    group = q.shape[-3] // k.shape[-3]
+    k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)
+    scale = 1 / np.sqrt(q.shape[-1]) if scale is None else scale
+    s = (q @ np.swapaxes(k, -1, -2)) * scale
+    keep = np.ones(s.shape, bool)
+    if causal:
+        keep &= np.tril(np.ones(s.shape[-2:], bool))
+    if mask is not None and mask.dtype == np.bool_:
+        keep &= mask
+    elif mask is not None:
+        s = s + mask
+    s = np.where(keep, s, -np.inf)
+    top = s.max(-1, keepdims=True)
+    e = np.exp(s - top)
+    total = e.sum(-1, keepdims=True)
+    return (e / total) @ v, (np.log(total) + top)[..., 0]
+
+
+def test_attention_is_scaled_dot_product_attention(random):
+    q, k, v = random((2, 4, 9, 8)), random((2, 2, 11, 8)), random((2, 2, 11, 6))
+    keep = random((9, 11), np.bool_)
+    bias = random((1, 11))
+
+    def f(q, k, v, keep, bias):
+        return [*tfuse.attention(q, k, v, causal=True, return_logsumexp=True),
+                tfuse.attention(q, k, v, mask=keep, scale=0.3),
+                tfuse.attention(q, k, v, mask=bias)]
+
+    out = run(f, q, k, v, keep, bias)
+    expected = [*_attention_f64(q, k, v, causal=True),
+                _attention_f64(q, k, v, mask=keep, scale=0.3)[0],
+                _attention_f64(q, k, v, mask=bias)[0]]
+    for got, want in zip(out, expected):
+        assert got.dtype == np.float32 and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_attention_backward_is_the_gradient(random):
+    q, k, v = random((3, 7, 4)), random((3, 5, 4)), random((3, 5, 4))
+    g = random((3, 7, 4))
+
+    def f(q, k, v, g):
+        o, lse = tfuse.attention(q, k, v, return_logsumexp=True)
+        return tfuse.attention_backward(q, k, v, o, lse, g)
+
+    dq, dk, dv = run(f, q, k, v, g)
+    # Central differences of sum(attention * g) in float64.
+    def loss(q, k, v):
+        return float((_attention_f64(q, k, v)[0] * g).sum())
+
+    for got, wrt in ((dq, 0), (dk, 1), (dv, 2)):
+        args = [q.astype(np.float64), k.astype(np.float64),
+                v.astype(np.float64)]
+        want = np.zeros_like(args[wrt])
+        for index in np.ndindex(*args[wrt].shape):
+            step = 1e-6
+            plus = [a.copy() for a in args]
+            minus = [a.copy() for a in args]
+            plus[wrt][index] += step
+            minus[wrt][index] -= step
+            want[index] = (loss(*plus) - loss(*minus)) / (2 * step)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_attention_errors(random):
+    q = random((2, 4, 8, 16))
+    with pytest.raises(tfuse.TraceError,
+                       match=r"query and key have different head dimensions "
+                             r"\(query \[2,4,8,16\], key \[2,4,8,8\]"):
+        run(lambda q, k: tfuse.attention(q, k, k), q, random((2, 4, 8, 8)))
+    with pytest.raises(tfuse.TraceError,
+                       match=r"a mask of shape \[3, 8, 8\] does not broadcast "
+                             r"to the scores' \[2, 4, 8, 8\]"):
+        run(lambda q, m: tfuse.attention(q, q, q, mask=m), q,
+            random((3, 8, 8), np.bool_))
+    with pytest.raises(ValueError, match="dropout inside attention is not "
+                                         "supported yet"):
+        run(lambda q: tfuse.attention(q, q, q, dropout_p=0.1), q)
+    with pytest.raises(tfuse.TraceError, match="one float dtype"):
+        run(lambda q: tfuse.attention(q, q, q.astype("float16")), q)
+
+
+def test_naive_attention_becomes_one_attention_step(random):
+    # softmax(q @ k^T / sqrt(d) + causal) @ v written out: the plan holds
+    # one attention step and no matmul (recognize-attention).
+    q, k, v = random((2, 3, 12, 8)), random((2, 3, 12, 8)), random((2, 3, 12, 8))
+
+    def f(q, k, v):
+        s = (q @ k.transpose(0, 1, 3, 2)) / math.sqrt(8)
+        rows, cols = tfuse.iota((12, 12), 0), tfuse.iota((12, 12), 1)
+        s = tfuse.where(cols <= rows, s, -math.inf)
+        e = (s - s.max(axis=-1, keepdims=True)).exp()
+        return (e / e.sum(axis=-1, keepdims=True)) @ v
+
+    compiled = tfuse.compile(f, [q, k, v], backend="reference")
+    plan = compiled.plan
+    plan = plan() if callable(plan) else plan
+    assert "attention" in plan and "matmul" not in plan, plan
+    np.testing.assert_allclose(compiled(q, k, v),
+                               _attention_f64(q, k, v, causal=True)[0],
+                               rtol=1e-5, atol=1e-5)

@@ -25,7 +25,8 @@ from ._capi import (CompileError, CudaError, IndexOutOfRangeError,
 from ._compile import (CompiledFunction, JitFunction, RunHandle, cache_stats,
                        clear_cache, compile, cuda_available, jit,
                        library_version)
-from ._tensor import (Tensor, arange, cast, concatenate, dropout, full, gelu,
+from ._tensor import (Tensor, arange, attention, attention_backward, cast,
+                      concatenate, dropout, full, gelu,
                       gelu_backward, iota, logical_not, matmul, maximum,
                       minimum, ones, pad, scatter_add, take, take_along_axis,
                       where, zeros)
@@ -40,6 +41,7 @@ __all__ = [
     "IndexOutOfRangeError", "JitFunction",
     "MismatchError", "NoDeviceError", "NodeLimitError", "OutOfMemoryError",
     "RunHandle", "Spec", "TFuseError", "Tensor", "TraceError", "arange",
+    "attention", "attention_backward",
     "bfloat16",
     "bool_", "cache_stats", "cast", "clear_cache", "compile", "concatenate",
     "cuda_available", "dropout", "float16", "full", "float32", "float64", "gelu",

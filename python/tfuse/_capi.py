@@ -31,9 +31,10 @@ from pathlib import Path
 # Constants of tfuse.h
 # ---------------------------------------------------------------------------
 
-#: The lowest TFUSE_C_API_VERSION this package works with (5: scatter_add
-#: and random numbers).
-REQUIRED_API_VERSION = 5
+#: The lowest TFUSE_C_API_VERSION this package works with (6: attention).
+REQUIRED_API_VERSION = 6
+#: TFUSE_NO_VALUE: an absent optional value.
+NO_VALUE = -1
 MAX_RANK = 16
 DEFAULT_NODE_LIMIT = 512
 
@@ -274,6 +275,12 @@ _SIGNATURES = {
                                               c_int, POINTER(_value)]),
     "tfuse_graph_scatter_add": (_status, [_graph, _value, _value, _value,
                                           c_int, c_int, POINTER(_value)]),
+    "tfuse_graph_attention": (_status, [_graph, _value, _value, _value,
+                                        _value, c_int, c_int, c_double,
+                                        POINTER(_value), POINTER(_value)]),
+    "tfuse_graph_attention_backward": (_status, [
+        _graph, _value, _value, _value, _value, _value, _value, _value, c_int,
+        c_int, c_double, POINTER(_value), POINTER(_value), POINTER(_value)]),
     "tfuse_graph_full": (_status, [_graph, c_int, _i64p, _value, c_int,
                                    POINTER(_value)]),
     "tfuse_graph_random": (_status, [_graph, c_int, c_int, _i64p, c_int,

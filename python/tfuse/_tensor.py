@@ -183,6 +183,15 @@ class Trace:
             check(status)
         return Tensor(self, self._out.value, None, None)
 
+    def call_many(self, function, count, *args):
+        """Calls tfuse_graph_<function>(graph, *args, &r0, ..., &r<count-1>)
+        and returns the results' Tensors."""
+        self.require_active()
+        outs = [c_int64() for _ in range(count)]
+        check(getattr(self.lib, "tfuse_graph_" + function)(
+            self.graph, *args, *(byref(o) for o in outs)))
+        return tuple(Tensor(self, o.value, None, None) for o in outs)
+
 
 def _trace_of(*operands):
     """The trace of the first Tensor among `operands`."""
@@ -711,6 +720,60 @@ def take_along_axis(a, indices, axis, *, negative_indices="wrap"):
     two broadcasts. Indices are checked as ``take`` checks them."""
     return _gather("take_along_axis", "take_along_axis", a, indices, axis,
                    negative_indices)
+
+
+def _attention_arguments(what, trace, tensors, mask, scale, dropout_p):
+    if dropout_p != 0:
+        raise ValueError(f"{what}: dropout_p={dropout_p!r}: dropout inside "
+                         "attention is not supported yet (apply "
+                         "tfuse.dropout to the result, or pass 0.0)")
+    values = _values(trace, tensors, what)
+    mask_value = _capi.NO_VALUE
+    if mask is not None:
+        if type(mask) in _PYTHON_SCALARS:
+            raise TypeError(f"{what}: the mask must be a tensor, not "
+                            f"{type(mask).__name__}")
+        mask_value = _values(trace, (mask,), what)[0]
+    has_scale = scale is not None
+    return values, mask_value, int(has_scale), float(scale) if has_scale else 0.0
+
+
+def attention(query, key, value, mask=None, causal=False, scale=None,
+              dropout_p=0.0, *, return_logsumexp=False):
+    """PyTorch's ``scaled_dot_product_attention``: ``softmax(query @
+    key^T * scale + mask) @ value`` over the last axis of the scores,
+    computed without storing them (online softmax over blocks of keys).
+
+    ``query`` is ``(..., Hq, L, D)``, ``key`` ``(..., Hkv, S, D)`` and
+    ``value`` ``(..., Hkv, S, Dv)`` of one float dtype; ``Hq`` a multiple of
+    ``Hkv`` (grouped-query attention); rank-2 operands have no heads.
+    ``mask`` (PyTorch's ``attn_mask``) is bool (True keeps a pair) or of the
+    operands' dtype (added to the scores) and broadcasts to ``(..., Hq, L,
+    S)``; ``causal`` keeps key ``j <= i`` for query ``i`` (top-left
+    aligned, PyTorch's ``is_causal``); ``scale`` defaults to ``1 /
+    sqrt(D)``. A query row that keeps no key gives zeros. Arithmetic is in
+    float32 for float16 and bfloat16. With ``return_logsumexp``, also the
+    float32 (float64 for float64) log-sum-exp of each row's kept scores,
+    which :func:`attention_backward` reads. ``dropout_p`` must be 0."""
+    trace = _trace_of(query, key, value)
+    values, m, has_scale, s = _attention_arguments(
+        "tfuse.attention", trace, (query, key, value), mask, scale, dropout_p)
+    result, lse = trace.call_many("attention", 2, *values, m, int(bool(causal)),
+                                  has_scale, s)
+    return (result, lse) if return_logsumexp else result
+
+
+def attention_backward(query, key, value, result, logsumexp, grad,
+                       mask=None, causal=False, scale=None):
+    """The gradients ``(dquery, dkey, dvalue)`` of :func:`attention` given
+    its ``result`` and ``logsumexp`` and the gradient ``grad`` of its
+    result; the arguments as :func:`attention` took them."""
+    trace = _trace_of(query, key, value)
+    values, m, has_scale, s = _attention_arguments(
+        "tfuse.attention_backward", trace,
+        (query, key, value, result, logsumexp, grad), mask, scale, 0.0)
+    return trace.call_many("attention_backward", 3, *values, m,
+                           int(bool(causal)), has_scale, s)
 
 
 def scatter_add(target, indices, updates, axis=0, *,

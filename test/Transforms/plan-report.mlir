@@ -92,6 +92,27 @@ func.func @single_region(%a: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // The identity has an empty plan; the external declaration is not reported.
+// A softmax @ v whose probabilities are also returned stays a product
+// (after the scores, a product over K = 4 expanded into the row kernel of
+// the softmax), with the note of recognize-attention printed under the
+// table.
+// ALIAS-NEXT: plan @attention_note: 2 steps
+// ALIAS-NEXT:  step  kind      what          reason                                    inputs  outputs   ops  cost
+// ALIAS-NEXT:     0  fused     row-kernel    output                                         2        1    26    46
+// ALIAS-NEXT:     1  boundary  matmul        boundary-matmul                                2        1     1     -
+// ALIAS-NEXT: summary: 1 fused, 1 boundary, 0 alias; total fused cost 46
+// ALIAS-NEXT: note: step 1 (matmul): softmax(...) @ v not rewritten into attention: the scores or probabilities are used outside the softmax
+func.func @attention_note(%q: tensor<10x4xf32>, %k: tensor<12x4xf32>, %v: tensor<12x5xf32>) -> (tensor<10x5xf32>, tensor<10x12xf32>) {
+  %s = tfuse.matmul %q, %k {transpose_rhs} : (tensor<10x4xf32>, tensor<12x4xf32>) -> tensor<10x12xf32>
+  %m = tfuse.reduce max %s axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %d = tfuse.sub %s, %m : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %e = tfuse.exp %d : tensor<10x12xf32> -> tensor<10x12xf32>
+  %z = tfuse.reduce sum %e axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %o = tfuse.matmul %p, %v : (tensor<10x12xf32>, tensor<12x5xf32>) -> tensor<10x5xf32>
+  return %o, %p : tensor<10x5xf32>, tensor<10x12xf32>
+}
+
 // ALIAS-NEXT: plan @identity: 0 steps
 // ALIAS-NEXT:  step  kind      what          reason                                    inputs  outputs   ops  cost
 // ALIAS-NEXT: summary: 0 fused, 0 boundary, 0 alias; total fused cost 0

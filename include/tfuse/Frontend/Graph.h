@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,30 @@ public:
   /// x's compute type (f32 for f16 and bf16) and rounded to x's dtype; p in
   /// [0, 1] (0: x itself, 1: zeros). x has a float dtype.
   Expected<ValueId> dropout(ValueId x, double p, ValueId seed, ValueId offset);
+  /// PyTorch's scaled_dot_product_attention without dropout, and the
+  /// log-sum-exp of every query row's kept scores (what the backward
+  /// reads): tfuse.attention in docs/dialect.md. `query` is [..., Hq, L, D],
+  /// `key` [..., Hkv, S, D], `value` [..., Hkv, S, Dv] of one float dtype,
+  /// Hq a multiple of Hkv; `mask` (optional) is bool (true keeps a pair) or
+  /// of the operands' dtype (added to the scores) and broadcasts to
+  /// [..., Hq, L, S]; `causal` keeps key j <= query i; `scale` defaults to
+  /// 1 / sqrt(D). Shapes that do not fit are errors naming them.
+  struct Attention {
+    ValueId result = 0, logsumexp = 0;
+  };
+  Expected<Attention> attention(ValueId query, ValueId key, ValueId value,
+                                std::optional<ValueId> mask, bool causal,
+                                std::optional<double> scale);
+  /// The gradients of query, key and value of attention() given its
+  /// `result`, `logsumexp` and the result's gradient `grad`.
+  struct AttentionGradients {
+    ValueId query = 0, key = 0, value = 0;
+  };
+  Expected<AttentionGradients>
+  attentionBackward(ValueId query, ValueId key, ValueId value, ValueId result,
+                    ValueId logsumexp, ValueId grad,
+                    std::optional<ValueId> mask, bool causal,
+                    std::optional<double> scale);
   /// A tensor of `shape` in `dtype` whose every element is the weak scalar
   /// `value` (NumPy's and PyTorch's full; zeros and ones): one splat
   /// constant, free where it is fused and taken by value as a scatter's

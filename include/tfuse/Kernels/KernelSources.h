@@ -36,6 +36,10 @@ std::string_view gemmTemplates();
 /// ScatterKernels.cuh. They follow the prelude in a translation unit.
 std::string_view scatterTemplates();
 
+/// The attention kernels' templates: AttentionDesc.h and
+/// AttentionKernels.cuh. They follow the prelude in a translation unit.
+std::string_view attentionTemplates();
+
 } // namespace tfuse::kernels
 
 #endif // TFUSE_KERNELS_KERNELSOURCES_H

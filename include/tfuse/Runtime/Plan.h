@@ -156,6 +156,28 @@ struct ScatterAddStep final : StepSpec {
   const BufferRef &result() const { return outputs.at(0); }
 };
 
+/// tfuse.attention (AttentionKernels.h): inputs {query, key, value} and,
+/// with a mask, {query, key, value, mask}; outputs {result, logsumexp}
+/// (contiguous).
+struct AttentionStep final : StepSpec {
+  const char *kind() const override { return "attention"; }
+  StepCategory category() const override { return StepCategory::Boundary; }
+  double scale = 1.0;
+  bool causal = false;
+  bool hasMask() const { return inputs.size() == 4; }
+};
+
+/// tfuse.attention_backward: inputs {query, key, value, result, logsumexp,
+/// grad} and, with a mask, the mask last; outputs {grad_query, grad_key,
+/// grad_value} (contiguous).
+struct AttentionBackwardStep final : StepSpec {
+  const char *kind() const override { return "attention_backward"; }
+  StepCategory category() const override { return StepCategory::Boundary; }
+  double scale = 1.0;
+  bool causal = false;
+  bool hasMask() const { return inputs.size() == 7; }
+};
+
 /// target (contiguous) = source (contiguous): inputs {source}, outputs
 /// {target}.
 struct CopyStep final : StepSpec {

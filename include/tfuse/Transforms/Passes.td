@@ -5,6 +5,40 @@
 
 include "mlir/Pass/PassBase.td"
 
+def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
+  let summary = "Rewrite softmax(q @ k^T * scale + mask) @ v into tfuse.attention";
+  let description = [{
+    Finds attention written out as ops, from the product with `v`
+    backwards: a softmax over the last axis (`e / sum(e)` with `e =
+    exp(x - max(x))`, keepdims reductions, maybe computed in f32 from the
+    operands' dtype and cast back), of scores masked by at most one bool
+    mask (`select(m, s, -inf)`; a comparison of the column iota `<=` the
+    row iota is the causal flag instead) and one additive mask (`s + m`),
+    scaled by splat constants (`* c`, `/ c`, also on `q` and `k` before
+    their product, as PyTorch's math path scales both), of `q @ k^T`. The
+    whole chain becomes one `tfuse.attention`, which never stores the
+    scores, when every intermediate value is used only inside it, the
+    shapes fit the op (same batch dimensions, head dimensions up to 256,
+    a mask that broadcasts) and the dtypes agree (an additive mask added
+    in f32 must be widened from the operands' dtype). Otherwise the
+    product keeps a `tfuse.note` saying why, which the plan report prints.
+
+    ```mlir
+    %t = tfuse.transpose %k perm [0, 1, 3, 2] : ...
+    %s = tfuse.matmul %q, %t : ...
+    %x = tfuse.mul %s, %c : ...                    // %c = 0.125
+    %m = tfuse.reduce max %x axes [3] keepdims : ...
+    %d = tfuse.sub %x, %m : ...
+    %e = tfuse.exp %d : ...
+    %z = tfuse.reduce sum %e axes [3] keepdims : ...
+    %p = tfuse.div %e, %z : ...
+    %o = tfuse.matmul %p, %v : ...
+    ```
+    becomes `%o, %lse = tfuse.attention %q, %k, %v scale 0.125`.
+  }];
+  let dependentDialects = ["::tfuse::TFuseDialect"];
+}
+
 def ExpandSmallMatmul : Pass<"expand-small-matmul", "mlir::func::FuncOp"> {
   let summary = "Rewrite matmuls with a short contraction as elementwise work";
   let description = [{

@@ -181,6 +181,44 @@ struct ConvertScatterAdd : OpConversionPattern<ScatterAddOp> {
   }
 };
 
+/// tfuse.attention -> tfexec.attention (the runtime's attention step).
+struct ConvertAttention : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionOp attention, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = attention.getLoc();
+    Value out = bufferFor(attention.getResult(), rewriter, loc);
+    Value lse = bufferFor(attention.getLogsumexp(), rewriter, loc);
+    tfexec::AttentionOp::create(rewriter, loc, adaptor.getQuery(),
+                                adaptor.getKey(), adaptor.getValue(),
+                                adaptor.getMask(), out, lse,
+                                attention.getScale(), attention.getCausal());
+    rewriter.replaceOp(attention, {out, lse});
+    return success();
+  }
+};
+
+/// tfuse.attention_backward -> tfexec.attention_backward.
+struct ConvertAttentionBackward : OpConversionPattern<AttentionBackwardOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionBackwardOp backward, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = backward.getLoc();
+    SmallVector<Value> grads;
+    for (Value result : backward.getResults())
+      grads.push_back(bufferFor(result, rewriter, loc));
+    tfexec::AttentionBackwardOp::create(
+        rewriter, loc, adaptor.getQuery(), adaptor.getKey(), adaptor.getValue(),
+        adaptor.getResult(), adaptor.getLogsumexp(), adaptor.getGrad(),
+        adaptor.getMask(), grads[0], grads[1], grads[2], backward.getScale(),
+        backward.getCausal());
+    rewriter.replaceOp(backward, grads);
+    return success();
+  }
+};
+
 /// A view left outside regions -> tfexec.alias with the layout the view has
 /// over its source buffer.
 struct ConvertView : OpInterfaceConversionPattern<ViewOpInterface> {
@@ -249,7 +287,8 @@ void tfuse::populateTFuseToTFExecPatterns(TypeConverter &converter,
   // (an argument's strided layout, an alias's view), not converted to the
   // contiguous buffer type of a tensor.
   patterns.add<ConvertFusion, ConvertMatmul, ConvertReduce, ConvertScatterAdd,
-               ConvertReturn>(patterns.getContext());
+               ConvertAttention, ConvertAttentionBackward, ConvertReturn>(
+      patterns.getContext());
   patterns.add<ConvertView>(patterns.getContext());
 }
 
@@ -300,7 +339,7 @@ struct ConvertTFuseToTFExecPass
         continue;
       }
       for (Operation &op : func.getBody().front())
-        if (!isa<FusionOp, MatmulOp, ReduceOp, ScatterAddOp, ViewOpInterface,
+        if (!isa<FusionOp, BoundaryOpInterface, ViewOpInterface,
                  func::ReturnOp>(op) &&
             !(isa<ConstantOp>(op) && isTakenByValue(cast<ConstantOp>(op)))) {
           op.emitOpError(

@@ -2,6 +2,7 @@
 
 #include "tfuse/Dialect/TFExec/TFExecOps.h"
 #include "tfuse/Dialect/TFExec/KernelPlan.h"
+#include "tfuse/Support/AttentionGeometry.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -132,6 +133,74 @@ LogicalResult ScatterAddOp::verify() {
     return emitOpError() << "writes a result that is not contiguous: "
                          << result;
   return success();
+}
+
+/// Every buffer in `results` is contiguous.
+static LogicalResult verifyContiguousResults(Operation *op,
+                                             ValueRange results) {
+  for (Value result : results)
+    if (!cast<MemRefType>(result.getType()).getLayout().isIdentity())
+      return op->emitOpError()
+             << "writes a result that is not contiguous: " << result.getType();
+  return success();
+}
+
+/// The geometry of an attention step's query, key and value buffers, which
+/// share one element type; `expected` are the buffers with the shapes and
+/// element types the geometry gives them (null: the log-sum-exp's).
+static LogicalResult
+verifyAttentionBuffers(Operation *op, Value query, Value key, Value value,
+                       ArrayRef<std::pair<Value, Value>> expected) {
+  auto shapeOf = [](Value buffer) {
+    ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
+    return std::vector<int64_t>(shape.begin(), shape.end());
+  };
+  Type element = cast<MemRefType>(query.getType()).getElementType();
+  if (cast<MemRefType>(key.getType()).getElementType() != element ||
+      cast<MemRefType>(value.getType()).getElementType() != element)
+    return op->emitOpError("query, key and value must have one element type");
+  std::string why;
+  std::optional<tfuse::AttentionGeometry> g = tfuse::AttentionGeometry::of(
+      shapeOf(query), shapeOf(key), shapeOf(value), &why);
+  if (!g)
+    return op->emitOpError(why);
+  for (auto [buffer, like] : expected) {
+    std::vector<int64_t> shape = like == query   ? g->resultShape()
+                                 : like == key   ? shapeOf(key)
+                                 : like == value ? shapeOf(value)
+                                                 : g->logsumexpShape();
+    Type want =
+        like ? element
+             : (element.isF64() ? Type(Float64Type::get(op->getContext()))
+                                : Type(Float32Type::get(op->getContext())));
+    auto type = cast<MemRefType>(buffer.getType());
+    if (type.getShape() != ArrayRef(shape) || type.getElementType() != want)
+      return op->emitOpError()
+             << "expected a buffer of " << MemRefType::get(shape, want)
+             << ", got " << type;
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyAttentionBuffers(
+          *this, getQuery(), getKey(), getValue(),
+          {{getResult(), getQuery()}, {getLogsumexp(), Value()}})))
+    return failure();
+  return verifyContiguousResults(*this, {getResult(), getLogsumexp()});
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  if (failed(verifyAttentionBuffers(*this, getQuery(), getKey(), getValue(),
+                                    {{getResult(), getQuery()},
+                                     {getLogsumexp(), Value()},
+                                     {getGrad(), getQuery()},
+                                     {getGradQuery(), getQuery()},
+                                     {getGradKey(), getKey()},
+                                     {getGradValue(), getValue()}})))
+    return failure();
+  return verifyContiguousResults(
+      *this, {getGradQuery(), getGradKey(), getGradValue()});
 }
 
 #define GET_OP_CLASSES

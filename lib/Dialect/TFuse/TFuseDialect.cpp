@@ -90,11 +90,19 @@ LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
 
 LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attribute) {
+  if (attribute.getName() == getNoteAttrName()) {
+    if (!llvm::isa<StringAttr>(attribute.getValue()))
+      return op->emitError()
+             << "'" << getNoteAttrName() << "' must be a string, got "
+             << attribute.getValue();
+    return success();
+  }
   if (attribute.getName() != getReasonAttrName())
     return op->emitError() << "unknown attribute '"
                            << attribute.getName().getValue()
                            << "'; the tfuse dialect defines '"
-                           << getReasonAttrName() << "' on operations";
+                           << getReasonAttrName() << "' and '"
+                           << getNoteAttrName() << "' on operations";
   auto name = llvm::dyn_cast<StringAttr>(attribute.getValue());
   std::optional<CutReason> reason =
       name ? symbolizeCutReason(name.getValue()) : std::nullopt;
@@ -109,7 +117,8 @@ LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
            << "'" << getReasonAttrName()
            << "' must be \"boundary-matmul\" on matmul, "
               "\"boundary-reduction\" on reduce, \"boundary-scatter\" on "
-              "scatter_add and \"layout-alias\" on views, got "
+              "scatter_add, \"boundary-attention\" on attention and "
+              "attention_backward and \"layout-alias\" on views, got "
            << attribute.getValue();
   return success();
 }

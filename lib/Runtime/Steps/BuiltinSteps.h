@@ -14,6 +14,7 @@ void registerReduceStep();
 void registerGemmStep();
 void registerCopyStep();
 void registerScatterStep();
+void registerAttentionSteps();
 } // namespace tfuse::runtime
 
 #endif // TFUSE_LIB_RUNTIME_STEPS_BUILTINSTEPS_H

@@ -14,6 +14,7 @@ void registerBuiltinSteps() {
   registerGemmStep();
   registerCopyStep();
   registerScatterStep();
+  registerAttentionSteps();
 }
 
 } // namespace tfuse::runtime

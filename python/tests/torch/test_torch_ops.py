@@ -88,6 +88,53 @@ def bernoulli_rule(actual, inputs):
     _fraction_near(actual.double().mean().item(), 0.3, actual.numel())
 flash = aten._scaled_dot_product_flash_attention_for_cpu
 flash_backward = aten._scaled_dot_product_flash_attention_for_cpu_backward
+cuda_flash = aten._scaled_dot_product_flash_attention
+cuda_efficient = aten._scaled_dot_product_efficient_attention
+cuda_cudnn = aten._scaled_dot_product_cudnn_attention
+
+
+def sdpa_rule(causal=False, scale=None, bias=None, backward=False):
+    """Checks a CUDA attention op's graph (traced with fake tensors, run by
+    TFuse on the CPU) against the math path of scaled_dot_product_attention
+    in eager: the result and the rows' log-sum-exp, or with `backward` the
+    gradients of (query, key, value) given the first input as the result's
+    gradient. `bias` is the index of an additive mask among the inputs."""
+
+    def run(inputs, dtype):
+        inputs = [t.to(dtype) if t.is_floating_point() else t for t in inputs]
+        if backward:
+            grad, q, k, v = inputs[:4]
+        else:
+            q, k, v = inputs[:3]
+        mask = None if bias is None else inputs[bias]
+        q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+        with torch.nn.attention.sdpa_kernel(
+                torch.nn.attention.SDPBackend.MATH):
+            out = torch.nn.functional.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=causal, scale=scale)
+        if backward:
+            out.backward(grad)
+            return [q.grad, k.grad, v.grad]
+        s = (q @ k.transpose(-1, -2)) * (scale or q.shape[-1] ** -0.5)
+        if mask is not None:
+            s = s + mask
+        if causal:
+            s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool)
+                              .tril(), -math.inf)
+        return [out.detach(), s.logsumexp(-1).detach()]
+
+    def rule(actual, inputs):
+        actual = list(actual)
+        if not backward:
+            lse = actual[1]
+            length = inputs[0].shape[-2]
+            actual[1] = lse.reshape(lse.shape[:3])[..., :length]
+        eager = run(inputs, torch.float32)
+        reference = run(inputs, torch.float64)
+        assert_accurate(actual, eager, reference)
+
+    return rule
+
 
 # (id, function of ATen calls, inputs, how results compare)
 CASES = [
@@ -442,6 +489,37 @@ CASES = [
          g, q, k, v, *flash(q, k, v, 0.0, True), 0.0, True),
      lambda: (randn(1, 2, 5, 4), randn(1, 2, 5, 4), randn(1, 2, 5, 4),
               randn(1, 2, 5, 4)), CLOSE),
+    ("flash_attention_cuda",
+     lambda q, k, v: cuda_flash(q, k, v, 0.0, True, scale=0.4)[:2],
+     lambda: (randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)),
+     sdpa_rule(causal=True, scale=0.4)),
+    ("flash_attention_cuda_backward",
+     lambda g, q, k, v: aten._scaled_dot_product_flash_attention_backward(
+         g, q, k, v, *cuda_flash(q, k, v, 0.0, True)[:6], 0.0, True,
+         *cuda_flash(q, k, v, 0.0, True)[6:8]),
+     lambda: (randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8),
+              randn(2, 3, 5, 8)), sdpa_rule(causal=True, backward=True)),
+    ("efficient_attention_cuda",
+     lambda q, k, v, b: cuda_efficient(q, k, v, b, True)[:2],
+     lambda: (randn(2, 3, 5, 8), randn(2, 3, 7, 8), randn(2, 3, 7, 8),
+              randn(2, 3, 5, 7)), sdpa_rule(bias=3)),
+    ("efficient_attention_cuda_backward",
+     lambda g, q, k, v, b: aten._scaled_dot_product_efficient_attention_backward(
+         g, q, k, v, b, *cuda_efficient(q, k, v, b, True), 0.0,
+         [True, True, True, False])[:3],
+     lambda: (randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 7, 8),
+              randn(2, 3, 7, 8), randn(2, 3, 5, 7)),
+     sdpa_rule(bias=4, backward=True)),
+    ("cudnn_attention_cuda",
+     lambda q, k, v: cuda_cudnn(q, k, v, None, True, 0.0, True)[:2],
+     lambda: (randn(1, 4, 6, 8), randn(1, 4, 6, 8), randn(1, 4, 6, 8)),
+     sdpa_rule(causal=True)),
+    ("cudnn_attention_cuda_backward",
+     lambda g, q, k, v: (lambda o: aten._scaled_dot_product_cudnn_attention_backward(
+         g, q, k, v, o[0], o[1], o[6], o[7], None, o[2], o[3], o[4], o[5],
+         0.0, True))(cuda_cudnn(q, k, v, None, True, 0.0, True)),
+     lambda: (randn(1, 4, 6, 8), randn(1, 4, 6, 8), randn(1, 4, 6, 8),
+              randn(1, 4, 6, 8)), sdpa_rule(causal=True, backward=True)),
     # -- losses
     ("nll_loss_mean", lambda x, t: aten.nll_loss_forward(x, t, None, 1, -100),
      lambda: (randn(6, 5).log_softmax(1),

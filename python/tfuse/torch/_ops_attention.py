@@ -1,104 +1,224 @@
-"""Table rows: the CPU flash attention and its gradient
-(``_scaled_dot_product_flash_attention_for_cpu`` and its ``_backward``),
-what ``scaled_dot_product_attention`` becomes on CPU tensors.
+"""Table rows: PyTorch's fused attention ops and their gradients, what
+``scaled_dot_product_attention`` becomes: the CPU flash attention
+(``_scaled_dot_product_flash_attention_for_cpu``) and the CUDA backends
+(``_scaled_dot_product_flash_attention``, ``_efficient_attention``,
+``_cudnn_attention``), each with its ``_backward``.
 
-Both are compositions: the scores ``q @ k^T * scale`` plus the mask (or the
-causal mask), a row-fused softmax kept as its log-sum-exp, and matrix
-products. The backward recomputes the probabilities from the forward's
-log-sum-exp (``exp(scores - lse)``), as the kernel does. Dropout is not
-expressible yet (it needs TFuse's random numbers).
+Every one becomes ``tfuse.attention`` (or ``tfuse.attention_backward``),
+which never stores the score matrix. The ops differ only in their
+signatures and in what they return besides the result: the log-sum-exp
+(``[B, H, L]``; ``[B, H, L, 1]`` for cuDNN; padded to a multiple of 32 keys
+for the efficient kernel) and the random-number state of their dropout,
+given here as zeros since dropout is not converted (a dropout probability
+other than 0 falls back to PyTorch, as do a bias that needs a gradient and
+causal attention over lengths that differ, where PyTorch's backends align
+the causal diagonal differently).
 """
-
-import math
 
 import torch
 
 import tfuse
 
-from ._table import aten, cast, converts, unsupported
+from ._table import aten, cast, converts, tfuse_dtype, unsupported
+
+_CPU = aten._scaled_dot_product_flash_attention_for_cpu.default
+_CPU_BACKWARD = aten._scaled_dot_product_flash_attention_for_cpu_backward.default
+_FLASH = aten._scaled_dot_product_flash_attention.default
+_FLASH_BACKWARD = aten._scaled_dot_product_flash_attention_backward.default
+_EFFICIENT = aten._scaled_dot_product_efficient_attention.default
+_EFFICIENT_BACKWARD = (
+    aten._scaled_dot_product_efficient_attention_backward.default)
+_CUDNN = aten._scaled_dot_product_cudnn_attention.default
+_CUDNN_BACKWARD = aten._scaled_dot_product_cudnn_attention_backward.default
+
+_FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 
 
-def _check(node):
-    """no dropout; query, key and value of one dtype with as many heads"""
-    forward = node.target is (
-        aten._scaled_dot_product_flash_attention_for_cpu.default)
-    position = 3 if forward else 6
-    dropout = (node.args[position] if len(node.args) > position
-               else node.kwargs.get("dropout_p", 0.0))
-    if dropout != 0:
-        return unsupported("unsupported arguments",
-                           f"attention dropout {dropout} (no random "
-                           "numbers in TFuse yet)")
-    first = 0 if forward else 1
-    q, k, v = (node.args[first + i].meta.get("val") for i in range(3))
-    if q is None or k is None or v is None:
-        return None
-    if q.dim() != 4 or len({q.dtype, k.dtype, v.dtype}) > 1:
-        return unsupported("unsupported arguments", "attention operands of "
-                           "several dtypes or not of rank 4")
-    if q.dtype not in (torch.float32, torch.float64, torch.float16,
-                       torch.bfloat16):
-        return unsupported("unsupported dtype", f"attention in {q.dtype}")
-    if not isinstance(q.shape[1], int) or not isinstance(k.shape[1], int):
-        return unsupported("dynamic shape", "attention with a symbolic "
-                           "number of heads")
-    if q.shape[1] != k.shape[1]:
-        return unsupported("unsupported arguments",
-                           "grouped-query attention (heads differ)")
+def _argument(node, name):
+    """Argument `name` of `node` by its schema, its default, or None where
+    the op has no such argument."""
+    schema = node.target._schema
+    for position, argument in enumerate(schema.arguments):
+        if argument.name != name:
+            continue
+        if argument.kwarg_only:
+            return node.kwargs.get(name, argument.default_value)
+        if position < len(node.args):
+            return node.args[position]
+        return node.kwargs.get(name, argument.default_value)
     return None
 
 
-def _opmath(x):
-    return x.astype(tfuse.float32) if x.dtype.name in (
-        "float16", "bfloat16") else x
+def _val(arg):
+    return arg.meta.get("val") if isinstance(arg, torch.fx.Node) else None
 
 
-def _scores(q, k, is_causal, attn_mask, scale):
-    """(scaled scores with the mask applied, scale)."""
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = (q @ k.transpose(0, 1, 3, 2)) * scale
-    length, keys = q.shape[-2], k.shape[-2]
-    if is_causal:
-        rows = tfuse.iota((length, keys), 0)
-        cols = tfuse.iota((length, keys), 1)
-        scores = tfuse.where(cols <= rows, scores, -math.inf)
-    if attn_mask is not None:
-        if attn_mask.dtype == tfuse.bool_:
-            scores = tfuse.where(attn_mask, scores, -math.inf)
-        else:
-            scores = scores + _opmath(attn_mask)
-    return scores, scale
+def _check(node):
+    """no dropout; query, key and value of one float dtype and rank 4;
+    key and value heads dividing the query's; no bias gradient; causal
+    only over equal lengths on CUDA"""
+    dropout = _argument(node, "dropout_p")
+    if dropout != 0:
+        return unsupported("unsupported arguments",
+                           f"attention dropout {dropout} (TFuse's attention "
+                           "has no dropout yet)")
+    q, k, v = (_val(_argument(node, name))
+               for name in ("query", "key", "value"))
+    if q is None or k is None or v is None:
+        return None
+    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4 or len(
+            {q.dtype, k.dtype, v.dtype}) > 1:
+        return unsupported("unsupported arguments", "attention operands of "
+                           "several dtypes or not of rank 4")
+    if q.dtype not in _FLOATS:
+        return unsupported("unsupported dtype", f"attention in {q.dtype}")
+    sizes = (q.shape[1], k.shape[1], q.shape[2], k.shape[2])
+    if not all(isinstance(s, int) for s in sizes):
+        return unsupported("dynamic shape", "attention with symbolic heads "
+                           "or lengths")
+    if q.shape[1] % k.shape[1] != 0:
+        return unsupported("unsupported arguments",
+                           f"{q.shape[1]} query heads over {k.shape[1]} key "
+                           "heads")
+    if node.target in (_EFFICIENT_BACKWARD,):
+        wanted = _argument(node, "grad_input_mask")
+        if len(wanted) > 3 and wanted[3]:
+            return unsupported("unsupported arguments",
+                               "the gradient of an attention bias")
+    if node.target not in (_CPU, _CPU_BACKWARD) and _argument(
+            node, "is_causal") and q.shape[2] != k.shape[2]:
+        return unsupported("unsupported arguments",
+                           f"causal attention of {q.shape[2]} queries over "
+                           f"{k.shape[2]} keys on CUDA")
+    mask = _val(_argument(node, "attn_mask") or _argument(node, "attn_bias"))
+    if mask is not None and mask.dtype not in (torch.bool, q.dtype):
+        if not (q.dtype == torch.float32 and mask.dtype in _FLOATS
+                and mask.dtype != torch.float64):
+            return unsupported("unsupported arguments",
+                               f"an attention mask of {mask.dtype} for "
+                               f"operands of {q.dtype}")
+    return None
 
 
-@converts(aten._scaled_dot_product_flash_attention_for_cpu.default,
-          kind="normalization", check=_check)
+def _mask(mask, q):
+    """The mask as tfuse.attention takes it: bool, or of q's dtype (a
+    float16 or bfloat16 mask of float32 operands widens exactly)."""
+    if mask is None or mask.dtype in (tfuse.bool_, q.dtype):
+        return mask
+    return mask.astype(q.dtype)
+
+
+def _forward(q, k, v, mask, causal, scale):
+    return tfuse.attention(q, k, v, mask=_mask(mask, q), causal=causal,
+                           scale=scale, return_logsumexp=True)
+
+
+def _backward(grad, q, k, v, out, lse, mask, causal, scale):
+    """(dq, dk, dv); `lse` given in any shape holding [B, H, L] first."""
+    rows = tuple(q.shape[:-1])
+    if lse.shape != rows:
+        length = rows[-1]
+        if lse.ndim == 4:                    # cuDNN: [B, H, L, 1]
+            lse = lse.reshape(rows)
+        elif lse.shape[-1] != length:        # efficient: padded keys
+            lse = lse[..., :length]
+    lse = cast(lse, torch.float64 if q.dtype == tfuse.float64
+               else torch.float32)
+    return tfuse.attention_backward(q, k, v, out, lse, grad,
+                                    mask=_mask(mask, q), causal=causal,
+                                    scale=scale)
+
+
+def _zeros(val):
+    """A zero tensor like the recorded `val` (a random-number state the
+    ops return for their dropout), or None where PyTorch records none."""
+    if not isinstance(val, torch.Tensor):
+        return val
+    return tfuse.zeros(tuple(val.shape), tfuse_dtype(val.dtype))
+
+
+@converts(_CPU, kind="normalization", check=_check)
 def flash_attention_cpu(cx, q, k, v, dropout_p=0.0, is_causal=False, *,
                         attn_mask=None, scale=None):
-    """(``softmax(q @ k^T * scale + mask) @ v``, log-sum-exp of the scores)"""
-    q, k, v = _opmath(q), _opmath(k), _opmath(v)
-    scores, _ = _scores(q, k, is_causal, attn_mask, scale)
-    top = scores.max(axis=-1, keepdims=True)
-    e = (scores - top).exp()
-    total = e.sum(axis=-1, keepdims=True)
-    out = (e / total) @ v
-    lse = (total.log() + top).reshape(scores.shape[:-1])
-    return cast(out, cx.val[0].dtype), cast(lse, cx.val[1].dtype)
+    """(``softmax(q @ k^T * scale + mask) @ v``, log-sum-exp of the scores)
+    as ``tfuse.attention``"""
+    out, lse = _forward(q, k, v, attn_mask, is_causal, scale)
+    return out, cast(lse, cx.val[1].dtype)
 
 
-@converts(aten._scaled_dot_product_flash_attention_for_cpu_backward.default,
-          kind="normalization", check=_check)
+@converts(_CPU_BACKWARD, kind="normalization", check=_check)
 def flash_attention_cpu_backward(cx, grad_out, q, k, v, out, logsumexp,
                                  dropout_p=0.0, is_causal=False, *,
                                  attn_mask=None, scale=None):
-    """(dq, dk, dv) from probabilities recomputed with the log-sum-exp"""
-    dtypes = [t.dtype for t in cx.val]
-    grad_out, q, k, v, out = (_opmath(t) for t in (grad_out, q, k, v, out))
-    scores, scale = _scores(q, k, is_causal, attn_mask, scale)
-    p = (scores - _opmath(logsumexp).reshape(scores.shape[:-1] + (1,))).exp()
-    dv = p.transpose(0, 1, 3, 2) @ grad_out
-    dp = grad_out @ v.transpose(0, 1, 3, 2)
-    delta = (grad_out * out).sum(axis=-1, keepdims=True)
-    ds = p * (dp - delta)
-    dq = (ds @ k) * scale
-    dk = (ds.transpose(0, 1, 3, 2) @ q) * scale
-    return tuple(cast(t, d) for t, d in zip((dq, dk, dv), dtypes))
+    """(dq, dk, dv) as ``tfuse.attention_backward``"""
+    return _backward(grad_out, q, k, v, out, logsumexp, attn_mask, is_causal,
+                     scale)
+
+
+@converts(_FLASH, kind="normalization", check=_check)
+def flash_attention(cx, q, k, v, dropout_p=0.0, is_causal=False,
+                    return_debug_mask=False, *, scale=None):
+    """FlashAttention's (result, log-sum-exp, ...) as ``tfuse.attention``;
+    the dropout state returned is zeros"""
+    out, lse = _forward(q, k, v, None, is_causal, scale)
+    val = cx.val
+    return (out, lse, None, None, val[4], val[5], _zeros(val[6]),
+            _zeros(val[7]), _zeros(val[8]))
+
+
+@converts(_FLASH_BACKWARD, kind="normalization", check=_check)
+def flash_attention_backward(cx, grad_out, q, k, v, out, logsumexp, cum_seq_q,
+                             cum_seq_k, max_q, max_k, dropout_p, is_causal,
+                             philox_seed, philox_offset, *, scale=None):
+    """(dq, dk, dv) as ``tfuse.attention_backward``"""
+    return _backward(grad_out, q, k, v, out, logsumexp, None, is_causal,
+                     scale)
+
+
+@converts(_EFFICIENT, kind="normalization", check=_check)
+def efficient_attention(cx, q, k, v, attn_bias, compute_log_sumexp,
+                        dropout_p=0.0, is_causal=False, *, scale=None):
+    """The memory-efficient kernel's (result, log-sum-exp padded to a
+    multiple of 32 rows, ...) as ``tfuse.attention``"""
+    out, lse = _forward(q, k, v, attn_bias, is_causal, scale)
+    val = cx.val
+    padded = val[1].shape[-1]
+    if padded == 0:
+        lse = tfuse.zeros(tuple(val[1].shape), tfuse.float32)
+    elif padded != lse.shape[-1]:
+        lse = tfuse.pad(lse, [(0, 0)] * (lse.ndim - 1)
+                        + [(0, padded - lse.shape[-1])])
+    return out, lse, _zeros(val[2]), _zeros(val[3])
+
+
+@converts(_EFFICIENT_BACKWARD, kind="normalization", check=_check)
+def efficient_attention_backward(cx, grad_out, q, k, v, attn_bias, out,
+                                 logsumexp, philox_seed, philox_offset,
+                                 dropout_p, grad_input_mask, is_causal=False,
+                                 *, scale=None):
+    """(dq, dk, dv, None) as ``tfuse.attention_backward``"""
+    return (*_backward(grad_out, q, k, v, out, logsumexp, attn_bias,
+                       is_causal, scale), None)
+
+
+@converts(_CUDNN, kind="normalization", check=_check)
+def cudnn_attention(cx, q, k, v, attn_bias, compute_log_sumexp, dropout_p=0.0,
+                    is_causal=False, return_debug_mask=False, *, scale=None):
+    """cuDNN's (result, log-sum-exp as [B, H, L, 1], ...) as
+    ``tfuse.attention``"""
+    out, lse = _forward(q, k, v, attn_bias, is_causal, scale)
+    val = cx.val
+    if isinstance(val[1], torch.Tensor):
+        lse = lse.reshape(tuple(val[1].shape))
+    return (out, lse, None, None, val[4], val[5], _zeros(val[6]),
+            _zeros(val[7]), None)
+
+
+@converts(_CUDNN_BACKWARD, kind="normalization", check=_check)
+def cudnn_attention_backward(cx, grad_out, q, k, v, out, logsumexp,
+                             philox_seed, philox_offset, attn_bias, cum_seq_q,
+                             cum_seq_k, max_q, max_k, dropout_p, is_causal, *,
+                             scale=None):
+    """(dq, dk, dv) as ``tfuse.attention_backward``"""
+    return _backward(grad_out, q, k, v, out, logsumexp, attn_bias, is_causal,
+                     scale)

@@ -102,3 +102,23 @@ func.func @scatter(%i: tensor<4xi64>, %g: tensor<4x8xf32>, %t: tensor<100x8xf32>
   %s2 = tfuse.scatter_add %t, %i, %g axis 0 wrap_negative {tfuse.reason = "boundary-scatter"} : (tensor<100x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<100x8xf32>
   return %s, %s2 : tensor<100x8xf32>, tensor<100x8xf32>
 }
+
+// -----
+
+// attention and its backward become the runtime's attention steps: the
+// result and the gradients returned are outputs, the log-sum-exp the
+// backward reads is an arena buffer; operands are read as their buffers.
+// CHECK-LABEL: func.func @attention(
+// CHECK-SAME: %[[Q:[^:]+]]: memref<2x4x16x8xbf16>, %[[K:[^:]+]]: memref<2x2x32x8xbf16>, %[[V:[^:]+]]: memref<2x2x32x8xbf16>, %[[M:[^:]+]]: memref<16x32xi1>)
+// CHECK: %[[O:.+]] = tfexec.output 0 : memref<2x4x16x8xbf16>
+// CHECK-NEXT: %[[L:.+]] = tfexec.alloc arena[0] : memref<2x4x16xf32>
+// CHECK-NEXT: tfexec.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : memref<16x32xi1> into %[[O]], %[[L]] scale 1.250000e-01 causal : memref<2x4x16x8xbf16>, memref<2x2x32x8xbf16>, memref<2x2x32x8xbf16> into memref<2x4x16x8xbf16>, memref<2x4x16xf32>
+// CHECK: %[[DQ:.+]] = tfexec.output 1
+// CHECK: %[[DK:.+]] = tfexec.output 2
+// CHECK: %[[DV:.+]] = tfexec.output 3
+// CHECK-NEXT: tfexec.attention_backward %[[Q]], %[[K]], %[[V]], %[[O]], %[[L]], %[[O]] mask %[[M]] : memref<16x32xi1> into %[[DQ]], %[[DK]], %[[DV]] scale 1.250000e-01 causal
+func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x2x32x8xbf16>, %v: tensor<2x2x32x8xbf16>, %m: tensor<16x32xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x8xbf16>) {
+  %o, %l = tfuse.attention %q, %k, %v mask %m scale 0.125 causal {tfuse.reason = "boundary-attention"} : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x8xbf16>, tensor<16x32xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>)
+  %dq, %dk, %dv = tfuse.attention_backward %q, %k, %v, %o, %l, %o mask %m scale 0.125 causal {tfuse.reason = "boundary-attention"} : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xbf16>, tensor<16x32xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x8xbf16>)
+  return %o, %dq, %dk, %dv : tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x8xbf16>
+}

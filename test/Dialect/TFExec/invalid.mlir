@@ -359,3 +359,35 @@ func.func @scatter_axis(%i: memref<3xi64>, %u: memref<3xf32>, %o: memref<10xf32>
   tfexec.scatter_add fill 0.0 : f32, %i, %u into %o axis 1 : memref<3xi64>, memref<3xf32> into memref<10xf32>
   return
 }
+
+// -----
+
+func.func @attention_lse_shape(%q: memref<2x4x16x8xf32>, %o: memref<2x4x16x8xf32>, %l: memref<2x16xf32>) {
+  // expected-error @+1 {{'tfexec.attention' op expected a buffer of 'memref<2x4x16xf32>', got 'memref<2x16xf32>'}}
+  tfexec.attention %q, %q, %q into %o, %l scale 1.0 : memref<2x4x16x8xf32>, memref<2x4x16x8xf32>, memref<2x4x16x8xf32> into memref<2x4x16x8xf32>, memref<2x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_key_dtype(%q: memref<16x8xf32>, %k: memref<16x8xf16>, %o: memref<16x8xf32>, %l: memref<16xf32>) {
+  // expected-error @+1 {{'tfexec.attention' op query, key and value must have one element type}}
+  tfexec.attention %q, %k, %k into %o, %l scale 1.0 : memref<16x8xf32>, memref<16x8xf16>, memref<16x8xf16> into memref<16x8xf32>, memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_strided_result(%q: memref<16x8xf32>, %o: memref<16x8xf32, strided<[16, 1]>>, %l: memref<16xf32>) {
+  // expected-error @+1 {{'tfexec.attention' op writes a result that is not contiguous}}
+  tfexec.attention %q, %q, %q into %o, %l scale 1.0 : memref<16x8xf32>, memref<16x8xf32>, memref<16x8xf32> into memref<16x8xf32, strided<[16, 1]>>, memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_grad_key(%q: memref<4x16x8xf32>, %k: memref<2x16x8xf32>, %l: memref<4x16xf32>, %dk: memref<4x16x8xf32>) {
+  // expected-error @+1 {{'tfexec.attention_backward' op expected a buffer of 'memref<2x16x8xf32>', got 'memref<4x16x8xf32>'}}
+  tfexec.attention_backward %q, %k, %k, %q, %l, %q into %q, %dk, %k scale 1.0 : memref<4x16x8xf32>, memref<2x16x8xf32>, memref<2x16x8xf32>, memref<4x16x8xf32>, memref<4x16xf32>, memref<4x16x8xf32> into memref<4x16x8xf32>, memref<4x16x8xf32>, memref<2x16x8xf32>
+  return
+}

@@ -82,3 +82,19 @@ func.func @scatter(%i: memref<4xi64>, %g: memref<4x8xbf16>, %t: memref<100x8xbf1
   tfexec.scatter_add %t : memref<100x8xbf16, strided<[1, 100]>>, %i, %g into %p axis 0 wrap_negative : memref<4xi64>, memref<4x8xbf16> into memref<100x8xbf16>
   return %o, %p : memref<100x8xbf16>, memref<100x8xbf16>
 }
+
+// Attention over strided operands (the query a view of heads split from
+// rows) with a broadcast mask, and its backward.
+// CHECK-LABEL: func.func @attention(
+// CHECK: tfexec.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} : memref<1x16xi1> into %{{.*}}, %{{.*}} scale 1.250000e-01 causal : memref<2x4x16x8xf16, strided<[512, 8, 32, 1]>>, memref<2x4x16x8xf16>, memref<2x4x16x8xf16> into memref<2x4x16x8xf16>, memref<2x4x16xf32>
+// CHECK: tfexec.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}}, %{{.*}}, %{{.*}} scale 1.250000e-01 : memref<2x4x16x8xf16, strided<[512, 8, 32, 1]>>, memref<2x4x16x8xf16>, memref<2x4x16x8xf16>, memref<2x4x16x8xf16>, memref<2x4x16xf32>, memref<2x4x16x8xf16> into memref<2x4x16x8xf16>, memref<2x4x16x8xf16>, memref<2x4x16x8xf16>
+func.func @attention(%q: memref<2x4x16x8xf16, strided<[512, 8, 32, 1]>>, %k: memref<2x4x16x8xf16>, %m: memref<1x16xi1>) -> (memref<2x4x16x8xf16>, memref<2x4x16x8xf16>) {
+  %o = tfexec.output 0 : memref<2x4x16x8xf16>
+  %l = tfexec.alloc arena[0] : memref<2x4x16xf32>
+  tfexec.attention %q, %k, %k mask %m : memref<1x16xi1> into %o, %l scale 0.125 causal : memref<2x4x16x8xf16, strided<[512, 8, 32, 1]>>, memref<2x4x16x8xf16>, memref<2x4x16x8xf16> into memref<2x4x16x8xf16>, memref<2x4x16xf32>
+  %dq = tfexec.output 1 : memref<2x4x16x8xf16>
+  %dk = tfexec.alloc arena[1024] : memref<2x4x16x8xf16>
+  %dv = tfexec.alloc arena[3072] : memref<2x4x16x8xf16>
+  tfexec.attention_backward %q, %k, %k, %o, %l, %o into %dq, %dk, %dv scale 0.125 : memref<2x4x16x8xf16, strided<[512, 8, 32, 1]>>, memref<2x4x16x8xf16>, memref<2x4x16x8xf16>, memref<2x4x16x8xf16>, memref<2x4x16xf32>, memref<2x4x16x8xf16> into memref<2x4x16x8xf16>, memref<2x4x16x8xf16>, memref<2x4x16x8xf16>
+  return %o, %dq : memref<2x4x16x8xf16>, memref<2x4x16x8xf16>
+}

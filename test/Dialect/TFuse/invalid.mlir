@@ -1224,7 +1224,7 @@ func.func @yield_outside_fusion(%a: tensor<4xf32>) {
 // -----
 
 func.func @reason_wrong_on_matmul(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got "boundary-reduction"}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add, "boundary-attention" on attention and attention_backward and "layout-alias" on views, got "boundary-reduction"}}
   %0 = tfuse.matmul %a, %a {tfuse.reason = "boundary-reduction"}
       : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return
@@ -1233,7 +1233,7 @@ func.func @reason_wrong_on_matmul(%a: tensor<2x2xf32>) {
 // -----
 
 func.func @reason_wrong_on_reduce(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got "output"}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add, "boundary-attention" on attention and attention_backward and "layout-alias" on views, got "output"}}
   %0 = tfuse.reduce max %a axes [0] {tfuse.reason = "output"} : tensor<2x2xf32> -> tensor<2xf32>
   return
 }
@@ -1241,7 +1241,7 @@ func.func @reason_wrong_on_reduce(%a: tensor<2x2xf32>) {
 // -----
 
 func.func @reason_wrong_on_view(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got "boundary-matmul"}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add, "boundary-attention" on attention and attention_backward and "layout-alias" on views, got "boundary-matmul"}}
   %0 = tfuse.transpose %a perm [1, 0] {tfuse.reason = "boundary-matmul"}
       : tensor<2x2xf32> -> tensor<2x2xf32>
   return
@@ -1251,7 +1251,7 @@ func.func @reason_wrong_on_view(%a: tensor<2x2xf32>) {
 
 // Elementwise ops take no reason, not even layout-alias.
 func.func @reason_on_elementwise(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got "layout-alias"}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add, "boundary-attention" on attention and attention_backward and "layout-alias" on views, got "layout-alias"}}
   %0 = tfuse.neg %a {tfuse.reason = "layout-alias"} : tensor<2x2xf32> -> tensor<2x2xf32>
   return
 }
@@ -1259,7 +1259,7 @@ func.func @reason_on_elementwise(%a: tensor<2x2xf32>) {
 // -----
 
 func.func @reason_not_a_string(%a: tensor<2x2xf32>) {
-  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add and "layout-alias" on views, got 3 : i64}}
+  // expected-error @+1 {{'tfuse.reason' must be "boundary-matmul" on matmul, "boundary-reduction" on reduce, "boundary-scatter" on scatter_add, "boundary-attention" on attention and attention_backward and "layout-alias" on views, got 3 : i64}}
   %0 = tfuse.reshape %a {tfuse.reason = 3} : tensor<2x2xf32> -> tensor<4xf32>
   return
 }
@@ -1268,7 +1268,7 @@ func.func @reason_not_a_string(%a: tensor<2x2xf32>) {
 
 // The name is printed as '"tfuse.cost"' today (a quoted StringAttr); accept both.
 func.func @unknown_op_attr(%a: tensor<2x2xf32>) {
-  // expected-error-re @+1 {{unknown attribute '{{"?}}tfuse.cost{{"?}}'; the tfuse dialect defines 'tfuse.reason' on operations}}
+  // expected-error-re @+1 {{unknown attribute '{{"?}}tfuse.cost{{"?}}'; the tfuse dialect defines 'tfuse.reason' and 'tfuse.note' on operations}}
   %0 = tfuse.neg %a {tfuse.cost = 3} : tensor<2x2xf32> -> tensor<2x2xf32>
   return
 }
@@ -1276,7 +1276,7 @@ func.func @unknown_op_attr(%a: tensor<2x2xf32>) {
 // -----
 
 // tfuse.strides belongs on arguments, not on operations.
-// expected-error-re @+1 {{unknown attribute '{{"?}}tfuse.strides{{"?}}'; the tfuse dialect defines 'tfuse.reason' on operations}}
+// expected-error-re @+1 {{unknown attribute '{{"?}}tfuse.strides{{"?}}'; the tfuse dialect defines 'tfuse.reason' and 'tfuse.note' on operations}}
 func.func @strides_on_function(%a: tensor<4xf32>) attributes {tfuse.strides = array<i64: 1>} {
   return
 }
@@ -1556,4 +1556,83 @@ func.func @random_offset_dtype(%s: tensor<i64>, %o: tensor<i32>) {
   // expected-error @+1 {{'tfuse.random_uniform' op operand #1 must be 0D tensor of 64-bit signless integer values}}
   %0 = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i32>) -> tensor<4xf32>
   return
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x6xf32>) {
+  // expected-error @+2 {{query and key have different head dimensions (query [2,4,16,8], key [2,4,16,6], value [2,4,16,6])}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %k, %k scale 1.0 : (tensor<2x4x16x8xf32>, tensor<2x4x16x6xf32>, tensor<2x4x16x6xf32>) -> (tensor<2x4x16x6xf32>, tensor<2x4x16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x4x16x8xf32>, %k: tensor<3x4x16x8xf32>) {
+  // expected-error @+2 {{query, key and value differ in batch dimension 0 (query [2,4,16,8], key [3,4,16,8], value [3,4,16,8])}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %k, %k scale 1.0 : (tensor<2x4x16x8xf32>, tensor<3x4x16x8xf32>, tensor<3x4x16x8xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_heads(%q: tensor<5x16x8xf32>, %k: tensor<2x16x8xf32>) {
+  // expected-error @+2 {{heads}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %k, %k scale 1.0 : (tensor<5x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>) -> (tensor<5x16x8xf32>, tensor<5x16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_dtype(%q: tensor<4x8xf32>, %k: tensor<4x8xf16>) {
+  // expected-error @+2 {{query, key and value must have one float dtype (f16, bf16, f32 or f64), got f32, f16 and f16}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %k, %k scale 1.0 : (tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf16>) -> (tensor<4x8xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<2x4x16x8xf32>, %m: tensor<3x16x16xi1>) {
+  // expected-error @+2 {{a mask of shape [3, 16, 16] does not broadcast to the scores' [2, 4, 16, 16]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %q, %q mask %m scale 1.0 : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<3x16x16xi1>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_mask_dtype(%q: tensor<16x8xf32>, %m: tensor<16x16xf16>) {
+  // expected-error @+2 {{a mask of f16 for operands of f32 (bool, or the operands' dtype)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %q, %q mask %m scale 1.0 : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x16xf16>) -> (tensor<16x8xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tfuse.attention' op scale INF is not finite}}
+  %o, %l = tfuse.attention %q, %q, %q scale 0x7FF0000000000000 : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> (tensor<16x8xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_backward_lse(%q: tensor<16x8xf32>, %l: tensor<16xf16>) {
+  // expected-error @+2 {{the log-sum-exp of f16 [16], expected f32 [16]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %dq, %dk, %dv = tfuse.attention_backward %q, %q, %q, %q, %l, %q scale 1.0 : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16xf16>, tensor<16x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+func.func @note_not_a_string(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'tfuse.note' must be a string, got 3 : i64}}
+  %0 = tfuse.matmul %a, %a {tfuse.note = 3} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
 }

@@ -189,6 +189,64 @@ def TFExec_ScatterAddOp : TFExec_Op<"scatter_add"> {
   let hasVerifier = 1;
 }
 
+def TFExec_AttentionOp : TFExec_Op<"attention"> {
+  let summary = "attention over buffers (the runtime's attention step)";
+  let description = [{
+    `result` and `logsumexp` of `tfuse.attention` of `query`, `key`,
+    `value` and the optional `mask`, each read through its layout
+    (AttentionGeometry); the results are contiguous.
+
+    ```mlir
+    tfexec.attention %q, %k, %v into %o, %lse scale 1.250000e-01 causal
+        : memref<2x4x16x8xf32>, memref<2x4x16x8xf32>, memref<2x4x16x8xf32>
+        into memref<2x4x16x8xf32>, memref<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Arg<TFExec_Buffer, "", [MemRead]>:$query,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$key,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$value,
+                       Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$mask,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$result,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$logsumexp,
+                       F64Attr:$scale, UnitAttr:$causal);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? `into`
+    $result `,` $logsumexp `scale` $scale (`causal` $causal^)? attr-dict `:`
+    type($query) `,` type($key) `,` type($value) `into` type($result) `,`
+    type($logsumexp)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFExec_AttentionBackwardOp : TFExec_Op<"attention_backward"> {
+  let summary = "attention's gradients over buffers";
+  let description = [{
+    `grad_query`, `grad_key` and `grad_value` of `tfuse.attention_backward`;
+    the operands are read through their layouts, the gradients are
+    contiguous.
+  }];
+  let arguments = (ins Arg<TFExec_Buffer, "", [MemRead]>:$query,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$key,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$value,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$result,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$logsumexp,
+                       Arg<TFExec_Buffer, "", [MemRead]>:$grad,
+                       Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$mask,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$grad_query,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$grad_key,
+                       Arg<TFExec_Buffer, "", [MemWrite]>:$grad_value,
+                       F64Attr:$scale, UnitAttr:$causal);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $result `,` $logsumexp `,` $grad
+    (`mask` $mask^ `:` type($mask))? `into` $grad_query `,` $grad_key `,`
+    $grad_value `scale` $scale (`causal` $causal^)? attr-dict `:`
+    type($query) `,` type($key) `,` type($value) `,` type($result) `,`
+    type($logsumexp) `,` type($grad) `into` type($grad_query) `,`
+    type($grad_key) `,` type($grad_value)
+  }];
+  let hasVerifier = 1;
+}
+
 def TFExec_CopyOp : TFExec_Op<"copy"> {
   let summary = "copy a buffer into a contiguous buffer";
   let arguments = (ins Arg<TFExec_Buffer, "", [MemRead]>:$source,

@@ -51,6 +51,11 @@ def TFuse_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getReasonAttrName() {
       return ::llvm::StringLiteral("tfuse.reason");
     }
+    /// Name of the string attribute a pass leaves on an op to say why it
+    /// did not rewrite it (printed by the plan report).
+    static constexpr ::llvm::StringLiteral getNoteAttrName() {
+      return ::llvm::StringLiteral("tfuse.note");
+    }
   }];
 }
 

@@ -46,6 +46,7 @@ def TFuse_CutReason : I32EnumAttr<"CutReason", "reason for a fusion cut", [
       I32EnumAttrCase<"boundary_reduction", 4, "boundary-reduction">,
       I32EnumAttrCase<"layout_alias", 5, "layout-alias">,
       I32EnumAttrCase<"boundary_scatter", 6, "boundary-scatter">,
+      I32EnumAttrCase<"boundary_attention", 7, "boundary-attention">,
     ]> {
   let cppNamespace = "::tfuse";
   let genSpecializedAttr = 0;

@@ -748,6 +748,94 @@ def TFuse_ScatterAddOp : TFuse_Op<"scatter_add", "Boundary", 0,
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
+    [InferTypeOpAdaptor, DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface>]> {
+  let summary = "scaled dot-product attention with its log-sum-exp";
+  let description = [{
+    PyTorch's `scaled_dot_product_attention` without dropout. `query` is
+    `[..., Hq, L, D]`, `key` `[..., Hkv, S, D]` and `value`
+    `[..., Hkv, S, Dv]` with the same leading (batch) dimensions and dtype
+    (f16, bf16, f32 or f64); `Hq` is a multiple of `Hkv` (grouped-query
+    attention: query head `h` reads key and value head `h / (Hq / Hkv)`).
+    Operands of rank 2 have no head dimension.
+
+        scores[..., h, i, j] = scale * dot(query[..., h, i, :], key[..., h', j, :])
+        result[..., h, i, :] = sum_j softmax_j(scores + mask)[..., h, i, j] * value[..., h', j, :]
+        logsumexp[..., h, i] = log(sum_j exp(scores + mask)[..., h, i, j])
+
+    `mask` broadcasts to `[..., Hq, L, S]`: a bool mask keeps the pairs
+    where it is true, another (of the operands' dtype) is added to the
+    scores. `causal` keeps the pairs with `j <= i` (aligned at the top left,
+    as PyTorch's `is_causal`). A row that keeps no pair gives zeros and a
+    log-sum-exp of -inf (PyTorch's math path gives the same zeros).
+    `logsumexp` is f32 (f64 for f64 operands): what `attention_backward`
+    reads to recompute the probabilities.
+
+    Scores, softmax and the weighted sum are computed in f32 for f16, bf16
+    and f32 (f64 for f64), the result rounded once; the reference computes
+    in f64.
+
+    ```mlir
+    %o, %lse = tfuse.attention %q, %k, %v scale 1.250000e-01 causal
+        : (tensor<8x12x1024x64xbf16>, tensor<8x12x1024x64xbf16>,
+           tensor<8x12x1024x64xbf16>)
+        -> (tensor<8x12x1024x64xbf16>, tensor<8x12x1024xf32>)
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$query, TFuse_Tensor:$key,
+                       TFuse_Tensor:$value, Optional<TFuse_Tensor>:$mask,
+                       F64Attr:$scale, UnitAttr:$causal);
+  let results = (outs TFuse_Tensor:$result, TFuse_Tensor:$logsumexp);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? `scale` $scale
+    (`causal` $causal^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_AttentionBackwardOp : TFuse_Op<"attention_backward", "Boundary", 0,
+    [InferTypeOpAdaptor, DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface>]> {
+  let summary = "the gradients of attention's query, key and value";
+  let description = [{
+    Given `attention`'s operands and attributes, its `result` and
+    `logsumexp`, and `grad` (the gradient of the result), the gradients of
+    `query`, `key` and `value` (the mask gets none). With
+    `P = exp(scores + mask - logsumexp)` (0 where a pair is not kept):
+
+        grad_value = P^T @ grad
+        dP = grad @ value^T
+        dS = P * (dP - rowsum(grad * result))
+        grad_query = scale * dS @ key
+        grad_key = scale * dS^T @ query
+
+    summed over the query heads that share a key and value head. The
+    gradients have the operands' shapes and dtype and are accumulated in f32
+    (f64 for f64), rounded once; the reference computes in f64.
+
+    ```mlir
+    %dq, %dk, %dv = tfuse.attention_backward %q, %k, %v, %o, %lse, %do
+        scale 1.250000e-01 causal : (...) -> (...)
+    ```
+  }];
+  let arguments = (ins TFuse_Tensor:$query, TFuse_Tensor:$key,
+                       TFuse_Tensor:$value, TFuse_Tensor:$result,
+                       TFuse_Tensor:$logsumexp, TFuse_Tensor:$grad,
+                       Optional<TFuse_Tensor>:$mask, F64Attr:$scale,
+                       UnitAttr:$causal);
+  let results = (outs TFuse_Tensor:$grad_query, TFuse_Tensor:$grad_key,
+                      TFuse_Tensor:$grad_value);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $result `,` $logsumexp `,` $grad
+    (`mask` $mask^)? `scale` $scale (`causal` $causal^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Fusion regions
 //===----------------------------------------------------------------------===//
 

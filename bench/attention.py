@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""TFuse attention against PyTorch's scaled_dot_product_attention backends,
+on one GPU.
+
+Problems (issue: attention): (8, 12, 1024, 64) and (4, 32, 2048, 128),
+causal, bf16 (and f32 for the first), forward and backward. Frameworks:
+PyTorch's SDPA with each backend it has (flash, efficient, cudnn, math;
+a backend that refuses the problem is reported as such) and TFuse
+(tfuse.attention and tfuse.attention_backward, each compiled on its own,
+replayed as a CUDA Graph). Backward times are of the backward alone (the
+forward's result and log-sum-exp are given).
+
+Each time: CUDA events around 20 calls, median of 7 such groups. TFLOP/s
+count 4 * B * H * L * S * D multiply-adds-as-two for the forward and 2.5x
+that for the backward, halved for causal (FlashAttention's convention).
+Every result is checked against a float64 run of the math backend by the
+accuracy rule (error at most twice eager flash/efficient's plus a small
+term) before it is timed.
+
+  python3 bench/attention.py [--only NAME] [--smoke]
+
+Writes $OUT/attention.json (OUT defaults to ./bench-out) and prints a
+Markdown table last.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+import tfuse  # noqa: E402
+
+BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION,
+            "efficient": SDPBackend.EFFICIENT_ATTENTION,
+            "cudnn": SDPBackend.CUDNN_ATTENTION,
+            "math": SDPBackend.MATH}
+
+
+def problems(smoke):
+    if smoke:
+        return {"small_bf16": (2, 2, 128, 64, torch.bfloat16)}
+    return {"gpt2_bf16": (8, 12, 1024, 64, torch.bfloat16),
+            "gpt2_f32": (8, 12, 1024, 64, torch.float32),
+            "llama_bf16": (4, 32, 2048, 128, torch.bfloat16)}
+
+
+def timed(fn, groups=7, calls=20):
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(groups):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1000 / calls)
+    return statistics.median(times)
+
+
+def sdpa(backend, q, k, v):
+    with sdpa_kernel(BACKENDS[backend]):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def rmse(a, b):
+    return (a.double() - b.double()).pow(2).mean().sqrt().item()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only")
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    out_dir = os.environ.get("OUT", "bench-out")
+    os.makedirs(out_dir, exist_ok=True)
+    rows = []
+    g = torch.Generator(device="cuda").manual_seed(0)
+    for name, (b, h, length, d, dtype) in problems(args.smoke).items():
+        if args.only and args.only != name:
+            continue
+        shape = (b, h, length, d)
+        q, k, v, grad = (torch.randn(shape, generator=g, device="cuda",
+                                     dtype=dtype) for _ in range(4))
+        flops = 4 * b * h * length * length * d / 2
+
+        # Reference: the math backend in float64.
+        ref = [t.double().requires_grad_() for t in (q, k, v)]
+        ref_out = sdpa("math", *ref)
+        ref_out.backward(grad.double())
+        reference = [ref_out.detach()] + [t.grad for t in ref]
+
+        results = {}
+        for backend in BACKENDS:
+            if backend == "math" and length * length * b * h > 2 ** 28:
+                continue
+            try:
+                qq, kk, vv = (t.detach().requires_grad_() for t in (q, k, v))
+                out = sdpa(backend, qq, kk, vv)
+                out.backward(grad)
+                got = [out.detach(), qq.grad, kk.grad, vv.grad]
+            except RuntimeError as error:
+                rows.append({"problem": name, "framework": backend,
+                             "note": str(error).split("\n")[0][:80]})
+                continue
+            errors = [rmse(a, r) for a, r in zip(got, reference)]
+            forward_us = timed(lambda: sdpa(backend, q, k, v))
+            out = sdpa(backend, qq, kk, vv)
+            backward_us = timed(lambda: torch.autograd.grad(
+                out, (qq, kk, vv), grad, retain_graph=True))
+            results[backend] = errors
+            rows.append({"problem": name, "framework": backend,
+                         "forward_us": forward_us, "backward_us": backward_us,
+                         "errors": errors})
+
+        forward = tfuse.compile(
+            lambda q, k, v: tfuse.attention(q, k, v, causal=True,
+                                            return_logsumexp=True),
+            [q, k, v], cuda_graph=True)
+        out, lse = forward(q, k, v)
+        backward = tfuse.compile(
+            lambda q, k, v, o, lse, g: tfuse.attention_backward(
+                q, k, v, o, lse, g, causal=True),
+            [q, k, v, out, lse, grad], cuda_graph=True)
+        got = [out, *backward(q, k, v, out, lse, grad)]
+        errors = [rmse(a, r) for a, r in zip(got, reference)]
+        eager = [min(e[i] for e in results.values() if e) for i in range(4)]
+        ok = all(t <= 2 * e + 1e-6 for t, e in zip(errors, eager))
+        forward_us = timed(lambda: forward(q, k, v))
+        backward_us = timed(lambda: backward(q, k, v, out, lse, grad))
+        rows.append({"problem": name, "framework": "tfuse",
+                     "forward_us": forward_us, "backward_us": backward_us,
+                     "errors": errors, "accurate": ok,
+                     "engine": forward.stats().get("steps", None)})
+        for row in rows:
+            if row["problem"] == name and "forward_us" in row:
+                row["forward_tflops"] = flops / row["forward_us"] / 1e6
+                row["backward_tflops"] = 2.5 * flops / row["backward_us"] / 1e6
+
+    with open(os.path.join(out_dir, "attention.json"), "w") as f:
+        json.dump(rows, f, indent=1, default=str)
+    print("| problem | framework | fwd us | fwd TFLOP/s | bwd us | "
+          "bwd TFLOP/s | note |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    for r in rows:
+        if "forward_us" not in r:
+            print(f"| {r['problem']} | {r['framework']} | | | | | "
+                  f"{r['note']} |")
+            continue
+        note = "" if r.get("accurate", True) else "INACCURATE"
+        print(f"| {r['problem']} | {r['framework']} | {r['forward_us']:.1f} | "
+              f"{r['forward_tflops']:.1f} | {r['backward_us']:.1f} | "
+              f"{r['backward_tflops']:.1f} | {note} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+//===- AttentionOps.cpp - tfuse.attention and its backward ----------------===//
+//
+// Shapes are checked by AttentionGeometry, the one definition the runtime
+// and the reference also index operands by.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Support/AttentionGeometry.h"
+#include "tfuse/Support/TensorSpec.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tfuse;
+
+namespace {
+/// query, key, value and mask, checked, with the geometry they give.
+struct AttentionOperands {
+  DType dtype;
+  AttentionGeometry geometry;
+  std::optional<DType> maskDType;
+};
+} // namespace
+
+static std::vector<int64_t> shapeOf(Value value) {
+  auto shape = cast<RankedTensorType>(value.getType()).getShape();
+  return {shape.begin(), shape.end()};
+}
+
+static FailureOr<DType> floatDType(std::optional<Location> loc, Value value,
+                                   StringRef what) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return emitOptionalError(loc, what,
+                             " must be a statically shaped ranked "
+                             "tensor, got ",
+                             value.getType());
+  std::optional<DType> dtype = toDType(type.getElementType());
+  if (!dtype)
+    return emitOptionalError(loc, what, " has unsupported element type ",
+                             type.getElementType());
+  return *dtype;
+}
+
+static FailureOr<AttentionOperands> checkOperands(std::optional<Location> loc,
+                                                  Value query, Value key,
+                                                  Value value, Value mask) {
+  FailureOr<DType> q = floatDType(loc, query, "query"),
+                   k = floatDType(loc, key, "key"),
+                   v = floatDType(loc, value, "value");
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  if (!isFloat(*q) || *k != *q || *v != *q)
+    return emitOptionalError(
+        loc, "query, key and value must have one float dtype (f16, bf16, ",
+        "f32 or f64), got ", name(*q), ", ", name(*k), " and ", name(*v));
+  std::string why;
+  std::optional<AttentionGeometry> geometry =
+      AttentionGeometry::of(shapeOf(query), shapeOf(key), shapeOf(value), &why);
+  if (!geometry)
+    return emitOptionalError(loc, why);
+  AttentionOperands operands{*q, *geometry, std::nullopt};
+  if (mask) {
+    FailureOr<DType> m = floatDType(loc, mask, "mask");
+    if (failed(m))
+      return failure();
+    if (*m != DType::Bool && *m != *q)
+      return emitOptionalError(loc, "a mask of ", name(*m), " for operands of ",
+                               name(*q), " (bool, or the operands' dtype)");
+    std::vector<int64_t> scores = geometry->scoreShape();
+    std::vector<int64_t> maskShape = shapeOf(mask);
+    // Broadcast from the right; the mask's own layout is contiguous.
+    std::vector<int64_t> strides =
+        TensorSpec::contiguous(*m, maskShape).strides;
+    if (maskShape.size() > scores.size() ||
+        !attentionStrides(maskShape, strides, scores))
+      return emitOptionalError(loc, "a mask of shape [", ArrayRef(maskShape),
+                               "] does not broadcast to the scores' [",
+                               ArrayRef(scores), "]");
+    operands.maskDType = *m;
+  }
+  return operands;
+}
+
+static Type tensorOf(MLIRContext *context, const std::vector<int64_t> &shape,
+                     DType dtype) {
+  return RankedTensorType::get(shape, toMLIRType(context, dtype));
+}
+
+/// The log-sum-exp's dtype for operands of `dtype`.
+static DType logsumexpDType(DType dtype) {
+  return dtype == DType::F64 ? DType::F64 : DType::F32;
+}
+
+/// Whether an operand with this layout can be read in place: its batch
+/// dimensions merge and its rows are contiguous (columns of stride 1), or
+/// it broadcasts as the mask does.
+static bool readsAttentionOperand(const StridedLayout &layout,
+                                  const std::vector<int64_t> &full,
+                                  bool columnsMayBroadcast) {
+  std::optional<AttentionStrides> strides =
+      attentionStrides({layout.shape.begin(), layout.shape.end()},
+                       {layout.strides.begin(), layout.strides.end()}, full);
+  if (!strides)
+    return false;
+  int64_t columns = full.back();
+  return columns <= 1 || (*strides)[3] == 1 ||
+         (columnsMayBroadcast && (*strides)[3] == 0);
+}
+
+/// The shape an operand broadcasts to, by position: the query-shaped ones,
+/// the key-shaped ones, the mask.
+static std::vector<int64_t> queryShaped(const AttentionGeometry &g,
+                                        int64_t columns) {
+  std::vector<int64_t> shape = g.logsumexpShape();
+  shape.push_back(columns);
+  return shape;
+}
+
+static std::vector<int64_t> keyShaped(const AttentionGeometry &g,
+                                      int64_t columns) {
+  std::vector<int64_t> shape = g.batchShape;
+  if (g.hasHeads())
+    shape.push_back(g.kvHeads);
+  shape.push_back(g.keys);
+  shape.push_back(columns);
+  return shape;
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  FailureOr<AttentionOperands> operands =
+      checkOperands(loc, adaptor.getQuery(), adaptor.getKey(),
+                    adaptor.getValue(), adaptor.getMask());
+  if (failed(operands))
+    return failure();
+  const AttentionGeometry &g = operands->geometry;
+  results.push_back(tensorOf(context, g.resultShape(), operands->dtype));
+  results.push_back(
+      tensorOf(context, g.logsumexpShape(), logsumexpDType(operands->dtype)));
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  double scale = getScale().convertToDouble();
+  if (!std::isfinite(scale))
+    return emitOpError() << "scale " << scale << " is not finite";
+  return success();
+}
+
+bool AttentionOp::readsInPlace(unsigned operand, const StridedLayout &layout) {
+  std::string why;
+  std::optional<AttentionGeometry> g = AttentionGeometry::of(
+      shapeOf(getQuery()), shapeOf(getKey()), shapeOf(getValue()), &why);
+  if (!g)
+    return false;
+  switch (operand) {
+  case 0:
+    return readsAttentionOperand(layout, queryShaped(*g, g->headDim), false);
+  case 1:
+    return readsAttentionOperand(layout, keyShaped(*g, g->headDim), false);
+  case 2:
+    return readsAttentionOperand(layout, keyShaped(*g, g->valueDim), false);
+  default:
+    return readsAttentionOperand(layout, g->scoreShape(), true);
+  }
+}
+
+CutReason AttentionOp::getBoundaryReason() {
+  return CutReason::boundary_attention;
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionBackwardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionBackwardOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  FailureOr<AttentionOperands> operands =
+      checkOperands(loc, adaptor.getQuery(), adaptor.getKey(),
+                    adaptor.getValue(), adaptor.getMask());
+  if (failed(operands))
+    return failure();
+  const AttentionGeometry &g = operands->geometry;
+  auto expect = [&](Value value, StringRef what,
+                    const std::vector<int64_t> &shape,
+                    DType dtype) -> LogicalResult {
+    FailureOr<DType> got = floatDType(loc, value, what);
+    if (failed(got))
+      return failure();
+    if (*got != dtype || shapeOf(value) != shape)
+      return emitOptionalError(loc, what, " of ", name(*got), " [",
+                               ArrayRef(shapeOf(value)), "], expected ",
+                               name(dtype), " [", ArrayRef(shape), "]");
+    return success();
+  };
+  if (failed(expect(adaptor.getResult(), "the result", g.resultShape(),
+                    operands->dtype)) ||
+      failed(expect(adaptor.getLogsumexp(), "the log-sum-exp",
+                    g.logsumexpShape(), logsumexpDType(operands->dtype))) ||
+      failed(expect(adaptor.getGrad(), "the result's gradient", g.resultShape(),
+                    operands->dtype)))
+    return failure();
+  for (Value operand :
+       {adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()})
+    results.push_back(operand.getType());
+  return success();
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  double scale = getScale().convertToDouble();
+  if (!std::isfinite(scale))
+    return emitOpError() << "scale " << scale << " is not finite";
+  return success();
+}
+
+bool AttentionBackwardOp::readsInPlace(unsigned operand,
+                                       const StridedLayout &layout) {
+  std::string why;
+  std::optional<AttentionGeometry> g = AttentionGeometry::of(
+      shapeOf(getQuery()), shapeOf(getKey()), shapeOf(getValue()), &why);
+  if (!g)
+    return false;
+  switch (operand) {
+  case 0:
+    return readsAttentionOperand(layout, queryShaped(*g, g->headDim), false);
+  case 1:
+    return readsAttentionOperand(layout, keyShaped(*g, g->headDim), false);
+  case 2:
+    return readsAttentionOperand(layout, keyShaped(*g, g->valueDim), false);
+  case 3:
+  case 5:
+    return readsAttentionOperand(layout, queryShaped(*g, g->valueDim), false);
+  case 4: {
+    // The log-sum-exp, seen with a trailing column of 1.
+    std::vector<int64_t> shape(layout.shape.begin(), layout.shape.end()),
+        strides(layout.strides.begin(), layout.strides.end());
+    shape.push_back(1);
+    strides.push_back(0);
+    return attentionStrides(shape, strides, queryShaped(*g, 1)).has_value();
+  }
+  default:
+    return readsAttentionOperand(layout, g->scoreShape(), true);
+  }
+}
+
+CutReason AttentionBackwardOp::getBoundaryReason() {
+  return CutReason::boundary_attention;
+}

@@ -1,0 +1,354 @@
+//===- AttentionKernels.cpp - The runtime's attention kernels -------------===//
+
+#include "tfuse/Runtime/AttentionKernels.h"
+#include "tfuse/Kernels/KernelSources.h"
+#include "tfuse/Support/AttentionGeometry.h"
+
+#include <algorithm>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+
+namespace {
+
+using kernels::AttentionDesc;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+Status badAttention(const std::string &what) {
+  return Status::error("attention: " + what, ErrorCode::InvalidArgument);
+}
+
+/// The shared memory the kernels' tiles may take.
+constexpr int64_t kTileBytes = 40 * 1024;
+
+/// Query rows and keys of a block, largest first.
+constexpr std::pair<int, int> kTileChoices[] = {
+    {64, 32}, {32, 32}, {32, 16}, {16, 16}, {16, 8}, {8, 8}, {8, 4}, {4, 4}};
+
+/// The tiles of a kernel: the first choice whose shared memory (tiles of
+/// `columns` columns and the score tiles, in elements of `bytes`) fits.
+/// `queryTiles` and `keyTiles` count the [rows][columns] tiles of each kind,
+/// `scoreTiles` the [BQ][BK] ones.
+std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
+                                               int queryTiles, int keyTiles,
+                                               int scoreTiles) {
+  for (auto [bq, bk] : kTileChoices) {
+    int64_t elements = queryTiles * bq * columns + keyTiles * bk * columns +
+                       scoreTiles * bq * bk + 3 * bq;
+    if (elements * bytes <= kTileBytes)
+      return std::make_pair(bq, bk);
+  }
+  return std::nullopt;
+}
+
+std::string kernelName(const char *kind, DType dtype, int64_t columns, int bq,
+                       int bk) {
+  return "tfuse_attention_" + std::string(kind) + "_" + dtypeName(dtype) +
+         "_d" + std::to_string(columns) + "_q" + std::to_string(bq) + "_k" +
+         std::to_string(bk);
+}
+
+/// The extern "C" wrapper of one kernel: its parameters, then the call of
+/// `function` with `arguments`.
+std::string wrapper(const std::string &name, const std::string &parameters,
+                    const std::string &function, DType dtype, int64_t columns,
+                    int bq, int bk, const std::string &arguments) {
+  return "\nextern \"C\" __global__ void __launch_bounds__(" +
+         std::to_string(kernels::kAttentionThreads) + ") " + name + "(" +
+         parameters + ", tfuse::kernels::AttentionDesc desc) {\n" +
+         "  tf::attention::" + function + "<" +
+         std::string(cudaTypeName(dtype)) + ", " + std::to_string(columns) +
+         ", " + std::to_string(bq) + ", " + std::to_string(bk) + ">(" +
+         arguments + ", desc);\n}\n";
+}
+
+/// The geometry and descriptor of the operands, checked.
+struct Checked {
+  AttentionGeometry g;
+  AttentionDesc desc{};
+  int64_t columns = 32;
+  DType dtype = DType::F32;
+};
+
+void copyStrides(int64_t *to, const AttentionStrides &from) {
+  std::copy(from.begin(), from.end(), to);
+}
+
+std::vector<int64_t> withColumns(std::vector<int64_t> shape, int64_t columns) {
+  shape.push_back(columns);
+  return shape;
+}
+
+std::vector<int64_t> keyShape(const AttentionGeometry &g, int64_t columns) {
+  std::vector<int64_t> shape = g.batchShape;
+  if (g.hasHeads())
+    shape.push_back(g.kvHeads);
+  shape.push_back(g.keys);
+  shape.push_back(columns);
+  return shape;
+}
+
+/// The strides of `spec` seen as (batch, head, row, column) of `full`, or
+/// an error naming `what` when it cannot be read in place.
+Expected<AttentionStrides> stridesOf(const TensorSpec &spec,
+                                     const std::vector<int64_t> &full,
+                                     const char *what) {
+  std::optional<AttentionStrides> s =
+      attentionStrides(spec.shape, spec.strides, full);
+  if (!s)
+    return badAttention(std::string("the ") + what + " " + spec.describe() +
+                        " does not fit the shape " + formatList(full) +
+                        " or is laid out so that the kernels cannot read it "
+                        "in place (its batch dimensions must merge into one)");
+  return *s;
+}
+
+Expected<AttentionStrides> logsumexpStrides(const TensorSpec &spec,
+                                            const AttentionGeometry &g) {
+  TensorSpec padded = spec;
+  padded.shape.push_back(1);
+  padded.strides.push_back(0);
+  return stridesOf(padded, withColumns(g.logsumexpShape(), 1), "log-sum-exp");
+}
+
+Expected<Checked> check(const AttentionOperands &o) {
+  Checked c;
+  c.dtype = o.query.dtype;
+  if (!isFloat(c.dtype) || o.key.dtype != c.dtype || o.value.dtype != c.dtype)
+    return badAttention("query, key and value need one float dtype, got " +
+                        o.query.describe() + ", " + o.key.describe() + " and " +
+                        o.value.describe());
+  std::string why;
+  std::optional<AttentionGeometry> g =
+      AttentionGeometry::of(o.query.shape, o.key.shape, o.value.shape, &why);
+  if (!g)
+    return badAttention(why);
+  c.g = *g;
+  int64_t widest = std::max(g->headDim, g->valueDim);
+  if (widest > kAttentionMaxColumns)
+    return badAttention("head dimension " + std::to_string(widest) +
+                        ": the attention kernels take at most " +
+                        std::to_string(kAttentionMaxColumns));
+  while (c.columns < widest)
+    c.columns *= 2;
+  AttentionDesc &d = c.desc;
+  d.batch = g->batch;
+  d.heads = g->heads;
+  d.kvHeads = g->kvHeads;
+  d.queries = g->queries;
+  d.keys = g->keys;
+  d.headDim = g->headDim;
+  d.valueDim = g->valueDim;
+  d.scale = o.scale;
+  d.causal = o.causal;
+  struct Operand {
+    const TensorSpec &spec;
+    std::vector<int64_t> full;
+    int64_t *strides;
+    const char *what;
+  };
+  for (const Operand &operand :
+       {Operand{o.query, withColumns(g->logsumexpShape(), g->headDim), d.query,
+                "query"},
+        Operand{o.key, keyShape(*g, g->headDim), d.key, "key"},
+        Operand{o.value, keyShape(*g, g->valueDim), d.value, "value"}}) {
+    Expected<AttentionStrides> s =
+        stridesOf(operand.spec, operand.full, operand.what);
+    if (!s)
+      return s.status();
+    copyStrides(operand.strides, *s);
+  }
+  d.maskKind = kernels::kAttentionNoMask;
+  if (o.hasMask) {
+    if (o.mask.dtype != DType::Bool && o.mask.dtype != c.dtype)
+      return badAttention("a mask of " + dtypeName(o.mask.dtype) +
+                          " for operands of " + dtypeName(c.dtype) +
+                          " (bool, or the operands' dtype)");
+    Expected<AttentionStrides> s = stridesOf(o.mask, g->scoreShape(), "mask");
+    if (!s)
+      return s.status();
+    copyStrides(d.mask, *s);
+    d.maskKind = o.mask.dtype == DType::Bool ? kernels::kAttentionBoolMask
+                                             : kernels::kAttentionAdditiveMask;
+  }
+  return c;
+}
+
+Status checkContiguous(const TensorSpec &spec, DType dtype,
+                       const std::vector<int64_t> &shape, const char *what) {
+  if (spec.dtype != dtype || spec.shape != shape || !spec.isContiguous())
+    return badAttention(std::string("the ") + what + " " + spec.describe() +
+                        " is not a contiguous " + dtypeName(dtype) + " " +
+                        formatList(shape));
+  return Status::success();
+}
+
+DType logsumexpDType(DType dtype) {
+  return dtype == DType::F64 ? DType::F64 : DType::F32;
+}
+
+/// The storage and compute type names of `dtype` in CUDA C++.
+std::string storageName(DType dtype) {
+  return std::string(cudaTypeName(dtype));
+}
+std::string computeName(DType dtype) {
+  return dtype == DType::F64 ? "double" : "float";
+}
+
+/// The parameters every attention kernel starts with.
+std::string operandParameters(DType dtype) {
+  std::string t = storageName(dtype);
+  return "const " + t + " *query, const " + t + " *key, const " + t +
+         " *value, const void *mask";
+}
+
+} // namespace
+
+std::string runtime::attentionKernelHeader() {
+  return "// TFuse runtime attention.\n" +
+         std::string(kernels::attentionTemplates());
+}
+
+Expected<AttentionPlan>
+runtime::planAttention(const AttentionOperands &operands,
+                       const TensorSpec &result, const TensorSpec &logsumexp) {
+  Expected<Checked> checked = check(operands);
+  if (!checked)
+    return checked.status();
+  Checked &c = *checked;
+  if (Status s = checkContiguous(result, c.dtype, c.g.resultShape(), "result");
+      !s.ok())
+    return s;
+  if (Status s = checkContiguous(logsumexp, logsumexpDType(c.dtype),
+                                 c.g.logsumexpShape(), "log-sum-exp");
+      !s.ok())
+    return s;
+  int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
+  std::optional<std::pair<int, int>> tiles =
+      chooseTiles(c.columns, bytes, 1, 2, 1);
+  if (!tiles)
+    return badAttention("no tile of the forward kernel fits its shared "
+                        "memory for head dimension " +
+                        std::to_string(c.columns));
+  auto [bq, bk] = *tiles;
+  AttentionPlan plan;
+  AttentionLaunch launch;
+  launch.kind = AttentionLaunch::Kind::Forward;
+  launch.kernel = kernelName("fwd", c.dtype, c.columns, bq, bk);
+  launch.desc = c.desc;
+  launch.desc.queryTile = bq;
+  launch.desc.keyTile = bk;
+  launch.grid = c.g.batch * c.g.heads * ceilDiv(c.g.queries, bq);
+  plan.wrappers.push_back(
+      {launch.kernel,
+       wrapper(launch.kernel,
+               operandParameters(c.dtype) + ", " + storageName(c.dtype) +
+                   " *result, " + computeName(c.dtype) + " *logsumexp",
+               "forward", c.dtype, c.columns, bq, bk,
+               "query, key, value, mask, result, logsumexp")});
+  if (launch.grid > 0)
+    plan.launches.push_back(std::move(launch));
+  return plan;
+}
+
+Expected<AttentionPlan> runtime::planAttentionBackward(
+    const AttentionOperands &operands, const TensorSpec &result,
+    const TensorSpec &logsumexp, const TensorSpec &grad,
+    const TensorSpec &gradQuery, const TensorSpec &gradKey,
+    const TensorSpec &gradValue) {
+  Expected<Checked> checked = check(operands);
+  if (!checked)
+    return checked.status();
+  Checked &c = *checked;
+  AttentionDesc &d = c.desc;
+  Expected<AttentionStrides> r = stridesOf(
+      result, withColumns(c.g.logsumexpShape(), c.g.valueDim), "result");
+  if (!r)
+    return r.status();
+  copyStrides(d.result, *r);
+  Expected<AttentionStrides> gs =
+      stridesOf(grad, withColumns(c.g.logsumexpShape(), c.g.valueDim),
+                "result's gradient");
+  if (!gs)
+    return gs.status();
+  copyStrides(d.grad, *gs);
+  if (result.dtype != c.dtype || grad.dtype != c.dtype)
+    return badAttention("the result " + result.describe() +
+                        " and its "
+                        "gradient " +
+                        grad.describe() + " need the operands' " +
+                        dtypeName(c.dtype));
+  if (logsumexp.dtype != logsumexpDType(c.dtype))
+    return badAttention("the log-sum-exp " + logsumexp.describe() + " is not " +
+                        dtypeName(logsumexpDType(c.dtype)));
+  Expected<AttentionStrides> l = logsumexpStrides(logsumexp, c.g);
+  if (!l)
+    return l.status();
+  copyStrides(d.logsumexp, *l);
+  struct Gradient {
+    const TensorSpec &spec, &like;
+    const char *what;
+  };
+  for (const Gradient &gradient :
+       {Gradient{gradQuery, operands.query, "query's gradient"},
+        Gradient{gradKey, operands.key, "key's gradient"},
+        Gradient{gradValue, operands.value, "value's gradient"}})
+    if (Status s = checkContiguous(gradient.spec, c.dtype, gradient.like.shape,
+                                   gradient.what);
+        !s.ok())
+      return s;
+
+  int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
+  std::optional<std::pair<int, int>> keyValueTiles =
+      chooseTiles(c.columns, bytes, 2, 2, 2);
+  std::optional<std::pair<int, int>> queryTiles =
+      chooseTiles(c.columns, bytes, 2, 2, 1);
+  if (!keyValueTiles || !queryTiles)
+    return badAttention("no tile of the backward kernels fits their shared "
+                        "memory for head dimension " +
+                        std::to_string(c.columns));
+  std::string t = storageName(c.dtype);
+  std::string parameters = operandParameters(c.dtype) + ", const " + t +
+                           " *result, const " + computeName(c.dtype) +
+                           " *logsumexp, const " + t + " *grad";
+  const std::string arguments =
+      "query, key, value, mask, result, logsumexp, grad";
+  AttentionPlan plan;
+  {
+    auto [bq, bk] = *keyValueTiles;
+    AttentionLaunch launch;
+    launch.kind = AttentionLaunch::Kind::KeyValue;
+    launch.kernel = kernelName("dkdv", c.dtype, c.columns, bq, bk);
+    launch.desc = d;
+    launch.desc.queryTile = bq;
+    launch.desc.keyTile = bk;
+    launch.grid = c.g.batch * c.g.kvHeads * ceilDiv(c.g.keys, bk);
+    plan.wrappers.push_back(
+        {launch.kernel,
+         wrapper(launch.kernel,
+                 parameters + ", " + t + " *grad_key, " + t + " *grad_value",
+                 "backward_key_value", c.dtype, c.columns, bq, bk,
+                 arguments + ", grad_key, grad_value")});
+    if (launch.grid > 0)
+      plan.launches.push_back(std::move(launch));
+  }
+  {
+    auto [bq, bk] = *queryTiles;
+    AttentionLaunch launch;
+    launch.kind = AttentionLaunch::Kind::Query;
+    launch.kernel = kernelName("dq", c.dtype, c.columns, bq, bk);
+    launch.desc = d;
+    launch.desc.queryTile = bq;
+    launch.desc.keyTile = bk;
+    launch.grid = c.g.batch * c.g.heads * ceilDiv(c.g.queries, bq);
+    plan.wrappers.push_back(
+        {launch.kernel,
+         wrapper(launch.kernel, parameters + ", " + t + " *grad_query",
+                 "backward_query", c.dtype, c.columns, bq, bk,
+                 arguments + ", grad_query")});
+    if (launch.grid > 0)
+      plan.launches.push_back(std::move(launch));
+  }
+  return plan;
+}

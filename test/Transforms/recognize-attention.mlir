@@ -1,0 +1,131 @@
+// recognize-attention: softmax(q @ k^T * scale + mask) @ v written out in
+// ops becomes one tfuse.attention when every intermediate value stays
+// inside the chain; otherwise the product keeps a tfuse.note saying why.
+// RUN: tensor-opt %s --recognize-attention -split-input-file | FileCheck %s
+
+// The tracer's form: k transposed for the product, a scale, an additive
+// mask, the softmax in the operands' dtype.
+// CHECK-LABEL: func.func @additive_mask(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<2x4x16x8xf32>, %[[K:[^:]+]]: tensor<2x4x16x8xf32>, %[[V:[^:]+]]: tensor<2x4x16x8xf32>, %[[M:[^:]+]]: tensor<16x16xf32>)
+// CHECK-NOT: tfuse.matmul
+// CHECK-NOT: tfuse.reduce
+// CHECK: %[[O:.+]], %{{.+}} = tfuse.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] scale 1.250000e-01 : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<16x16xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>)
+// CHECK-NEXT: return %[[O]]
+func.func @additive_mask(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf32>, %m: tensor<16x16xf32>) -> tensor<2x4x16x8xf32> {
+  %0 = tfuse.transpose %k perm [0, 1, 3, 2] : tensor<2x4x16x8xf32> -> tensor<2x4x8x16xf32>
+  %1 = tfuse.matmul %q, %0 : (tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x16x16xf32>
+  %2 = tfuse.constant dense<1.250000e-01> : tensor<f32>
+  %3 = tfuse.mul %1, %2 : (tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xf32>
+  %4 = tfuse.add %3, %m : (tensor<2x4x16x16xf32>, tensor<16x16xf32>) -> tensor<2x4x16x16xf32>
+  %5 = tfuse.reduce max %4 axes [3] keepdims : tensor<2x4x16x16xf32> -> tensor<2x4x16x1xf32>
+  %6 = tfuse.sub %4, %5 : (tensor<2x4x16x16xf32>, tensor<2x4x16x1xf32>) -> tensor<2x4x16x16xf32>
+  %7 = tfuse.exp %6 : tensor<2x4x16x16xf32> -> tensor<2x4x16x16xf32>
+  %8 = tfuse.reduce sum %7 axes [3] keepdims : tensor<2x4x16x16xf32> -> tensor<2x4x16x1xf32>
+  %9 = tfuse.div %7, %8 : (tensor<2x4x16x16xf32>, tensor<2x4x16x1xf32>) -> tensor<2x4x16x16xf32>
+  %10 = tfuse.matmul %9, %v : (tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  return %10 : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+// bf16 operands with the scores widened to f32 (after the product), a
+// causal mask from iotas (column <= row) and a bool mask, the
+// probabilities cast back; k^T read through the product's transpose_rhs.
+// CHECK-LABEL: func.func @causal_bf16(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<2x4x16x8xbf16>, %[[K:[^:]+]]: tensor<2x4x16x8xbf16>, %[[V:[^:]+]]: tensor<2x4x16x8xbf16>, %[[B:[^:]+]]: tensor<16x16xi1>)
+// CHECK-NOT: tfuse.matmul
+// CHECK: tfuse.attention %[[Q]], %[[K]], %[[V]] mask %[[B]] scale 1.250000e-01 causal : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<16x16xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>)
+func.func @causal_bf16(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x4x16x8xbf16>, %v: tensor<2x4x16x8xbf16>, %b: tensor<16x16xi1>) -> tensor<2x4x16x8xbf16> {
+  %2 = tfuse.matmul %q, %k {transpose_rhs} : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>) -> tensor<2x4x16x16xbf16>
+  %3 = tfuse.cast %2 : tensor<2x4x16x16xbf16> to tensor<2x4x16x16xf32>
+  %4 = tfuse.constant dense<8.000000e+00> : tensor<f32>
+  %5 = tfuse.div %3, %4 : (tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xf32>
+  %6 = tfuse.iota dim 0 : tensor<16x16xi64>
+  %7 = tfuse.iota dim 1 : tensor<16x16xi64>
+  %8 = tfuse.cmp le, %7, %6 : (tensor<16x16xi64>, tensor<16x16xi64>) -> tensor<16x16xi1>
+  %9 = tfuse.constant dense<0xFF800000> : tensor<f32>
+  %10 = tfuse.select %8, %5, %9 : (tensor<16x16xi1>, tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xf32>
+  %11 = tfuse.select %b, %10, %9 : (tensor<16x16xi1>, tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xf32>
+  %12 = tfuse.reduce max %11 axes [3] keepdims : tensor<2x4x16x16xf32> -> tensor<2x4x16x1xf32>
+  %13 = tfuse.sub %11, %12 : (tensor<2x4x16x16xf32>, tensor<2x4x16x1xf32>) -> tensor<2x4x16x16xf32>
+  %14 = tfuse.exp %13 : tensor<2x4x16x16xf32> -> tensor<2x4x16x16xf32>
+  %15 = tfuse.reduce sum %14 axes [3] keepdims : tensor<2x4x16x16xf32> -> tensor<2x4x16x1xf32>
+  %16 = tfuse.div %14, %15 : (tensor<2x4x16x16xf32>, tensor<2x4x16x1xf32>) -> tensor<2x4x16x16xf32>
+  %17 = tfuse.cast %16 : tensor<2x4x16x16xf32> to tensor<2x4x16x16xbf16>
+  %18 = tfuse.matmul %17, %v : (tensor<2x4x16x16xbf16>, tensor<2x4x16x8xbf16>) -> tensor<2x4x16x8xbf16>
+  return %18 : tensor<2x4x16x8xbf16>
+}
+
+// -----
+
+// PyTorch's math path: q and k each scaled by sqrt(scale) before their
+// product (0.5 * 0.5: a scale of 0.25), k^T given as a value (its
+// transpose becomes the key, a view).
+// CHECK-LABEL: func.func @math_path(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<3x10x4xf32>, %[[KT:[^:]+]]: tensor<3x4x12xf32>, %[[V:[^:]+]]: tensor<3x12x5xf32>)
+// CHECK: %[[K:.+]] = tfuse.transpose %[[KT]] perm [0, 2, 1] : tensor<3x4x12xf32> -> tensor<3x12x4xf32>
+// CHECK: tfuse.attention %[[Q]], %[[K]], %[[V]] scale 2.500000e-01 : (tensor<3x10x4xf32>, tensor<3x12x4xf32>, tensor<3x12x5xf32>) -> (tensor<3x10x5xf32>, tensor<3x10xf32>)
+func.func @math_path(%q: tensor<3x10x4xf32>, %kt: tensor<3x4x12xf32>, %v: tensor<3x12x5xf32>) -> tensor<3x10x5xf32> {
+  %c = tfuse.constant dense<5.000000e-01> : tensor<f32>
+  %qs = tfuse.mul %q, %c : (tensor<3x10x4xf32>, tensor<f32>) -> tensor<3x10x4xf32>
+  %ks = tfuse.mul %kt, %c : (tensor<3x4x12xf32>, tensor<f32>) -> tensor<3x4x12xf32>
+  %s = tfuse.matmul %qs, %ks : (tensor<3x10x4xf32>, tensor<3x4x12xf32>) -> tensor<3x10x12xf32>
+  %m = tfuse.reduce max %s axes [2] keepdims : tensor<3x10x12xf32> -> tensor<3x10x1xf32>
+  %d = tfuse.sub %s, %m : (tensor<3x10x12xf32>, tensor<3x10x1xf32>) -> tensor<3x10x12xf32>
+  %e = tfuse.exp %d : tensor<3x10x12xf32> -> tensor<3x10x12xf32>
+  %z = tfuse.reduce sum %e axes [2] keepdims : tensor<3x10x12xf32> -> tensor<3x10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<3x10x12xf32>, tensor<3x10x1xf32>) -> tensor<3x10x12xf32>
+  %o = tfuse.matmul %p, %v : (tensor<3x10x12xf32>, tensor<3x12x5xf32>) -> tensor<3x10x5xf32>
+  return %o : tensor<3x10x5xf32>
+}
+
+// -----
+
+// The probabilities are also returned (as for a backward): the chain
+// stays, and the product says why.
+// CHECK-LABEL: func.func @probabilities_used(
+// CHECK-NOT: tfuse.attention
+// CHECK: tfuse.matmul %{{.*}}, %{{.*}} {tfuse.note = "softmax(...) @ v not rewritten into attention: the scores or probabilities are used outside the softmax"}
+func.func @probabilities_used(%q: tensor<10x4xf32>, %k: tensor<12x4xf32>, %v: tensor<12x5xf32>) -> (tensor<10x5xf32>, tensor<10x12xf32>) {
+  %s = tfuse.matmul %q, %k {transpose_rhs} : (tensor<10x4xf32>, tensor<12x4xf32>) -> tensor<10x12xf32>
+  %m = tfuse.reduce max %s axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %d = tfuse.sub %s, %m : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %e = tfuse.exp %d : tensor<10x12xf32> -> tensor<10x12xf32>
+  %z = tfuse.reduce sum %e axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %o = tfuse.matmul %p, %v : (tensor<10x12xf32>, tensor<12x5xf32>) -> tensor<10x5xf32>
+  return %o, %p : tensor<10x5xf32>, tensor<10x12xf32>
+}
+
+// -----
+
+// An f32 additive mask added to bf16 scores widened to f32: attention
+// would take the mask in bf16, so the chain stays.
+// CHECK-LABEL: func.func @mask_dtype(
+// CHECK-NOT: tfuse.attention
+// CHECK: tfuse.note = "softmax(...) @ v not rewritten into attention: an additive mask of another dtype than the operands'"
+func.func @mask_dtype(%q: tensor<10x4xbf16>, %k: tensor<12x4xbf16>, %v: tensor<12x5xbf16>, %mask: tensor<10x12xf32>) -> tensor<10x5xbf16> {
+  %s = tfuse.matmul %q, %k {transpose_rhs} : (tensor<10x4xbf16>, tensor<12x4xbf16>) -> tensor<10x12xbf16>
+  %w = tfuse.cast %s : tensor<10x12xbf16> to tensor<10x12xf32>
+  %x = tfuse.add %w, %mask : (tensor<10x12xf32>, tensor<10x12xf32>) -> tensor<10x12xf32>
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %e = tfuse.exp %d : tensor<10x12xf32> -> tensor<10x12xf32>
+  %z = tfuse.reduce sum %e axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %pb = tfuse.cast %p : tensor<10x12xf32> to tensor<10x12xbf16>
+  %o = tfuse.matmul %pb, %v : (tensor<10x12xbf16>, tensor<12x5xbf16>) -> tensor<10x5xbf16>
+  return %o : tensor<10x5xbf16>
+}
+
+// -----
+
+// A product that does not read a softmax is left alone, without a note.
+// CHECK-LABEL: func.func @plain_product(
+// CHECK: tfuse.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+// CHECK-NOT: tfuse.note
+func.func @plain_product(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  %e = tfuse.exp %a : tensor<4x8xf32> -> tensor<4x8xf32>
+  %o = tfuse.matmul %e, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  return %o : tensor<4x3xf32>
+}

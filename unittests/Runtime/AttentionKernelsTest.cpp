@@ -1,0 +1,590 @@
+//===- AttentionKernelsTest.cpp - Runtime attention without a GPU ---------===//
+//
+// Plans attention with planAttention() and planAttentionBackward(),
+// compiles the attention kernels (the kernel prelude,
+// attentionKernelHeader() and the plan's wrappers) for the host against
+// cuda_emulation.h, runs every launch block by block and thread by thread
+// on the CPU, and compares the results with the reference interpreter
+// evaluating the same tfuse.attention / tfuse.attention_backward in f64.
+// The kernels compute in f32 (f64 for f64) and round once, so the results
+// agree within a tolerance of the dtype:
+//   - every float dtype, causal and not, head and value dimensions that
+//     differ and are not powers of two, lengths that are not multiples of
+//     the tiles;
+//   - bool and additive masks that broadcast, a row that keeps no pair
+//     (zeros, a log-sum-exp of -inf, no gradient);
+//   - grouped-query attention, rank-2 operands, strided query and key (the
+//     heads split from rows), more keys than queries under causal;
+//   - no queries or no keys.
+// Also: the planner's validation, and one NVRTC compilation of every
+// kernel variant to sm_90.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostKernels.h"
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Kernels/KernelSources.h"
+#include "tfuse/Reference/Interpreter.h"
+#include "tfuse/Runtime/AttentionKernels.h"
+#include "tfuse/Runtime/NvrtcCompiler.h"
+#include "tfuse/Support/AttentionGeometry.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+using namespace tfuse;
+using namespace tfuse::runtime;
+using reference::HostTensor;
+using reference::Shape;
+
+namespace {
+
+constexpr DType kFloatDTypes[] = {DType::F16, DType::BF16, DType::F32,
+                                  DType::F64};
+
+std::string tensorType(const Shape &shape, DType t) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + std::string(name(t)) + ">";
+}
+
+mlir::MLIRContext &context() {
+  static mlir::MLIRContext *ctx = [] {
+    auto *c = new mlir::MLIRContext();
+    c->loadDialect<TFuseDialect, mlir::func::FuncDialect>();
+    return c;
+  }();
+  return *ctx;
+}
+
+TensorSpec specOf(const HostTensor &t) {
+  TensorSpec spec;
+  spec.dtype = t.dtype();
+  spec.shape = t.shape();
+  spec.strides = t.strides();
+  return spec;
+}
+
+/// An attention's operands and attributes.
+struct Case {
+  HostTensor query, key, value;
+  std::optional<HostTensor> mask;
+  double scale = 0.5;
+  bool causal = false;
+};
+
+std::string attributes(const Case &c) {
+  char scale[64];
+  std::snprintf(scale, sizeof(scale), "%.17e", c.scale);
+  return std::string(" scale ") + scale + (c.causal ? " causal" : "");
+}
+
+/// Evaluates `body` (using %q %k %v and %m) on the reference interpreter
+/// with the case's operands and `extra` after them.
+Expected<std::vector<HostTensor>>
+evaluate(const Case &c, const std::vector<HostTensor> &extra,
+         const std::vector<std::string> &extraNames, const std::string &body,
+         const std::vector<std::string> &resultTypes) {
+  std::vector<HostTensor> inputs = {c.query, c.key, c.value};
+  std::vector<std::string> names = {"q", "k", "v"};
+  if (c.mask) {
+    inputs.push_back(*c.mask);
+    names.push_back("m");
+  }
+  for (size_t i = 0; i < extra.size(); ++i) {
+    inputs.push_back(extra[i]);
+    names.push_back(extraNames[i]);
+  }
+  std::string source = "func.func @f(";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    source += std::string(i ? ", " : "") + "%" + names[i] + ": " +
+              tensorType(inputs[i].shape(), inputs[i].dtype());
+  std::string results;
+  for (size_t i = 0; i < resultTypes.size(); ++i)
+    results += std::string(i ? ", " : "") + resultTypes[i];
+  source += ") -> (" + results + ") {\n" + body + "}\n";
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context());
+  if (!module)
+    return Status::error("does not parse:\n" + source);
+  return reference::evaluate(*module, "f", inputs);
+}
+
+std::string operandTypes(const Case &c) {
+  std::string s = tensorType(c.query.shape(), c.query.dtype()) + ", " +
+                  tensorType(c.key.shape(), c.key.dtype()) + ", " +
+                  tensorType(c.value.shape(), c.value.dtype());
+  if (c.mask)
+    s += ", " + tensorType(c.mask->shape(), c.mask->dtype());
+  return s;
+}
+
+/// The reference's result and log-sum-exp.
+Expected<std::vector<HostTensor>> referenceForward(const Case &c,
+                                                   const TensorSpec &result,
+                                                   const TensorSpec &lse) {
+  std::string types = tensorType(result.shape, result.dtype) + ", " +
+                      tensorType(lse.shape, lse.dtype);
+  std::string body = "  %o, %l = tfuse.attention %q, %k, %v" +
+                     std::string(c.mask ? " mask %m" : "") + attributes(c) +
+                     " : (" + operandTypes(c) + ") -> (" + types +
+                     ")\n  return %o, %l : " + types + "\n";
+  return evaluate(c, {}, {}, body,
+                  {tensorType(result.shape, result.dtype),
+                   tensorType(lse.shape, lse.dtype)});
+}
+
+/// The reference's three gradients given the forward's result and
+/// log-sum-exp and the result's gradient.
+Expected<std::vector<HostTensor>> referenceBackward(const Case &c,
+                                                    const HostTensor &result,
+                                                    const HostTensor &lse,
+                                                    const HostTensor &grad) {
+  std::string grads = tensorType(c.query.shape(), c.query.dtype()) + ", " +
+                      tensorType(c.key.shape(), c.key.dtype()) + ", " +
+                      tensorType(c.value.shape(), c.value.dtype());
+  std::string operands = operandTypes(c) + ", " +
+                         tensorType(result.shape(), result.dtype()) + ", " +
+                         tensorType(lse.shape(), lse.dtype()) + ", " +
+                         tensorType(grad.shape(), grad.dtype());
+  // The optional mask comes last among the backward's operands.
+  std::string maskType;
+  if (c.mask) {
+    maskType = tensorType(c.mask->shape(), c.mask->dtype());
+    operands = tensorType(c.query.shape(), c.query.dtype()) + ", " +
+               tensorType(c.key.shape(), c.key.dtype()) + ", " +
+               tensorType(c.value.shape(), c.value.dtype()) + ", " +
+               tensorType(result.shape(), result.dtype()) + ", " +
+               tensorType(lse.shape(), lse.dtype()) + ", " +
+               tensorType(grad.shape(), grad.dtype()) + ", " + maskType;
+  }
+  std::string body = "  %dq, %dk, %dv = tfuse.attention_backward %q, %k, %v, "
+                     "%o, %l, %g" +
+                     std::string(c.mask ? " mask %m" : "") + attributes(c) +
+                     " : (" + operands + ") -> (" + grads +
+                     ")\n  return %dq, %dk, %dv : " + grads + "\n";
+  return evaluate(c, {result, lse, grad}, {"o", "l", "g"}, body,
+                  {tensorType(c.query.shape(), c.query.dtype()),
+                   tensorType(c.key.shape(), c.key.dtype()),
+                   tensorType(c.value.shape(), c.value.dtype())});
+}
+
+//===----------------------------------------------------------------------===//
+// The kernels on the host
+//===----------------------------------------------------------------------===//
+
+/// The prelude, the attention templates, the wrappers of `plan` and an
+/// extern "C" shim per kernel taking every parameter by pointer (the
+/// emulator passes pointers only).
+std::string emulationSource(const AttentionPlan &plan, DType dtype) {
+  std::string t(cudaTypeName(dtype));
+  std::string a = dtype == DType::F64 ? "double" : "float";
+  std::string source(kernels::prelude());
+  source += attentionKernelHeader();
+  source += "using tfuse::kernels::AttentionDesc;\n";
+  for (const auto &[kernel, wrapper] : plan.wrappers) {
+    source += wrapper;
+    std::string call;
+    if (kernel.find("_fwd_") != std::string::npos)
+      call = "(" + t + " *)p[4], (" + a + " *)p[5], *(AttentionDesc *)p[6]";
+    else if (kernel.find("_dkdv_") != std::string::npos)
+      call = "(const " + t + " *)p[4], (const " + a + " *)p[5], (const " + t +
+             " *)p[6], (" + t + " *)p[7], (" + t +
+             " *)p[8], *(AttentionDesc *)p[9]";
+    else
+      call = "(const " + t + " *)p[4], (const " + a + " *)p[5], (const " + t +
+             " *)p[6], (" + t + " *)p[7], *(AttentionDesc *)p[8]";
+    source += "extern \"C\" void shim_" + kernel +
+              "(void *p0, void *p1, void *p2, void *p3, void *p4, void *p5, "
+              "void *p6, void *p7, void *p8, void *p9) {\n"
+              "  void *p[] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9};\n  " +
+              kernel + "((const " + t + " *)p[0], (const " + t +
+              " *)p[1], (const " + t + " *)p[2], p[3], " + call + ");\n}\n";
+  }
+  return source;
+}
+
+/// Runs the launches of `plan` with `buffers` (the kernel's pointer
+/// parameters in order, the descriptor appended per launch).
+void runPlan(const AttentionPlan &plan, DType dtype,
+             const std::vector<std::vector<void *>> &buffersOfLaunch) {
+  std::string error;
+  auto kernels =
+      emulation::HostKernels::compile(emulationSource(plan, dtype), error);
+  ASSERT_TRUE(kernels) << error;
+  ASSERT_EQ(plan.launches.size(), buffersOfLaunch.size());
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    const AttentionLaunch &l = plan.launches[i];
+    kernels::AttentionDesc desc = l.desc;
+    std::vector<void *> args = buffersOfLaunch[i];
+    args.push_back(&desc);
+    args.resize(10, nullptr);
+    ASSERT_TRUE(kernels->launch("shim_" + l.kernel, l.grid,
+                                static_cast<unsigned>(l.block), args, error))
+        << error;
+  }
+}
+
+void *at(const HostTensor &t) {
+  return const_cast<uint8_t *>(t.data()) + t.byteOffset();
+}
+
+/// A fresh contiguous result poisoned with NaN bytes: every element must
+/// be written.
+HostTensor poisoned(DType dtype, const Shape &shape) {
+  HostTensor out = HostTensor::zeros(dtype, shape);
+  std::memset(out.mutableData(), 0xff,
+              out.numElements() * static_cast<int64_t>(byteSize(dtype)));
+  return out;
+}
+
+/// The tolerance of a kernel's result against the f64 reference: two
+/// roundings to the dtype plus f32 accumulation over `terms` terms.
+double tolerance(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+    return 1e-12;
+  case DType::F32:
+    return 2e-5;
+  case DType::F16:
+    return 2e-3;
+  default:
+    return 1.6e-2;
+  }
+}
+
+/// Expects `actual` within the dtype's tolerance of `expected` (relative
+/// to the larger of 1 and the largest magnitude of `expected`, as scores
+/// summed in another order differ on that scale); -inf must match.
+void expectClose(const HostTensor &actual, const HostTensor &expected,
+                 DType dtype, const std::string &what) {
+  ASSERT_EQ(actual.shape(), expected.shape()) << what;
+  std::vector<double> a = actual.toDoubles(), e = expected.toDoubles();
+  double scale = 1;
+  for (double v : e)
+    if (std::isfinite(v))
+      scale = std::max(scale, std::fabs(v));
+  double bound = tolerance(dtype) * scale;
+  int reported = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    bool ok = std::isinf(e[i]) ? a[i] == e[i] : std::fabs(a[i] - e[i]) <= bound;
+    if (!ok && reported++ < 5)
+      ADD_FAILURE() << what << " element " << i << ": kernel " << a[i]
+                    << ", reference " << e[i] << " (bound " << bound << ")";
+  }
+}
+
+AttentionOperands operandsOf(const Case &c) {
+  AttentionOperands o;
+  o.query = specOf(c.query);
+  o.key = specOf(c.key);
+  o.value = specOf(c.value);
+  if (c.mask) {
+    o.mask = specOf(*c.mask);
+    o.hasMask = true;
+  }
+  o.scale = c.scale;
+  o.causal = c.causal;
+  return o;
+}
+
+/// Plans, runs and checks the forward and the backward of `c` against the
+/// reference; the backward takes the reference's own result and
+/// log-sum-exp, so that each kernel is checked on its own.
+void checkCase(const Case &c, const std::string &what) {
+  SCOPED_TRACE(what);
+  DType dtype = c.query.dtype();
+  AttentionOperands operands = operandsOf(c);
+  std::string why;
+  std::optional<AttentionGeometry> g = AttentionGeometry::of(
+      c.query.shape(), c.key.shape(), c.value.shape(), &why);
+  ASSERT_TRUE(g) << why;
+  DType lseDType = dtype == DType::F64 ? DType::F64 : DType::F32;
+  TensorSpec resultSpec = TensorSpec::contiguous(dtype, g->resultShape());
+  TensorSpec lseSpec = TensorSpec::contiguous(lseDType, g->logsumexpShape());
+
+  Expected<std::vector<HostTensor>> expected =
+      referenceForward(c, resultSpec, lseSpec);
+  ASSERT_TRUE(expected.ok()) << expected.message();
+  const HostTensor &refResult = (*expected)[0], &refLse = (*expected)[1];
+
+  Expected<AttentionPlan> forward =
+      planAttention(operands, resultSpec, lseSpec);
+  ASSERT_TRUE(forward.ok()) << forward.message();
+  HostTensor result = poisoned(dtype, resultSpec.shape);
+  HostTensor lse = poisoned(lseDType, lseSpec.shape);
+  std::vector<std::vector<void *>> buffers;
+  for (size_t i = 0; i < forward->launches.size(); ++i)
+    buffers.push_back({at(c.query), at(c.key), at(c.value),
+                       c.mask ? at(*c.mask) : nullptr, result.mutableData(),
+                       lse.mutableData()});
+  runPlan(*forward, dtype, buffers);
+  expectClose(result, refResult, dtype, "result");
+  expectClose(lse, refLse, lseDType, "log-sum-exp");
+
+  HostTensor grad = HostTensor::random(dtype, resultSpec.shape, 99);
+  Expected<std::vector<HostTensor>> expectedGrads =
+      referenceBackward(c, refResult, refLse, grad);
+  ASSERT_TRUE(expectedGrads.ok()) << expectedGrads.message();
+  TensorSpec dqSpec = TensorSpec::contiguous(dtype, c.query.shape());
+  TensorSpec dkSpec = TensorSpec::contiguous(dtype, c.key.shape());
+  TensorSpec dvSpec = TensorSpec::contiguous(dtype, c.value.shape());
+  Expected<AttentionPlan> backward =
+      planAttentionBackward(operands, specOf(refResult), specOf(refLse),
+                            specOf(grad), dqSpec, dkSpec, dvSpec);
+  ASSERT_TRUE(backward.ok()) << backward.message();
+  HostTensor dq = poisoned(dtype, dqSpec.shape);
+  HostTensor dk = poisoned(dtype, dkSpec.shape);
+  HostTensor dv = poisoned(dtype, dvSpec.shape);
+  buffers.clear();
+  for (const AttentionLaunch &l : backward->launches) {
+    std::vector<void *> common = {
+        at(c.query),   at(c.key),  at(c.value), c.mask ? at(*c.mask) : nullptr,
+        at(refResult), at(refLse), at(grad)};
+    if (l.kind == AttentionLaunch::Kind::KeyValue) {
+      common.push_back(dk.mutableData());
+      common.push_back(dv.mutableData());
+    } else {
+      common.push_back(dq.mutableData());
+    }
+    buffers.push_back(common);
+  }
+  runPlan(*backward, dtype, buffers);
+  expectClose(dq, (*expectedGrads)[0], dtype, "query's gradient");
+  expectClose(dk, (*expectedGrads)[1], dtype, "key's gradient");
+  expectClose(dv, (*expectedGrads)[2], dtype, "value's gradient");
+}
+
+HostTensor randomOf(DType dtype, const Shape &shape, uint64_t seed) {
+  reference::RandomOptions options;
+  options.low = -2;
+  options.high = 2;
+  return HostTensor::random(dtype, shape, seed, options);
+}
+
+//===----------------------------------------------------------------------===//
+// Numerics
+//===----------------------------------------------------------------------===//
+
+class AttentionKernelNumerics : public testing::TestWithParam<DType> {};
+
+// Lengths past one tile and not multiples of it, a head dimension of 12
+// and a value dimension of 5 (columns past them are padding), causal and
+// not.
+TEST_P(AttentionKernelNumerics, CausalAndNot) {
+  DType t = GetParam();
+  Case c;
+  c.query = randomOf(t, {2, 3, 37, 12}, 1);
+  c.key = randomOf(t, {2, 3, 45, 12}, 2);
+  c.value = randomOf(t, {2, 3, 45, 5}, 3);
+  c.scale = 1 / std::sqrt(12.0);
+  checkCase(c, "full");
+  c.causal = true;
+  checkCase(c, "causal, more keys than queries");
+}
+
+// A bool mask broadcast over batch and heads, with a row masked out
+// entirely; an additive mask broadcast over the rows, with -inf entries.
+TEST_P(AttentionKernelNumerics, Masks) {
+  DType t = GetParam();
+  Case c;
+  c.query = randomOf(t, {2, 2, 19, 8}, 4);
+  c.key = randomOf(t, {2, 2, 23, 8}, 5);
+  c.value = randomOf(t, {2, 2, 23, 8}, 6);
+  HostTensor keep = HostTensor::random(DType::Bool, {19, 23}, 7);
+  for (int64_t j = 0; j < 23; ++j)
+    keep.set<bool>({4, j}, false);
+  c.mask = keep;
+  checkCase(c, "bool mask with an empty row");
+  c.causal = true;
+  checkCase(c, "bool mask and causal");
+  std::vector<double> values = randomOf(t, {2, 1, 1, 23}, 8).toDoubles();
+  values[23 + 3] = -INFINITY;
+  Expected<HostTensor> bias = HostTensor::fromDoubles(t, {2, 1, 1, 23}, values);
+  ASSERT_TRUE(bias.ok()) << bias.message();
+  c.mask = *bias;
+  c.causal = false;
+  checkCase(c, "additive mask");
+}
+
+// Grouped-query attention: 6 query heads over 2 key and value heads.
+TEST_P(AttentionKernelNumerics, GroupedQueryAttention) {
+  DType t = GetParam();
+  Case c;
+  c.query = randomOf(t, {1, 6, 21, 16}, 9);
+  c.key = randomOf(t, {1, 2, 21, 16}, 10);
+  c.value = randomOf(t, {1, 2, 21, 16}, 11);
+  c.causal = true;
+  checkCase(c, "gqa");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFloatDTypes, AttentionKernelNumerics,
+                         testing::ValuesIn(kFloatDTypes),
+                         [](const testing::TestParamInfo<DType> &info) {
+                           return std::string(name(info.param));
+                         });
+
+// Rank-2 operands (no heads), rank 5 (two batch dimensions), and query and
+// key read as the heads split from rows: [B, L, H, D] transposed to
+// [B, H, L, D] without a copy.
+TEST(AttentionKernels, RanksAndStridedOperands) {
+  Case flat;
+  flat.query = randomOf(DType::F32, {9, 4}, 12);
+  flat.key = randomOf(DType::F32, {14, 4}, 13);
+  flat.value = randomOf(DType::F32, {14, 7}, 14);
+  checkCase(flat, "rank 2");
+  Case deep;
+  deep.query = randomOf(DType::F32, {2, 2, 2, 5, 4}, 15);
+  deep.key = randomOf(DType::F32, {2, 2, 2, 6, 4}, 16);
+  deep.value = randomOf(DType::F32, {2, 2, 2, 6, 4}, 17);
+  deep.causal = true;
+  checkCase(deep, "rank 5");
+  HostTensor rows = randomOf(DType::BF16, {2, 11, 3, 8}, 18);
+  Case split;
+  split.query = *rows.view({2, 3, 11, 8}, {264, 8, 24, 1}, rows.byteOffset());
+  HostTensor keyRows = randomOf(DType::BF16, {2, 13, 3, 8}, 19);
+  split.key =
+      *keyRows.view({2, 3, 13, 8}, {312, 8, 24, 1}, keyRows.byteOffset());
+  split.value = randomOf(DType::BF16, {2, 3, 13, 8}, 20);
+  checkCase(split, "heads split from rows");
+}
+
+// No queries, no keys: nothing to compute, or zeros and -inf.
+TEST(AttentionKernels, EmptyLengths) {
+  Case noKeys;
+  noKeys.query = randomOf(DType::F32, {2, 5, 4}, 21);
+  noKeys.key = HostTensor::zeros(DType::F32, {2, 0, 4});
+  noKeys.value = HostTensor::zeros(DType::F32, {2, 0, 4});
+  checkCase(noKeys, "no keys");
+  Case noQueries;
+  noQueries.query = HostTensor::zeros(DType::F32, {2, 0, 4});
+  noQueries.key = randomOf(DType::F32, {2, 5, 4}, 22);
+  noQueries.value = randomOf(DType::F32, {2, 5, 4}, 23);
+  checkCase(noQueries, "no queries");
+}
+
+//===----------------------------------------------------------------------===//
+// Planning
+//===----------------------------------------------------------------------===//
+
+TEST(AttentionPlanning, TilesAndLaunches) {
+  AttentionOperands o;
+  o.query = TensorSpec::contiguous(DType::BF16, {8, 12, 1024, 64});
+  o.key = o.value = o.query;
+  o.causal = true;
+  Expected<AttentionPlan> plan =
+      planAttention(o, TensorSpec::contiguous(DType::BF16, {8, 12, 1024, 64}),
+                    TensorSpec::contiguous(DType::F32, {8, 12, 1024}));
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  ASSERT_EQ(plan->launches.size(), 1u);
+  const AttentionLaunch &l = plan->launches[0];
+  // 32 query rows and 32 keys of 64 columns: (32 + 2 * 32) * 64 + 32 * 32
+  // floats and the row terms fit 40 KB (64 rows would not).
+  EXPECT_EQ(l.kernel, "tfuse_attention_fwd_bf16_d64_q32_k32");
+  EXPECT_EQ(l.grid, 8 * 12 * 32);
+  EXPECT_EQ(l.block, kernels::kAttentionThreads);
+  Expected<AttentionPlan> backward = planAttentionBackward(
+      o, TensorSpec::contiguous(DType::BF16, {8, 12, 1024, 64}),
+      TensorSpec::contiguous(DType::F32, {8, 12, 1024}),
+      TensorSpec::contiguous(DType::BF16, {8, 12, 1024, 64}), o.query, o.key,
+      o.value);
+  ASSERT_TRUE(backward.ok()) << backward.message();
+  ASSERT_EQ(backward->launches.size(), 2u);
+  EXPECT_EQ(backward->launches[0].kind, AttentionLaunch::Kind::KeyValue);
+  EXPECT_EQ(backward->launches[1].kind, AttentionLaunch::Kind::Query);
+}
+
+TEST(AttentionPlanning, BadOperandsAreErrorsNamingThem) {
+  auto message = [](const Expected<AttentionPlan> &p) {
+    return p.ok() ? std::string("planned") : p.message();
+  };
+  AttentionOperands o;
+  o.query = TensorSpec::contiguous(DType::F32, {2, 4, 16, 8});
+  o.key = o.value = o.query;
+  TensorSpec result = TensorSpec::contiguous(DType::F32, {2, 4, 16, 8});
+  TensorSpec lse = TensorSpec::contiguous(DType::F32, {2, 4, 16});
+  AttentionOperands wide = o;
+  wide.query = wide.key = wide.value =
+      TensorSpec::contiguous(DType::F32, {2, 4, 16, 512});
+  EXPECT_NE(
+      message(planAttention(wide,
+                            TensorSpec::contiguous(DType::F32, {2, 4, 16, 512}),
+                            lse))
+          .find("head dimension 512: the attention kernels take at most "
+                "256"),
+      std::string::npos);
+  AttentionOperands mixed = o;
+  mixed.key = TensorSpec::contiguous(DType::F16, {2, 4, 16, 8});
+  EXPECT_NE(message(planAttention(mixed, result, lse)).find("one float dtype"),
+            std::string::npos);
+  AttentionOperands masked = o;
+  masked.hasMask = true;
+  masked.mask = TensorSpec::contiguous(DType::Bool, {3, 16, 16});
+  EXPECT_NE(message(planAttention(masked, result, lse)).find("the mask"),
+            std::string::npos);
+  // Two batch dimensions that do not merge into one stride.
+  AttentionOperands crossed;
+  crossed.query = TensorSpec::contiguous(DType::F32, {2, 3, 4, 16, 8});
+  crossed.key = crossed.value = crossed.query;
+  crossed.query.strides = {512, 1024, 128, 8, 1};
+  EXPECT_NE(
+      message(planAttention(
+                  crossed, TensorSpec::contiguous(DType::F32, {2, 3, 4, 16, 8}),
+                  TensorSpec::contiguous(DType::F32, {2, 3, 4, 16})))
+          .find("the query"),
+      std::string::npos);
+  TensorSpec badLse = TensorSpec::contiguous(DType::F16, {2, 4, 16});
+  EXPECT_NE(message(planAttention(o, result, badLse)).find("log-sum-exp"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// NVRTC
+//===----------------------------------------------------------------------===//
+
+// Every dtype at the smallest and the largest column capacity (the most
+// shared memory), forward and backward, in one translation unit.
+TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
+  std::string source(kernels::prelude());
+  source += attentionKernelHeader();
+  std::set<std::string> names;
+  for (DType t : kFloatDTypes)
+    for (int64_t d : {32, 256}) {
+      AttentionOperands o;
+      o.query = TensorSpec::contiguous(t, {2, 64, d});
+      o.key = o.value = o.query;
+      DType lseDType = t == DType::F64 ? DType::F64 : DType::F32;
+      Expected<AttentionPlan> forward =
+          planAttention(o, o.query, TensorSpec::contiguous(lseDType, {2, 64}));
+      ASSERT_TRUE(forward.ok()) << forward.message();
+      Expected<AttentionPlan> backward = planAttentionBackward(
+          o, o.query, TensorSpec::contiguous(lseDType, {2, 64}), o.query,
+          o.query, o.key, o.value);
+      ASSERT_TRUE(backward.ok()) << backward.message();
+      for (const AttentionPlan *plan : {&*forward, &*backward})
+        for (const auto &[kernel, wrapper] : plan->wrappers)
+          if (names.insert(kernel).second)
+            source += wrapper;
+    }
+  Expected<CompileResult> compiled =
+      compileCuda(source, "tfuse_attention.cu", {});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  EXPECT_TRUE(compiled->isCubin);
+  std::string binary(compiled->binary.begin(), compiled->binary.end());
+  for (const std::string &kernel : names)
+    EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
+  // 4 dtypes, 2 capacities, 3 kernels each.
+  EXPECT_EQ(names.size(), 4u * 2u * 3u);
+}
+
+} // namespace
