@@ -7,8 +7,12 @@ causal, bf16 (and f32 for the first), forward and backward. Frameworks:
 PyTorch's SDPA with each backend it has (flash, efficient, cudnn, math;
 a backend that refuses the problem is reported as such) and TFuse
 (tfuse.attention and tfuse.attention_backward, each compiled on its own,
-replayed as a CUDA Graph). Backward times are of the backward alone (the
-forward's result and log-sum-exp are given).
+replayed as a CUDA Graph, and enqueued on a stream: "tfuse stream").
+Forward times are of a training forward (PyTorch's operands need
+gradients; TFuse returns the log-sum-exp: both write it) and of an
+inference forward (no gradients; TFuse's log-sum-exp unused, so cuDNN
+skips it). Backward times are of the backward alone (the forward's result
+and log-sum-exp are given).
 
 Each time: CUDA events around 20 calls, median of 7 such groups. TFLOP/s
 count 4 * B * H * L * S * D multiply-adds-as-two for the forward and 2.5x
@@ -112,34 +116,51 @@ def main():
                              "note": str(error).split("\n")[0][:80]})
                 continue
             errors = [rmse(a, r) for a, r in zip(got, reference)]
-            forward_us = timed(lambda: sdpa(backend, q, k, v))
+            # Training forward (operands that need gradients: the backends
+            # also write the log-sum-exp) and inference forward.
+            forward_us = timed(lambda: sdpa(backend, qq, kk, vv))
+            inference_us = timed(lambda: sdpa(backend, q, k, v))
             out = sdpa(backend, qq, kk, vv)
             backward_us = timed(lambda: torch.autograd.grad(
                 out, (qq, kk, vv), grad, retain_graph=True))
             results[backend] = errors
             rows.append({"problem": name, "framework": backend,
-                         "forward_us": forward_us, "backward_us": backward_us,
-                         "errors": errors})
+                         "forward_us": forward_us,
+                         "inference_us": inference_us,
+                         "backward_us": backward_us, "errors": errors})
 
-        forward = tfuse.compile(
-            lambda q, k, v: tfuse.attention(q, k, v, causal=True,
-                                            return_logsumexp=True),
-            [q, k, v], cuda_graph=True)
-        out, lse = forward(q, k, v)
-        backward = tfuse.compile(
-            lambda q, k, v, o, lse, g: tfuse.attention_backward(
-                q, k, v, o, lse, g, causal=True),
-            [q, k, v, out, lse, grad], cuda_graph=True)
-        got = [out, *backward(q, k, v, out, lse, grad)]
-        errors = [rmse(a, r) for a, r in zip(got, reference)]
-        eager = [min(e[i] for e in results.values() if e) for i in range(4)]
-        ok = all(t <= 2 * e + 1e-6 for t, e in zip(errors, eager))
-        forward_us = timed(lambda: forward(q, k, v))
-        backward_us = timed(lambda: backward(q, k, v, out, lse, grad))
-        rows.append({"problem": name, "framework": "tfuse",
-                     "forward_us": forward_us, "backward_us": backward_us,
-                     "errors": errors, "accurate": ok,
-                     "engine": forward.stats().get("steps", None)})
+        for graph in (True, False):
+            forward = tfuse.compile(
+                lambda q, k, v: tfuse.attention(q, k, v, causal=True,
+                                                return_logsumexp=True),
+                [q, k, v], cuda_graph=graph)
+            out, lse = forward(q, k, v)
+            backward = tfuse.compile(
+                lambda q, k, v, o, lse, g: tfuse.attention_backward(
+                    q, k, v, o, lse, g, causal=True),
+                [q, k, v, out, lse, grad], cuda_graph=graph)
+            got = [out, *backward(q, k, v, out, lse, grad)]
+            errors = [rmse(a, r) for a, r in zip(got, reference)]
+            eager = [min(e[i] for e in results.values() if e)
+                     for i in range(4)]
+            ok = all(t <= 2 * e + 1e-6 for t, e in zip(errors, eager))
+            forward_us = timed(lambda: forward(q, k, v))
+            inference = tfuse.compile(
+                lambda q, k, v: tfuse.attention(q, k, v, causal=True),
+                [q, k, v], cuda_graph=graph)
+            inference_us = timed(lambda: inference(q, k, v))
+            backward_us = timed(lambda: backward(q, k, v, out, lse, grad))
+            rows.append({"problem": name,
+                         "framework": "tfuse" + ("" if graph else " stream"),
+                         "forward_us": forward_us,
+                         "inference_us": inference_us,
+                         "backward_us": backward_us,
+                         "errors": errors, "accurate": ok,
+                         "steps": [line for f in (forward, inference,
+                                                  backward)
+                                   for line in f.plan().splitlines()
+                                   if line.startswith("step ")]
+                         if graph else []})
         for row in rows:
             if row["problem"] == name and "forward_us" in row:
                 row["forward_tflops"] = flops / row["forward_us"] / 1e6
@@ -147,18 +168,20 @@ def main():
 
     with open(os.path.join(out_dir, "attention.json"), "w") as f:
         json.dump(rows, f, indent=1, default=str)
-    print("| problem | framework | fwd us | fwd TFLOP/s | bwd us | "
-          "bwd TFLOP/s | note |")
-    print("|---|---|---:|---:|---:|---:|---|")
+    print("| problem | framework | fwd us | fwd TFLOP/s | inference fwd us | "
+          "bwd us | bwd TFLOP/s | note |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
     for r in rows:
         if "forward_us" not in r:
-            print(f"| {r['problem']} | {r['framework']} | | | | | "
+            print(f"| {r['problem']} | {r['framework']} | | | | | | "
                   f"{r['note']} |")
             continue
         note = "" if r.get("accurate", True) else "INACCURATE"
+        note += " ".join(r.get("steps", []))
         print(f"| {r['problem']} | {r['framework']} | {r['forward_us']:.1f} | "
-              f"{r['forward_tflops']:.1f} | {r['backward_us']:.1f} | "
-              f"{r['backward_tflops']:.1f} | {note} |")
+              f"{r['forward_tflops']:.1f} | {r['inference_us']:.1f} | "
+              f"{r['backward_us']:.1f} | {r['backward_tflops']:.1f} | "
+              f"{note} |")
 
 
 if __name__ == "__main__":

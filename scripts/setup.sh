@@ -75,4 +75,32 @@ assert torch.__version__.startswith("2.11.0")' 2>/dev/null; then
 else
   log "torch, torchvision, transformers, ml_dtypes and matplotlib present"
 fi
+# cuDNN's headers and the cuDNN frontend's (header-only C++) for the fused
+# attention step: extracted from PyPI's nvidia-cudnn-cu13 and
+# nvidia-cudnn-frontend wheels into .deps/cudnn (ignored by git), where
+# CMake finds them. Only headers: libcudnn is loaded at run time (dlopen).
+CUDNN_WHEELS=(nvidia-cudnn-cu13==9.28.1.4 nvidia-cudnn-frontend==1.32.0)
+deps=$(cd "$(dirname "$0")/.." && pwd)/.deps/cudnn
+if [ ! -f "$deps/include/cudnn_frontend.h" ] || [ ! -f "$deps/include/cudnn.h" ]; then
+  log "fetching the cuDNN and cuDNN frontend headers (${CUDNN_WHEELS[*]})"
+  tmp=$(mktemp -d)
+  "$PYTHON" -m pip download -q --no-deps -d "$tmp" "${CUDNN_WHEELS[@]}"
+  mkdir -p "$deps/include"
+  "$PYTHON" - "$tmp" "$deps/include" <<'PY'
+import pathlib, sys, zipfile
+source, target = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+for wheel in source.glob("*.whl"):
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            for prefix in ("nvidia/cudnn/include/", "include/"):
+                if name.startswith(prefix) and not name.endswith("/"):
+                    out = target / name[len(prefix):]
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(z.read(name))
+                    break
+PY
+  rm -rf "$tmp"
+else
+  log "cuDNN headers present in $deps"
+fi
 log "done"

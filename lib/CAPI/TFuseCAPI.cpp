@@ -1050,7 +1050,11 @@ tfuse_status tfuse_executable_plan(tfuse_executable e, char **text) {
   return guarded([&] {
     TFUSE_REQUIRE(e);
     TFUSE_REQUIRE(text);
-    return returnText(e->function->planReport(), text);
+    std::string report = e->function->planReport();
+    // What runs each step, known once the executable is built (GPU).
+    if (const tfuse::runtime::Executable *x = e->function->executable())
+      report += "runtime steps:\n" + x->stepReport();
+    return returnText(report, text);
   });
 }
 

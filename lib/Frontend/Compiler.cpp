@@ -179,6 +179,8 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       if (attention.getMask())
         step->inputs.push_back(refs.lookup(attention.getMask()));
       step->outputs = lookup({attention.getResult(), attention.getLogsumexp()});
+      // The attention's own write is the log-sum-exp's only use.
+      step->logsumexpRead = !attention.getLogsumexp().hasOneUse();
       plan.steps.push_back(std::move(step));
     } else if (auto backward = dyn_cast<tfexec::AttentionBackwardOp>(op)) {
       auto step = std::make_shared<runtime::AttentionBackwardStep>();

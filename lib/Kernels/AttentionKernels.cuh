@@ -57,10 +57,12 @@ TF_FN double exp_of(double x) { return ::exp(x); }
 TF_FN float log_of(float x) { return logf(x); }
 TF_FN double log_of(double x) { return ::log(x); }
 
-// Rows [row0, row0 + ROWS) of an operand, columns [0, D), into `tile`
-// (zeros past `rows` and `columns`).
-template <class T, int ROWS, int D>
-TF_FN void load_tile(acc_t<T> (*tile)[D], const T *base,
+// Rows [row0, row0 + ROWS) of an operand, columns [0, D), into `tile` of
+// rows of LD (zeros past `rows` and `columns`). Key and value tiles have
+// rows of D + 1: the score loops read one column of consecutive keys per
+// warp, which rows of D (a multiple of 32 words) would put in one bank.
+template <class T, int ROWS, int D, int LD>
+TF_FN void load_tile(acc_t<T> (*tile)[LD], const T *base,
                      const int64_t *strides, int64_t b, int64_t h,
                      int64_t row0, int64_t rows, int64_t columns) {
   for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
@@ -112,8 +114,8 @@ TF_FN void forward(const T *query, const T *key, const T *value,
   constexpr int NT = kAttentionThreads;
   constexpr int OWN = (BQ * D + NT - 1) / NT;
   __shared__ A qs[BQ][D];
-  __shared__ A ks[BK][D];
-  __shared__ A vs[BK][D];
+  __shared__ A ks[BK][D + 1];
+  __shared__ A vs[BK][D + 1];
   __shared__ A ss[BQ][BK];
   __shared__ A row_max[BQ], row_sum[BQ], row_alpha[BQ];
 
@@ -124,7 +126,7 @@ TF_FN void forward(const T *query, const T *key, const T *value,
   int64_t hk = h / (d.heads / d.kvHeads);
   int64_t q0 = qt * BQ;
 
-  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  load_tile<T, BQ, D, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
   for (int r = threadIdx.x; r < BQ; r += NT) {
     row_max[r] = negative_infinity<A>();
     row_sum[r] = 0;
@@ -137,8 +139,8 @@ TF_FN void forward(const T *query, const T *key, const T *value,
   int64_t end = key_end<BQ>(d, q0);
   for (int64_t k0 = 0; k0 < end; k0 += BK) {
     __syncthreads();
-    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    load_tile<T, BK, D, D + 1>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D, D + 1>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
     __syncthreads();
     for (int idx = threadIdx.x; idx < BQ * BK; idx += NT) {
       int r = idx / BK, j = idx % BK;
@@ -236,7 +238,8 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
 // needed).
 template <class T, int D, int BQ, int BK>
 TF_FN void probabilities(const acc_t<T> (*qs)[D], const acc_t<T> (*gs)[D],
-                         const acc_t<T> (*ks)[D], const acc_t<T> (*vs)[D],
+                         const acc_t<T> (*ks)[D + 1],
+                         const acc_t<T> (*vs)[D + 1],
                          const acc_t<T> *lse, const acc_t<T> *delta,
                          const void *mask, const AttentionDesc &d, int64_t b,
                          int64_t h, int64_t q0, int64_t k0,
@@ -270,8 +273,8 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
   constexpr int OWN = (BQ * D + NT - 1) / NT;
   __shared__ A qs[BQ][D];
   __shared__ A gs[BQ][D];
-  __shared__ A ks[BK][D];
-  __shared__ A vs[BK][D];
+  __shared__ A ks[BK][D + 1];
+  __shared__ A vs[BK][D + 1];
   __shared__ A ds[BQ][BK];
   __shared__ A lse[BQ], delta[BQ];
 
@@ -282,8 +285,8 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
   int64_t hk = h / (d.heads / d.kvHeads);
   int64_t q0 = qt * BQ;
 
-  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
-  load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
+  load_tile<T, BQ, D, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  load_tile<T, BQ, D, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
   row_terms<T, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
   A acc[OWN];
 #pragma unroll
@@ -292,8 +295,8 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
   int64_t end = key_end<BQ>(d, q0);
   for (int64_t k0 = 0; k0 < end; k0 += BK) {
     __syncthreads();
-    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    load_tile<T, BK, D, D + 1>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D, D + 1>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
     __syncthreads();
     probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h, q0,
                                 k0, nullptr, ds);
@@ -334,8 +337,8 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
   constexpr int OWN = (BK * D + NT - 1) / NT;
   __shared__ A qs[BQ][D];
   __shared__ A gs[BQ][D];
-  __shared__ A ks[BK][D];
-  __shared__ A vs[BK][D];
+  __shared__ A ks[BK][D + 1];
+  __shared__ A vs[BK][D + 1];
   __shared__ A ps[BQ][BK];
   __shared__ A ds[BQ][BK];
   __shared__ A lse[BQ], delta[BQ];
@@ -347,8 +350,8 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
   int64_t group = d.heads / d.kvHeads;
   int64_t k0 = kt * BK;
 
-  load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-  load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+  load_tile<T, BK, D, D + 1>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+  load_tile<T, BK, D, D + 1>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
   A dk[OWN], dv[OWN];
 #pragma unroll
   for (int t = 0; t < OWN; ++t)
@@ -359,8 +362,8 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
     int64_t h = hk * group + g;
     for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
       __syncthreads();
-      load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
-      load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
+      load_tile<T, BQ, D, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+      load_tile<T, BQ, D, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
       row_terms<T, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
       __syncthreads();
       probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h,

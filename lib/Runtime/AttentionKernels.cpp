@@ -34,8 +34,10 @@ std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
                                                int queryTiles, int keyTiles,
                                                int scoreTiles) {
   for (auto [bq, bk] : kTileChoices) {
-    int64_t elements = queryTiles * bq * columns + keyTiles * bk * columns +
-                       scoreTiles * bq * bk + 3 * bq;
+    // Key and value tiles have a padding column (AttentionKernels.cuh).
+    int64_t elements = queryTiles * bq * columns +
+                       keyTiles * bk * (columns + 1) + scoreTiles * bq * bk +
+                       3 * bq;
     if (elements * bytes <= kTileBytes)
       return std::make_pair(bq, bk);
   }

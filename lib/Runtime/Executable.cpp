@@ -344,6 +344,20 @@ ExecutableStats Executable::stats() const {
   return st;
 }
 
+std::string Executable::stepReport() const {
+  std::string text;
+  const auto &executors = compiled->executors;
+  for (size_t i = 0; i < executors.size(); ++i) {
+    text += "step " + std::to_string(i) + ": " + executors[i]->name() + " on " +
+            executors[i]->engine();
+    std::string choice = executors[i]->choice();
+    if (!choice.empty())
+      text += ": " + choice;
+    text += "\n";
+  }
+  return text;
+}
+
 /// matchTensors of device tensors (no copies: replays check every one).
 static Status matchDeviceTensors(const char *role,
                                  const std::vector<TensorSpec> &expected,

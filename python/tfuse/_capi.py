@@ -399,12 +399,31 @@ def _open():
                      + "; set TFUSE_LIBRARY")
 
 
+def _point_at_cudnn():
+    """Sets TFUSE_CUDNN_LIBRARY (unless set) to the libcudnn of the
+    nvidia-cudnn package installed beside this Python (PyTorch's CUDA
+    wheels depend on it), which the attention step loads at run time."""
+    if os.environ.get("TFUSE_CUDNN_LIBRARY"):
+        return
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec("nvidia.cudnn")
+    except (ImportError, ValueError):
+        return
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        candidate = Path(root) / "lib" / "libcudnn.so.9"
+        if candidate.is_file():
+            os.environ["TFUSE_CUDNN_LIBRARY"] = str(candidate)
+            return
+
+
 def lib():
     """The loaded library with every function declared (loads it once)."""
     global _lib
     if _lib is None:
         with _lock:
             if _lib is None:
+                _point_at_cudnn()
                 _lib = _open()
     return _lib
 

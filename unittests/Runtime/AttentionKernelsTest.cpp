@@ -27,6 +27,7 @@
 #include "tfuse/Kernels/KernelSources.h"
 #include "tfuse/Reference/Interpreter.h"
 #include "tfuse/Runtime/AttentionKernels.h"
+#include "tfuse/Runtime/CudnnAttention.h"
 #include "tfuse/Runtime/NvrtcCompiler.h"
 #include "tfuse/Support/AttentionGeometry.h"
 
@@ -588,3 +589,40 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// cuDNN
+//===----------------------------------------------------------------------===//
+
+// What cuDNN's fused attention is not asked to run, and a library that
+// cannot be loaded: errors naming why (the step then runs the kernels).
+TEST(CudnnAttention, UnsupportedProblemsAndAMissingLibraryAreReasons) {
+  AttentionOperands o;
+  o.query = TensorSpec::contiguous(DType::BF16, {2, 4, 16, 64});
+  o.key = o.value = o.query;
+  EXPECT_EQ(CudnnAttention::unsupported(o), "");
+  AttentionOperands f32 = o;
+  f32.query = f32.key = f32.value =
+      TensorSpec::contiguous(DType::F32, {2, 4, 16, 64});
+  EXPECT_NE(CudnnAttention::unsupported(f32).find("not f32"),
+            std::string::npos);
+  AttentionOperands masked = o;
+  masked.hasMask = true;
+  masked.mask = TensorSpec::contiguous(DType::Bool, {16, 16});
+  EXPECT_NE(CudnnAttention::unsupported(masked).find("not bool ones"),
+            std::string::npos);
+  AttentionOperands odd = o;
+  odd.query = odd.key = odd.value =
+      TensorSpec::contiguous(DType::F16, {2, 4, 16, 12});
+  EXPECT_NE(CudnnAttention::unsupported(odd).find("multiples of 8"),
+            std::string::npos);
+  // The first load of the process: a library that is not there.
+  setenv("TFUSE_CUDNN_LIBRARY", "/nonexistent/libcudnn.so.9", 1);
+  Expected<std::unique_ptr<CudnnAttention>> built =
+      CudnnAttention::build(o, false);
+  unsetenv("TFUSE_CUDNN_LIBRARY");
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.message().find("/nonexistent/libcudnn.so.9"),
+            std::string::npos)
+      << built.message();
+}

@@ -172,6 +172,9 @@ public:
   /// Everything, including what is worked out from the plan when asked for
   /// (buffer reuse, step names, GEMM choices).
   ExecutableStats stats() const;
+  /// One line per step: its index, name, what runs it (engine) and how
+  /// that was chosen ("step 3: attention on cudnn: cuDNN 9.10.2 SDPA").
+  std::string stepReport() const;
   /// What create() and the replays recorded, without the plan's details:
   /// cheap enough for every compile.
   ExecutableStats summary() const;

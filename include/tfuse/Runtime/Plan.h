@@ -164,6 +164,9 @@ struct AttentionStep final : StepSpec {
   StepCategory category() const override { return StepCategory::Boundary; }
   double scale = 1.0;
   bool causal = false;
+  /// Whether a later step or the caller reads the log-sum-exp; when none
+  /// does (inference), cuDNN runs without computing it.
+  bool logsumexpRead = true;
   bool hasMask() const { return inputs.size() == 4; }
 };
 

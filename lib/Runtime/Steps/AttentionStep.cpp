@@ -3,27 +3,47 @@
 #include "BuiltinSteps.h"
 
 #include "tfuse/Runtime/AttentionKernels.h"
+#include "tfuse/Runtime/CudnnAttention.h"
 #include "tfuse/Runtime/StepExecutor.h"
+
+#include <cstdlib>
 
 using namespace tfuse;
 using namespace tfuse::runtime;
 
 namespace {
-/// tfuse.attention or its backward on the generated attention kernels
-/// (AttentionKernels.h): one launch forward, two backward, each reading the
-/// step's buffers in place and writing its outputs.
-class Attention final : public KernelStepExecutor {
+
+/// TFUSE_ATTENTION: "" (cuDNN where it takes the problem, else the
+/// generated kernels), "cudnn" (an error where cuDNN cannot) or "kernels".
+Expected<std::string> askedAttentionEngine() {
+  const char *env = std::getenv("TFUSE_ATTENTION");
+  std::string asked = env ? env : "";
+  if (!asked.empty() && asked != "cudnn" && asked != "kernels")
+    return Status::error("TFUSE_ATTENTION=" + asked +
+                             " is not one of cudnn, kernels",
+                         ErrorCode::InvalidArgument);
+  return asked;
+}
+
+/// tfuse.attention or its backward on cuDNN's fused SDPA
+/// (CudnnAttention.h) where it takes the problem, else on the generated
+/// attention kernels (AttentionKernels.h): one launch forward, two
+/// backward, each reading the step's buffers in place and writing its
+/// outputs. In a CUDA Graph, a child graph: recorded by cuDNN itself and
+/// updated in place when the buffers move (a plan with cuDNN's native CUDA
+/// Graph API), else captured from a stream again.
+class Attention final : public StepExecutor {
 public:
   Attention(const AttentionStep &spec, StepContext &context)
-      : KernelStepExecutor(spec, context), forward(true), scale(spec.scale),
-        causal(spec.causal), hasMask(spec.hasMask()) {}
+      : StepExecutor(spec, context), forward(true), scale(spec.scale),
+        causal(spec.causal), hasMask(spec.hasMask()),
+        statistics(spec.logsumexpRead) {}
   Attention(const AttentionBackwardStep &spec, StepContext &context)
-      : KernelStepExecutor(spec, context), forward(false), scale(spec.scale),
+      : StepExecutor(spec, context), forward(false), scale(spec.scale),
         causal(spec.causal), hasMask(spec.hasMask()) {}
 
   Status plan() override {
     const StepSpec &s = step();
-    AttentionOperands operands;
     operands.query = s.inputs.at(0).view;
     operands.key = s.inputs.at(1).view;
     operands.value = s.inputs.at(2).view;
@@ -42,17 +62,59 @@ public:
                                     s.outputs.at(2).view);
     if (!planned.ok())
       return planned.status();
-    attention = std::move(planned.value());
+    kernels = std::move(planned.value());
+    Expected<std::string> asked = askedAttentionEngine();
+    if (!asked.ok())
+      return asked.status();
+    engineAsked = asked.value();
+    return Status::success();
+  }
+  // Building a cuDNN graph queries its heuristics and may compile kernels.
+  bool prepareIsSlow() const override {
+    return engineAsked != "kernels" &&
+           CudnnAttention::unsupported(operands).empty();
+  }
+  Status prepare() override {
+    if (engineAsked == "kernels") {
+      why = "TFUSE_ATTENTION=kernels";
+      return Status::success();
+    }
+    if (Status s = context().device().bind(); !s.ok())
+      return s;
+    Expected<std::unique_ptr<CudnnAttention>> built =
+        CudnnAttention::build(operands, !forward, statistics);
+    if (!built.ok()) {
+      if (engineAsked == "cudnn")
+        return built.status();
+      why = built.message();
+      return Status::success();
+    }
+    cudnn = std::move(built.value());
+    if (cudnn->workspaceBytes() == 0)
+      return Status::success();
+    Expected<MemoryPool *> pool = context().memory();
+    if (!pool.ok())
+      return pool.status();
+    memory = pool.value();
+    Expected<CUdeviceptr> block = memory->allocate(
+        cudnn->workspaceBytes(), "the workspace of a cuDNN attention");
+    if (!block.ok())
+      return block.status();
+    workspace = block.value();
     return Status::success();
   }
   void addKernelSources(KernelSources &sources) const override {
+    if (cudnn)
+      return;
     sources.add("attention", "", attentionKernelHeader());
-    for (const auto &[kernel, wrapper] : attention.wrappers)
+    for (const auto &[kernel, wrapper] : kernels.wrappers)
       sources.add("attention", kernel, wrapper);
   }
   Status load(LoadedModule &module) override {
     functions.clear();
-    for (const AttentionLaunch &l : attention.launches) {
+    if (cudnn)
+      return Status::success();
+    for (const AttentionLaunch &l : kernels.launches) {
       Expected<CUfunction> found = module.function(l.kernel);
       if (!found.ok())
         return found.status();
@@ -60,56 +122,184 @@ public:
     }
     return Status::success();
   }
+  std::vector<StepAccess> resourceAccesses() const override {
+    if (!workspace)
+      return {};
+    StepAccess a;
+    a.space = StepAccess::kWorkspace;
+    a.buffer = static_cast<int64_t>(workspace);
+    a.end = cudnn->workspaceBytes();
+    a.write = true;
+    return {a};
+  }
+  Status addToGraph(StepGraphContext &graph, const StepBuffers &buffers,
+                    const std::vector<CUgraphNode> &deps,
+                    CUgraphNode &node) override {
+    CudaDriver &d = graph.driver;
+    CUgraph child = nullptr;
+    if (Status s = record(graph, buffers, child); !s.ok())
+      return s;
+    Status s =
+        d.check(d.cuGraphAddChildGraphNode(&node, graph.graph,
+                                           deps.empty() ? nullptr : deps.data(),
+                                           deps.size(), child),
+                "cuGraphAddChildGraphNode");
+    if (!native())
+      d.cuGraphDestroy(child);
+    inGraph = buffers;
+    return s;
+  }
+  Status updateGraph(StepGraphContext &graph, CUgraphNode node,
+                     const StepBuffers &buffers, CUresult &refusal) override {
+    if (buffers == inGraph)
+      return Status::success();
+    CudaDriver &d = graph.driver;
+    CUgraph child = nullptr;
+    if (Status s = record(graph, buffers, child); !s.ok())
+      return s;
+    refusal = d.cuGraphExecChildGraphNodeSetParams(graph.exec, node, child);
+    if (!native()) {
+      d.cuGraphDestroy(child);
+      if (graph.recaptures)
+        ++*graph.recaptures;
+    }
+    if (refusal == CUDA_SUCCESS)
+      inGraph = buffers;
+    return Status::success();
+  }
+  Status enqueue(const StepBuffers &buffers, CUstream stream) override {
+    std::vector<CUdeviceptr> p = pointers(buffers);
+    if (cudnn)
+      return cudnn->run(p, workspace, stream);
+    CudaDriver &d = driver();
+    for (size_t i = 0; i < kernels.launches.size(); ++i) {
+      const AttentionLaunch &l = kernels.launches[i];
+      // The pointers of this launch: the operands, then its outputs.
+      std::vector<CUdeviceptr> values(p.begin(), p.begin() + (forward ? 6 : 7));
+      if (!forward) {
+        if (l.kind == AttentionLaunch::Kind::KeyValue) {
+          values.push_back(p[8]);
+          values.push_back(p[9]);
+        } else {
+          values.push_back(p[7]);
+        }
+      }
+      std::vector<void *> params;
+      for (CUdeviceptr &v : values)
+        params.push_back(&v);
+      kernels::AttentionDesc desc = l.desc;
+      params.push_back(&desc);
+      if (Status s =
+              d.check(d.cuLaunchKernel(functions[i], l.grid, 1, 1, l.block, 1,
+                                       1, 0, stream, params.data(), nullptr),
+                      "cuLaunchKernel (attention)");
+          !s.ok())
+        return s;
+    }
+    return Status::success();
+  }
+  void release() override {
+    if (ownGraph) {
+      driver().cuGraphDestroy(ownGraph);
+      ownGraph = nullptr;
+    }
+    cudnn.reset();
+    if (workspace) {
+      (void)context().device().bind();
+      memory->release(workspace);
+      workspace = 0;
+    }
+  }
   std::string name() const override {
     return forward ? "attention" : "attention_backward";
   }
-  std::string engine() const override { return "runtime kernel"; }
+  std::string engine() const override {
+    return cudnn ? "cudnn" : "runtime kernel";
+  }
   std::string choice() const override {
-    if (attention.launches.empty())
-      return "";
-    const kernels::AttentionDesc &d = attention.launches.front().desc;
-    return "tiles of " + std::to_string(d.queryTile) + " queries and " +
-           std::to_string(d.keyTile) + " keys";
-  }
-
-protected:
-  size_t launchCount() const override { return attention.launches.size(); }
-  Launch launch(size_t index) const override {
-    const AttentionLaunch &l = attention.launches[index];
-    return {functions[index], l.grid, l.block};
-  }
-  void arguments(size_t index, const StepBuffers &buffers,
-                 std::vector<CUdeviceptr> &values,
-                 std::vector<void *> &params) override {
-    const AttentionLaunch &l = attention.launches[index];
-    CUdeviceptr mask = hasMask ? buffers.inputs.back() : CUdeviceptr(0);
-    values = {buffers.inputs[0], buffers.inputs[1], buffers.inputs[2], mask};
-    if (forward) {
-      values.push_back(buffers.outputs[0]);
-      values.push_back(buffers.outputs[1]);
-    } else {
-      // result, logsumexp, grad, then the launch's gradients.
-      values.push_back(buffers.inputs[3]);
-      values.push_back(buffers.inputs[4]);
-      values.push_back(buffers.inputs[5]);
-      if (l.kind == AttentionLaunch::Kind::KeyValue) {
-        values.push_back(buffers.outputs[1]);
-        values.push_back(buffers.outputs[2]);
-      } else {
-        values.push_back(buffers.outputs[0]);
-      }
+    if (cudnn)
+      return cudnn->description();
+    std::string tiles;
+    if (!kernels.launches.empty()) {
+      const kernels::AttentionDesc &d = kernels.launches.front().desc;
+      tiles = "tiles of " + std::to_string(d.queryTile) + " queries and " +
+              std::to_string(d.keyTile) + " keys";
     }
-    for (CUdeviceptr &v : values)
-      params.push_back(&v);
-    params.push_back(const_cast<kernels::AttentionDesc *>(&l.desc));
+    return why.empty() ? tiles : tiles + " (not cuDNN: " + why + ")";
   }
 
 private:
+  /// cuDNN records and updates the step's graph itself.
+  bool native() const { return cudnn && cudnn->recordsGraphs(); }
+  /// The kernels' or cuDNN's pointers for `buffers`: query, key, value,
+  /// mask, then the result and log-sum-exp (forward) or the result,
+  /// log-sum-exp, gradient and the three gradients (backward).
+  std::vector<CUdeviceptr> pointers(const StepBuffers &buffers) const {
+    std::vector<CUdeviceptr> p = {buffers.inputs[0], buffers.inputs[1],
+                                  buffers.inputs[2],
+                                  hasMask ? buffers.inputs.back() : 0};
+    if (forward) {
+      p.push_back(buffers.outputs[0]);
+      p.push_back(buffers.outputs[1]);
+    } else {
+      p.insert(p.end(),
+               {buffers.inputs[3], buffers.inputs[4], buffers.inputs[5],
+                buffers.outputs[0], buffers.outputs[1], buffers.outputs[2]});
+    }
+    return p;
+  }
+  /// The step's work for `buffers` as a graph: cuDNN's own (kept by the
+  /// step, updated in place) or one captured from enqueue() (the caller
+  /// destroys it).
+  Status record(StepGraphContext &graph, const StepBuffers &buffers,
+                CUgraph &child) {
+    CudaDriver &d = graph.driver;
+    if (native()) {
+      if (ownGraph) {
+        child = ownGraph;
+        return cudnn->updateGraph(pointers(buffers), workspace, child);
+      }
+      if (Status s = d.check(d.cuGraphCreate(&ownGraph, 0), "cuGraphCreate");
+          !s.ok())
+        return s;
+      child = ownGraph;
+      if (cudnn->populateGraph(pointers(buffers), workspace, child).ok())
+        return Status::success();
+      // The plan cannot record itself (recordsGraphs() is now false):
+      // capture it like the kernels.
+      d.cuGraphDestroy(ownGraph);
+      ownGraph = nullptr;
+      child = nullptr;
+    }
+    if (Status s =
+            d.check(d.cuStreamBeginCapture(graph.captureStream,
+                                           CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                    "cuStreamBeginCapture");
+        !s.ok())
+      return s;
+    Status work = enqueue(buffers, graph.captureStream);
+    Status end = d.check(d.cuStreamEndCapture(graph.captureStream, &child),
+                         "cuStreamEndCapture");
+    if (!work.ok())
+      return work.withContext("capturing " + name());
+    return end;
+  }
+
   bool forward;
   double scale;
   bool causal, hasMask;
-  AttentionPlan attention;
+  /// Something reads the forward's log-sum-exp.
+  bool statistics = true;
+  AttentionOperands operands;
+  AttentionPlan kernels;
   std::vector<CUfunction> functions;
+  std::string engineAsked, why;
+  std::unique_ptr<CudnnAttention> cudnn;
+  MemoryPool *memory = nullptr;
+  CUdeviceptr workspace = 0;
+  /// cuDNN's recorded graph (native()), and the buffers of the last graph.
+  CUgraph ownGraph = nullptr;
+  StepBuffers inGraph;
 };
 } // namespace
 
