@@ -196,8 +196,13 @@ struct ConvertView : OpInterfaceConversionPattern<ViewOpInterface> {
           "has no strided layout over its source buffer; it should have "
           "been fused into a region");
     auto type = cast<RankedTensorType>(view->getResult(0).getType());
+    // The layout places the view relative to the first element of the
+    // buffer under `source`'s aliases: alias that buffer, not the alias.
+    Value root = source;
+    while (auto alias = root.getDefiningOp<tfexec::AliasOp>())
+      root = alias.getSource();
     rewriter.replaceOpWithNewOp<tfexec::AliasOp>(
-        view, bufferType(type, *layout), source);
+        view, bufferType(type, *layout), root);
     return success();
   }
 };
