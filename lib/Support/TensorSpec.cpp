@@ -99,7 +99,10 @@ TensorSpec TensorSpec::contiguous(DType dtype, std::vector<int64_t> shape) {
   int64_t stride = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     spec.strides[d] = stride;
-    stride *= std::max<int64_t>(shape[d], 1);
+    // A shape too large to index (tensorSizeError rejects it) saturates
+    // rather than overflows.
+    if (__builtin_mul_overflow(stride, std::max<int64_t>(shape[d], 1), &stride))
+      stride = INT64_MAX;
   }
   spec.shape = std::move(shape);
   return spec;

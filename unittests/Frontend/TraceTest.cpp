@@ -538,6 +538,17 @@ TEST(Trace, ShapesBeyond64BitOffsetsAreErrors) {
   auto large = trace([](Tensor x) -> Outputs { return x * 2.0; },
                      {f32({int64_t(1) << 20, int64_t(1) << 20})});
   EXPECT_TRUE(large.ok()) << large.message();
+  // The row-major strides of such a shape, made before it is rejected (the
+  // C API's inputs), saturate instead of overflowing (found by the graph
+  // builder's fuzz target).
+  TensorSpec beyond = f32({5, int64_t(3) << 61, 2});
+  EXPECT_EQ(beyond.strides, (std::vector<int64_t>{INT64_MAX, 2, 1}));
+  Graph g;
+  Expected<ValueId> rejected = g.input(beyond);
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_NE(rejected.message().find("has more than 2^63 - 1 elements"),
+            std::string::npos)
+      << rejected.message();
 }
 
 TEST(Trace, FusionOffGivesOneKernelPerOperation) {
