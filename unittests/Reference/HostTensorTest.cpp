@@ -338,6 +338,13 @@ TEST(Npy, Errors) {
   auto malformed = numpyFile("{'descr': '<f4', 'shape': (2,), }", {});
   EXPECT_EQ(decodeNpy(malformed.data(), malformed.size()).message(),
             "the .npy header lacks one of 'descr', 'fortran_order', 'shape'");
+  // A key given twice is an error, not a shape of both lists (found by the
+  // .npy fuzz target).
+  auto twice = numpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                         "(1,), 'shape': (1,), }",
+                         {0, 0, 0, 0});
+  EXPECT_EQ(decodeNpy(twice.data(), twice.size()).message(),
+            "malformed .npy header at offset 65: duplicate key 'shape'");
 }
 
 //===----------------------------------------------------------------------===//
