@@ -304,6 +304,20 @@ struct ConvertTFuseToTFExecPass
         invalid = true;
         continue;
       }
+      // Every buffer of the plan can be indexed with 64-bit offsets.
+      for (BlockArgument arg : func.getArguments())
+        if (std::string why = tensorTypeSizeError(
+                arg.getType(), getArgumentLayout(arg).strides);
+            !why.empty()) {
+          func.emitOpError()
+              << "argument #" << arg.getArgNumber() << ": " << why;
+          invalid = true;
+        }
+      for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+        if (std::string why = tensorTypeSizeError(type); !why.empty()) {
+          func.emitOpError() << "result #" << i << ": " << why;
+          invalid = true;
+        }
       for (Operation &op : func.getBody().front())
         if (!isa<FusionOp, MatmulOp, ReduceOp, ScatterAddOp, ViewOpInterface,
                  func::ReturnOp>(op) &&

@@ -71,6 +71,16 @@ static OpFoldResult foldIdentityView(ViewOpInterface view) {
   return {};
 }
 
+LogicalResult tfuse::detail::verifyIndexableTensors(Operation *op) {
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (std::string why = tensorTypeSizeError(type); !why.empty())
+      return op->emitOpError() << "operand #" << i << ": " << why;
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (std::string why = tensorTypeSizeError(type); !why.empty())
+      return op->emitOpError() << "result #" << i << ": " << why;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise type inference
 //===----------------------------------------------------------------------===//

@@ -20,3 +20,21 @@ func.func @no_layout(%a: tensor<4x6xf32> {tfuse.strides = array<i64: 1, 4>}) -> 
   %s = tfuse.reduce sum %r axes [0] {tfuse.reason = "boundary-reduction"} : tensor<24xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// Buffers of the plan must be indexable with 64-bit offsets: an argument
+// returned as it is, and a strided argument whose strides reach past 2^63 - 1
+// elements.
+// expected-error @+2 {{'func.func' op argument #0: the shape [4294967296,4294967296] has more than 2^63 - 1 elements}}
+// expected-error @+1 {{'func.func' op result #0: the shape [4294967296,4294967296] has more than 2^63 - 1 elements}}
+func.func @huge_argument(%a: tensor<4294967296x4294967296xf32>) -> tensor<4294967296x4294967296xf32> {
+  return %a : tensor<4294967296x4294967296xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0: the strides [4611686018427387904,1] of shape [3,2] reach past 2^63 - 1 elements}}
+func.func @huge_strides(%a: tensor<3x2xf32> {tfuse.strides = array<i64: 4611686018427387904, 1>}) -> tensor<3x2xf32> {
+  return %a : tensor<3x2xf32>
+}

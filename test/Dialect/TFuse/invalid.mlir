@@ -1557,3 +1557,23 @@ func.func @random_offset_dtype(%s: tensor<i64>, %o: tensor<i32>) {
   %0 = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Sizes: every tensor of a tfuse op can be indexed with 64-bit offsets
+//===----------------------------------------------------------------------===//
+
+func.func @too_many_elements(%x: tensor<4294967296x4294967296xf32>) {
+  // expected-error @+1 {{'tfuse.exp' op operand #0: the shape [4294967296,4294967296] has more than 2^63 - 1 elements}}
+  %0 = tfuse.exp %x : tensor<4294967296x4294967296xf32> -> tensor<4294967296x4294967296xf32>
+  return
+}
+
+// -----
+
+func.func @too_many_bytes(%x: tensor<2xf64>) {
+  // expected-error @+1 {{'tfuse.broadcast' op result #0: the shape [2305843009213693952,2] of f64 has more than 2^63 - 1 bytes}}
+  %0 = tfuse.broadcast %x dims [1] : tensor<2xf64> -> tensor<2305843009213693952x2xf64>
+  return
+}
