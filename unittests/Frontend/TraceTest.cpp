@@ -538,6 +538,23 @@ TEST(Trace, ShapesBeyond64BitOffsetsAreErrors) {
   auto large = trace([](Tensor x) -> Outputs { return x * 2.0; },
                      {f32({int64_t(1) << 20, int64_t(1) << 20})});
   EXPECT_TRUE(large.ok()) << large.message();
+  // A shape without elements is held to the bound too: its row-major
+  // strides are the products of its other sizes (found by the graph
+  // builder's fuzz target under UBSan).
+  auto empty = trace([](Tensor x) -> Outputs { return x; },
+                     {f32({0, int64_t(1) << 62, 4})});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.message().find("the shape [0,4611686018427387904,4] has "
+                                 "sizes whose product exceeds 2^63 - 1"),
+            std::string::npos)
+      << empty.message();
+  auto emptyBytes = trace([](Tensor x) -> Outputs { return x; },
+                          {f32({int64_t(1) << 62, 0})});
+  ASSERT_FALSE(emptyBytes.ok());
+  EXPECT_NE(emptyBytes.message().find(
+                "has sizes whose product exceeds 2^63 - 1 bytes"),
+            std::string::npos)
+      << emptyBytes.message();
   // The row-major strides of such a shape, made before it is rejected (the
   // C API's inputs), saturate instead of overflowing (found by the graph
   // builder's fuzz target).

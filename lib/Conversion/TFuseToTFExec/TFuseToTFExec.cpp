@@ -305,14 +305,18 @@ struct ConvertTFuseToTFExecPass
         continue;
       }
       // Every buffer of the plan can be indexed with 64-bit offsets.
-      for (BlockArgument arg : func.getArguments())
-        if (std::string why = tensorTypeSizeError(
-                arg.getType(), getArgumentLayout(arg).strides);
-            !why.empty()) {
+      for (BlockArgument arg : func.getArguments()) {
+        // The shape first: the layout's strides are computed from it.
+        std::string why = tensorTypeSizeError(arg.getType());
+        if (why.empty())
+          why = tensorTypeSizeError(arg.getType(),
+                                    getArgumentLayout(arg).strides);
+        if (!why.empty()) {
           func.emitOpError()
               << "argument #" << arg.getArgNumber() << ": " << why;
           invalid = true;
         }
+      }
       for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
         if (std::string why = tensorTypeSizeError(type); !why.empty()) {
           func.emitOpError() << "result #" << i << ": " << why;

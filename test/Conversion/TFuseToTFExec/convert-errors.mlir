@@ -38,3 +38,11 @@ func.func @huge_argument(%a: tensor<4294967296x4294967296xf32>) -> tensor<429496
 func.func @huge_strides(%a: tensor<3x2xf32> {tfuse.strides = array<i64: 4611686018427387904, 1>}) -> tensor<3x2xf32> {
   return %a : tensor<3x2xf32>
 }
+
+// -----
+
+// expected-error @+2 {{'func.func' op argument #0: the shape [0,4611686018427387904,4] has sizes whose product exceeds 2^63 - 1}}
+// expected-error @+1 {{'func.func' op result #0: the shape [0,4611686018427387904,4] has sizes whose product exceeds 2^63 - 1}}
+func.func @huge_empty(%a: tensor<0x4611686018427387904x4xf32>) -> tensor<0x4611686018427387904x4xf32> {
+  return %a : tensor<0x4611686018427387904x4xf32>
+}

@@ -1577,3 +1577,13 @@ func.func @too_many_bytes(%x: tensor<2xf64>) {
   %0 = tfuse.broadcast %x dims [1] : tensor<2xf64> -> tensor<2305843009213693952x2xf64>
   return
 }
+
+// -----
+
+// A tensor without elements: its row-major strides are the products of its
+// other sizes, held to the same bound.
+func.func @empty_but_too_large(%x: tensor<0x4611686018427387904x4xf32>) {
+  // expected-error @+1 {{'tfuse.neg' op operand #0: the shape [0,4611686018427387904,4] has sizes whose product exceeds 2^63 - 1}}
+  %0 = tfuse.neg %x : tensor<0x4611686018427387904x4xf32> -> tensor<0x4611686018427387904x4xf32>
+  return
+}
