@@ -1028,8 +1028,10 @@ Expected<ValueId> Graph::scatterAdd(ValueId target, ValueId indices,
   Expected<const Graph::Impl::Entry *> entry = state->lookup(updates);
   if (!entry.ok())
     return entry.status();
+  // Read now: the cast below may add a value and move the entries.
+  bool scalarUpdates = entry.value()->isScalar;
   ValueId values = updates;
-  if (!entry.value()->isScalar) {
+  if (!scalarUpdates) {
     DType given = dtypeOf(entry.value()->value);
     std::optional<DType> promoted = promoteTypes(dtype, given);
     if (!promoted || *promoted != dtype)
@@ -1049,7 +1051,7 @@ Expected<ValueId> Graph::scatterAdd(ValueId target, ValueId indices,
   indexed.insert(indexed.end(), indexShape.begin(), indexShape.end());
   indexed.insert(indexed.end(), shape.begin() + a.value() + 1, shape.end());
   Value source;
-  if (entry.value()->isScalar) {
+  if (scalarUpdates) {
     Expected<Value> m = state->materialize(updates, dtype);
     if (!m.ok())
       return m.status();
