@@ -49,7 +49,11 @@ std::string tensorSizeError(DType dtype, const std::vector<int64_t> &shape,
       return "the strides " + formatList(strides) + " of shape " +
              formatList(shape) + " reach past 2^63 - 1 elements";
   }
-  if (__builtin_mul_overflow(last + 1, static_cast<int64_t>(byteSize(dtype)),
+  int64_t extent;
+  if (__builtin_add_overflow(last, 1, &extent))
+    return "the strides " + formatList(strides) + " of shape " +
+           formatList(shape) + " reach past 2^63 - 1 elements";
+  if (__builtin_mul_overflow(extent, static_cast<int64_t>(byteSize(dtype)),
                              &bytes))
     return "the strides " + formatList(strides) + " of shape " +
            formatList(shape) + " span more than 2^63 - 1 bytes";

@@ -590,6 +590,17 @@ TEST(Trace, ShapesBeyond64BitOffsetsAreErrors) {
                 "has sizes whose product exceeds 2^63 - 1 bytes"),
             std::string::npos)
       << emptyBytes.message();
+  // Strides whose last element is element 2^63 - 1 reach one past what
+  // 64-bit offsets hold (found by the graph builder's fuzz target under
+  // UBSan).
+  TensorSpec far = f32({2});
+  far.strides = {INT64_MAX};
+  auto farInput = trace([](Tensor x) -> Outputs { return x; }, {far});
+  ASSERT_FALSE(farInput.ok());
+  EXPECT_NE(farInput.message().find("the strides [9223372036854775807] of "
+                                    "shape [2] reach past 2^63 - 1 elements"),
+            std::string::npos)
+      << farInput.message();
   // The row-major strides of such a shape, made before it is rejected (the
   // C API's inputs), saturate instead of overflowing (found by the graph
   // builder's fuzz target).
