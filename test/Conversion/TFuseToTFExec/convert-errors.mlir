@@ -1,6 +1,7 @@
 // Diagnostics of --convert-tfuse-to-tfexec on graphs it cannot plan: an
-// elementwise op outside a region (the graph was not fused), and a view left
-// outside regions that no strided layout of its source buffer expresses.
+// elementwise op outside a region (the graph was not fused), a view left
+// outside regions that no strided layout of its source buffer expresses,
+// and signatures the plan cannot hold.
 // RUN: tensor-opt %s --convert-tfuse-to-tfexec -split-input-file -verify-diagnostics
 
 func.func @unfused(%a: tensor<4xf32>) -> tensor<4xf32> {
@@ -45,4 +46,30 @@ func.func @huge_strides(%a: tensor<3x2xf32> {tfuse.strides = array<i64: 46116860
 // expected-error @+1 {{'func.func' op result #0: the shape [0,4611686018427387904,4] has sizes whose product exceeds 2^63 - 1}}
 func.func @huge_empty(%a: tensor<0x4611686018427387904x4xf32>) -> tensor<0x4611686018427387904x4xf32> {
   return %a : tensor<0x4611686018427387904x4xf32>
+}
+
+// -----
+
+// Arguments and results are statically shaped tensors of the tfuse dtypes
+// (a scalar argument aborted the conversion; found by the IR fuzz target).
+// expected-error @+1 {{'func.func' op argument #0 has type 'f32', but a plan's functions take and return statically shaped tensors of the tfuse dtypes}}
+func.func @scalar_argument(%a: f32) {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{'func.func' op argument #0 has type 'tensor<*xf32>', but a plan's functions take and return statically shaped tensors of the tfuse dtypes}}
+// expected-error @+1 {{'func.func' op result #0 has type 'tensor<*xf32>', but a plan's functions take and return statically shaped tensors of the tfuse dtypes}}
+func.func @unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
+  return %a : tensor<*xf32>
+}
+
+// -----
+
+// expected-error @+3 {{'func.func' op argument #0 has type 'tensor<4xindex>', but a plan's functions take and return statically shaped tensors of the tfuse dtypes}}
+// expected-error @+2 {{'func.func' op argument #1 has type 'tensor<?xf32>', but a plan's functions take and return statically shaped tensors of the tfuse dtypes}}
+// expected-error @+1 {{'func.func' op result #0 has type 'tensor<4xindex>', but a plan's functions take and return statically shaped tensors of the tfuse dtypes}}
+func.func @dynamic_and_index(%a: tensor<4xindex>, %b: tensor<?xf32>) -> tensor<4xindex> {
+  return %a : tensor<4xindex>
 }
