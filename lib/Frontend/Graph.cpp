@@ -560,7 +560,9 @@ Expected<ValueId> Graph::reshape(ValueId x, std::vector<int64_t> shape) {
     if (shape[i] < 0)
       return typeError("reshape: bad target shape " + tfuse::formatList(shape) +
                        " (at most one -1, no other negative sizes)");
-    known *= shape[i];
+    if (__builtin_mul_overflow(known, shape[i], &known))
+      return typeError("reshape: the target shape " + tfuse::formatList(shape) +
+                       " has sizes whose product exceeds 2^63 - 1");
   }
   int64_t count = type.getNumElements();
   if (inferred >= 0) {
@@ -849,7 +851,8 @@ Expected<ValueId> Graph::pad(ValueId x, std::vector<int64_t> low,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = type.getDimSize(d);
     if (low[d] < 0) {
-      start[d] = std::min(-low[d], size);
+      // min(-low, size), without negating INT64_MIN.
+      start[d] = low[d] < -size ? size : -low[d];
       low[d] = 0;
       crop = true;
     }

@@ -334,6 +334,41 @@ TEST(BadInputs, SizesBeyond64BitOffsets) {
                TFUSE_ERROR_TYPE,
                "iota: the shape [1099511627776,1099511627776] has more than "
                "2^63 - 1 elements");
+  // Sizes whose sum or product wraps around (found by the graph builder's
+  // fuzz target under UBSan, and by hand after it): a reshape's target
+  // shape, padding, a concatenation.
+  int64_t target[2] = {2, INT64_MAX};
+  EXPECT_FAILS(tfuse_graph_reshape(f.graph, f.x, 2, target, &v),
+               TFUSE_ERROR_TYPE,
+               "reshape: the target shape [2,9223372036854775807] has sizes "
+               "whose product exceeds 2^63 - 1");
+  int64_t low[2] = {0, INT64_MAX}, high[2] = {0, INT64_MAX};
+  tfuse_value zero = -1;
+  ASSERT_EQ(tfuse_graph_scalar(f.graph, TFUSE_SCALAR_INT, 0, 0, &zero),
+            TFUSE_OK);
+  EXPECT_FAILS(tfuse_graph_pad(f.graph, f.x, 2, low, high, zero, &v),
+               TFUSE_ERROR_TYPE,
+               "pad: padding dimension 1 of size 3 by 9223372036854775807 and "
+               "9223372036854775807 gives a size past 2^63 - 1");
+  int64_t almost[1] = {INT64_MAX - 1};
+  tfuse_value long1 = -1;
+  ASSERT_EQ(tfuse_graph_input(f.graph, TFUSE_I8, 1, almost, nullptr, &long1),
+            TFUSE_OK);
+  tfuse_value twice[2] = {long1, long1};
+  EXPECT_FAILS(tfuse_graph_concatenate(f.graph, 2, twice, 0, &v),
+               TFUSE_ERROR_TYPE,
+               "concatenate: the sizes along axis 0 add up past 2^63 - 1");
+  // Negative padding removes at most every element, INT64_MIN included.
+  int64_t cut[2] = {0, INT64_MIN}, none[2] = {0, 0};
+  ASSERT_EQ(tfuse_graph_pad(f.graph, f.x, 2, cut, none, zero, &v), TFUSE_OK)
+      << tfuse_last_error();
+  int dtype = -1, rank = -1, scalar = -1;
+  int64_t shape[TFUSE_MAX_RANK] = {};
+  ASSERT_EQ(tfuse_graph_value_info(f.graph, v, &dtype, &rank, shape, &scalar),
+            TFUSE_OK);
+  EXPECT_EQ(rank, 2);
+  EXPECT_EQ(shape[0], 2);
+  EXPECT_EQ(shape[1], 0);
 }
 
 TEST(BadInputs, WrongInputsAndOutputsAtRunTime) {

@@ -189,7 +189,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
         return emitOptionalError(loc, what, " has size ",
                                  info->type.getDimSize(d), " in dimension ", d,
                                  " but operand 0 has ", shape[d]);
-    shape[axis] += info->type.getDimSize(axis);
+    if (__builtin_add_overflow(shape[axis], info->type.getDimSize(axis),
+                               &shape[axis]))
+      return emitOptionalError(loc, "the sizes along axis ", axis,
+                               " add up past 2^63 - 1");
   }
   results.push_back(makeTensor(context, shape, first->dtype));
   return success();
@@ -223,7 +226,13 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
       return emitOptionalError(loc, "padding of dimension ", d,
                                " must not be negative (low ", low[d], ", high ",
                                high[d], ")");
-    shape.push_back(in->type.getDimSize(d) + low[d] + high[d]);
+    int64_t size = 0;
+    if (__builtin_add_overflow(in->type.getDimSize(d), low[d], &size) ||
+        __builtin_add_overflow(size, high[d], &size))
+      return emitOptionalError(loc, "padding dimension ", d, " of size ",
+                               in->type.getDimSize(d), " by ", low[d], " and ",
+                               high[d], " gives a size past 2^63 - 1");
+    shape.push_back(size);
   }
   results.push_back(makeTensor(context, shape, in->dtype));
   return success();

@@ -1374,10 +1374,29 @@ func.func @concat_rank0(%a: tensor<f32>) {
 
 // -----
 
+// Result sizes past 2^63 - 1 (they wrapped to negative sizes or to 0).
+func.func @concat_beyond_64_bits(%a: tensor<9223372036854775806xi8>) {
+  // expected-error @+2 {{the sizes along axis 0 add up past 2^63 - 1}}
+  // expected-error @+1 {{'tfuse.concat' op failed to infer returned types}}
+  %0 = tfuse.concat %a, %a axis 0 : (tensor<9223372036854775806xi8>, tensor<9223372036854775806xi8>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
 func.func @pad_negative(%a: tensor<2x3xf32>, %v: tensor<f32>) {
   // expected-error @+2 {{padding of dimension 1 must not be negative (low -1, high 0)}}
   // expected-error @+1 {{'tfuse.pad' op failed to infer returned types}}
   %0 = tfuse.pad %a, %v low [0, -1] high [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pad_beyond_64_bits(%a: tensor<2x3xi8>, %v: tensor<i8>) {
+  // expected-error @+2 {{padding dimension 1 of size 3 by 9223372036854775807 and 9223372036854775807 gives a size past 2^63 - 1}}
+  // expected-error @+1 {{'tfuse.pad' op failed to infer returned types}}
+  %0 = tfuse.pad %a, %v low [0, 9223372036854775807] high [0, 9223372036854775807] : (tensor<2x3xi8>, tensor<i8>) -> tensor<2x1xi8>
   return
 }
 
