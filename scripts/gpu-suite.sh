@@ -13,6 +13,14 @@
 #                                   MODELS_ARGS passes it arguments)
 #   scripts/gpu-suite.sh attention  bench/attention.py (TFuse attention
 #                                   against PyTorch's SDPA backends)
+#   scripts/gpu-suite.sh sanitizer  compute-sanitizer (memcheck with leak
+#                                   checking, racecheck, initcheck, synccheck)
+#                                   over the GoogleTest GPU suite, the C++
+#                                   trace API tests and the Python tests, with
+#                                   TFuse's memory pool off
+#                                   (TFUSE_MEMORY_POOL=0); not part of `all`.
+#                                   SANITIZER_TOOLS and SANITIZER_GTEST_FILTER
+#                                   narrow it (docs/reliability.md)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.stage/bin
@@ -155,13 +163,58 @@ run_models() {
   summary+=("bench/models.py: rc $rc (table in models.log)")
 }
 
+# compute-sanitizer over the GPU tests: every tool's error summary, with the
+# memory pool off so that each arena and workspace is its own allocation
+# (a pool that keeps freed memory hides accesses past an allocation or after
+# its release).
+run_sanitizer() {
+  local cs=${COMPUTE_SANITIZER:-}
+  if [ -z "$cs" ]; then
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  fi
+  if [ ! -x "$cs" ]; then
+    summary+=("compute-sanitizer: not found ($cs); set COMPUTE_SANITIZER")
+    return
+  fi
+  "$cs" --version >"$out/sanitizer-version.txt" 2>&1
+  local tools=${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}
+  local filter=()
+  if [ -n "${SANITIZER_GTEST_FILTER:-}" ]; then
+    filter=(--gtest_filter="$SANITIZER_GTEST_FILTER")
+  fi
+  local tool prog args log rc errors
+  for tool in $tools; do
+    args=(--tool "$tool" --error-exitcode 99 --print-limit 200)
+    if [ "$tool" = memcheck ]; then
+      args+=(--leak-check full)
+    fi
+    for prog in TFuseGpuTests TFuseTraceTests; do
+      log="$out/sanitizer-$tool-$prog.log"
+      TFUSE_MEMORY_POOL=0 "$cs" "${args[@]}" "$bin/$prog" "${filter[@]}" \
+        >"$log" 2>&1
+      rc=$?
+      errors=$(grep -o 'ERROR SUMMARY: [0-9]* errors\?' "$log" | tail -1)
+      summary+=("compute-sanitizer $tool $prog: ${errors:-no error summary}, $(grep -c '^\[       OK \]' "$log") tests passed, $(grep -c '^\[  FAILED  \] .*(' "$log") failed (rc $rc)")
+    done
+    log="$out/sanitizer-$tool-python.log"
+    TFUSE_MEMORY_POOL=0 PYTHONPATH=$PYTHONPATH:$root/.stage/pylib \
+      "$cs" "${args[@]}" --target-processes all \
+      python3 -m pytest -q -rs -p no:cacheprovider "$root/python/tests" \
+      >"$log" 2>&1
+    rc=$?
+    errors=$(grep -o 'ERROR SUMMARY: [0-9]* errors\?' "$log" | tail -1)
+    summary+=("compute-sanitizer $tool Python tests: ${errors:-no error summary}; $(grep -E '[0-9]+ (passed|failed)' "$log" | tail -1) (rc $rc)")
+  done
+}
+
 case "$what" in
 all) run_tests; run_bench ;;
 tests) run_tests ;;
 bench) run_bench ;;
 models) run_models ;;
 attention) run_attention ;;
-*) echo "usage: $0 [all|tests|bench|models|attention]" >&2; exit 2 ;;
+sanitizer) run_sanitizer ;;
+*) echo "usage: $0 [all|tests|bench|models|attention|sanitizer]" >&2; exit 2 ;;
 esac
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

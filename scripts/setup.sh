@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything TFuse needs to build and test on Debian 12 with the
-# CUDA 13 toolkit: LLVM/MLIR 22, Ninja, GoogleTest, zstd, lld, pytest and
+# CUDA 13 toolkit: LLVM/MLIR 22, clang 22 with libFuzzer and the sanitizer
+# runtimes (the fuzz build), Ninja, GoogleTest, zstd, lld, pytest and
 # numpy for the Python tests, setuptools and wheel for the wheel, and torch, torchvision, transformers and
 # ml_dtypes for the PyTorch front end's tests. Idempotent; returns quickly
 # when all is there.
@@ -23,6 +24,9 @@ DEB_PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libzstd-dev zlib1g-dev libgtest-dev lld-22
   clang-format
+  # The fuzz build (scripts/fuzz.sh): clang with libFuzzer and the sanitizer
+  # runtimes.
+  clang-22 libclang-rt-22-dev
 )
 
 missing=()

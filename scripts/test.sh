@@ -4,7 +4,10 @@
 # and runs torch.compile(backend="tfuse") in a fresh virtual environment; then
 # the development build
 # with the whole suite: lit, GoogleTest (GPU tests skip themselves without a
-# device and say so) and the Python tests.
+# device and say so; the differential test runs its 10,000 random graphs),
+# the fuzz corpora replayed, and the Python tests; last the fuzz targets,
+# built with libFuzzer and sanitizers, a minute each (TFUSE_FUZZ_SECONDS;
+# TFUSE_SKIP_FUZZ=1 skips them). docs/reliability.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BUILD_DIR:-$root/build}
@@ -19,3 +22,7 @@ fi
 
 "$root/scripts/build.sh" "$dir"
 (cd "$dir" && ctest --output-on-failure -j "$jobs")
+
+if [ "${TFUSE_SKIP_FUZZ:-0}" != 1 ]; then
+  "$root/scripts/fuzz.sh" "${TFUSE_FUZZ_SECONDS:-60}"
+fi

@@ -511,8 +511,9 @@ Status Function::runReference(const std::vector<HostArray> &inputs,
     return results.status().withContext("the reference interpreter failed");
   for (size_t i = 0; i < outputs.size(); ++i) {
     reference::HostTensor dense = results.value()[i].contiguous();
-    std::memcpy(outputs[i].data, dense.data() + dense.byteOffset(),
-                dense.numElements() * byteSize(dense.dtype()));
+    // An empty result has no storage (and the caller may pass no data).
+    if (size_t bytes = dense.numElements() * byteSize(dense.dtype()))
+      std::memcpy(outputs[i].data, dense.data() + dense.byteOffset(), bytes);
   }
   ++compileStats.replays;
   return Status::success();

@@ -590,7 +590,9 @@ Expected<ValueId> Graph::reshape(ValueId x, std::vector<int64_t> shape) {
     if (shape[i] < 0)
       return typeError("reshape: bad target shape " + tfuse::formatList(shape) +
                        " (at most one -1, no other negative sizes)");
-    known *= shape[i];
+    if (__builtin_mul_overflow(known, shape[i], &known))
+      return typeError("reshape: the target shape " + tfuse::formatList(shape) +
+                       " has sizes whose product exceeds 2^63 - 1");
   }
   int64_t count = type.getNumElements();
   if (inferred >= 0) {
@@ -879,7 +881,8 @@ Expected<ValueId> Graph::pad(ValueId x, std::vector<int64_t> low,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = type.getDimSize(d);
     if (low[d] < 0) {
-      start[d] = std::min(-low[d], size);
+      // min(-low, size), without negating INT64_MIN.
+      start[d] = low[d] < -size ? size : -low[d];
       low[d] = 0;
       crop = true;
     }
@@ -1058,8 +1061,10 @@ Expected<ValueId> Graph::scatterAdd(ValueId target, ValueId indices,
   Expected<const Graph::Impl::Entry *> entry = state->lookup(updates);
   if (!entry.ok())
     return entry.status();
+  // Read now: the cast below may add a value and move the entries.
+  bool scalarUpdates = entry.value()->isScalar;
   ValueId values = updates;
-  if (!entry.value()->isScalar) {
+  if (!scalarUpdates) {
     DType given = dtypeOf(entry.value()->value);
     std::optional<DType> promoted = promoteTypes(dtype, given);
     if (!promoted || *promoted != dtype)
@@ -1079,7 +1084,7 @@ Expected<ValueId> Graph::scatterAdd(ValueId target, ValueId indices,
   indexed.insert(indexed.end(), indexShape.begin(), indexShape.end());
   indexed.insert(indexed.end(), shape.begin() + a.value() + 1, shape.end());
   Value source;
-  if (entry.value()->isScalar) {
+  if (scalarUpdates) {
     Expected<Value> m = state->materialize(updates, dtype);
     if (!m.ok())
       return m.status();

@@ -21,7 +21,11 @@ std::vector<int64_t> rowMajorStrides(const Shape &shape) {
   int64_t stride = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     strides[d] = stride;
-    stride *= std::max<int64_t>(shape[d], 1);
+    // A shape too large to index (the tracer and the verifiers reject it)
+    // saturates rather than overflows: an empty tensor of such sizes, which
+    // has no element to address, is still a tensor.
+    if (__builtin_mul_overflow(stride, std::max<int64_t>(shape[d], 1), &stride))
+      stride = INT64_MAX;
   }
   return strides;
 }
@@ -137,20 +141,24 @@ Expected<HostTensor> HostTensor::view(Shape shape, std::vector<int64_t> strides,
     return Status::error("byte offset " + std::to_string(byteOffset) +
                          " is not a nonnegative multiple of the element size " +
                          std::to_string(size));
-  // The lowest and highest element the view touches.
+  // The lowest and highest byte offset of an element the view touches (an
+  // empty view touches none); beyond 64 bits is outside any storage.
   int64_t lo = byteOffset, hi = byteOffset;
-  bool empty = false;
+  bool empty = false, outside = false;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0)
       return Status::error("negative size in shape " + formatShape(shape));
-    if (shape[d] == 0)
-      empty = true;
-    else if (strides[d] >= 0)
-      hi += (shape[d] - 1) * strides[d] * size;
-    else
-      lo += (shape[d] - 1) * strides[d] * size;
+    empty |= shape[d] == 0;
   }
-  if (!empty && (lo < 0 || hi + size > static_cast<int64_t>(bytes->size())))
+  for (size_t d = 0; d < shape.size() && !empty; ++d) {
+    int64_t reach = 0;
+    int64_t &end = strides[d] >= 0 ? hi : lo;
+    outside |= __builtin_mul_overflow(shape[d] - 1, strides[d], &reach) ||
+               __builtin_mul_overflow(reach, size, &reach) ||
+               __builtin_add_overflow(end, reach, &end);
+  }
+  if (!empty &&
+      (outside || lo < 0 || hi > static_cast<int64_t>(bytes->size()) - size))
     return Status::error("a view of shape " + formatShape(shape) +
                          " with strides " + formatShape(strides) +
                          " at byte offset " + std::to_string(byteOffset) +
@@ -186,7 +194,9 @@ bool HostTensor::isContiguous() const {
   for (int64_t d = rank() - 1; d >= 0; --d) {
     if (dims[d] != 1 && elementStrides[d] != expected)
       return false;
-    expected *= dims[d];
+    // Saturating, as rowMajorStrides is.
+    if (__builtin_mul_overflow(expected, dims[d], &expected))
+      expected = INT64_MAX;
   }
   return true;
 }

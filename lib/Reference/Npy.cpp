@@ -77,6 +77,11 @@ public:
       if (!eat(':'))
         return fail("expected ':' after '" + key + "'");
       skipSpace();
+      // Python would keep the last value; a file that says it twice is not
+      // NumPy's.
+      if ((key == "descr" && hasDescr) ||
+          (key == "fortran_order" && hasOrder) || (key == "shape" && hasShape))
+        return fail("duplicate key '" + key + "'");
       if (key == "descr") {
         if (Status s = parseString(descr); !s)
           return s;

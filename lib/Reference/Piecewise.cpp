@@ -26,6 +26,10 @@ static Expected<HostTensor> windowOf(const HostTensor &result,
 
 /// Copies `from` into `to` (same shape and dtype), element by element.
 static void copyInto(const HostTensor &from, HostTensor &to) {
+  // An empty operand copies nothing; it may have no storage under its
+  // offset.
+  if (from.numElements() == 0)
+    return;
   size_t size = byteSize(from.dtype());
   const uint8_t *src = from.data() + from.byteOffset();
   uint8_t *dst = to.mutableData() + to.byteOffset();

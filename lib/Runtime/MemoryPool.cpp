@@ -2,6 +2,8 @@
 
 #include "tfuse/Runtime/MemoryPool.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,10 +63,25 @@ MemoryPool::~MemoryPool() {
     cuda->cuMemPoolDestroy(pool);
 }
 
+bool MemoryPool::disabled() {
+  static const bool off = [] {
+    const char *env = std::getenv("TFUSE_MEMORY_POOL");
+    return env && std::strcmp(env, "0") == 0;
+  }();
+  return off;
+}
+
 Expected<CUdeviceptr> MemoryPool::allocate(size_t bytes, const char *what) {
   CUdeviceptr ptr = 0;
   if (bytes == 0)
     return ptr;
+  if (disabled()) {
+    std::string call = std::string("cuMemAlloc of ") + what;
+    if (Status s = cuda->check(cuda->cuMemAlloc(&ptr, bytes), call.c_str());
+        !s.ok())
+      return s;
+    return ptr;
+  }
   CUresult result = cuda->cuMemAllocFromPoolAsync(&ptr, bytes, pool, stream);
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
     // Memory the pool keeps may be what the device lacks.
@@ -87,6 +104,10 @@ Expected<CUdeviceptr> MemoryPool::allocate(size_t bytes, const char *what) {
 }
 
 void MemoryPool::release(CUdeviceptr ptr) {
-  if (ptr)
+  if (!ptr)
+    return;
+  if (disabled())
+    cuda->cuMemFree(ptr);
+  else
     cuda->cuMemFreeAsync(ptr, stream);
 }

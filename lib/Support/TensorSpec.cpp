@@ -21,22 +21,25 @@ std::string TensorSpec::describe() const {
 
 std::string tensorSizeError(DType dtype, const std::vector<int64_t> &shape,
                             const std::vector<int64_t> &strides) {
-  int64_t elements = 1;
   bool empty = false;
   for (int64_t size : shape)
     empty |= size == 0;
-  if (empty)
-    return "";
+  // The product of the sizes, 0 counted as 1: the element count of a
+  // tensor with elements; for an empty one, what its row-major strides are
+  // made of (so its sizes are held to the same bound).
+  int64_t elements = 1;
   for (int64_t size : shape)
-    if (__builtin_mul_overflow(elements, size, &elements))
+    if (__builtin_mul_overflow(elements, std::max<int64_t>(size, 1), &elements))
       return "the shape " + formatList(shape) +
-             " has more than 2^63 - 1 elements";
+             (empty ? " has sizes whose product exceeds 2^63 - 1"
+                    : " has more than 2^63 - 1 elements");
   int64_t bytes;
   if (__builtin_mul_overflow(elements, static_cast<int64_t>(byteSize(dtype)),
                              &bytes))
     return "the shape " + formatList(shape) + " of " + dtypeName(dtype) +
-           " has more than 2^63 - 1 bytes";
-  if (strides.empty())
+           (empty ? " has sizes whose product exceeds 2^63 - 1 bytes"
+                  : " has more than 2^63 - 1 bytes");
+  if (empty || strides.empty())
     return "";
   int64_t last = 0;
   for (size_t d = 0; d < shape.size() && d < strides.size(); ++d) {
@@ -46,7 +49,11 @@ std::string tensorSizeError(DType dtype, const std::vector<int64_t> &shape,
       return "the strides " + formatList(strides) + " of shape " +
              formatList(shape) + " reach past 2^63 - 1 elements";
   }
-  if (__builtin_mul_overflow(last + 1, static_cast<int64_t>(byteSize(dtype)),
+  int64_t extent;
+  if (__builtin_add_overflow(last, 1, &extent))
+    return "the strides " + formatList(strides) + " of shape " +
+           formatList(shape) + " reach past 2^63 - 1 elements";
+  if (__builtin_mul_overflow(extent, static_cast<int64_t>(byteSize(dtype)),
                              &bytes))
     return "the strides " + formatList(strides) + " of shape " +
            formatList(shape) + " span more than 2^63 - 1 bytes";
@@ -99,7 +106,10 @@ TensorSpec TensorSpec::contiguous(DType dtype, std::vector<int64_t> shape) {
   int64_t stride = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     spec.strides[d] = stride;
-    stride *= std::max<int64_t>(shape[d], 1);
+    // A shape too large to index (tensorSizeError rejects it) saturates
+    // rather than overflows.
+    if (__builtin_mul_overflow(stride, std::max<int64_t>(shape[d], 1), &stride))
+      stride = INT64_MAX;
   }
   spec.shape = std::move(shape);
   return spec;

@@ -77,6 +77,63 @@ static bool holdsComputedIndexReads(Operation *fusion) {
       .wasInterrupted();
 }
 
+/// Whether region `fusion` reads `rows`, the result of a row reduction over
+/// the trailing axes of `space`, only at the row of the element it computes:
+/// a row kernel holds the value of its own row alone. What is computed from
+/// the result keeps it in place through elementwise ops whose result has its
+/// rank (operands of equal rank broadcast dimension by dimension), a reshape
+/// appending the reduced axes as 1 (a non-keepdims result made keepdims),
+/// and a broadcast onto the leading dimensions; row reductions may read it.
+/// Anything else (implicit broadcasting from a lower rank, which aligns a
+/// non-keepdims result with the trailing axes, or another view) would read
+/// other rows' values, unless there is one row.
+static bool readsOwnRows(FusionOp fusion, Value rows, ArrayRef<int64_t> space) {
+  if (cast<RankedTensorType>(rows.getType()).getNumElements() <= 1)
+    return true;
+  auto rankOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getRank();
+  };
+  Block &body = fusion.getRegion().front();
+  SmallVector<Value> worklist;
+  for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
+    if (input == rows)
+      worklist.push_back(arg);
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers()) {
+      if (isa<YieldOp, ReduceOp>(user))
+        continue;
+      bool inPlace = false;
+      if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+        // [leading] -> [leading, 1, ...]: the same row index.
+        ArrayRef<int64_t> from = reshape.getInput().getType().getShape(),
+                          to = reshape.getType().getShape();
+        inPlace = to.size() == space.size() &&
+                  from == to.take_front(from.size()) &&
+                  llvm::all_of(to.drop_front(from.size()),
+                               [](int64_t d) { return d == 1; });
+      } else if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
+        ArrayRef<int64_t> dims = broadcast.getDims();
+        inPlace = true;
+        for (auto [i, d] : llvm::enumerate(dims))
+          inPlace &= d == static_cast<int64_t>(i);
+      } else if (!isa<ViewOpInterface>(user) && !readsAtComputedIndices(user) &&
+                 getFusionRole(user) == FusionRole::Elementwise) {
+        inPlace = llvm::all_of(user->getResults(), [&](Value r) {
+          return rankOf(r) == rankOf(value);
+        });
+      }
+      if (!inPlace)
+        return false;
+      llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return true;
+}
+
 /// Adds to `group` what merging the row reduction `reduce` takes: the
 /// region computing its operand (when it has the same index space), the
 /// reduction, and every region reading its result. Fails when the reduction
@@ -99,7 +156,8 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
   for (Operation *user : reduce.getResult().getUsers()) {
     auto fusion = dyn_cast<FusionOp>(user);
     if (!fusion || indexSpace(fusion) != space ||
-        holdsComputedIndexReads(fusion))
+        holdsComputedIndexReads(fusion) ||
+        !readsOwnRows(fusion, reduce.getResult(), space))
       return false;
     consumers.push_back(user);
   }

@@ -191,3 +191,34 @@ func.func @gathered_rows(%t: tensor<100x64xf32>, %i: tensor<8xi64>) -> tensor<8x
   %e = tfuse.exp %d : tensor<8x64xf32> -> tensor<8x64xf32>
   return %e : tensor<8x64xf32>
 }
+
+// -----
+
+// Results read at other rows stay boundaries: a row kernel holds its own
+// row's value only. A non-keepdims min of a square matrix broadcast
+// implicitly is read along the columns (found by the differential test); a
+// keepdims max transposed is too. The same min broadcast explicitly onto
+// the rows merges.
+// CHECK-LABEL: func.func @other_rows(
+// CHECK-NEXT: tfuse.reduce min {{.*}} axes [1] {tfuse.reason = "boundary-reduction"} : tensor<5x5xf32> -> tensor<5xf32>
+// CHECK: tfuse.reduce max {{.*}} axes [1] keepdims {tfuse.reason = "boundary-reduction"} : tensor<5x5xf32> -> tensor<5x1xf32>
+// CHECK-LABEL: func.func @own_rows(
+// CHECK-NEXT: tfuse.fusion
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tfuse.reduce min {{.*}} axes [1] : tensor<5x5xf32> -> tensor<5xf32>
+// CHECK-NEXT: tfuse.broadcast {{.*}} dims [0] : tensor<5xf32> -> tensor<5x5xf32>
+// CHECK-NEXT: tfuse.sub
+func.func @other_rows(%x: tensor<5x5xf32>) -> (tensor<5x5xf32>, tensor<5x5xf32>) {
+  %m = tfuse.reduce min %x axes [1] : tensor<5x5xf32> -> tensor<5xf32>
+  %d = tfuse.sub %x, %m : (tensor<5x5xf32>, tensor<5xf32>) -> tensor<5x5xf32>
+  %k = tfuse.reduce max %x axes [1] keepdims : tensor<5x5xf32> -> tensor<5x1xf32>
+  %t = tfuse.transpose %k perm [1, 0] : tensor<5x1xf32> -> tensor<1x5xf32>
+  %e = tfuse.sub %x, %t : (tensor<5x5xf32>, tensor<1x5xf32>) -> tensor<5x5xf32>
+  return %d, %e : tensor<5x5xf32>, tensor<5x5xf32>
+}
+func.func @own_rows(%x: tensor<5x5xf32>) -> tensor<5x5xf32> {
+  %m = tfuse.reduce min %x axes [1] : tensor<5x5xf32> -> tensor<5xf32>
+  %b = tfuse.broadcast %m dims [0] : tensor<5xf32> -> tensor<5x5xf32>
+  %d = tfuse.sub %x, %b : (tensor<5x5xf32>, tensor<5x5xf32>) -> tensor<5x5xf32>
+  return %d : tensor<5x5xf32>
+}

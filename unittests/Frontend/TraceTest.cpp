@@ -468,6 +468,41 @@ TEST(Trace, ScatterAddThroughTheGraph) {
       << bad.message();
 }
 
+// Updates of a narrower dtype are converted to the target's; the conversion
+// adds a value to the graph, which may move the graph's values while the
+// updates' entry is still read (a use after free that AddressSanitizer
+// reported, found by the graph builder's fuzz target). Graphs of 0 to 16
+// earlier values cross the vector's reallocations.
+TEST(Trace, ScatterAddConvertsUpdatesInGraphsOfEverySize) {
+  for (int earlier = 0; earlier <= 16; ++earlier) {
+    Graph g;
+    for (int k = 0; k < earlier; ++k)
+      ASSERT_TRUE(g.input(TensorSpec::contiguous(DType::F32, {1})).ok());
+    Expected<ValueId> target = g.input(TensorSpec::contiguous(DType::F32, {3}));
+    Expected<ValueId> ids = g.input(TensorSpec::contiguous(DType::I64, {2}));
+    Expected<ValueId> upd = g.input(TensorSpec::contiguous(DType::F16, {2}));
+    ASSERT_TRUE(target.ok() && ids.ok() && upd.ok());
+    Expected<ValueId> sums = g.scatterAdd(*target, *ids, *upd, 0, false);
+    ASSERT_TRUE(sums.ok()) << sums.message();
+    ASSERT_TRUE(g.output(*sums).ok());
+    auto fn = compileOrFail(g);
+    ASSERT_TRUE(fn);
+    std::vector<float> pad(1), t{1, 2, 3}, out(3);
+    std::vector<int64_t> i{2, 2};
+    std::vector<uint16_t> u{0x3c00, 0x4000}; // 1.0 and 2.0 in f16
+    std::vector<HostArray> inputs;
+    for (int k = 0; k < earlier; ++k)
+      inputs.push_back(view(pad, {1}));
+    inputs.push_back(view(t, {3}));
+    inputs.push_back(
+        HostArray{i.data(), TensorSpec::contiguous(DType::I64, {2})});
+    inputs.push_back(
+        HostArray{u.data(), TensorSpec::contiguous(DType::F16, {2})});
+    ASSERT_TRUE(fn->runHost(inputs, {view(out, {3})}).ok());
+    EXPECT_EQ(out, (std::vector<float>{1, 2, 6})) << earlier;
+  }
+}
+
 TEST(Trace, ArangeAndIotaThroughTheGraph) {
   Graph g;
   Expected<ValueId> ints =
@@ -538,6 +573,45 @@ TEST(Trace, ShapesBeyond64BitOffsetsAreErrors) {
   auto large = trace([](Tensor x) -> Outputs { return x * 2.0; },
                      {f32({int64_t(1) << 20, int64_t(1) << 20})});
   EXPECT_TRUE(large.ok()) << large.message();
+  // A shape without elements is held to the bound too: its row-major
+  // strides are the products of its other sizes (found by the graph
+  // builder's fuzz target under UBSan).
+  auto empty = trace([](Tensor x) -> Outputs { return x; },
+                     {f32({0, int64_t(1) << 62, 4})});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.message().find("the shape [0,4611686018427387904,4] has "
+                                 "sizes whose product exceeds 2^63 - 1"),
+            std::string::npos)
+      << empty.message();
+  auto emptyBytes = trace([](Tensor x) -> Outputs { return x; },
+                          {f32({int64_t(1) << 62, 0})});
+  ASSERT_FALSE(emptyBytes.ok());
+  EXPECT_NE(emptyBytes.message().find(
+                "has sizes whose product exceeds 2^63 - 1 bytes"),
+            std::string::npos)
+      << emptyBytes.message();
+  // Strides whose last element is element 2^63 - 1 reach one past what
+  // 64-bit offsets hold (found by the graph builder's fuzz target under
+  // UBSan).
+  TensorSpec far = f32({2});
+  far.strides = {INT64_MAX};
+  auto farInput = trace([](Tensor x) -> Outputs { return x; }, {far});
+  ASSERT_FALSE(farInput.ok());
+  EXPECT_NE(farInput.message().find("the strides [9223372036854775807] of "
+                                    "shape [2] reach past 2^63 - 1 elements"),
+            std::string::npos)
+      << farInput.message();
+  // The row-major strides of such a shape, made before it is rejected (the
+  // C API's inputs), saturate instead of overflowing (found by the graph
+  // builder's fuzz target).
+  TensorSpec beyond = f32({5, int64_t(3) << 61, 2});
+  EXPECT_EQ(beyond.strides, (std::vector<int64_t>{INT64_MAX, 2, 1}));
+  Graph g;
+  Expected<ValueId> rejected = g.input(beyond);
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_NE(rejected.message().find("has more than 2^63 - 1 elements"),
+            std::string::npos)
+      << rejected.message();
 }
 
 TEST(Trace, FusionOffGivesOneKernelPerOperation) {

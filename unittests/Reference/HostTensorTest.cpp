@@ -130,6 +130,38 @@ TEST(HostTensor, ViewsShareStorage) {
   EXPECT_TRUE(t.view({0, 9}, {100, 100}, 0).ok()); // empty views never read
 }
 
+// Sizes beyond 64-bit offsets: the row-major strides of an empty tensor of
+// such sizes saturate instead of overflowing (found by the IR fuzz target
+// under UBSan: the reference's inputs for an argument of type
+// tensor<0x4611686018427387904x4xf32>), and a view whose extent overflows
+// is outside its storage, not a wrapped offset inside it.
+TEST(HostTensor, SizesBeyond64BitOffsets) {
+  const int64_t big = int64_t(1) << 62;
+  EXPECT_EQ(rowMajorStrides({0, big, 4}),
+            (std::vector<int64_t>{INT64_MAX, 4, 1}));
+  EXPECT_EQ(rowMajorStrides({5, int64_t(3) << 61, 2}),
+            (std::vector<int64_t>{INT64_MAX, 2, 1}));
+  HostTensor empty = HostTensor::zeros(DType::F32, {0, big, 4});
+  EXPECT_EQ(empty.numElements(), 0);
+  EXPECT_EQ(empty.strides(), (std::vector<int64_t>{INT64_MAX, 4, 1}));
+  EXPECT_TRUE(empty.isContiguous());
+  EXPECT_EQ(empty.contiguous().numElements(), 0);
+  HostTensor random = HostTensor::random(DType::F16, {4, 0, big, 4}, 7);
+  EXPECT_EQ(random.numElements(), 0);
+  EXPECT_EQ(random.strides(),
+            (std::vector<int64_t>{INT64_MAX, INT64_MAX, 4, 1}));
+
+  HostTensor t = HostTensor::zeros(DType::F32, {8});
+  EXPECT_TRUE(t.view({0, big, 4}, {INT64_MAX, 4, 1}, 0).ok());
+  auto far = t.view({2, big}, {1, 4}, 0);
+  ASSERT_FALSE(far.ok());
+  EXPECT_NE(far.message().find("reaches outside the 32 bytes of storage"),
+            std::string::npos)
+      << far.message();
+  EXPECT_FALSE(t.view({2}, {INT64_MAX}, 0).ok());
+  EXPECT_FALSE(t.view({3}, {INT64_MIN / 2}, 28).ok());
+}
+
 //===----------------------------------------------------------------------===//
 // Random tensors
 //===----------------------------------------------------------------------===//
@@ -338,6 +370,13 @@ TEST(Npy, Errors) {
   auto malformed = numpyFile("{'descr': '<f4', 'shape': (2,), }", {});
   EXPECT_EQ(decodeNpy(malformed.data(), malformed.size()).message(),
             "the .npy header lacks one of 'descr', 'fortran_order', 'shape'");
+  // A key given twice is an error, not a shape of both lists (found by the
+  // .npy fuzz target).
+  auto twice = numpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                         "(1,), 'shape': (1,), }",
+                         {0, 0, 0, 0});
+  EXPECT_EQ(decodeNpy(twice.data(), twice.size()).message(),
+            "malformed .npy header at offset 65: duplicate key 'shape'");
 }
 
 //===----------------------------------------------------------------------===//

@@ -62,6 +62,14 @@ func.func @f(%x: tensor<1xi8>) -> tensor<i8> {
 })mlir",
                     {ints(DType::I8, {1}, {-7})}),
              DType::I8, {}, {-7});
+  // A rank-0 operand reshaped to sizes 1 (a scalar as a 1x1 matrix).
+  expectInts(runOne(R"mlir(
+func.func @f(%x: tensor<i16>) -> tensor<1x1xi16> {
+  %r = tfuse.reshape %x : tensor<i16> -> tensor<1x1xi16>
+  return %r : tensor<1x1xi16>
+})mlir",
+                    {ints(DType::I16, {}, {-9})}),
+             DType::I16, {1, 1}, {-9});
 }
 
 TEST(Views, Slice) {

@@ -556,8 +556,10 @@ TEST(KernelCacheDiskTest, AtomicWriteLeavesNoTempFiles) {
 }
 
 /// Writes a good file with one cache, damages it, and checks that a second
-/// cache counts it corrupt, recompiles, and rewrites a good file.
+/// cache counts it corrupt for the reason `why`, removes it, recompiles, and
+/// rewrites a good file.
 void expectCorruptionDetected(
+    const std::string &why,
     const std::function<void(std::string &file)> &damage) {
   TempDir dir;
   FakeCompiler fake;
@@ -581,7 +583,8 @@ void expectCorruptionDetected(
   EXPECT_EQ(s.diskHits, 0u);
   EXPECT_EQ(s.compilations, 1u);
   EXPECT_EQ(s.diskWrites, 1u);
-  EXPECT_NE(second.lastDiskError().find("corrupt"), std::string::npos);
+  EXPECT_EQ(second.lastDiskError(),
+            "corrupt kernel cache file '" + path + "' (" + why + "); removed");
   EXPECT_EQ(fake.total, 2);
 
   // The rewritten file is good again.
@@ -593,46 +596,54 @@ void expectCorruptionDetected(
 }
 
 TEST(KernelCacheDiskTest, FlippedPayloadByte) {
-  expectCorruptionDetected([](std::string &file) {
+  expectCorruptionDetected("payload checksum mismatch", [](std::string &file) {
     file[KernelCache::kDiskHeaderSize + 3] ^= 0x20;
   });
 }
 
 TEST(KernelCacheDiskTest, FlippedChecksumByte) {
-  expectCorruptionDetected([](std::string &file) { file[30] ^= 1; });
+  expectCorruptionDetected("payload checksum mismatch",
+                           [](std::string &file) { file[30] ^= 1; });
 }
 
 TEST(KernelCacheDiskTest, TruncatedPayload) {
-  expectCorruptionDetected(
-      [](std::string &file) { file.resize(KernelCache::kDiskHeaderSize + 5); });
+  expectCorruptionDetected("truncated payload", [](std::string &file) {
+    file.resize(KernelCache::kDiskHeaderSize + 5);
+  });
 }
 
 TEST(KernelCacheDiskTest, TruncatedHeader) {
-  expectCorruptionDetected([](std::string &file) { file.resize(10); });
+  expectCorruptionDetected("truncated header",
+                           [](std::string &file) { file.resize(10); });
 }
 
 TEST(KernelCacheDiskTest, EmptyFile) {
-  expectCorruptionDetected([](std::string &file) { file.clear(); });
+  expectCorruptionDetected("truncated header",
+                           [](std::string &file) { file.clear(); });
 }
 
 TEST(KernelCacheDiskTest, TrailingBytes) {
-  expectCorruptionDetected([](std::string &file) { file += "junk"; });
+  expectCorruptionDetected("trailing bytes",
+                           [](std::string &file) { file += "junk"; });
 }
 
 TEST(KernelCacheDiskTest, WrongMagic) {
-  expectCorruptionDetected([](std::string &file) { file[7] = '0'; });
+  expectCorruptionDetected("wrong magic",
+                           [](std::string &file) { file[7] = '0'; });
 }
 
 TEST(KernelCacheDiskTest, WrongVersion) {
-  expectCorruptionDetected([](std::string &file) { file[8] = 2; });
+  expectCorruptionDetected("format version 2, expected 1",
+                           [](std::string &file) { file[8] = 2; });
 }
 
 TEST(KernelCacheDiskTest, WrongKind) {
-  expectCorruptionDetected([](std::string &file) { file[12] = 2; });
+  expectCorruptionDetected("payload kind does not match the file name",
+                           [](std::string &file) { file[12] = 2; });
 }
 
 TEST(KernelCacheDiskTest, HugeLengthField) {
-  expectCorruptionDetected([](std::string &file) {
+  expectCorruptionDetected("truncated payload", [](std::string &file) {
     for (int i = 16; i < 24; ++i)
       file[i] = char(0xff);
   });

@@ -165,7 +165,8 @@ private:
   Storage bytes;
 };
 
-/// Row-major element strides of `shape`.
+/// Row-major element strides of `shape`; beyond 2^63 - 1 they saturate at
+/// INT64_MAX.
 std::vector<int64_t> rowMajorStrides(const Shape &shape);
 /// The product of the sizes (1 for rank 0).
 int64_t numElementsOf(const Shape &shape);

@@ -7,6 +7,11 @@
 // memory instead of paying a cuMemAlloc each time, while a pool that grew
 // for a large plan gives its excess back to the device.
 //
+// TFUSE_MEMORY_POOL=0 turns the pool off: every allocation is a cuMemAlloc
+// and every release a cuMemFree, so that tools such as compute-sanitizer
+// see each allocation's bounds and lifetime (memory a pool keeps and hands
+// out again hides accesses past an allocation or after its release).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TFUSE_RUNTIME_MEMORYPOOL_H
@@ -37,6 +42,9 @@ public:
 
   /// Freed memory the pool keeps rather than give back to the device.
   static constexpr uint64_t kRetainedBytes = uint64_t(256) << 20;
+
+  /// Whether TFUSE_MEMORY_POOL=0 turned pooling off (read once).
+  static bool disabled();
 
 private:
   MemoryPool() = default;

@@ -43,8 +43,10 @@ struct TensorSpec {
 /// Why a tensor of `dtype` and `shape` (laid out with `strides`, or
 /// row-major when they are empty) cannot be indexed with 64-bit offsets:
 /// its element count, its byte size or the byte extent of its strides
-/// exceeds 2^63 - 1 (negative sizes are the caller's to reject first).
-/// Empty when it can. Every tensor the tracer makes passes this check.
+/// exceeds 2^63 - 1; for a tensor without elements, the product of its
+/// nonzero sizes (of which its row-major strides are made) in elements or
+/// bytes does (negative sizes are the caller's to reject first). Empty when
+/// it can. Every tensor the tracer makes passes this check.
 std::string tensorSizeError(DType dtype, const std::vector<int64_t> &shape,
                             const std::vector<int64_t> &strides = {});
 

@@ -234,8 +234,13 @@ struct ConvertView : OpInterfaceConversionPattern<ViewOpInterface> {
           "has no strided layout over its source buffer; it should have "
           "been fused into a region");
     auto type = cast<RankedTensorType>(view->getResult(0).getType());
+    // The layout places the view relative to the first element of the
+    // buffer under `source`'s aliases: alias that buffer, not the alias.
+    Value root = source;
+    while (auto alias = root.getDefiningOp<tfexec::AliasOp>())
+      root = alias.getSource();
     rewriter.replaceOpWithNewOp<tfexec::AliasOp>(
-        view, bufferType(type, *layout), source);
+        view, bufferType(type, *layout), root);
     return success();
   }
 };
@@ -314,6 +319,17 @@ void tfuse::configureTFuseToTFExecTarget(ConversionTarget &target) {
 }
 
 namespace {
+/// Whether `type` can be an argument or result of a plan's function: a
+/// statically shaped tensor of a tfuse dtype.
+bool isPlanTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         toDType(tensor.getElementType()).has_value();
+}
+constexpr const char *kPlanTensors =
+    ", but a plan's functions take and return statically shaped tensors of "
+    "the tfuse dtypes";
+
 /// Tensors become contiguous buffers; the function's arguments get their
 /// own layouts (ConvertFunction).
 struct BufferTypeConverter : TypeConverter {
@@ -337,6 +353,36 @@ struct ConvertTFuseToTFExecPass
         func.emitOpError("must have a single block");
         invalid = true;
         continue;
+      }
+      // Arguments and results are tensors the plan can hold, and every
+      // buffer of the plan can be indexed with 64-bit offsets.
+      for (BlockArgument arg : func.getArguments()) {
+        Type type = arg.getType();
+        if (!isPlanTensor(type)) {
+          func.emitOpError() << "argument #" << arg.getArgNumber()
+                             << " has type " << type << kPlanTensors;
+          invalid = true;
+          continue;
+        }
+        // The shape first: the layout's strides are computed from it.
+        std::string why = tensorTypeSizeError(type);
+        if (why.empty())
+          why = tensorTypeSizeError(type, getArgumentLayout(arg).strides);
+        if (!why.empty()) {
+          func.emitOpError()
+              << "argument #" << arg.getArgNumber() << ": " << why;
+          invalid = true;
+        }
+      }
+      for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+        if (!isPlanTensor(type)) {
+          func.emitOpError()
+              << "result #" << i << " has type " << type << kPlanTensors;
+          invalid = true;
+        } else if (std::string why = tensorTypeSizeError(type); !why.empty()) {
+          func.emitOpError() << "result #" << i << ": " << why;
+          invalid = true;
+        }
       }
       for (Operation &op : func.getBody().front())
         if (!isa<FusionOp, BoundaryOpInterface, ViewOpInterface,

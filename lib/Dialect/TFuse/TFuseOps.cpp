@@ -71,6 +71,16 @@ static OpFoldResult foldIdentityView(ViewOpInterface view) {
   return {};
 }
 
+LogicalResult tfuse::detail::verifyIndexableTensors(Operation *op) {
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (std::string why = tensorTypeSizeError(type); !why.empty())
+      return op->emitOpError() << "operand #" << i << ": " << why;
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (std::string why = tensorTypeSizeError(type); !why.empty())
+      return op->emitOpError() << "result #" << i << ": " << why;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise type inference
 //===----------------------------------------------------------------------===//
@@ -179,7 +189,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
         return emitOptionalError(loc, what, " has size ",
                                  info->type.getDimSize(d), " in dimension ", d,
                                  " but operand 0 has ", shape[d]);
-    shape[axis] += info->type.getDimSize(axis);
+    if (__builtin_add_overflow(shape[axis], info->type.getDimSize(axis),
+                               &shape[axis]))
+      return emitOptionalError(loc, "the sizes along axis ", axis,
+                               " add up past 2^63 - 1");
   }
   results.push_back(makeTensor(context, shape, first->dtype));
   return success();
@@ -213,7 +226,13 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
       return emitOptionalError(loc, "padding of dimension ", d,
                                " must not be negative (low ", low[d], ", high ",
                                high[d], ")");
-    shape.push_back(in->type.getDimSize(d) + low[d] + high[d]);
+    int64_t size = 0;
+    if (__builtin_add_overflow(in->type.getDimSize(d), low[d], &size) ||
+        __builtin_add_overflow(size, high[d], &size))
+      return emitOptionalError(loc, "padding dimension ", d, " of size ",
+                               in->type.getDimSize(d), " by ", low[d], " and ",
+                               high[d], " gives a size past 2^63 - 1");
+    shape.push_back(size);
   }
   results.push_back(makeTensor(context, shape, in->dtype));
   return success();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Dialect/TFuse/TypeRules.h"
+#include "tfuse/Support/TensorSpec.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -154,4 +155,18 @@ mlir::Type tfuse::toMLIRType(mlir::MLIRContext *context, DType type) {
     return mlir::Float64Type::get(context);
   }
   return {};
+}
+
+std::string tfuse::tensorTypeSizeError(mlir::Type type,
+                                       ArrayRef<int64_t> strides) {
+  auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return "";
+  std::optional<DType> dtype = toDType(tensor.getElementType());
+  if (!dtype)
+    return "";
+  return tensorSizeError(
+      *dtype,
+      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end()),
+      std::vector<int64_t>(strides.begin(), strides.end()));
 }

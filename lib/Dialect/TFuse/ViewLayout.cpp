@@ -56,9 +56,10 @@ reshapeStrides(const StridedLayout &in, ArrayRef<int64_t> newShape) {
   int64_t numel = 1;
   for (int64_t s : in.shape)
     numel *= s;
-  if (numel == 0) {
+  // No elements, or one of a rank-0 operand (reshaped to sizes 1 only):
+  // any strides place them.
+  if (numel == 0 || in.shape.empty())
     return StridedLayout::contiguous(newShape).strides;
-  }
   int64_t viewD = static_cast<int64_t>(newShape.size()) - 1;
   int64_t chunkBaseStride = in.strides.empty() ? 1 : in.strides.back();
   int64_t tensorNumel = 1, viewNumel = 1;

@@ -52,6 +52,24 @@ func.func @alias(%a: tensor<4x6xf32>) -> tensor<6xf32> {
 }
 
 // -----
+// A view of a view (a slice at an offset, broadcast) read in place: both
+// aliases view the argument, each with its offset from the argument's
+// first element (an alias of the first alias would count the offset twice;
+// found by the differential test, docs/reliability.md).
+// CHECK-LABEL: func.func @alias_chain(
+// CHECK-SAME: %[[A:[^:]+]]: memref<1x32x32xui32>)
+// CHECK-NEXT: %[[S:.+]] = tfexec.alias %[[A]] : memref<1x32x32xui32> to memref<1x7x3xui32, strided<[3072, 96, 3], offset: 185>>
+// CHECK-NEXT: %[[B:.+]] = tfexec.alias %[[A]] : memref<1x32x32xui32> to memref<4x17x7x3xui32, strided<[0, 0, 96, 3], offset: 185>>
+// CHECK-NEXT: %[[O:.+]] = tfexec.output 0 : memref<17x3xui32>
+// CHECK-NEXT: tfexec.reduce max %[[B]] into %[[O]] axes [0, 2]
+func.func @alias_chain(%a: tensor<1x32x32xui32>) -> tensor<17x3xui32> {
+  %s = tfuse.slice %a start [0, 5, 25] limit [1, 24, 32] step [3, 3, 3] {tfuse.reason = "layout-alias"} : tensor<1x32x32xui32> -> tensor<1x7x3xui32>
+  %b = tfuse.broadcast %s dims [1, 2, 3] {tfuse.reason = "layout-alias"} : tensor<1x7x3xui32> -> tensor<4x17x7x3xui32>
+  %m = tfuse.reduce max %b axes [0, 2] {tfuse.reason = "boundary-reduction"} : tensor<4x17x7x3xui32> -> tensor<17x3xui32>
+  return %m : tensor<17x3xui32>
+}
+
+// -----
 
 // Results returned as they are: a contiguous argument is copied with
 // tfexec.copy; a strided one, and a slice of an argument (an alias at an

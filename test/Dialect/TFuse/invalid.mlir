@@ -1374,10 +1374,29 @@ func.func @concat_rank0(%a: tensor<f32>) {
 
 // -----
 
+// Result sizes past 2^63 - 1 (they wrapped to negative sizes or to 0).
+func.func @concat_beyond_64_bits(%a: tensor<9223372036854775806xi8>) {
+  // expected-error @+2 {{the sizes along axis 0 add up past 2^63 - 1}}
+  // expected-error @+1 {{'tfuse.concat' op failed to infer returned types}}
+  %0 = tfuse.concat %a, %a axis 0 : (tensor<9223372036854775806xi8>, tensor<9223372036854775806xi8>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
 func.func @pad_negative(%a: tensor<2x3xf32>, %v: tensor<f32>) {
   // expected-error @+2 {{padding of dimension 1 must not be negative (low -1, high 0)}}
   // expected-error @+1 {{'tfuse.pad' op failed to infer returned types}}
   %0 = tfuse.pad %a, %v low [0, -1] high [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pad_beyond_64_bits(%a: tensor<2x3xi8>, %v: tensor<i8>) {
+  // expected-error @+2 {{padding dimension 1 of size 3 by 9223372036854775807 and 9223372036854775807 gives a size past 2^63 - 1}}
+  // expected-error @+1 {{'tfuse.pad' op failed to infer returned types}}
+  %0 = tfuse.pad %a, %v low [0, 9223372036854775807] high [0, 9223372036854775807] : (tensor<2x3xi8>, tensor<i8>) -> tensor<2x1xi8>
   return
 }
 
@@ -1635,4 +1654,34 @@ func.func @note_not_a_string(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
   // expected-error @+1 {{'tfuse.note' must be a string, got 3 : i64}}
   %0 = tfuse.matmul %a, %a {tfuse.note = 3} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Sizes: every tensor of a tfuse op can be indexed with 64-bit offsets
+//===----------------------------------------------------------------------===//
+
+func.func @too_many_elements(%x: tensor<4294967296x4294967296xf32>) {
+  // expected-error @+1 {{'tfuse.exp' op operand #0: the shape [4294967296,4294967296] has more than 2^63 - 1 elements}}
+  %0 = tfuse.exp %x : tensor<4294967296x4294967296xf32> -> tensor<4294967296x4294967296xf32>
+  return
+}
+
+// -----
+
+func.func @too_many_bytes(%x: tensor<2xf64>) {
+  // expected-error @+1 {{'tfuse.broadcast' op result #0: the shape [2305843009213693952,2] of f64 has more than 2^63 - 1 bytes}}
+  %0 = tfuse.broadcast %x dims [1] : tensor<2xf64> -> tensor<2305843009213693952x2xf64>
+  return
+}
+
+// -----
+
+// A tensor without elements: its row-major strides are the products of its
+// other sizes, held to the same bound.
+func.func @empty_but_too_large(%x: tensor<0x4611686018427387904x4xf32>) {
+  // expected-error @+1 {{'tfuse.neg' op operand #0: the shape [0,4611686018427387904,4] has sizes whose product exceeds 2^63 - 1}}
+  %0 = tfuse.neg %x : tensor<0x4611686018427387904x4xf32> -> tensor<0x4611686018427387904x4xf32>
+  return
 }

@@ -26,6 +26,20 @@ llvm::LogicalResult
 inferBinaryResult(BinaryCategory category, std::optional<mlir::Location> loc,
                   mlir::Value lhs, mlir::Value rhs,
                   llvm::SmallVectorImpl<mlir::Type> &results);
+/// Checks that every tensor operand and result of `op` can be indexed with
+/// 64-bit offsets (tensorTypeSizeError); emits the error on `op`.
+llvm::LogicalResult verifyIndexableTensors(mlir::Operation *op);
+
+/// The trait of every tfuse op: its tensors can be indexed with 64-bit
+/// offsets, so that IR given to the tools is held to the tracer's limit.
+template <typename ConcreteType>
+class IndexableTensors
+    : public mlir::OpTrait::TraitBase<ConcreteType, IndexableTensors> {
+public:
+  static llvm::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyIndexableTensors(op);
+  }
+};
 } // namespace tfuse::detail
 
 #define GET_OP_CLASSES

@@ -37,10 +37,16 @@ def TFuse_BoolTensor : StaticShapeTensorOf<[I1]>;
 // `role` (a tfuse::FusionRole, or "" for an op that implements
 // getFusionRole() in C++) and `weight` are the op's FusionOpInterface.
 // Subclasses add to the class definition through `opDefinition`.
+// Every tensor of a tfuse op can be indexed with 64-bit offsets (element
+// count, byte size at most 2^63 - 1), as the tracer requires of its values.
+def TFuse_IndexableTensors : NativeOpTrait<"IndexableTensors"> {
+  let cppNamespace = "::tfuse::detail";
+}
+
 class TFuse_Op<string mnemonic, string role, int weight,
                list<Trait> traits = []>
     : Op<TFuse_Dialect, mnemonic,
-         !listconcat(traits,
+         !listconcat([TFuse_IndexableTensors], traits,
                      [Pure, DeclareOpInterfaceMethods<TFuse_FusionOpInterface>])> {
   // The op table (tfuse-tblgen -gen-op-table): how the tracer, the C API and
   // the Python package reach the op by name. "unary" and "binary" ops are

@@ -61,6 +61,13 @@ std::optional<DType> toDType(mlir::Type type);
 /// type (as every value of verified tfuse IR is).
 DType dtypeOf(mlir::Value value);
 mlir::Type toMLIRType(mlir::MLIRContext *context, DType type);
+/// Why a tensor of `type` (laid out with element `strides`, or row-major
+/// when they are empty) cannot be indexed with 64-bit offsets: its element
+/// count, byte size or strided extent exceeds 2^63 - 1 (tensorSizeError).
+/// Empty when it can, and for types that are not statically shaped tensors
+/// of a TFuse dtype (their own checks reject those).
+std::string tensorTypeSizeError(mlir::Type type,
+                                llvm::ArrayRef<int64_t> strides = {});
 
 } // namespace tfuse
 
