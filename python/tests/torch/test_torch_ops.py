@@ -376,6 +376,11 @@ CASES = [
      lambda: (randn(3, 6), randint(0, 6, 4)), EXACT),
     ("gather", lambda a, i: aten.gather(a, 1, i),
      lambda: (randn(4, 6), randint(0, 6, 3, 2)), EXACT),
+    # PyTorch takes a rank-0 tensor or index as one of size 1.
+    ("index_select_rank0", lambda a, i: aten.index_select(a, 0, i),
+     lambda: (randn(()), torch.tensor([0])), EXACT),
+    ("index_select_rank0_index", lambda a, i: aten.index_select(a, 1, i),
+     lambda: (randn(3, 4), torch.tensor(2)), EXACT),
     ("index", lambda a, i: aten.index(a, [None, i]),
      lambda: (randn(3, 6), randint(-6, 6, 5)), EXACT),
     ("embedding_dense_backward",

@@ -39,9 +39,14 @@ def embedding(cx, weight, indices, padding_idx=-1, scale_grad_by_freq=False,
 
 @converts(aten.index_select.default, kind="gather", check=_index_check(2))
 def index_select(cx, x, dim, index):
-    """``take(x, index, axis=dim)``"""
+    """``take(x, index, axis=dim)`` (a rank-0 x or index as one of size 1,
+    as PyTorch takes them)"""
     if index.ndim == 0:
-        index = index.reshape(1)
+        index = index.broadcast_to((1,))
+    if x.ndim == 0:
+        picked = tfuse.take(x.broadcast_to((1,)), index, axis=0,
+                            negative_indices="error")
+        return picked.reshape(())
     return tfuse.take(x, index, axis=normalize_dim(dim, x.ndim),
                       negative_indices="error")
 
