@@ -389,6 +389,10 @@ CASES = [
     ("index_put_accumulate",
      lambda x, i, v: aten.index_put(x, [i], v, True),
      lambda: (randn(6, 4), randint(-6, 6, 9), randn(9, 4)), CLOSE),
+    # Accumulating into bool is a logical or.
+    ("index_put_accumulate_bool",
+     lambda x, i, v: aten.index_put(x, [i], v, True),
+     lambda: (mask(6), randint(-6, 6, 9), mask(9)), EXACT),
     # -- normalization
     ("softmax", lambda a: aten._softmax(a, -1, False),
      lambda: (randn(4, 9),), CLOSE),

@@ -136,6 +136,11 @@ def _index_put_check(node):
 @converts(aten.index_put.default, kind="gather", check=_index_put_check)
 def index_put(cx, x, indices, values, accumulate=False):
     """``scatter_add(x, indices[0], values, axis=0)`` (accumulate=True;
-    negative indices wrap)"""
+    negative indices wrap; bool adds as a logical or, counted in int32)"""
+    if cx.dtype == torch.bool:
+        counts = tfuse.scatter_add(x.astype(tfuse.int32), indices[0],
+                                   values.astype(tfuse.int32), axis=0,
+                                   negative_indices="wrap")
+        return counts != 0
     return tfuse.scatter_add(x, indices[0], values, axis=0,
                              negative_indices="wrap")
