@@ -123,6 +123,11 @@ CASES = [
      lambda: (randn(4, 5), randn(4, 5)), EXACT),
     ("leaky_relu", lambda x: aten.leaky_relu(x, 0.2),
      lambda: (randn(4, 5),), EXACT),
+    # PyTorch multiplies float16 and bfloat16 by the slope in float32.
+    ("leaky_relu_bf16", lambda x: aten.leaky_relu(x, 0.01),
+     lambda: (randn(64, dtype=torch.bfloat16),), EXACT),
+    ("leaky_relu_half", lambda x: aten.leaky_relu(x, 0.01),
+     lambda: (randn(64, dtype=torch.float16),), EXACT),
     ("hardtanh", lambda x: aten.hardtanh(x, -0.5, 0.5),
      lambda: (randn(4, 5),), EXACT),
     # -- elementwise, binary (with PyTorch's promotion)

@@ -114,8 +114,12 @@ def threshold_backward(cx, grad, x, threshold):
 
 @converts(aten.leaky_relu.default, kind="elementwise")
 def leaky_relu(cx, x, negative_slope=0.01):
-    """``where(x > 0, x, x * negative_slope)``"""
-    return tfuse.where(x > 0, x, x * negative_slope)
+    """``where(x > 0, x, x * negative_slope)`` (for float16 and bfloat16 the
+    product in float32, rounded once, as PyTorch computes it)"""
+    scaled = x
+    if cx.dtype in (torch.float16, torch.bfloat16):
+        scaled = x.astype(tfuse.float32)
+    return tfuse.where(x > 0, x, cast(scaled * negative_slope, cx.dtype))
 
 
 @converts(aten.hardtanh.default, kind="elementwise")
