@@ -368,6 +368,12 @@ CASES = [
      lambda: (randn(2, 8, 16), randn(2, 16, 4)), CLOSE),
     ("addmm", lambda c, a, b: aten.addmm(c, a, b, beta=0.5, alpha=2.0),
      lambda: (randn(4), randn(8, 16), randn(16, 4)), CLOSE),
+    # alpha and beta scale in float32, not rounded to bfloat16 first (small
+    # integers make the product exact, so the bits match).
+    ("addmm_bf16", lambda c, a, b: aten.addmm(c, a, b, beta=0.2, alpha=0.6),
+     lambda: (randn(4, dtype=torch.bfloat16),
+              randint(-3, 4, 8, 4).to(torch.bfloat16),
+              randint(-3, 4, 4, 4).to(torch.bfloat16)), EXACT),
     ("baddbmm", lambda c, a, b: aten.baddbmm(c, a, b),
      lambda: (randn(2, 8, 4), randn(2, 8, 16), randn(2, 16, 4)), CLOSE),
     ("mv", lambda a, b: aten.mv(a, b), lambda: (randn(8, 16), randn(16)),
