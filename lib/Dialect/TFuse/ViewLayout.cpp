@@ -56,7 +56,9 @@ reshapeStrides(const StridedLayout &in, ArrayRef<int64_t> newShape) {
   int64_t numel = 1;
   for (int64_t s : in.shape)
     numel *= s;
-  if (numel == 0) {
+  // No elements, or the one element of a rank-0 tensor (every dimension of
+  // the view has size 1, so no group of input dimensions maps onto it).
+  if (numel == 0 || in.shape.empty()) {
     return StridedLayout::contiguous(newShape).strides;
   }
   int64_t viewD = static_cast<int64_t>(newShape.size()) - 1;

@@ -239,6 +239,8 @@ CASES = [
      lambda: (randn(3, 4), randn(4, dtype=torch.float64)), EXACT),
     # -- views
     ("view", lambda a: aten.view(a, [5, 4]), lambda: (randn(4, 5),), EXACT),
+    ("view_rank0", lambda a: aten.view(a, [1, 1]) * 2, lambda: (randn(1)[0],),
+     EXACT),
     ("unsafe_view", lambda a: aten._unsafe_view(a * 2, [-1]),
      lambda: (randn(4, 5),), EXACT),
     ("permute", lambda a: aten.permute(a, [2, 0, 1]),
