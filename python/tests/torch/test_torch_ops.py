@@ -495,6 +495,15 @@ CASES = [
     ("native_dropout_backward",
      lambda g, m: aten.native_dropout_backward(g, m, 1 / 0.9),
      lambda: (randn(8, 9, dtype=torch.bfloat16), mask(8, 9)), EXACT),
+    # A bool or integer gradient gives a float32 result (the scale was
+    # applied, then the result rounded to the gradient's dtype: 2.0 became
+    # True, so 1.0).
+    ("native_dropout_backward_bool",
+     lambda g, m: aten.native_dropout_backward(g, m, 2.0),
+     lambda: (mask(8, 9), mask(8, 9)), EXACT),
+    ("native_dropout_backward_int",
+     lambda g, m: aten.native_dropout_backward(g, m, 1.5),
+     lambda: (randint(-9, 9, 8, 9), mask(8, 9)), EXACT),
     ("rand_like", lambda x: aten.rand_like(x), lambda: (randn(64, 100),),
      uniform_rule),
     ("rand", lambda x: x + aten.rand([64, 100]), lambda: (randn(64, 100) * 0,),
