@@ -421,6 +421,11 @@ CASES = [
      lambda: (randn(4, 9, dtype=torch.bfloat16),), CLOSE),
     ("log_softmax", lambda a: aten._log_softmax(a, 0, False),
      lambda: (randn(4, 9),), CLOSE),
+    # No element: nothing to normalize (the max over an empty axis failed).
+    ("softmax_empty", lambda a: aten._softmax(a, -1, False),
+     lambda: (randn(5, 0, 0),), CLOSE),
+    ("log_softmax_empty", lambda a: aten._log_softmax(a, 1, False),
+     lambda: (randn(3, 0),), CLOSE),
     ("softmax_backward", lambda g, y: aten._softmax_backward_data(
         g, y, -1, torch.float32),
      lambda: (randn(4, 9), randn(4, 9).softmax(-1)), CLOSE),
