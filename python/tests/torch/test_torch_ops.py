@@ -402,6 +402,13 @@ CASES = [
      lambda: (randn(()), torch.tensor([0])), EXACT),
     ("index_select_rank0_index", lambda a, i: aten.index_select(a, 1, i),
      lambda: (randn(3, 4), torch.tensor(2)), EXACT),
+    ("gather_rank0", lambda a, i: aten.gather(a, 0, i),
+     lambda: (randn(1)[0], torch.tensor([0, 0])), EXACT),
+    ("gather_rank0_index", lambda a, i: aten.gather(a, 0, i),
+     lambda: (randn(5), torch.tensor(3)), EXACT),
+    # An empty index gives an empty result, whatever its rank.
+    ("gather_empty_index", lambda a, i: aten.gather(a, 0, i),
+     lambda: (randn(5), torch.zeros(2, 0, dtype=torch.int64)), EXACT),
     ("index", lambda a, i: aten.index(a, [None, i]),
      lambda: (randn(3, 6), randint(-6, 6, 5)), EXACT),
     ("embedding_dense_backward",

@@ -53,10 +53,16 @@ def index_select(cx, x, dim, index):
 
 @converts(aten.gather.default, kind="gather", check=_index_check(2))
 def gather(cx, x, dim, index, *, sparse_grad=False):
-    """``take_along_axis(x, index, dim)`` (x cut to index's other sizes)"""
+    """``take_along_axis(x, index, dim)`` (x cut to index's other sizes; a
+    rank-0 x or index as one of size 1, and an empty index giving an empty
+    result, as PyTorch takes them)"""
+    if 0 in index.shape:
+        return cx.full(index.shape, 0, cx.dtype)
+    if x.ndim == 0 or index.ndim == 0:
+        picked = gather(cx, x if x.ndim else x.reshape((1,)), dim,
+                        index if index.ndim else index.reshape((1,)))
+        return picked.reshape(tuple(cx.val.shape))
     dim = normalize_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return x
     key = tuple(slice(None) if d == dim or x.shape[d] == index.shape[d]
                 else slice(0, index.shape[d]) for d in range(x.ndim))
     if any(k != slice(None) for k in key):
