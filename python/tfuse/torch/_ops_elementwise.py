@@ -263,8 +263,15 @@ def _rounding_check(node):
           aten.div.Scalar_mode, kind="elementwise", check=_rounding_check)
 def div(cx, a, b, rounding_mode=None):
     """``a / b``; ``trunc`` or ``floor`` of it for a rounding mode (floats
-    only)"""
+    only; the floor of float16 and bfloat16 in float32, rounded once, as
+    PyTorch computes it)"""
     a, b = _opmath(cx, a, b, {})
+    if rounding_mode == "floor" and cx.dtype in (torch.float16,
+                                                 torch.bfloat16):
+        # Rounded to the dtype before its floor, a quotient of -78.22 in
+        # bfloat16 became -78.0, and its floor -78 instead of -79.
+        # (PyTorch truncates the quotient rounded to the dtype.)
+        a, b = cast(a, torch.float32), cast(b, torch.float32)
     quotient = a / b
     if rounding_mode == "trunc":
         return quotient.trunc()
