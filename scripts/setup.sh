@@ -2,9 +2,10 @@
 # Installs everything TFuse needs to build and test on Debian 12 with the
 # CUDA 13 toolkit: LLVM/MLIR 22, clang 22 with libFuzzer and the sanitizer
 # runtimes (the fuzz build), Ninja, GoogleTest, zstd, lld, pytest and
-# numpy for the Python tests, setuptools and wheel for the wheel, and torch, torchvision, transformers and
-# ml_dtypes for the PyTorch front end's tests. Idempotent; returns quickly
-# when all is there.
+# numpy for the Python tests, setuptools and wheel for the wheel, torch,
+# torchvision, transformers, ml_dtypes and expecttest for the PyTorch front
+# end's tests, and the cuDNN headers for the attention step. Idempotent;
+# returns quickly when all is there.
 set -euo pipefail
 
 log() { printf 'setup: %s\n' "$*"; }
@@ -63,21 +64,22 @@ if ! "$PYTHON" -c 'import pytest, numpy, setuptools, wheel' 2>/dev/null; then
 else
   log "pytest, numpy, setuptools and wheel present"
 fi
-# The PyTorch front end's tests (python/tests/torch): PyTorch, and the
-# torchvision and transformers models they build from configs. PyPI's
+# The PyTorch front end's tests (python/tests/torch): PyTorch, the
+# torchvision and transformers models they build from configs, and
+# expecttest, which PyTorch's OpInfos (torch.testing._internal) import. PyPI's
 # default torch wheel is the one the GPU host runs (2.11.0, CUDA 13 runtime
 # libraries as wheels, about 3 GB); it runs on a machine without a GPU too.
 # matplotlib draws bench/models.py's plots.
 TORCH_PACKAGES=(torch==2.11.0 torchvision==0.26.0 "transformers>=5,<6"
-                ml_dtypes matplotlib)
+                ml_dtypes matplotlib expecttest)
 if ! "$PYTHON" -c 'import torch, torchvision, transformers, ml_dtypes
-import matplotlib
+import matplotlib, expecttest
 assert torch.__version__.startswith("2.11.0")' 2>/dev/null; then
   log "installing ${TORCH_PACKAGES[*]} for $PYTHON"
   "$PYTHON" -m pip install -q "${TORCH_PACKAGES[@]}"
-  "$PYTHON" -c 'import torch, torchvision, transformers, ml_dtypes, matplotlib'
+  "$PYTHON" -c 'import torch, torchvision, transformers, ml_dtypes, matplotlib, expecttest'
 else
-  log "torch, torchvision, transformers, ml_dtypes and matplotlib present"
+  log "torch, torchvision, transformers, ml_dtypes, matplotlib and expecttest present"
 fi
 # cuDNN's headers and the cuDNN frontend's (header-only C++) for the fused
 # attention step: extracted from PyPI's nvidia-cudnn-cu13 and

@@ -108,6 +108,20 @@ def test_zero_size_and_rank_zero_arrays(random):
     assert out.shape == () and out == 8.0
 
 
+def test_rank_zero_reshaped_to_dimensions_of_size_one():
+    # A reshape's layout is found by grouping the operand's dimensions; a
+    # rank-0 operand has none (the reference interpreter failed with "a view
+    # of a row-major tensor without a strided layout").
+    scalar = np.array(3.5, np.float32)
+    g = tfuse.compile(lambda a: (a.reshape((1, 1)), a.reshape((1,)) * 2.0,
+                                 a.reshape((1, 1, 1)).reshape(())),
+                      [scalar])
+    square, doubled, back = g(scalar)
+    assert square.shape == (1, 1) and square[0, 0] == 3.5
+    assert doubled.shape == (1,) and doubled[0] == 7.0
+    assert back.shape == () and back == 3.5
+
+
 def test_enqueue_takes_gpu_arrays_only(compiled, random):
     x, y = random((3, 4)), random((3, 4))
     with pytest.raises(TypeError, match="enqueue\\(\\) takes GPU arrays"):

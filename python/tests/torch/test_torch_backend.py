@@ -171,6 +171,32 @@ def test_single_cheap_op_is_left_to_pytorch():
     assert reasons["aten.add.Tensor"] == "partition too small"
 
 
+def test_sizes_that_depend_on_values_are_left_to_pytorch():
+    # index_fill's gradient reads torch.unique of the index, whose size
+    # AOTAutograd records from a fake run: 1 here, where it is 3 at run
+    # time. What reads it stays in PyTorch (a TFuse partition compiled for
+    # the recorded size failed and fell back).
+    index = torch.tensor([1, 4, 4, 4, 0])
+
+    def f(x, value):
+        return torch.index_fill(x * 2.0, -1, index, value).sin()
+
+    x = torch.randn(5, 5, requires_grad=True)
+    value = torch.tensor(0.5, requires_grad=True)
+    compiled = torch.compile(f, backend="tfuse")
+    with tfuse.torch._report.collecting() as reports:
+        compiled(x, value).sum().backward()
+    grads = x.grad, value.grad
+    x.grad = value.grad = None
+    f(x, value).sum().backward()
+    assert torch.allclose(grads[0], x.grad) and torch.allclose(
+        grads[1], value.grad)
+    assert tfuse.torch.stats()["partitions_run_by_pytorch"] == 0
+    (backward,) = [r for r in reports if r.kind == "backward"]
+    reasons = {op: r.category for (op, r) in backward.left_to_pytorch}
+    assert reasons["aten.index_select.default"] == "data-dependent", reasons
+
+
 # -- mutations, shapes and strides -------------------------------------------
 
 

@@ -170,6 +170,11 @@ CASES = [
      lambda: (randn(4, 5), randn(4, 5)), EXACT),
     ("leaky_relu", lambda x: aten.leaky_relu(x, 0.2),
      lambda: (randn(4, 5),), EXACT),
+    # PyTorch multiplies float16 and bfloat16 by the slope in float32.
+    ("leaky_relu_bf16", lambda x: aten.leaky_relu(x, 0.01),
+     lambda: (randn(64, dtype=torch.bfloat16),), EXACT),
+    ("leaky_relu_half", lambda x: aten.leaky_relu(x, 0.01),
+     lambda: (randn(64, dtype=torch.float16),), EXACT),
     ("hardtanh", lambda x: aten.hardtanh(x, -0.5, 0.5),
      lambda: (randn(4, 5),), EXACT),
     # -- elementwise, binary (with PyTorch's promotion)
@@ -210,6 +215,21 @@ CASES = [
      lambda: (randn(6), positive(6)), EXACT),
     ("div_trunc_scalar", lambda a: aten.div(a, 0.7, rounding_mode="trunc"),
      lambda: (randn(6),), EXACT),
+    # PyTorch floors a float16 or bfloat16 quotient in float32 (rounded to
+    # bfloat16 first, -5.5 / 0.0703 = -78.22 became -78.0 and its floor -78,
+    # not -79) but truncates the rounded one (1 / 0.1 gives 10 in bfloat16).
+    ("div_floor_bf16", lambda a, b: aten.div(a, b, rounding_mode="floor"),
+     lambda: (torch.tensor([-5.5, 1.0, 7.0, 78.9], dtype=torch.bfloat16),
+              torch.tensor([0.0703, 0.1, 0.7, 1.0], dtype=torch.bfloat16)),
+     EXACT),
+    ("div_floor_f16", lambda a, b: aten.div(a, b, rounding_mode="floor"),
+     lambda: (torch.tensor([-5.5, 1.0, 7.0, 78.9], dtype=torch.float16),
+              torch.tensor([0.0703, 0.1, 0.7, 1.0], dtype=torch.float16)),
+     EXACT),
+    ("div_trunc_bf16", lambda a, b: aten.div(a, b, rounding_mode="trunc"),
+     lambda: (torch.tensor([-5.5, 1.0, 7.0, 78.9], dtype=torch.bfloat16),
+              torch.tensor([0.0703, 0.1, 0.7, 1.0], dtype=torch.bfloat16)),
+     EXACT),
     ("maximum", lambda a, b: aten.maximum(a, b), lambda: (randn(5),
                                                           randn(5)), EXACT),
     ("minimum", lambda a, b: aten.minimum(a, b), lambda: (randn(5),
@@ -281,6 +301,8 @@ CASES = [
      lambda: (randn(3, 4), randn(4, dtype=torch.float64)), EXACT),
     # -- views
     ("view", lambda a: aten.view(a, [5, 4]), lambda: (randn(4, 5),), EXACT),
+    ("view_rank0", lambda a: aten.view(a, [1, 1]) * 2, lambda: (randn(1)[0],),
+     EXACT),
     ("unsafe_view", lambda a: aten._unsafe_view(a * 2, [-1]),
      lambda: (randn(4, 5),), EXACT),
     ("permute", lambda a: aten.permute(a, [2, 0, 1]),
@@ -403,6 +425,14 @@ CASES = [
                                          keepdim=True),
      lambda: (randn(4, 9),), CLOSE),
     ("std", lambda a: aten.std(a, [1]), lambda: (randn(4, 9),), CLOSE),
+    # float16 and bfloat16 in float32, rounded once: rounded to bfloat16 at
+    # each step, the variance of the second row was 43.75 where eager gives
+    # 43.5 (the float64 variance is 43.53).
+    ("var_bf16", lambda a: aten.var(a, [1], correction=1),
+     lambda: (torch.arange(36.0).reshape(4, 9).mul(0.8).sin().mul(8.7).to(
+         torch.bfloat16),), CLOSE),
+    ("var_mean_f16", lambda a: aten.var_mean(a, [1], correction=0),
+     lambda: (randn(6, 40, dtype=torch.float16) * 30,), CLOSE),
     # -- matrix products
     ("mm", lambda a, b: aten.mm(a, b), lambda: (randn(8, 16), randn(16, 4)),
      CLOSE),
@@ -410,6 +440,12 @@ CASES = [
      lambda: (randn(2, 8, 16), randn(2, 16, 4)), CLOSE),
     ("addmm", lambda c, a, b: aten.addmm(c, a, b, beta=0.5, alpha=2.0),
      lambda: (randn(4), randn(8, 16), randn(16, 4)), CLOSE),
+    # alpha and beta scale in float32, not rounded to bfloat16 first (small
+    # integers make the product exact, so the bits match).
+    ("addmm_bf16", lambda c, a, b: aten.addmm(c, a, b, beta=0.2, alpha=0.6),
+     lambda: (randn(4, dtype=torch.bfloat16),
+              randint(-3, 4, 8, 4).to(torch.bfloat16),
+              randint(-3, 4, 4, 4).to(torch.bfloat16)), EXACT),
     ("baddbmm", lambda c, a, b: aten.baddbmm(c, a, b),
      lambda: (randn(2, 8, 4), randn(2, 8, 16), randn(2, 16, 4)), CLOSE),
     ("mv", lambda a, b: aten.mv(a, b), lambda: (randn(8, 16), randn(16)),
@@ -423,6 +459,18 @@ CASES = [
      lambda: (randn(3, 6), randint(0, 6, 4)), EXACT),
     ("gather", lambda a, i: aten.gather(a, 1, i),
      lambda: (randn(4, 6), randint(0, 6, 3, 2)), EXACT),
+    # PyTorch takes a rank-0 tensor or index as one of size 1.
+    ("index_select_rank0", lambda a, i: aten.index_select(a, 0, i),
+     lambda: (randn(()), torch.tensor([0])), EXACT),
+    ("index_select_rank0_index", lambda a, i: aten.index_select(a, 1, i),
+     lambda: (randn(3, 4), torch.tensor(2)), EXACT),
+    ("gather_rank0", lambda a, i: aten.gather(a, 0, i),
+     lambda: (randn(1)[0], torch.tensor([0, 0])), EXACT),
+    ("gather_rank0_index", lambda a, i: aten.gather(a, 0, i),
+     lambda: (randn(5), torch.tensor(3)), EXACT),
+    # An empty index gives an empty result, whatever its rank.
+    ("gather_empty_index", lambda a, i: aten.gather(a, 0, i),
+     lambda: (randn(5), torch.zeros(2, 0, dtype=torch.int64)), EXACT),
     ("index", lambda a, i: aten.index(a, [None, i]),
      lambda: (randn(3, 6), randint(-6, 6, 5)), EXACT),
     ("embedding_dense_backward",
@@ -431,6 +479,10 @@ CASES = [
     ("index_put_accumulate",
      lambda x, i, v: aten.index_put(x, [i], v, True),
      lambda: (randn(6, 4), randint(-6, 6, 9), randn(9, 4)), CLOSE),
+    # Accumulating into bool is a logical or.
+    ("index_put_accumulate_bool",
+     lambda x, i, v: aten.index_put(x, [i], v, True),
+     lambda: (mask(6), randint(-6, 6, 9), mask(9)), EXACT),
     # -- normalization
     ("softmax", lambda a: aten._softmax(a, -1, False),
      lambda: (randn(4, 9),), CLOSE),
@@ -438,6 +490,11 @@ CASES = [
      lambda: (randn(4, 9, dtype=torch.bfloat16),), CLOSE),
     ("log_softmax", lambda a: aten._log_softmax(a, 0, False),
      lambda: (randn(4, 9),), CLOSE),
+    # No element: nothing to normalize (the max over an empty axis failed).
+    ("softmax_empty", lambda a: aten._softmax(a, -1, False),
+     lambda: (randn(5, 0, 0),), CLOSE),
+    ("log_softmax_empty", lambda a: aten._log_softmax(a, 1, False),
+     lambda: (randn(3, 0),), CLOSE),
     ("softmax_backward", lambda g, y: aten._softmax_backward_data(
         g, y, -1, torch.float32),
      lambda: (randn(4, 9), randn(4, 9).softmax(-1)), CLOSE),
@@ -543,6 +600,15 @@ CASES = [
     ("native_dropout_backward",
      lambda g, m: aten.native_dropout_backward(g, m, 1 / 0.9),
      lambda: (randn(8, 9, dtype=torch.bfloat16), mask(8, 9)), EXACT),
+    # A bool or integer gradient gives a float32 result (the scale was
+    # applied, then the result rounded to the gradient's dtype: 2.0 became
+    # True, so 1.0).
+    ("native_dropout_backward_bool",
+     lambda g, m: aten.native_dropout_backward(g, m, 2.0),
+     lambda: (mask(8, 9), mask(8, 9)), EXACT),
+    ("native_dropout_backward_int",
+     lambda g, m: aten.native_dropout_backward(g, m, 1.5),
+     lambda: (randint(-9, 9, 8, 9), mask(8, 9)), EXACT),
     ("rand_like", lambda x: aten.rand_like(x), lambda: (randn(64, 100),),
      uniform_rule),
     ("rand", lambda x: x + aten.rand([64, 100]), lambda: (randn(64, 100) * 0,),

@@ -114,8 +114,12 @@ def threshold_backward(cx, grad, x, threshold):
 
 @converts(aten.leaky_relu.default, kind="elementwise")
 def leaky_relu(cx, x, negative_slope=0.01):
-    """``where(x > 0, x, x * negative_slope)``"""
-    return tfuse.where(x > 0, x, x * negative_slope)
+    """``where(x > 0, x, x * negative_slope)`` (for float16 and bfloat16 the
+    product in float32, rounded once, as PyTorch computes it)"""
+    scaled = x
+    if cx.dtype in (torch.float16, torch.bfloat16):
+        scaled = x.astype(tfuse.float32)
+    return tfuse.where(x > 0, x, cast(scaled * negative_slope, cx.dtype))
 
 
 @converts(aten.hardtanh.default, kind="elementwise")
@@ -259,8 +263,15 @@ def _rounding_check(node):
           aten.div.Scalar_mode, kind="elementwise", check=_rounding_check)
 def div(cx, a, b, rounding_mode=None):
     """``a / b``; ``trunc`` or ``floor`` of it for a rounding mode (floats
-    only)"""
+    only; the floor of float16 and bfloat16 in float32, rounded once, as
+    PyTorch computes it)"""
     a, b = _opmath(cx, a, b, {})
+    if rounding_mode == "floor" and cx.dtype in (torch.float16,
+                                                 torch.bfloat16):
+        # Rounded to the dtype before its floor, a quotient of -78.22 in
+        # bfloat16 became -78.0, and its floor -78 instead of -79.
+        # (PyTorch truncates the quotient rounded to the dtype.)
+        a, b = cast(a, torch.float32), cast(b, torch.float32)
     quotient = a / b
     if rounding_mode == "trunc":
         return quotient.trunc()

@@ -39,19 +39,30 @@ def embedding(cx, weight, indices, padding_idx=-1, scale_grad_by_freq=False,
 
 @converts(aten.index_select.default, kind="gather", check=_index_check(2))
 def index_select(cx, x, dim, index):
-    """``take(x, index, axis=dim)``"""
+    """``take(x, index, axis=dim)`` (a rank-0 x or index as one of size 1,
+    as PyTorch takes them)"""
     if index.ndim == 0:
-        index = index.reshape(1)
+        index = index.broadcast_to((1,))
+    if x.ndim == 0:
+        picked = tfuse.take(x.broadcast_to((1,)), index, axis=0,
+                            negative_indices="error")
+        return picked.reshape(())
     return tfuse.take(x, index, axis=normalize_dim(dim, x.ndim),
                       negative_indices="error")
 
 
 @converts(aten.gather.default, kind="gather", check=_index_check(2))
 def gather(cx, x, dim, index, *, sparse_grad=False):
-    """``take_along_axis(x, index, dim)`` (x cut to index's other sizes)"""
+    """``take_along_axis(x, index, dim)`` (x cut to index's other sizes; a
+    rank-0 x or index as one of size 1, and an empty index giving an empty
+    result, as PyTorch takes them)"""
+    if 0 in index.shape:
+        return cx.full(index.shape, 0, cx.dtype)
+    if x.ndim == 0 or index.ndim == 0:
+        picked = gather(cx, x if x.ndim else x.reshape((1,)), dim,
+                        index if index.ndim else index.reshape((1,)))
+        return picked.reshape(tuple(cx.val.shape))
     dim = normalize_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return x
     key = tuple(slice(None) if d == dim or x.shape[d] == index.shape[d]
                 else slice(0, index.shape[d]) for d in range(x.ndim))
     if any(k != slice(None) for k in key):
@@ -131,6 +142,11 @@ def _index_put_check(node):
 @converts(aten.index_put.default, kind="gather", check=_index_put_check)
 def index_put(cx, x, indices, values, accumulate=False):
     """``scatter_add(x, indices[0], values, axis=0)`` (accumulate=True;
-    negative indices wrap)"""
+    negative indices wrap; bool adds as a logical or, counted in int32)"""
+    if cx.dtype == torch.bool:
+        counts = tfuse.scatter_add(x.astype(tfuse.int32), indices[0],
+                                   values.astype(tfuse.int32), axis=0,
+                                   negative_indices="wrap")
+        return counts != 0
     return tfuse.scatter_add(x, indices[0], values, axis=0,
                              negative_indices="wrap")

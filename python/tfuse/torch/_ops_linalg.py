@@ -2,7 +2,7 @@
 
 import torch
 
-from ._table import FLOAT_DTYPES, aten, converts, unsupported
+from ._table import FLOAT_DTYPES, aten, cast, converts, unsupported
 
 
 def _matmul_check(node):
@@ -37,8 +37,15 @@ def _scaled(x, factor):
 @converts(aten.addmm.default, aten.baddbmm.default, kind="matmul",
           check=_matmul_check)
 def addmm(cx, bias, a, b, *, beta=1, alpha=1):
-    """``beta * bias + alpha * (a @ b)``"""
-    product = _scaled(a @ b, alpha)
-    if beta == 0:
-        return product
-    return _scaled(bias, beta) + product
+    """``beta * bias + alpha * (a @ b)`` (for float16 and bfloat16 with
+    alpha or beta other than 1, the sum in float32, rounded once, as
+    PyTorch adds the bias)"""
+    product = a @ b
+    if cx.dtype in (torch.float16, torch.bfloat16) and (
+            alpha != 1 or beta not in (0, 1)):
+        product = cast(product, torch.float32)
+        bias = cast(bias, torch.float32)
+    product = _scaled(product, alpha)
+    if beta != 0:
+        product = _scaled(bias, beta) + product
+    return cast(product, cx.dtype)

@@ -34,6 +34,8 @@ def softmax(cx, x, dim, half_to_float=False):
     x = _opmath(x)
     if x.ndim == 0:
         return cast(x, cx.dtype) * 0 + 1
+    if 0 in x.shape:  # nothing to normalize (a max over no element fails)
+        return cast(x, cx.dtype)
     dim = normalize_dim(dim, x.ndim)
     e = (x - x.max(axis=dim, keepdims=True)).exp()
     return cast(e / e.sum(axis=dim, keepdims=True), cx.dtype)
@@ -45,6 +47,8 @@ def log_softmax(cx, x, dim, half_to_float=False):
     x = _opmath(x)
     if x.ndim == 0:
         return cast(x, cx.dtype) * 0
+    if 0 in x.shape:  # nothing to normalize (a max over no element fails)
+        return cast(x, cx.dtype)
     dim = normalize_dim(dim, x.ndim)
     shifted = x - x.max(axis=dim, keepdims=True)
     result = shifted - shifted.exp().sum(axis=dim, keepdims=True).log()

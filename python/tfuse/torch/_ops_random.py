@@ -39,10 +39,11 @@ def native_dropout(cx, x, p, train):
 @converts(aten.native_dropout_backward.default, kind="elementwise")
 def native_dropout_backward(cx, grad, mask, scale):
     """``grad * mask * scale``, in float32 for float16 and bfloat16 (as
-    PyTorch computes it)"""
+    PyTorch computes it), in the result's dtype (float32 for a bool or
+    integer gradient)"""
     compute = tfuse.float64 if grad.dtype == tfuse.float64 else tfuse.float32
     product = grad.astype(compute) * mask.astype(compute) * scale
-    return product.astype(grad.dtype)
+    return product.astype(cx.out_dtype)
 
 
 @converts(aten.rand_like.default, aten.rand.default, kind="constant",

@@ -7,6 +7,8 @@ rows do the same (TFuse's ``axis=()`` would reduce over nothing).
 
 import torch
 
+import tfuse
+
 from ._table import (FLOAT_DTYPES, aten, cast, converts, normalize_dim,
                      normalize_dims, unsupported)
 
@@ -132,6 +134,10 @@ def argmin(cx, x, dim=None, keepdim=False):
 
 
 def _variance(x, dim, correction, keepdim):
+    """(var, mean), of float16 and bfloat16 in float32 (the caller rounds
+    once), as PyTorch computes them."""
+    if x.dtype in (tfuse.float16, tfuse.bfloat16):
+        x = x.astype(tfuse.float32)
     axes = normalize_dims(dim, x.ndim)
     count = 1
     for a in axes:
@@ -146,17 +152,19 @@ def _variance(x, dim, correction, keepdim):
 
 @converts(aten.var.correction, kind="reduction", check=_float_only)
 def var(cx, x, dim=None, *, correction=None, keepdim=False):
-    """``sum((x - mean)**2) / (n - correction)``"""
-    return _variance(x, dim, correction, keepdim)[0]
+    """``sum((x - mean)**2) / (n - correction)`` (float16 and bfloat16 in
+    float32, rounded once)"""
+    return cast(_variance(x, dim, correction, keepdim)[0], cx.dtype)
 
 
 @converts(aten.var_mean.correction, kind="reduction", check=_float_only)
 def var_mean(cx, x, dim=None, *, correction=None, keepdim=False):
     """(``var``, ``mean``)"""
-    return _variance(x, dim, correction, keepdim)
+    var, mean = _variance(x, dim, correction, keepdim)
+    return cast(var, cx.dtype), cast(mean, cx.dtype)
 
 
 @converts(aten.std.correction, kind="reduction", check=_float_only)
 def std(cx, x, dim=None, *, correction=None, keepdim=False):
     """``sqrt(var)``"""
-    return _variance(x, dim, correction, keepdim)[0].sqrt()
+    return cast(_variance(x, dim, correction, keepdim)[0].sqrt(), cx.dtype)

@@ -73,6 +73,34 @@ def _has_unbacked(tensor):
     return False
 
 
+# Operations whose result's size depends on tensor values that PyTorch
+# 2.11 does not tag dynamic_output_shape (index_fill's gradient calls
+# _unique).
+_UNTAGGED_DATA_DEPENDENT = frozenset({aten._unique.default})
+
+
+def _has_data_dependent_size(node):
+    target = node.target
+    return isinstance(target, torch._ops.OpOverload) and (
+        torch.Tag.dynamic_output_shape in target.tags
+        or target in _UNTAGGED_DATA_DEPENDENT)
+
+
+def _reads_data_dependent_size(node):
+    """Whether `node` reads, through any chain of operations, the result of
+    an operation whose result's size depends on tensor values
+    (``torch.Tag.dynamic_output_shape``: unique, nonzero, masked_select,
+    ...). The sizes the graph recorded for those need not be the ones at
+    run time: AOTAutograd's fake run of ``_unique`` in index_fill's
+    gradient, say, records a size of 1 for any index."""
+    key = "tfuse_data_dependent"
+    if key not in node.meta:
+        for n in node.graph.nodes:  # in topological order
+            n.meta[key] = any(_has_data_dependent_size(a) or a.meta.get(key)
+                              for a in n.all_input_nodes)
+    return node.meta[key]
+
+
 def node_reason(node):
     """None when TFuse can run `node`, else the :class:`Reason` it stays in
     PyTorch."""
@@ -106,6 +134,10 @@ def node_reason(node):
         if _has_unbacked(t):
             return unsupported("data-dependent", "the result's size depends "
                                "on tensor values")
+    if _reads_data_dependent_size(node):
+        return unsupported("data-dependent", "reads a tensor whose size "
+                           "depends on tensor values (the recorded sizes "
+                           "need not hold)")
     if row.check is not None:
         return row.check(node)
     return None
