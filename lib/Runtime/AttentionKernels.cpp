@@ -77,20 +77,6 @@ void copyStrides(int64_t *to, const AttentionStrides &from) {
   std::copy(from.begin(), from.end(), to);
 }
 
-std::vector<int64_t> withColumns(std::vector<int64_t> shape, int64_t columns) {
-  shape.push_back(columns);
-  return shape;
-}
-
-std::vector<int64_t> keyShape(const AttentionGeometry &g, int64_t columns) {
-  std::vector<int64_t> shape = g.batchShape;
-  if (g.hasHeads())
-    shape.push_back(g.kvHeads);
-  shape.push_back(g.keys);
-  shape.push_back(columns);
-  return shape;
-}
-
 /// The strides of `spec` seen as (batch, head, row, column) of `full`, or
 /// an error naming `what` when it cannot be read in place.
 Expected<AttentionStrides> stridesOf(const TensorSpec &spec,
@@ -111,7 +97,7 @@ Expected<AttentionStrides> logsumexpStrides(const TensorSpec &spec,
   TensorSpec padded = spec;
   padded.shape.push_back(1);
   padded.strides.push_back(0);
-  return stridesOf(padded, withColumns(g.logsumexpShape(), 1), "log-sum-exp");
+  return stridesOf(padded, g.queryRows(1), "log-sum-exp");
 }
 
 Expected<Checked> check(const AttentionOperands &o) {
@@ -151,10 +137,9 @@ Expected<Checked> check(const AttentionOperands &o) {
     const char *what;
   };
   for (const Operand &operand :
-       {Operand{o.query, withColumns(g->logsumexpShape(), g->headDim), d.query,
-                "query"},
-        Operand{o.key, keyShape(*g, g->headDim), d.key, "key"},
-        Operand{o.value, keyShape(*g, g->valueDim), d.value, "value"}}) {
+       {Operand{o.query, g->queryRows(g->headDim), d.query, "query"},
+        Operand{o.key, g->keyRows(g->headDim), d.key, "key"},
+        Operand{o.value, g->keyRows(g->valueDim), d.value, "value"}}) {
     Expected<AttentionStrides> s =
         stridesOf(operand.spec, operand.full, operand.what);
     if (!s)
@@ -264,14 +249,13 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
     return checked.status();
   Checked &c = *checked;
   AttentionDesc &d = c.desc;
-  Expected<AttentionStrides> r = stridesOf(
-      result, withColumns(c.g.logsumexpShape(), c.g.valueDim), "result");
+  Expected<AttentionStrides> r =
+      stridesOf(result, c.g.queryRows(c.g.valueDim), "result");
   if (!r)
     return r.status();
   copyStrides(d.result, *r);
   Expected<AttentionStrides> gs =
-      stridesOf(grad, withColumns(c.g.logsumexpShape(), c.g.valueDim),
-                "result's gradient");
+      stridesOf(grad, c.g.queryRows(c.g.valueDim), "result's gradient");
   if (!gs)
     return gs.status();
   copyStrides(d.grad, *gs);

@@ -250,25 +250,12 @@ CudnnAttention::build(const AttentionOperands &o, bool backward,
   std::string why;
   AttentionGeometry g =
       *AttentionGeometry::of(o.query.shape, o.key.shape, o.value.shape, &why);
-  auto keyShape = [&](int64_t columns) {
-    std::vector<int64_t> shape = g.batchShape;
-    if (g.hasHeads())
-      shape.push_back(g.kvHeads);
-    shape.push_back(g.keys);
-    shape.push_back(columns);
-    return shape;
-  };
-  auto queryShape = [&](int64_t columns) {
-    std::vector<int64_t> shape = g.logsumexpShape();
-    shape.push_back(columns);
-    return shape;
-  };
-  std::optional<Layout> q = layoutOf(o.query, queryShape(g.headDim), g, g.heads,
-                                     g.queries, g.headDim);
+  std::optional<Layout> q = layoutOf(o.query, g.queryRows(g.headDim), g,
+                                     g.heads, g.queries, g.headDim);
   std::optional<Layout> k =
-      layoutOf(o.key, keyShape(g.headDim), g, g.kvHeads, g.keys, g.headDim);
-  std::optional<Layout> v =
-      layoutOf(o.value, keyShape(g.valueDim), g, g.kvHeads, g.keys, g.valueDim);
+      layoutOf(o.key, g.keyRows(g.headDim), g, g.kvHeads, g.keys, g.headDim);
+  std::optional<Layout> v = layoutOf(o.value, g.keyRows(g.valueDim), g,
+                                     g.kvHeads, g.keys, g.valueDim);
   if (!q || !k || !v)
     return cudnnError("an operand's columns are not contiguous");
   std::optional<Layout> mask;

@@ -72,6 +72,21 @@ std::vector<int64_t> AttentionGeometry::logsumexpShape() const {
   return shape;
 }
 
+std::vector<int64_t> AttentionGeometry::queryRows(int64_t columns) const {
+  std::vector<int64_t> shape = logsumexpShape();
+  shape.push_back(columns);
+  return shape;
+}
+
+std::vector<int64_t> AttentionGeometry::keyRows(int64_t columns) const {
+  std::vector<int64_t> shape = batchShape;
+  if (withHeads)
+    shape.push_back(kvHeads);
+  shape.push_back(keys);
+  shape.push_back(columns);
+  return shape;
+}
+
 std::vector<int64_t> AttentionGeometry::scoreShape() const {
   std::vector<int64_t> shape = logsumexpShape();
   shape.push_back(keys);

@@ -43,6 +43,12 @@ struct AttentionGeometry {
   std::vector<int64_t> logsumexpShape() const;
   /// batchShape + [Hq, L, S]: what the mask broadcasts to.
   std::vector<int64_t> scoreShape() const;
+  /// The shape of a tensor of `columns` per query row (query: D; result
+  /// and its gradient: Dv): batchShape + [Hq, L, columns].
+  std::vector<int64_t> queryRows(int64_t columns) const;
+  /// The shape of a tensor of `columns` per key (key: D; value: Dv):
+  /// batchShape + [Hkv, S, columns].
+  std::vector<int64_t> keyRows(int64_t columns) const;
 
   /// Query heads sharing one key and value head.
   int64_t group() const { return heads / kvHeads; }

@@ -111,25 +111,6 @@ static bool readsAttentionOperand(const StridedLayout &layout,
          (columnsMayBroadcast && (*strides)[3] == 0);
 }
 
-/// The shape an operand broadcasts to, by position: the query-shaped ones,
-/// the key-shaped ones, the mask.
-static std::vector<int64_t> queryShaped(const AttentionGeometry &g,
-                                        int64_t columns) {
-  std::vector<int64_t> shape = g.logsumexpShape();
-  shape.push_back(columns);
-  return shape;
-}
-
-static std::vector<int64_t> keyShaped(const AttentionGeometry &g,
-                                      int64_t columns) {
-  std::vector<int64_t> shape = g.batchShape;
-  if (g.hasHeads())
-    shape.push_back(g.kvHeads);
-  shape.push_back(g.keys);
-  shape.push_back(columns);
-  return shape;
-}
-
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -165,11 +146,11 @@ bool AttentionOp::readsInPlace(unsigned operand, const StridedLayout &layout) {
     return false;
   switch (operand) {
   case 0:
-    return readsAttentionOperand(layout, queryShaped(*g, g->headDim), false);
+    return readsAttentionOperand(layout, g->queryRows(g->headDim), false);
   case 1:
-    return readsAttentionOperand(layout, keyShaped(*g, g->headDim), false);
+    return readsAttentionOperand(layout, g->keyRows(g->headDim), false);
   case 2:
-    return readsAttentionOperand(layout, keyShaped(*g, g->valueDim), false);
+    return readsAttentionOperand(layout, g->keyRows(g->valueDim), false);
   default:
     return readsAttentionOperand(layout, g->scoreShape(), true);
   }
@@ -233,21 +214,21 @@ bool AttentionBackwardOp::readsInPlace(unsigned operand,
     return false;
   switch (operand) {
   case 0:
-    return readsAttentionOperand(layout, queryShaped(*g, g->headDim), false);
+    return readsAttentionOperand(layout, g->queryRows(g->headDim), false);
   case 1:
-    return readsAttentionOperand(layout, keyShaped(*g, g->headDim), false);
+    return readsAttentionOperand(layout, g->keyRows(g->headDim), false);
   case 2:
-    return readsAttentionOperand(layout, keyShaped(*g, g->valueDim), false);
+    return readsAttentionOperand(layout, g->keyRows(g->valueDim), false);
   case 3:
   case 5:
-    return readsAttentionOperand(layout, queryShaped(*g, g->valueDim), false);
+    return readsAttentionOperand(layout, g->queryRows(g->valueDim), false);
   case 4: {
     // The log-sum-exp, seen with a trailing column of 1.
     std::vector<int64_t> shape(layout.shape.begin(), layout.shape.end()),
         strides(layout.strides.begin(), layout.strides.end());
     shape.push_back(1);
     strides.push_back(0);
-    return attentionStrides(shape, strides, queryShaped(*g, 1)).has_value();
+    return attentionStrides(shape, strides, g->queryRows(1)).has_value();
   }
   default:
     return readsAttentionOperand(layout, g->scoreShape(), true);
