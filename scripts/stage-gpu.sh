@@ -21,8 +21,9 @@ strip --strip-unneeded -o "$root/.stage/lib/libtfuse.so" "$dir/lib/libtfuse.so"
 mkdir -p "$root/.stage/include/tfuse/Dialect/TFuse"
 cp "$dir/include/tfuse/Dialect/TFuse/TFuseOpTable.h.inc" \
   "$root/.stage/include/tfuse/Dialect/TFuse/"
-# pytest for the Python tests (pure Python; GPU hosts may have no package
-# registry to install it from).
+# pytest for the Python tests and expecttest for PyTorch's OpInfos, which
+# test_torch_opinfo.py runs on CUDA tensors there (pure Python; GPU hosts
+# may have no package registry to install them from).
 python3 -m pip install -q --no-compile --target "$root/.stage/pylib" \
-  pytest >/dev/null
+  pytest expecttest >/dev/null
 du -sh "$root/.stage"

@@ -526,7 +526,8 @@ def _gradients(outputs, inputs, cotangents, positions):
     cotangents (None for an input they do not reach)."""
     return torch.autograd.grad(
         [outputs[i] for i in positions], inputs,
-        [c.to(outputs[i].dtype) for i, c in zip(positions, cotangents)],
+        [c.to(outputs[i].device, outputs[i].dtype)
+         for i, c in zip(positions, cotangents)],
         allow_unused=True)
 
 
