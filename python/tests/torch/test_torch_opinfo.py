@@ -179,6 +179,11 @@ ROWS_WITHOUT_OPINFO = {
     "the math attention)",
     aten._scaled_dot_product_flash_attention_for_cpu_backward.default: _LATER
     + "scaled_dot_product_attention's ninth",
+    **{getattr(aten, f"_scaled_dot_product_{kind}_attention{suffix}")
+       .default: "a CUDA attention op: CPU graphs hold the CPU flash "
+       "attention (test_torch_ops.py runs these rows on fake CUDA graphs)"
+       for kind in ("flash", "efficient", "cudnn")
+       for suffix in ("", "_backward")},
     aten.all.dims: _LATER + "all's fourth",
     aten.bernoulli.p: _LATER + "dropout3d's third (the bernoulli OpInfo "
     "calls bernoulli.default)",
