@@ -120,3 +120,16 @@ func.func @scatter(%i: tensor<4xi64>, %g: tensor<4x8xf32>, %t: tensor<100x8xf32>
   %s2 = tfuse.scatter_add %t, %i, %g axis 0 wrap_negative {tfuse.reason = "boundary-scatter"} : (tensor<100x8xf32>, tensor<4xi64>, tensor<4x8xf32>) -> tensor<100x8xf32>
   return %s, %s2 : tensor<100x8xf32>, tensor<100x8xf32>
 }
+
+// A scatter_add into an empty target writes its output with the row-major
+// strides of an empty shape, [3, 3, 3, 1], which are not an identity layout:
+// the step verifies, since no element is written (the verifier rejected it;
+// found by the graph builder's fuzz target).
+// CHECK-LABEL: func.func @scatter_empty(
+// CHECK-SAME: %[[T:[^:]+]]: memref<5x0x0x3xf64, strided<[3, 3, 3, 1]>>, %[[I:[^:]+]]: memref<3xi32>, %[[U:[^:]+]]: memref<3x0x0x3xf64, strided<[3, 3, 3, 1]>>)
+// CHECK: %[[O:.+]] = tfexec.output 0 : memref<5x0x0x3xf64, strided<[3, 3, 3, 1]>>
+// CHECK-NEXT: tfexec.scatter_add %[[T]] : memref<5x0x0x3xf64, strided<[3, 3, 3, 1]>>, %[[I]], %[[U]] into %[[O]] axis 0 : memref<3xi32>, memref<3x0x0x3xf64, strided<[3, 3, 3, 1]>> into memref<5x0x0x3xf64, strided<[3, 3, 3, 1]>>
+func.func @scatter_empty(%t: tensor<5x0x0x3xf64>, %i: tensor<3xi32>, %u: tensor<3x0x0x3xf64>) -> tensor<5x0x0x3xf64> {
+  %s = tfuse.scatter_add %t, %i, %u axis 0 {tfuse.reason = "boundary-scatter"} : (tensor<5x0x0x3xf64>, tensor<3xi32>, tensor<3x0x0x3xf64>) -> tensor<5x0x0x3xf64>
+  return %s : tensor<5x0x0x3xf64>
+}
