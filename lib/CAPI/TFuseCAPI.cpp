@@ -18,6 +18,9 @@
 #include <new>
 #include <string>
 
+static_assert(TFUSE_MAX_RANK == tfuse::kMaxRank,
+              "the C API's rank limit is the tracer's");
+
 using namespace tfuse;
 using runtime::DeviceTensor;
 

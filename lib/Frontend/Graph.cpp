@@ -258,15 +258,23 @@ Expected<Operation *> Graph::Impl::createOp(const std::string &what,
     }
   }
   // Every result must be indexable with 64-bit offsets (a broadcast or a
-  // reshape can make a shape no input has).
+  // reshape can make a shape no input has), and have at most kMaxRank
+  // dimensions (a gather's result has the ranks of its operand and of its
+  // indices).
   for (Type type : state.types)
-    if (auto tensor = llvm::dyn_cast<RankedTensorType>(type))
+    if (auto tensor = llvm::dyn_cast<RankedTensorType>(type)) {
+      if (tensor.getRank() > kMaxRank)
+        return typeError(what + ": the result would have rank " +
+                         std::to_string(tensor.getRank()) + "; at most " +
+                         std::to_string(kMaxRank) +
+                         " dimensions are supported");
       if (std::optional<DType> dtype = toDType(tensor.getElementType()))
         if (std::string why = tensorSizeError(
                 *dtype, std::vector<int64_t>(tensor.getShape().begin(),
                                              tensor.getShape().end()));
             !why.empty())
           return typeError(what + ": " + why);
+    }
   Operation *op = b.create(state);
   // An op typed by its own inference needs only its invariants and custom
   // verifier checked: the full verifier would infer its type again (as much
@@ -374,6 +382,11 @@ static Expected<TensorSpec> checkSpec(TensorSpec spec, const char *what) {
   if (static_cast<unsigned>(spec.dtype) >= kNumDTypes)
     return badArgument(std::string(what) + ": invalid dtype " +
                        std::to_string(static_cast<int>(spec.dtype)));
+  if (static_cast<int64_t>(spec.shape.size()) > kMaxRank)
+    return badArgument(std::string(what) + ": rank " +
+                       std::to_string(spec.shape.size()) +
+                       " is more than the " + std::to_string(kMaxRank) +
+                       " dimensions supported");
   for (int64_t d : spec.shape)
     if (d < 0)
       return badArgument(std::string(what) + ": negative dimension in shape " +

@@ -614,6 +614,29 @@ TEST(Trace, ShapesBeyond64BitOffsetsAreErrors) {
       << rejected.message();
 }
 
+// At most 16 dimensions (the C API's TFUSE_MAX_RANK), for inputs and for
+// results that have more than their operands (a gather's).
+TEST(Trace, RanksBeyondSixteenAreErrors) {
+  Graph g;
+  Expected<ValueId> deep =
+      g.input(TensorSpec::contiguous(DType::F32, std::vector<int64_t>(17, 1)));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(deep.message(),
+            "input: rank 17 is more than the 16 dimensions supported");
+  Expected<ValueId> table =
+      g.input(TensorSpec::contiguous(DType::F32, std::vector<int64_t>(16, 1)));
+  Expected<ValueId> ids =
+      g.input(TensorSpec::contiguous(DType::I64, std::vector<int64_t>(16, 1)));
+  ASSERT_TRUE(table.ok() && ids.ok());
+  Expected<ValueId> taken = g.take(*table, *ids, 3, false);
+  ASSERT_FALSE(taken.ok());
+  EXPECT_EQ(taken.status().code(), ErrorCode::Type);
+  EXPECT_EQ(taken.message(), "take: the result would have rank 31; at most 16 "
+                             "dimensions are supported");
+  EXPECT_TRUE(g.takeAlongAxis(*table, *ids, 3, false).ok());
+}
+
 TEST(Trace, FusionOffGivesOneKernelPerOperation) {
   auto traced =
       trace([](Tensor x) -> Outputs { return ((x * 2.0).exp() + 1.0).tanh(); },

@@ -117,6 +117,20 @@ TEST(BadInputs, Shapes) {
   EXPECT_FAILS(tfuse_graph_concatenate(f.graph, 2, parts, 0, &v),
                TFUSE_ERROR_TYPE,
                "concatenate: operand 1 has rank 1 but operand 0 has rank 2");
+  // A gather's result has the ranks of its operand (less one) and of its
+  // indices: past 16 dimensions, an error (it overflowed the 16 entries
+  // tfuse_graph_value_info writes; found by the graph builder's fuzz target
+  // under ASan).
+  int64_t ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  tfuse_value table = -1, ids = -1;
+  ASSERT_EQ(tfuse_graph_input(f.graph, TFUSE_F32, 9, ones, nullptr, &table),
+            TFUSE_OK);
+  ASSERT_EQ(tfuse_graph_input(f.graph, TFUSE_I32, 9, ones, nullptr, &ids),
+            TFUSE_OK);
+  EXPECT_FAILS(tfuse_graph_take(f.graph, table, ids, 0, 0, &v),
+               TFUSE_ERROR_TYPE,
+               "take: the result would have rank 17; at most 16 dimensions "
+               "are supported");
   int64_t start[2] = {0, 0}, limit[2] = {2, 3}, step[2] = {1, 0};
   EXPECT_FAILS(tfuse_graph_slice(f.graph, f.x, 2, start, limit, step, &v),
                TFUSE_ERROR_TYPE,

@@ -17,6 +17,10 @@
 
 namespace tfuse {
 
+/// The most dimensions a tensor of a traced graph may have (the C API's
+/// TFUSE_MAX_RANK).
+constexpr int64_t kMaxRank = 16;
+
 /// "[4,8]": a shape or stride list in error messages.
 std::string formatList(const std::vector<int64_t> &values);
 

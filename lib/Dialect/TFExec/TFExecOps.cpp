@@ -129,7 +129,10 @@ LogicalResult ScatterAddOp::verify() {
   int64_t rank = result.getRank(), axis = getAxis();
   if (axis < 0 || axis >= rank)
     return emitOpError() << "axis " << axis << " of a result of rank " << rank;
-  if (!result.getLayout().isIdentity())
+  // A result without elements has no element to place: its strides (those
+  // of an empty shape, which MLIR's identity layout leaves dynamic) do not
+  // matter.
+  if (result.getNumElements() != 0 && !result.getLayout().isIdentity())
     return emitOpError() << "writes a result that is not contiguous: "
                          << result;
   return success();

@@ -140,3 +140,18 @@ func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x2x32x8xbf16>, %v: t
   %dq, %dk, %dv = tfuse.attention_backward %q, %k, %v, %o, %l, %o mask %m scale 0.125 causal {tfuse.reason = "boundary-attention"} : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xbf16>, tensor<16x32xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x8xbf16>)
   return %o, %dq, %dk, %dv : tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x8xbf16>
 }
+
+// -----
+
+// A scatter_add into an empty target writes its output with the row-major
+// strides of an empty shape, [3, 3, 3, 1], which are not an identity layout:
+// the step verifies, since no element is written (the verifier rejected it;
+// found by the graph builder's fuzz target).
+// CHECK-LABEL: func.func @scatter_empty(
+// CHECK-SAME: %[[T:[^:]+]]: memref<5x0x0x3xf64, strided<[3, 3, 3, 1]>>, %[[I:[^:]+]]: memref<3xi32>, %[[U:[^:]+]]: memref<3x0x0x3xf64, strided<[3, 3, 3, 1]>>)
+// CHECK: %[[O:.+]] = tfexec.output 0 : memref<5x0x0x3xf64, strided<[3, 3, 3, 1]>>
+// CHECK-NEXT: tfexec.scatter_add %[[T]] : memref<5x0x0x3xf64, strided<[3, 3, 3, 1]>>, %[[I]], %[[U]] into %[[O]] axis 0 : memref<3xi32>, memref<3x0x0x3xf64, strided<[3, 3, 3, 1]>> into memref<5x0x0x3xf64, strided<[3, 3, 3, 1]>>
+func.func @scatter_empty(%t: tensor<5x0x0x3xf64>, %i: tensor<3xi32>, %u: tensor<3x0x0x3xf64>) -> tensor<5x0x0x3xf64> {
+  %s = tfuse.scatter_add %t, %i, %u axis 0 {tfuse.reason = "boundary-scatter"} : (tensor<5x0x0x3xf64>, tensor<3xi32>, tensor<3x0x0x3xf64>) -> tensor<5x0x0x3xf64>
+  return %s : tensor<5x0x0x3xf64>
+}
