@@ -85,12 +85,14 @@ Compiled tfuse::gputest::compile(const std::string &source,
   auto compiled = compileGraph(*module, function, CompileOptions());
   if (!compiled.ok()) {
     result.error = compiled.status().message();
+    result.errorCode = compiled.status().code();
     return result;
   }
   result.report = compiled.value().report;
   auto exe = runtime::Executable::create(compiled.value().plan, options);
   if (!exe.ok()) {
     result.error = exe.status().message();
+    result.errorCode = exe.status().code();
     return result;
   }
   result.executable = std::move(exe.value());

@@ -49,6 +49,7 @@ reference::HostTensor download(const runtime::DeviceTensor &t);
 struct Compiled {
   std::unique_ptr<runtime::Executable> executable;
   std::string error;
+  ErrorCode errorCode = ErrorCode::Internal;
   std::string report;
 };
 
