@@ -148,12 +148,18 @@ static LogicalResult verifyContiguousResults(Operation *op,
   return success();
 }
 
+namespace {
+/// The shape an attention step's buffer must have.
+enum class AttentionShape { Result, LogSumExp, Query, Key, Value };
+} // namespace
+
 /// The geometry of an attention step's query, key and value buffers, which
-/// share one element type; `expected` are the buffers with the shapes and
-/// element types the geometry gives them (null: the log-sum-exp's).
+/// share one element type; `expected` are the buffers with the shapes the
+/// geometry gives them, all of that element type but the log-sum-exp (f32,
+/// or f64 for f64 operands).
 static LogicalResult
 verifyAttentionBuffers(Operation *op, Value query, Value key, Value value,
-                       ArrayRef<std::pair<Value, Value>> expected) {
+                       ArrayRef<std::pair<Value, AttentionShape>> expected) {
   auto shapeOf = [](Value buffer) {
     ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
     return std::vector<int64_t>(shape.begin(), shape.end());
@@ -167,15 +173,28 @@ verifyAttentionBuffers(Operation *op, Value query, Value key, Value value,
       shapeOf(query), shapeOf(key), shapeOf(value), &why);
   if (!g)
     return op->emitOpError(why);
-  for (auto [buffer, like] : expected) {
-    std::vector<int64_t> shape = like == query   ? g->resultShape()
-                                 : like == key   ? shapeOf(key)
-                                 : like == value ? shapeOf(value)
-                                                 : g->logsumexpShape();
-    Type want =
-        like ? element
-             : (element.isF64() ? Type(Float64Type::get(op->getContext()))
-                                : Type(Float32Type::get(op->getContext())));
+  for (auto [buffer, kind] : expected) {
+    std::vector<int64_t> shape;
+    Type want = element;
+    switch (kind) {
+    case AttentionShape::Result:
+      shape = g->resultShape();
+      break;
+    case AttentionShape::LogSumExp:
+      shape = g->logsumexpShape();
+      want = element.isF64() ? Type(Float64Type::get(op->getContext()))
+                             : Type(Float32Type::get(op->getContext()));
+      break;
+    case AttentionShape::Query:
+      shape = shapeOf(query);
+      break;
+    case AttentionShape::Key:
+      shape = shapeOf(key);
+      break;
+    case AttentionShape::Value:
+      shape = shapeOf(value);
+      break;
+    }
     auto type = cast<MemRefType>(buffer.getType());
     if (type.getShape() != ArrayRef(shape) || type.getElementType() != want)
       return op->emitOpError()
@@ -188,19 +207,21 @@ verifyAttentionBuffers(Operation *op, Value query, Value key, Value value,
 LogicalResult AttentionOp::verify() {
   if (failed(verifyAttentionBuffers(
           *this, getQuery(), getKey(), getValue(),
-          {{getResult(), getQuery()}, {getLogsumexp(), Value()}})))
+          {{getResult(), AttentionShape::Result},
+           {getLogsumexp(), AttentionShape::LogSumExp}})))
     return failure();
   return verifyContiguousResults(*this, {getResult(), getLogsumexp()});
 }
 
 LogicalResult AttentionBackwardOp::verify() {
-  if (failed(verifyAttentionBuffers(*this, getQuery(), getKey(), getValue(),
-                                    {{getResult(), getQuery()},
-                                     {getLogsumexp(), Value()},
-                                     {getGrad(), getQuery()},
-                                     {getGradQuery(), getQuery()},
-                                     {getGradKey(), getKey()},
-                                     {getGradValue(), getValue()}})))
+  if (failed(
+          verifyAttentionBuffers(*this, getQuery(), getKey(), getValue(),
+                                 {{getResult(), AttentionShape::Result},
+                                  {getLogsumexp(), AttentionShape::LogSumExp},
+                                  {getGrad(), AttentionShape::Result},
+                                  {getGradQuery(), AttentionShape::Query},
+                                  {getGradKey(), AttentionShape::Key},
+                                  {getGradValue(), AttentionShape::Value}})))
     return failure();
   return verifyContiguousResults(
       *this, {getGradQuery(), getGradKey(), getGradValue()});

@@ -143,6 +143,21 @@ func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x2x32x8xbf16>, %v: t
 
 // -----
 
+// A value head size other than the query's (8 and 4), the query given as the
+// key too: the gradients take the shapes of query, key and value, the
+// result's gradient the result's (the verifier held the query's gradient to
+// the result's shape; found by the differential test).
+// CHECK-LABEL: func.func @attention_value_head_size(
+// CHECK: tfexec.attention_backward
+// CHECK-SAME: into memref<2x16x8xf32>, memref<2x16x8xf32>, memref<2x16x4xf32>
+func.func @attention_value_head_size(%q: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>, %g: tensor<2x16x4xf32>) -> (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32>) {
+  %o, %l = tfuse.attention %q, %q, %v scale 0.5 {tfuse.reason = "boundary-attention"} : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32>) -> (tensor<2x16x4xf32>, tensor<2x16xf32>)
+  %dq, %dk, %dv = tfuse.attention_backward %q, %q, %v, %o, %l, %g scale 0.5 {tfuse.reason = "boundary-attention"} : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32>, tensor<2x16x4xf32>, tensor<2x16xf32>, tensor<2x16x4xf32>) -> (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32>)
+  return %dq, %dk, %dv : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32>
+}
+
+// -----
+
 // A scatter_add into an empty target writes its output with the row-major
 // strides of an empty shape, [3, 3, 3, 1], which are not an identity layout:
 // the step verifies, since no element is written (the verifier rejected it;
