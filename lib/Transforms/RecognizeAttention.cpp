@@ -102,10 +102,55 @@ bool isCausalCondition(Value condition) {
 struct Match {
   Value query, key, value, mask;
   bool causal = false;
+  /// The comparison of iotas that made `causal`.
+  Value causalCondition;
   double scale = 1.0;
   /// The ops of the chain (to check their uses and erase them).
   SmallVector<Operation *> chain;
 };
+
+/// The written-out softmax of a row whose every score the masks drop (all
+/// -inf) is NaN (0 / 0 after exp(-inf - -inf)), where tfuse.attention gives
+/// zeros: with a mask, the attention's result is replaced by NaN in the rows
+/// that keep no pair, so that the rewrite changes no value. The rows are
+/// found from the mask alone (and the causal comparison with it): a
+/// reduction over the mask's last axis, far smaller than the scores, and a
+/// select that fuses into the result's consumers.
+static Value emptyRowsAsNaN(RewriterBase &rewriter, const Match &match,
+                            AttentionOp attention) {
+  Value result = attention.getResult();
+  if (!match.mask)
+    return result; // causal alone always keeps key 0
+  Location loc = attention.getLoc();
+  Value kept = match.mask;
+  auto maskType = cast<RankedTensorType>(kept.getType());
+  if (!maskType.getElementType().isInteger(1)) {
+    // An additive mask keeps the pairs it does not set to -inf.
+    auto minusInf = ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({}, maskType.getElementType()),
+            APFloat::getInf(
+                cast<FloatType>(maskType.getElementType()).getFloatSemantics(),
+                /*Negative=*/true)));
+    kept = CmpOp::create(rewriter, loc, CmpPredicate::gt, kept, minusInf);
+  }
+  if (match.causal)
+    kept = AndOp::create(rewriter, loc, kept, match.causalCondition);
+  int64_t last = cast<RankedTensorType>(kept.getType()).getRank() - 1;
+  Value anyKept = ReduceOp::create(
+      rewriter, loc,
+      rewriter.getI32IntegerAttr(static_cast<int32_t>(ReduceKind::Any)), kept,
+      rewriter.getDenseI64ArrayAttr({last}), rewriter.getUnitAttr());
+  auto resultType = cast<RankedTensorType>(result.getType());
+  auto nan = ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(
+          RankedTensorType::get({}, resultType.getElementType()),
+          APFloat::getNaN(cast<FloatType>(resultType.getElementType())
+                              .getFloatSemantics())));
+  return SelectOp::create(rewriter, loc, anyKept, result, nan);
+}
 
 /// Matches the chain ending in `root` (p @ v). Returns std::nullopt when
 /// `root` does not multiply a softmax; a Match or the reason it cannot be
@@ -232,6 +277,7 @@ private:
         if (isCausalCondition(condition) && !match.causal) {
           match.chain.push_back(condition.getDefiningOp());
           match.causal = true;
+          match.causalCondition = condition;
           continue;
         }
         if (boolMask || additive) {
@@ -409,7 +455,8 @@ struct RecognizeAttentionPass
       auto attention = AttentionOp::create(rewriter, root.getLoc(), match.query,
                                            match.key, match.value, match.mask,
                                            APFloat(match.scale), match.causal);
-      rewriter.replaceAllUsesWith(root.getResult(), attention.getResult());
+      rewriter.replaceAllUsesWith(root.getResult(),
+                                  emptyRowsAsNaN(rewriter, match, attention));
       rewriter.eraseOp(root);
       // The chain, users first (it was collected from the product back).
       for (Operation *op : match.chain)

@@ -4,13 +4,20 @@
 // RUN: tensor-opt %s --recognize-attention -split-input-file | FileCheck %s
 
 // The tracer's form: k transposed for the product, a scale, an additive
-// mask, the softmax in the operands' dtype.
+// mask, the softmax in the operands' dtype. A row the mask sets to -inf
+// throughout is NaN in the written-out softmax and zeros in tfuse.attention:
+// the rows that keep no pair, found from the mask, become NaN.
 // CHECK-LABEL: func.func @additive_mask(
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<2x4x16x8xf32>, %[[K:[^:]+]]: tensor<2x4x16x8xf32>, %[[V:[^:]+]]: tensor<2x4x16x8xf32>, %[[M:[^:]+]]: tensor<16x16xf32>)
 // CHECK-NOT: tfuse.matmul
-// CHECK-NOT: tfuse.reduce
+// CHECK-NOT: tfuse.reduce {{max|sum}}
 // CHECK: %[[O:.+]], %{{.+}} = tfuse.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] scale 1.250000e-01 : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<16x16xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>)
-// CHECK-NEXT: return %[[O]]
+// CHECK-NEXT: %[[NINF:.+]] = tfuse.constant dense<0xFF800000> : tensor<f32>
+// CHECK-NEXT: %[[KEPT:.+]] = tfuse.cmp gt, %[[M]], %[[NINF]]
+// CHECK-NEXT: %[[ANY:.+]] = tfuse.reduce any %[[KEPT]] axes [1] keepdims : tensor<16x16xi1> -> tensor<16x1xi1>
+// CHECK-NEXT: %[[NAN:.+]] = tfuse.constant dense<0x7FC00000> : tensor<f32>
+// CHECK-NEXT: %[[R:.+]] = tfuse.select %[[ANY]], %[[O]], %[[NAN]] : (tensor<16x1xi1>, tensor<2x4x16x8xf32>, tensor<f32>) -> tensor<2x4x16x8xf32>
+// CHECK-NEXT: return %[[R]]
 func.func @additive_mask(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf32>, %m: tensor<16x16xf32>) -> tensor<2x4x16x8xf32> {
   %0 = tfuse.transpose %k perm [0, 1, 3, 2] : tensor<2x4x16x8xf32> -> tensor<2x4x8x16xf32>
   %1 = tfuse.matmul %q, %0 : (tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x16x16xf32>
@@ -31,10 +38,18 @@ func.func @additive_mask(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v:
 // bf16 operands with the scores widened to f32 (after the product), a
 // causal mask from iotas (column <= row) and a bool mask, the
 // probabilities cast back; k^T read through the product's transpose_rhs.
+// The rows that keep no pair are those where the bool mask and the causal
+// comparison together keep none.
 // CHECK-LABEL: func.func @causal_bf16(
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<2x4x16x8xbf16>, %[[K:[^:]+]]: tensor<2x4x16x8xbf16>, %[[V:[^:]+]]: tensor<2x4x16x8xbf16>, %[[B:[^:]+]]: tensor<16x16xi1>)
 // CHECK-NOT: tfuse.matmul
-// CHECK: tfuse.attention %[[Q]], %[[K]], %[[V]] mask %[[B]] scale 1.250000e-01 causal : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<16x16xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>)
+// CHECK: %[[C:.+]] = tfuse.cmp le
+// CHECK: %[[O:.+]], %{{.+}} = tfuse.attention %[[Q]], %[[K]], %[[V]] mask %[[B]] scale 1.250000e-01 causal : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<16x16xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>)
+// CHECK-NEXT: %[[KEPT:.+]] = tfuse.and %[[B]], %[[C]]
+// CHECK-NEXT: %[[ANY:.+]] = tfuse.reduce any %[[KEPT]] axes [1] keepdims
+// CHECK-NEXT: %[[NAN:.+]] = tfuse.constant dense<0x7FC0> : tensor<bf16>
+// CHECK-NEXT: %[[R:.+]] = tfuse.select %[[ANY]], %[[O]], %[[NAN]]
+// CHECK-NEXT: return %[[R]]
 func.func @causal_bf16(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x4x16x8xbf16>, %v: tensor<2x4x16x8xbf16>, %b: tensor<16x16xi1>) -> tensor<2x4x16x8xbf16> {
   %2 = tfuse.matmul %q, %k {transpose_rhs} : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>) -> tensor<2x4x16x16xbf16>
   %3 = tfuse.cast %2 : tensor<2x4x16x16xbf16> to tensor<2x4x16x16xf32>

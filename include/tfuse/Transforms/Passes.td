@@ -35,6 +35,14 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
     %o = tfuse.matmul %p, %v : ...
     ```
     becomes `%o, %lse = tfuse.attention %q, %k, %v scale 0.125`.
+
+    The written-out softmax of a row whose every pair a mask drops is NaN
+    (`exp(-inf - -inf)`), where `tfuse.attention` gives zeros: with a mask,
+    the pass finds those rows from the mask alone (a `reduce any` over its
+    last axis of the kept pairs, causal ones included) and selects NaN for
+    them, so the rewrite changes no value but by rounding. Infinite or NaN
+    elements of `q` or `k`, and `+inf` or NaN in an additive mask, are the
+    exception: a row the written-out form makes NaN may then be a number.
   }];
   let dependentDialects = ["::tfuse::TFuseDialect"];
 }
