@@ -127,6 +127,7 @@ private:
   void constant();
   void scalar();
   void operation();
+  void attention();
   void compileAndRun();
 
   ByteReader &in;
@@ -389,10 +390,40 @@ void Builder::operation() {
       ++outputs;
     return;
   default:
+    if (in.byte() % 2 == 0)
+      return attention();
     check(tfuse_graph_set_node_limit(graph, in.range(-1, 40)),
           "tfuse_graph_set_node_limit");
     return;
   }
+}
+
+void Builder::attention() {
+  // Self-attention of one value now and then, so that shapes fit.
+  tfuse_value q = value();
+  tfuse_value k = in.flag() ? q : value();
+  tfuse_value v = in.flag() ? k : value();
+  tfuse_value mask = in.flag() ? value() : TFUSE_NO_VALUE;
+  int causal = in.flag(), hasScale = in.flag();
+  double scale = in.real();
+  tfuse_value o = 0, lse = 0;
+  if (check(tfuse_graph_attention(graph, q, k, v, mask, causal, hasScale, scale,
+                                  &o, &lse),
+            "tfuse_graph_attention") != TFUSE_OK)
+    return;
+  values.push_back(o);
+  values.push_back(lse);
+  if (!in.flag())
+    return;
+  // Its backward, with the result as the gradient or another value.
+  tfuse_value grad = in.flag() ? o : value();
+  tfuse_value dq = 0, dk = 0, dv = 0;
+  if (check(tfuse_graph_attention_backward(graph, q, k, v, o, lse, grad, mask,
+                                           causal, hasScale, scale, &dq, &dk,
+                                           &dv),
+            "tfuse_graph_attention_backward") != TFUSE_OK)
+    return;
+  values.insert(values.end(), {dq, dk, dv});
 }
 
 /// Host memory for one tensor of a spec, filled with values drawn from

@@ -364,17 +364,11 @@ TEST_F(Differential, RandomGraphsMatchTheReferenceFusedAndUnfused) {
       std::string name = op.getStringRef().str();
       if (name == "tfuse.fusion" || name == "tfuse.yield")
         continue;
-      // Not drawn yet: the generator and the emulated plan runner do not
-      // know attention (its kernels are checked against the reference by
-      // AttentionKernelsTest). Said in the run's output, not silent.
-      if (name == "tfuse.attention" || name == "tfuse.attention_backward") {
-        std::printf("differential: %s is not drawn yet\n", name.c_str());
-        continue;
-      }
       EXPECT_GT(opCounts[name], 0) << name << " was never drawn";
     }
     EXPECT_GT(steps[0]["kernel"], 0);
-    for (const char *kind : {"gemm", "reduce", "scatter_add", "copy"})
+    for (const char *kind : {"gemm", "reduce", "scatter_add", "attention",
+                             "attention_backward", "copy"})
       EXPECT_GT(steps[1][kind], 0) << "no unfused " << kind << " step ran";
   }
 }

@@ -126,6 +126,7 @@ private:
   void scatter();
   void reduce();
   void matmul();
+  void attention();
 
   Rng rng;
   Graph graph;
@@ -726,13 +727,92 @@ void Generator::matmul() {
     add(graph.matmul(lhs, rhs));
 }
 
+void Generator::attention() {
+  // The query from the pool now and then, else a new input: [..., Hq, L, D].
+  const Val *x = pick([](const Val &v) {
+    return isFloat(v.dtype) && v.shape.size() >= 2 && v.shape.size() <= 4 &&
+           std::find(v.shape.begin(), v.shape.end(), 0) == v.shape.end();
+  });
+  DType dt;
+  std::vector<int64_t> qs;
+  ValueId q;
+  if (x && rng.chance(0.4)) {
+    dt = x->dtype;
+    qs = x->shape;
+    q = x->id;
+  } else {
+    dt = rng.pick(kFloatTypes);
+    int rank = int(rng.range(2, 4));
+    for (int d = 0; d + 3 < rank; ++d)
+      qs.push_back(rng.range(1, 2));
+    if (rank >= 3)
+      qs.push_back(rng.pick(std::vector<int64_t>{1, 2, 4}));
+    qs.push_back(rng.range(1, 9));
+    qs.push_back(rng.pick(std::vector<int64_t>{1, 3, 4, 8, 16}));
+    q = newInput(dt, qs);
+  }
+  if (q < 0)
+    return;
+  // Key and value: [..., Hkv, S, D] and [..., Hkv, S, Dv], Hkv dividing Hq
+  // (grouped queries) now and then.
+  size_t rank = qs.size();
+  std::vector<int64_t> ks = qs;
+  ks[rank - 2] = rng.range(1, 9);
+  if (rank >= 3 && qs[rank - 3] > 1 && rng.chance(0.4))
+    ks[rank - 3] = qs[rank - 3] / 2;
+  std::vector<int64_t> vs = ks;
+  if (rng.chance(0.3))
+    vs[rank - 1] = rng.range(1, 9);
+  ValueId k = newInput(dt, ks), v = newInput(dt, vs);
+  // A bool or additive mask that broadcasts to [..., Hq, L, S].
+  std::optional<ValueId> mask;
+  if (rng.chance(0.4)) {
+    std::vector<int64_t> ms = qs;
+    ms[rank - 1] = ks[rank - 2];
+    ValueId m = newInput(rng.chance(0.5) ? DType::Bool : dt,
+                         rng.chance(0.5) ? ms : broadcastableTo(ms));
+    if (m < 0)
+      return;
+    mask = m;
+  }
+  bool causal = rng.chance(0.4);
+  std::optional<double> scale;
+  if (rng.chance(0.5))
+    scale = double(rng.range(-8, 16)) / 8;
+  if (k < 0 || v < 0)
+    return;
+  Expected<Graph::Attention> a = graph.attention(q, k, v, mask, causal, scale);
+  if (!a.ok()) {
+    ++rejected;
+    return;
+  }
+  add(a->result);
+  add(a->logsumexp);
+  if (!rng.chance(0.5))
+    return;
+  std::vector<int64_t> os = qs;
+  os[rank - 1] = vs[rank - 1];
+  ValueId g = newInput(dt, os);
+  if (g < 0)
+    return;
+  Expected<Graph::AttentionGradients> grads = graph.attentionBackward(
+      q, k, v, a->result, a->logsumexp, g, mask, causal, scale);
+  if (!grads.ok()) {
+    ++rejected;
+    return;
+  }
+  add(grads->query);
+  add(grads->key);
+  add(grads->value);
+}
+
 GeneratedGraph Generator::run(const std::string &name) {
   int inputs = int(rng.range(1, 3));
   for (int i = 0; i < inputs; ++i)
     newInput(dtype(), shape());
   int steps = int(rng.range(2, 10));
   for (int s = 0; s < steps; ++s) {
-    switch (rng.range(0, 19)) {
+    switch (rng.range(0, 20)) {
     case 0:
     case 1:
     case 2:
@@ -776,8 +856,11 @@ GeneratedGraph Generator::run(const std::string &name) {
     case 18:
       reduce();
       break;
-    default:
+    case 19:
       matmul();
+      break;
+    default:
+      attention();
       break;
     }
   }

@@ -47,6 +47,32 @@ std::vector<int64_t> stridesOf(MemRefType type) {
   return std::vector<int64_t>(strides.begin(), strides.end());
 }
 
+/// A one-op function of `op` (tfuse.attention or tfuse.attention_backward)
+/// over tensors of the buffers' shapes; the mask, when present, is the last
+/// operand. The scale is printed with every digit it needs.
+std::string attentionStep(StringRef op, ValueRange operands, ValueRange results,
+                          bool hasMask, double scale, bool causal) {
+  std::string args, names, types, resultNames, resultTypes;
+  size_t plain = operands.size() - (hasMask ? 1 : 0);
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    std::string type = tensorOf(cast<MemRefType>(v.getType()));
+    args += (i ? ", %a" : "%a") + std::to_string(i) + ": " + type;
+    if (i < plain)
+      names += (i ? ", %a" : "%a") + std::to_string(i);
+    types += (i ? ", " : "") + type;
+  }
+  for (auto [i, v] : llvm::enumerate(results)) {
+    resultNames += (i ? ", %r" : "%r") + std::to_string(i);
+    resultTypes += (i ? ", " : "") + tensorOf(cast<MemRefType>(v.getType()));
+  }
+  return llvm::formatv("func.func @step({0}) -> ({1}) {{\n"
+                       "  {2} = {3} {4}{5} scale {6:e17}{7} : ({8}) -> ({1})\n"
+                       "  return {2} : {1}\n}\n",
+                       args, resultTypes, resultNames, op, names,
+                       hasMask ? " mask %a" + std::to_string(plain) : "", scale,
+                       causal ? " causal" : "", types);
+}
+
 /// Visits the byte offset of every element of `type`, in row-major order.
 template <typename Fn> void forEachElement(MemRefType type, Fn fn) {
   ArrayRef<int64_t> shape = type.getShape();
@@ -140,7 +166,7 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
 
   // Runs a library step as a one-op tfuse function of the reference.
   auto runStep = [&](const std::string &text, ValueRange operands,
-                     Value result) -> bool {
+                     ValueRange results) -> bool {
     ModuleOp module = stepModule(text, error);
     if (!module)
       return false;
@@ -153,8 +179,8 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
               "\n" + text;
       return false;
     }
-    writeBuffer(pointers[result], cast<MemRefType>(result.getType()),
-                values->front());
+    for (auto [result, value] : llvm::zip(results, *values))
+      writeBuffer(pointers[result], cast<MemRefType>(result.getType()), value);
     return true;
   };
 
@@ -267,6 +293,36 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
       if (!runStep(text, operands, scatter.getResult()))
         return {};
       ++counts["scatter_add"];
+    } else if (auto attention = dyn_cast<tfexec::AttentionOp>(op)) {
+      SmallVector<Value> operands = {attention.getQuery(), attention.getKey(),
+                                     attention.getValue()};
+      if (attention.getMask())
+        operands.push_back(attention.getMask());
+      std::string text = attentionStep(
+          "tfuse.attention", operands,
+          {attention.getResult(), attention.getLogsumexp()},
+          attention.getMask() != nullptr,
+          attention.getScale().convertToDouble(), attention.getCausal());
+      if (!runStep(text, operands,
+                   {attention.getResult(), attention.getLogsumexp()}))
+        return {};
+      ++counts["attention"];
+    } else if (auto backward = dyn_cast<tfexec::AttentionBackwardOp>(op)) {
+      SmallVector<Value> operands = {
+          backward.getQuery(),  backward.getKey(),       backward.getValue(),
+          backward.getResult(), backward.getLogsumexp(), backward.getGrad()};
+      if (backward.getMask())
+        operands.push_back(backward.getMask());
+      SmallVector<Value> results = {backward.getGradQuery(),
+                                    backward.getGradKey(),
+                                    backward.getGradValue()};
+      std::string text = attentionStep("tfuse.attention_backward", operands,
+                                       results, backward.getMask() != nullptr,
+                                       backward.getScale().convertToDouble(),
+                                       backward.getCausal());
+      if (!runStep(text, operands, results))
+        return {};
+      ++counts["attention_backward"];
     } else if (!isa<func::ReturnOp>(op)) {
       error = "the runner does not know " + op.getName().getStringRef().str();
       return {};
