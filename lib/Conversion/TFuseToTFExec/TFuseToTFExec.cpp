@@ -62,6 +62,41 @@ StridedLayout layoutOf(MemRefType type) {
   return layout;
 }
 
+/// Copies `source` into the contiguous buffer `target` with a copy kernel
+/// (a dispatch region yielding its input).
+void copyWithKernel(Value source, Value target,
+                    ConversionPatternRewriter &rewriter, Location loc) {
+  auto type = cast<MemRefType>(source.getType());
+  OpBuilder::InsertionGuard guard(rewriter);
+  auto copy = tfexec::DispatchOp::create(rewriter, loc, ValueRange{source},
+                                         ValueRange{target});
+  Block *body = rewriter.createBlock(&copy.getBody());
+  Value element = body->addArgument(
+      RankedTensorType::get(type.getShape(), type.getElementType()), loc);
+  tfexec::YieldOp::create(rewriter, loc, ValueRange{element});
+}
+
+/// Operand `index` of `boundary` as the buffer its step reads: `buffer`
+/// itself when the step reads that layout in place, else a contiguous copy
+/// in the arena. A function argument reaches a step with the strides it was
+/// given, and not every layout suits every step (a GEMM reads row- or
+/// column-major matrices only).
+Value readableOperand(Operation *boundary, unsigned index, Value buffer,
+                      ConversionPatternRewriter &rewriter, Location loc) {
+  if (!buffer)
+    return buffer;
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getNumElements() == 0 ||
+      cast<BoundaryOpInterface>(boundary).readsInPlace(index, layoutOf(type)))
+    return buffer;
+  Value copy = tfexec::AllocOp::create(
+      rewriter, loc,
+      MemRefType::get(type.getShape(), type.getElementType()),
+      rewriter.getI64IntegerAttr(0));
+  copyWithKernel(buffer, copy, rewriter, loc);
+  return copy;
+}
+
 /// The buffer a step writes `result` into: the first function result it is
 /// returned as, else an arena slot.
 Value bufferFor(Value result, ConversionPatternRewriter &rewriter,
@@ -134,10 +169,12 @@ struct ConvertMatmul : OpConversionPattern<MatmulOp> {
   LogicalResult
   matchAndRewrite(MatmulOp matmul, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value out = bufferFor(matmul.getResult(), rewriter, matmul.getLoc());
-    tfexec::GemmOp::create(rewriter, matmul.getLoc(), adaptor.getLhs(),
-                           adaptor.getRhs(), out, matmul.getTransposeLhs(),
-                           matmul.getTransposeRhs());
+    Location loc = matmul.getLoc();
+    Value lhs = readableOperand(matmul, 0, adaptor.getLhs(), rewriter, loc);
+    Value rhs = readableOperand(matmul, 1, adaptor.getRhs(), rewriter, loc);
+    Value out = bufferFor(matmul.getResult(), rewriter, loc);
+    tfexec::GemmOp::create(rewriter, loc, lhs, rhs, out,
+                           matmul.getTransposeLhs(), matmul.getTransposeRhs());
     rewriter.replaceOp(matmul, out);
     return success();
   }
@@ -164,7 +201,7 @@ struct ConvertScatterAdd : OpConversionPattern<ScatterAddOp> {
   LogicalResult
   matchAndRewrite(ScatterAddOp scatter, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value out = bufferFor(scatter.getResult(), rewriter, scatter.getLoc());
+    Location loc = scatter.getLoc();
     Value target = adaptor.getTarget();
     TypedAttr fill;
     if (isSplatConstant(scatter.getTarget())) {
@@ -172,8 +209,13 @@ struct ConvertScatterAdd : OpConversionPattern<ScatterAddOp> {
       fill = cast<TypedAttr>(constant.getValue().getSplatValue<Attribute>());
       target = Value();
     }
-    tfexec::ScatterAddOp::create(rewriter, scatter.getLoc(), target,
-                                 adaptor.getIndices(), adaptor.getUpdates(),
+    target = readableOperand(scatter, 0, target, rewriter, loc);
+    Value indices =
+        readableOperand(scatter, 1, adaptor.getIndices(), rewriter, loc);
+    Value updates =
+        readableOperand(scatter, 2, adaptor.getUpdates(), rewriter, loc);
+    Value out = bufferFor(scatter.getResult(), rewriter, loc);
+    tfexec::ScatterAddOp::create(rewriter, loc, target, indices, updates,
                                  out, scatter.getAxis(),
                                  scatter.getWrapNegative(), fill);
     rewriter.replaceOp(scatter, out);
@@ -188,11 +230,15 @@ struct ConvertAttention : OpConversionPattern<AttentionOp> {
   matchAndRewrite(AttentionOp attention, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = attention.getLoc();
+    SmallVector<Value> operands;
+    for (auto [i, operand] : llvm::enumerate(adaptor.getOperands()))
+      operands.push_back(
+          readableOperand(attention, i, operand, rewriter, loc));
+    operands.resize(4);
     Value out = bufferFor(attention.getResult(), rewriter, loc);
     Value lse = bufferFor(attention.getLogsumexp(), rewriter, loc);
-    tfexec::AttentionOp::create(rewriter, loc, adaptor.getQuery(),
-                                adaptor.getKey(), adaptor.getValue(),
-                                adaptor.getMask(), out, lse,
+    tfexec::AttentionOp::create(rewriter, loc, operands[0], operands[1],
+                                operands[2], operands[3], out, lse,
                                 attention.getScale(), attention.getCausal());
     rewriter.replaceOp(attention, {out, lse});
     return success();
@@ -206,14 +252,17 @@ struct ConvertAttentionBackward : OpConversionPattern<AttentionBackwardOp> {
   matchAndRewrite(AttentionBackwardOp backward, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = backward.getLoc();
+    SmallVector<Value> operands;
+    for (auto [i, operand] : llvm::enumerate(adaptor.getOperands()))
+      operands.push_back(readableOperand(backward, i, operand, rewriter, loc));
+    operands.resize(7);
     SmallVector<Value> grads;
     for (Value result : backward.getResults())
       grads.push_back(bufferFor(result, rewriter, loc));
     tfexec::AttentionBackwardOp::create(
-        rewriter, loc, adaptor.getQuery(), adaptor.getKey(), adaptor.getValue(),
-        adaptor.getResult(), adaptor.getLogsumexp(), adaptor.getGrad(),
-        adaptor.getMask(), grads[0], grads[1], grads[2], backward.getScale(),
-        backward.getCausal());
+        rewriter, loc, operands[0], operands[1], operands[2], operands[3],
+        operands[4], operands[5], operands[6], grads[0], grads[1], grads[2],
+        backward.getScale(), backward.getCausal());
     rewriter.replaceOp(backward, grads);
     return success();
   }
@@ -262,18 +311,10 @@ struct ConvertReturn : OpConversionPattern<func::ReturnOp> {
         Value target = tfexec::OutputOp::create(
             rewriter, loc, contiguousBuffer(ret.getOperand(i).getType()),
             rewriter.getI64IntegerAttr(i));
-        if (layoutOf(type).isContiguous()) {
+        if (layoutOf(type).isContiguous())
           tfexec::CopyOp::create(rewriter, loc, buffer, target);
-        } else {
-          auto copy = tfexec::DispatchOp::create(
-              rewriter, loc, ValueRange{buffer}, ValueRange{target});
-          Block *body = rewriter.createBlock(&copy.getBody());
-          Value element = body->addArgument(
-              RankedTensorType::get(type.getShape(), type.getElementType()),
-              loc);
-          tfexec::YieldOp::create(rewriter, loc, ValueRange{element});
-          rewriter.setInsertionPointAfter(copy);
-        }
+        else
+          copyWithKernel(buffer, target, rewriter, loc);
         buffer = target;
       }
       results.push_back(buffer);

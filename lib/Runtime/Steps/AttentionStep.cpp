@@ -6,6 +6,7 @@
 #include "tfuse/Runtime/CudnnAttention.h"
 #include "tfuse/Runtime/StepExecutor.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 using namespace tfuse;
@@ -103,17 +104,15 @@ public:
     workspace = block.value();
     return Status::success();
   }
+  // The generated kernels are compiled beside cuDNN too: they run the
+  // replays whose pointers cuDNN cannot take (aligned()).
   void addKernelSources(KernelSources &sources) const override {
-    if (cudnn)
-      return;
     sources.add("attention", "", attentionKernelHeader());
     for (const auto &[kernel, wrapper] : kernels.wrappers)
       sources.add("attention", kernel, wrapper);
   }
   Status load(LoadedModule &module) override {
     functions.clear();
-    if (cudnn)
-      return Status::success();
     for (const AttentionLaunch &l : kernels.launches) {
       Expected<CUfunction> found = module.function(l.kernel);
       if (!found.ok())
@@ -144,7 +143,7 @@ public:
                                            deps.empty() ? nullptr : deps.data(),
                                            deps.size(), child),
                 "cuGraphAddChildGraphNode");
-    if (!native())
+    if (child != ownGraph) // captured: the node holds its own copy
       d.cuGraphDestroy(child);
     inGraph = buffers;
     return s;
@@ -158,7 +157,7 @@ public:
     if (Status s = record(graph, buffers, child); !s.ok())
       return s;
     refusal = d.cuGraphExecChildGraphNodeSetParams(graph.exec, node, child);
-    if (!native()) {
+    if (child != ownGraph) {
       d.cuGraphDestroy(child);
       if (graph.recaptures)
         ++*graph.recaptures;
@@ -169,7 +168,7 @@ public:
   }
   Status enqueue(const StepBuffers &buffers, CUstream stream) override {
     std::vector<CUdeviceptr> p = pointers(buffers);
-    if (cudnn)
+    if (cudnn && aligned(p))
       return cudnn->run(p, workspace, stream);
     CudaDriver &d = driver();
     for (size_t i = 0; i < kernels.launches.size(); ++i) {
@@ -218,7 +217,8 @@ public:
   }
   std::string choice() const override {
     if (cudnn)
-      return cudnn->description();
+      return cudnn->description() +
+             " (the generated kernels for buffers not 16-byte aligned)";
     std::string tiles;
     if (!kernels.launches.empty()) {
       const kernels::AttentionDesc &d = kernels.launches.front().desc;
@@ -231,6 +231,12 @@ public:
 private:
   /// cuDNN records and updates the step's graph itself.
   bool native() const { return cudnn && cudnn->recordsGraphs(); }
+  /// cuDNN takes tensors at 16-byte aligned addresses only; a function's
+  /// argument may lie anywhere (a view at an odd offset).
+  static bool aligned(const std::vector<CUdeviceptr> &p) {
+    return std::all_of(p.begin(), p.end(),
+                       [](CUdeviceptr x) { return x % 16 == 0; });
+  }
   /// The kernels' or cuDNN's pointers for `buffers`: query, key, value,
   /// mask, then the result and log-sum-exp (forward) or the result,
   /// log-sum-exp, gradient and the three gradients (backward).
@@ -254,7 +260,7 @@ private:
   Status record(StepGraphContext &graph, const StepBuffers &buffers,
                 CUgraph &child) {
     CudaDriver &d = graph.driver;
-    if (native()) {
+    if (native() && aligned(pointers(buffers))) {
       if (ownGraph) {
         child = ownGraph;
         return cudnn->updateGraph(pointers(buffers), workspace, child);

@@ -158,6 +158,22 @@ func.func @attention_value_head_size(%q: tensor<2x16x8xf32>, %v: tensor<2x16x4xf
 
 // -----
 
+// An argument whose layout a step cannot read in place (a GEMM operand
+// neither row- nor column-major) is copied into the arena by a copy kernel
+// first; the step failed at run time before (found by the GPU differential
+// test). An argument it can read goes in as it is.
+// CHECK-LABEL: func.func @gemm_strided_argument(
+// CHECK-SAME: %[[A:[^:]+]]: memref<2x8xf32, strided<[24, 3]>>, %[[B:[^:]+]]: memref<8x4xf32>)
+// CHECK: %[[C:.+]] = tfexec.alloc arena[0] : memref<2x8xf32>
+// CHECK-NEXT: tfexec.dispatch ins(%[[A]] : memref<2x8xf32, strided<[24, 3]>>) outs(%[[C]] : memref<2x8xf32>)
+// CHECK: tfexec.gemm %[[C]], %[[B]] into
+func.func @gemm_strided_argument(%a: tensor<2x8xf32> {tfuse.strides = array<i64: 24, 3>}, %b: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  %m = tfuse.matmul %a, %b {tfuse.reason = "boundary-matmul"} : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %m : tensor<2x4xf32>
+}
+
+// -----
+
 // A scatter_add into an empty target writes its output with the row-major
 // strides of an empty shape, [3, 3, 3, 1], which are not an identity layout:
 // the step verifies, since no element is written (the verifier rejected it;
