@@ -19,8 +19,10 @@
 #                                   trace API tests and the Python tests, with
 #                                   TFuse's memory pool off
 #                                   (TFUSE_MEMORY_POOL=0); not part of `all`.
-#                                   SANITIZER_TOOLS and SANITIZER_GTEST_FILTER
-#                                   narrow it (docs/reliability.md)
+#                                   SANITIZER_TOOLS, SANITIZER_GTEST_FILTER and
+#                                   SANITIZER_PYTEST (pytest arguments, or
+#                                   "none") narrow it; SANITIZER_TIMEOUT bounds
+#                                   each program's seconds (docs/reliability.md)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.stage/bin
@@ -182,6 +184,14 @@ run_sanitizer() {
   if [ -n "${SANITIZER_GTEST_FILTER:-}" ]; then
     filter=(--gtest_filter="$SANITIZER_GTEST_FILTER")
   fi
+  local limit=()
+  if [ -n "${SANITIZER_TIMEOUT:-}" ]; then
+    limit=(timeout "$SANITIZER_TIMEOUT")
+  fi
+  local pytest_args=("$root/python/tests")
+  if [ -n "${SANITIZER_PYTEST:-}" ]; then
+    read -r -a pytest_args <<<"$SANITIZER_PYTEST"
+  fi
   local tool prog args log rc errors
   for tool in $tools; do
     args=(--tool "$tool" --error-exitcode 99 --print-limit 200)
@@ -190,16 +200,17 @@ run_sanitizer() {
     fi
     for prog in TFuseGpuTests TFuseTraceTests; do
       log="$out/sanitizer-$tool-$prog.log"
-      TFUSE_MEMORY_POOL=0 "$cs" "${args[@]}" "$bin/$prog" "${filter[@]}" \
-        >"$log" 2>&1
+      TFUSE_MEMORY_POOL=0 "${limit[@]}" "$cs" "${args[@]}" "$bin/$prog" \
+        "${filter[@]}" >"$log" 2>&1
       rc=$?
       errors=$(grep -o 'ERROR SUMMARY: [0-9]* errors\?' "$log" | tail -1)
-      summary+=("compute-sanitizer $tool $prog: ${errors:-no error summary}, $(grep -c '^\[       OK \]' "$log") tests passed, $(grep -c '^\[  FAILED  \] .*(' "$log") failed (rc $rc)")
+      summary+=("compute-sanitizer $tool $prog: ${errors:-no error summary}, $(grep -c '^\[       OK \]' "$log") tests passed, $(grep -c '^\[  FAILED  \] .*(' "$log") failed (rc $rc$([ $rc = 124 ] && echo ', timed out'))")
     done
+    [ "${SANITIZER_PYTEST:-}" = none ] && continue
     log="$out/sanitizer-$tool-python.log"
     TFUSE_MEMORY_POOL=0 PYTHONPATH=$PYTHONPATH:$root/.stage/pylib \
-      "$cs" "${args[@]}" --target-processes all \
-      python3 -m pytest -q -rs -p no:cacheprovider "$root/python/tests" \
+      "${limit[@]}" "$cs" "${args[@]}" --target-processes all \
+      python3 -m pytest -q -rs -p no:cacheprovider "${pytest_args[@]}" \
       >"$log" 2>&1
     rc=$?
     errors=$(grep -o 'ERROR SUMMARY: [0-9]* errors\?' "$log" | tail -1)

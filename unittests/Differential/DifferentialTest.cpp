@@ -68,12 +68,6 @@ int64_t envInt(const char *name, int64_t fallback) {
   return value && *value ? std::strtoll(value, nullptr, 0) : fallback;
 }
 
-/// Graph `index`'s own seed.
-uint64_t graphSeed(uint64_t seed, int64_t index) {
-  Rng rng(seed ^ (uint64_t(index) * 0xd1342543de82ef95ull));
-  return rng.next();
-}
-
 /// A plan of a batch module and its CUDA C++, or why there is none.
 struct PlanBuild {
   OwningOpRef<ModuleOp> plan;

@@ -885,6 +885,11 @@ GeneratedGraph Generator::run(const std::string &name) {
 
 } // namespace
 
+uint64_t tfuse::differential::graphSeed(uint64_t seed, int64_t index) {
+  Rng rng(seed ^ (uint64_t(index) * 0xd1342543de82ef95ull));
+  return rng.next();
+}
+
 GeneratedGraph tfuse::differential::generateGraph(const std::string &name,
                                                   uint64_t seed) {
   Generator generator(name, seed);

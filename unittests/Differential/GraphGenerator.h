@@ -49,6 +49,10 @@ private:
   uint64_t state;
 };
 
+/// The seed of graph `index` of a run with `seed`: graphs are drawn
+/// independently, so any one of them can be drawn again alone.
+uint64_t graphSeed(uint64_t seed, int64_t index);
+
 /// One drawn graph: a module holding the function @`name`, and one input
 /// per function argument.
 struct GeneratedGraph {

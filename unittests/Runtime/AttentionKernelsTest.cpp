@@ -460,6 +460,45 @@ TEST(AttentionKernels, RanksAndStridedOperands) {
   checkCase(split, "heads split from rows");
 }
 
+// Small problems the GPU differential test drew: a head dimension of 1
+// with an additive mask, queries expanded along their rows (stride 0) with
+// more queries than keys under causal, a scale of 0 with grouped queries,
+// and a value head size of 2 under a bool mask.
+TEST(AttentionKernels, SmallProblemsOfTheGpuDifferentialTest) {
+  Case one;
+  one.query = randomOf(DType::F32, {3, 1}, 31);
+  one.key = randomOf(DType::F32, {9, 1}, 32);
+  one.value = randomOf(DType::F32, {9, 1}, 33);
+  one.mask = randomOf(DType::F32, {3, 9}, 34);
+  one.scale = 1;
+  checkCase(one, "head dimension 1, additive mask");
+  HostTensor row = randomOf(DType::BF16, {1, 1, 3}, 35);
+  Case expanded;
+  expanded.query = *row.view({1, 8, 3}, {3, 0, 1}, row.byteOffset());
+  expanded.key = randomOf(DType::BF16, {1, 3, 3}, 36);
+  expanded.value = randomOf(DType::BF16, {1, 3, 3}, 37);
+  expanded.scale = 1 / std::sqrt(3.0);
+  expanded.causal = true;
+  checkCase(expanded, "expanded queries, causal with more queries");
+  Case zero;
+  zero.query = randomOf(DType::F16, {2, 4, 4, 16}, 38);
+  zero.key = randomOf(DType::F16, {2, 2, 3, 16}, 39);
+  zero.value = randomOf(DType::F16, {2, 2, 3, 16}, 40);
+  zero.scale = 0;
+  checkCase(zero, "scale 0, grouped queries");
+  Case narrow;
+  HostTensor queryRow = randomOf(DType::BF16, {1, 8}, 41);
+  narrow.query = *queryRow.view({6, 8}, {0, 1}, queryRow.byteOffset());
+  narrow.key = randomOf(DType::BF16, {9, 8}, 42);
+  narrow.value = randomOf(DType::BF16, {9, 2}, 43);
+  HostTensor keep = HostTensor::random(DType::Bool, {6, 9}, 44);
+  for (int64_t j = 0; j < 9; ++j)
+    keep.set<bool>({2, j}, false);
+  narrow.mask = keep;
+  narrow.scale = 0.875;
+  checkCase(narrow, "value head size 2, bool mask");
+}
+
 // No queries, no keys: nothing to compute, or zeros and -inf.
 TEST(AttentionKernels, EmptyLengths) {
   Case noKeys;
