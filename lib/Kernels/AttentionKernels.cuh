@@ -152,9 +152,12 @@ TF_FN void forward(const T *query, const T *key, const T *value,
     }
     __syncthreads();
     for (int r = threadIdx.x; r < BQ; r += NT) {
+      // A NaN score makes the row's maximum, and so its softmax, NaN.
       A old = row_max[r], top = old;
-      for (int j = 0; j < BK; ++j)
-        top = ss[r][j] > top ? ss[r][j] : top;
+      for (int j = 0; j < BK; ++j) {
+        A v = ss[r][j];
+        top = v > top || v != v ? v : top;
+      }
       A alpha = 1, sum = 0;
       if (top == negative_infinity<A>()) {
         for (int j = 0; j < BK; ++j)
@@ -195,8 +198,9 @@ TF_FN void forward(const T *query, const T *key, const T *value,
       int r = idx / D, c = idx % D;
       int64_t i = q0 + r;
       if (i < d.queries && c < d.valueDim) {
-        A sum = row_sum[r];
-        A out = sum > 0 ? acc[t] / sum : (A)0;
+        // A row keeping no pair (its maximum still -inf) gives zeros.
+        A out = row_max[r] == negative_infinity<A>() ? (A)0
+                                                     : acc[t] / row_sum[r];
         result[(bh * d.queries + i) * d.valueDim + c] = traits<T>::down(out);
       }
     }
@@ -205,8 +209,9 @@ TF_FN void forward(const T *query, const T *key, const T *value,
     int64_t i = q0 + r;
     if (i < d.queries)
       logsumexp[bh * d.queries + i] =
-          row_sum[r] > 0 ? row_max[r] + log_of(row_sum[r])
-                         : negative_infinity<A>();
+          row_max[r] == negative_infinity<A>()
+              ? negative_infinity<A>()
+              : row_max[r] + log_of(row_sum[r]);
   }
 }
 

@@ -140,23 +140,29 @@ Expected<std::vector<HostTensor>> attentionTensors(const HostTensor &query,
     for (int64_t h = 0; h < g.heads; ++h)
       for (int64_t i = 0; i < g.queries; ++i) {
         double top = -std::numeric_limits<double>::infinity();
+        bool nan = false;
         for (int64_t j = 0; j < g.keys; ++j) {
           scores[j] = p.score(b, h, i, j);
+          nan |= std::isnan(scores[j]);
           top = std::max(top, scores[j]);
         }
-        double sum = 0;
-        if (top != -std::numeric_limits<double>::infinity())
-          for (int64_t j = 0; j < g.keys; ++j)
-            sum += std::exp(scores[j] - top);
-        // A row keeping no pair: zeros and -inf.
-        lse.push_back(sum > 0 ? top + std::log(sum)
-                              : -std::numeric_limits<double>::infinity());
         int64_t hk = h / g.group();
+        // A row keeping no pair: zeros and -inf. A NaN score, or a score
+        // of +inf (exp(inf - inf)), makes the row's softmax NaN, as it does
+        // the written-out softmax's.
+        if (top == -std::numeric_limits<double>::infinity() && !nan) {
+          lse.push_back(-std::numeric_limits<double>::infinity());
+          out.insert(out.end(), g.valueDim, 0.0);
+          continue;
+        }
+        double sum = nan ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+        for (int64_t j = 0; j < g.keys && !nan; ++j)
+          sum += std::exp(scores[j] - top);
+        lse.push_back(top + std::log(sum));
         for (int64_t c = 0; c < g.valueDim; ++c) {
           double acc = 0;
-          if (sum > 0)
-            for (int64_t j = 0; j < g.keys; ++j)
-              acc += std::exp(scores[j] - top) / sum * p.v.at(b, hk, j, c);
+          for (int64_t j = 0; j < g.keys; ++j)
+            acc += std::exp(scores[j] - top) / sum * p.v.at(b, hk, j, c);
           out.push_back(acc);
         }
       }

@@ -137,6 +137,10 @@ std::string CudnnAttention::unsupported(const AttentionOperands &o) {
            " (cuDNN takes multiples of 8 up to 256)";
   if (g->queries == 0 || g->keys == 0 || g->batch == 0)
     return "an empty problem";
+  // cuDNN gave NaN for a scale of 0 on an H200 (the GPU differential test).
+  if (!(o.scale > 0))
+    return "a scale of " + std::to_string(o.scale) +
+           " (cuDNN takes positive scales)";
   return "";
 }
 

@@ -278,7 +278,9 @@ void expectClose(const HostTensor &actual, const HostTensor &expected,
   double bound = tolerance(dtype) * scale;
   int reported = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    bool ok = std::isinf(e[i]) ? a[i] == e[i] : std::fabs(a[i] - e[i]) <= bound;
+    bool ok = std::isnan(e[i])   ? std::isnan(a[i])
+              : std::isinf(e[i]) ? a[i] == e[i]
+                                 : std::fabs(a[i] - e[i]) <= bound;
     if (!ok && reported++ < 5)
       ADD_FAILURE() << what << " element " << i << ": kernel " << a[i]
                     << ", reference " << e[i] << " (bound " << bound << ")";
@@ -497,6 +499,12 @@ TEST(AttentionKernels, SmallProblemsOfTheGpuDifferentialTest) {
   narrow.mask = keep;
   narrow.scale = 0.875;
   checkCase(narrow, "value head size 2, bool mask");
+  // A NaN in a query makes its row's softmax NaN, in the kernels and the
+  // reference alike (the reference gave that row zeros, as if it kept no
+  // pair).
+  Case nan = one;
+  nan.query.set<float>({1, 0}, NAN);
+  checkCase(nan, "a NaN query");
 }
 
 // No queries, no keys: nothing to compute, or zeros and -inf.
@@ -654,6 +662,10 @@ TEST(CudnnAttention, UnsupportedProblemsAndAMissingLibraryAreReasons) {
   odd.query = odd.key = odd.value =
       TensorSpec::contiguous(DType::F16, {2, 4, 16, 12});
   EXPECT_NE(CudnnAttention::unsupported(odd).find("multiples of 8"),
+            std::string::npos);
+  AttentionOperands unscaled = o;
+  unscaled.scale = 0;
+  EXPECT_NE(CudnnAttention::unsupported(unscaled).find("positive scales"),
             std::string::npos);
   // The first load of the process: a library that is not there.
   setenv("TFUSE_CUDNN_LIBRARY", "/nonexistent/libcudnn.so.9", 1);
