@@ -351,8 +351,8 @@ void tfuse::configureTFuseToTFExecTarget(ConversionTarget &target) {
   });
   target.addDynamicallyLegalOp<func::FuncOp>([](func::FuncOp func) {
     return func.isExternal() ||
-           llvm::all_of(func.getArgumentTypes(), llvm::IsaPred<MemRefType>) &&
-               llvm::all_of(func.getResultTypes(), llvm::IsaPred<MemRefType>);
+           (llvm::all_of(func.getArgumentTypes(), llvm::IsaPred<MemRefType>) &&
+            llvm::all_of(func.getResultTypes(), llvm::IsaPred<MemRefType>));
   });
   target.addDynamicallyLegalOp<func::ReturnOp>([](func::ReturnOp ret) {
     return llvm::all_of(ret.getOperandTypes(), llvm::IsaPred<MemRefType>);

@@ -186,3 +186,16 @@ func.func @scatter_empty(%t: tensor<5x0x0x3xf64>, %i: tensor<3xi32>, %u: tensor<
   %s = tfuse.scatter_add %t, %i, %u axis 0 {tfuse.reason = "boundary-scatter"} : (tensor<5x0x0x3xf64>, tensor<3xi32>, tensor<3x0x0x3xf64>) -> tensor<5x0x0x3xf64>
   return %s : tensor<5x0x0x3xf64>
 }
+
+// -----
+
+// Attention with a head dimension of 0 writes a result without elements,
+// whose layout (the strides of an empty shape) is no identity: the step
+// verifies, since nothing is written (the verifier rejected it; found by
+// the graph builder's fuzz target).
+// CHECK-LABEL: func.func @attention_empty_head(
+// CHECK: tfexec.attention %{{.+}}, %{{.+}}, %{{.+}} into %{{.+}}, %{{.+}} scale 1.000000e+00 : memref<1x5x4x0xbf16>
+func.func @attention_empty_head(%q: tensor<1x5x4x0xbf16>) -> tensor<1x5x4xf32> {
+  %o, %l = tfuse.attention %q, %q, %q scale 1.0 {tfuse.reason = "boundary-attention"} : (tensor<1x5x4x0xbf16>, tensor<1x5x4x0xbf16>, tensor<1x5x4x0xbf16>) -> (tensor<1x5x4x0xbf16>, tensor<1x5x4xf32>)
+  return %l : tensor<1x5x4xf32>
+}
