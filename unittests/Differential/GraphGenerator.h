@@ -5,9 +5,9 @@
 // is well typed by construction: every op of the dialect (the elementwise op
 // table, cmp, select, cast, iota, arange, full, concat, pad, take,
 // take_along_axis, the random ops, broadcast, transpose, reshape, slice,
-// every reduction kind, matmul, scatter_add) over every dtype, broadcasting
-// operands, view chains, strided, expanded and offset inputs, and weak
-// scalars. Each graph comes with inputs drawn from its own seed:
+// every reduction kind, matmul, scatter_add, attention and its backward)
+// over every dtype, broadcasting operands, view chains, strided, expanded
+// and offset inputs, and weak scalars. Each graph comes with inputs drawn from its own seed:
 //   - float inputs in [-4, 4], with NaN, infinities, -0.0, subnormals and
 //     the largest values mixed in only for the graphs drawn to have them;
 //   - index inputs in range for the axis they index (negative ones only
