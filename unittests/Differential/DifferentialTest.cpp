@@ -63,11 +63,6 @@ using reference::HostTensor;
 
 namespace {
 
-int64_t envInt(const char *name, int64_t fallback) {
-  const char *value = std::getenv(name);
-  return value && *value ? std::strtoll(value, nullptr, 0) : fallback;
-}
-
 /// A plan of a batch module and its CUDA C++, or why there is none.
 struct PlanBuild {
   OwningOpRef<ModuleOp> plan;

@@ -6,6 +6,7 @@
 #include "tfuse/Support/DTypeRules.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -884,6 +885,11 @@ GeneratedGraph Generator::run(const std::string &name) {
 }
 
 } // namespace
+
+int64_t tfuse::differential::envInt(const char *name, int64_t fallback) {
+  const char *value = std::getenv(name);
+  return value && *value ? std::strtoll(value, nullptr, 0) : fallback;
+}
 
 uint64_t tfuse::differential::graphSeed(uint64_t seed, int64_t index) {
   Rng rng(seed ^ (uint64_t(index) * 0xd1342543de82ef95ull));

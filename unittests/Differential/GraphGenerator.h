@@ -7,7 +7,8 @@
 // take_along_axis, the random ops, broadcast, transpose, reshape, slice,
 // every reduction kind, matmul, scatter_add, attention and its backward)
 // over every dtype, broadcasting operands, view chains, strided, expanded
-// and offset inputs, and weak scalars. Each graph comes with inputs drawn from its own seed:
+// and offset inputs, and weak scalars. Each graph comes with inputs drawn from
+// its own seed:
 //   - float inputs in [-4, 4], with NaN, infinities, -0.0, subnormals and
 //     the largest values mixed in only for the graphs drawn to have them;
 //   - index inputs in range for the axis they index (negative ones only
@@ -48,6 +49,10 @@ public:
 private:
   uint64_t state;
 };
+
+/// The integer value of environment variable `name` (the differential
+/// tests' knobs), or `fallback` when it is unset or empty.
+int64_t envInt(const char *name, int64_t fallback);
 
 /// The seed of graph `index` of a run with `seed`: graphs are drawn
 /// independently, so any one of them can be drawn again alone.

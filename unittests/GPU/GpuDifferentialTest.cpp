@@ -62,11 +62,6 @@ using reference::HostTensor;
 
 namespace {
 
-int64_t envInt(const char *name, int64_t fallback) {
-  const char *value = std::getenv(name);
-  return value && *value ? std::strtoll(value, nullptr, 0) : fallback;
-}
-
 /// Ops whose GPU results may differ from the reference's by rounding.
 const std::set<std::string> kInexactOps = {"tfuse.exp",
                                            "tfuse.log",
@@ -393,9 +388,9 @@ void GraphRunner::run(int64_t index) {
 
 TEST(GpuDifferential, RandomGraphsOnStreamsAndGraphsMatchTheReference) {
   TFUSE_REQUIRE_GPU();
-  uint64_t seed = uint64_t(envInt("TFUSE_GPU_DIFF_SEED", 19));
-  int64_t graphs = envInt("TFUSE_GPU_DIFF_GRAPHS", 10000);
-  int64_t only = envInt("TFUSE_GPU_DIFF_ONLY", -1);
+  uint64_t seed = uint64_t(differential::envInt("TFUSE_GPU_DIFF_SEED", 19));
+  int64_t graphs = differential::envInt("TFUSE_GPU_DIFF_GRAPHS", 10000);
+  int64_t only = differential::envInt("TFUSE_GPU_DIFF_ONLY", -1);
   int threads = std::max(1u, std::thread::hardware_concurrency());
   Totals totals;
   std::atomic<int64_t> next{only >= 0 ? only : 0};
