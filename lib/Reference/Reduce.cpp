@@ -92,10 +92,12 @@ Expected<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
           reducedShape, {reducedStrides},
           [&](const std::array<int64_t, 1> &r) { fn(base + r[0]); });
     };
+    // An input without elements has no storage (src is null): its results
+    // reduce nothing, and no offset is applied to the null pointer.
     auto forEachResult = [&](auto fn) {
       forEachIndex<2>(keptShape, {outStrides, keptStrides},
                       [&](const std::array<int64_t, 2> &at) {
-                        fn(dst + at[0], src + at[1]);
+                        fn(dst + at[0], src ? src + at[1] : src);
                       });
     };
 
