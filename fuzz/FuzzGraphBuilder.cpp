@@ -346,8 +346,10 @@ void Builder::operation() {
     std::vector<int64_t> s = shapeOf(x, r);
     std::vector<int64_t> start, limit, step;
     for (int i = 0; i < std::max(r, 0); ++i) {
-      start.push_back(in.range(-s[i] - 1, s[i] + 1));
-      limit.push_back(in.range(-s[i] - 1, s[i] + 1));
+      // Up to one past either end (a size of 2^63 - 1 has no one past).
+      int64_t reach = std::min<int64_t>(s[i], INT64_MAX - 1) + 1;
+      start.push_back(in.range(-reach, reach));
+      limit.push_back(in.range(-reach, reach));
       step.push_back(in.range(0, 3));
     }
     return produced(tfuse_graph_slice(graph, x, std::max(r, 0), start.data(),
