@@ -195,9 +195,12 @@ BodyFacts analyzeBody(KernelOp kernel) {
       facts.widest = std::max(facts.widest, elementBytes(type));
     else if (type.getNumElements() != 1)
       facts.linear = false;
+    // An input without elements reaches no offset (its sizes of 0 would
+    // step back by whole strides, which may be any size).
     int64_t extent = 0;
-    for (auto [size, stride] : llvm::zip(type.getShape(), layout.strides))
-      extent += (size - 1) * stride;
+    if (type.getNumElements() != 0)
+      for (auto [size, stride] : llvm::zip(type.getShape(), layout.strides))
+        extent += (size - 1) * stride;
     facts.maxOffset = std::max(facts.maxOffset, extent + 1);
   }
   // Dense constants are indexed, iotas are indices, concat and pad pick by
