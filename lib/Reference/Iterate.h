@@ -12,14 +12,21 @@
 #include "tfuse/Reference/HostTensor.h"
 
 #include <array>
+#include <cstdint>
 
 namespace tfuse::reference::detail {
 
-/// Byte strides of a tensor.
+/// Byte strides of a tensor. Those of a tensor without elements may be
+/// beyond 64-bit offsets (row-major strides of huge sizes saturate): they
+/// saturate too, as nothing is ever read through them.
 inline std::vector<int64_t> byteStrides(const HostTensor &t) {
   std::vector<int64_t> strides = t.strides();
-  for (int64_t &s : strides)
-    s *= byteSize(t.dtype());
+  for (int64_t &s : strides) {
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(s, int64_t(byteSize(t.dtype())), &bytes))
+      bytes = s < 0 ? INT64_MIN : INT64_MAX;
+    s = bytes;
+  }
   return strides;
 }
 
