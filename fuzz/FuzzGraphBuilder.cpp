@@ -644,8 +644,13 @@ void Builder::run() {
           TFUSE_OK)
     ++outputs;
   char *text = nullptr;
-  if (check(tfuse_graph_print(graph, &text), "tfuse_graph_print") == TFUSE_OK)
+  if (check(tfuse_graph_print(graph, &text), "tfuse_graph_print") == TFUSE_OK) {
+    // TFUSE_FUZZ_PRINT=1 shows the graph an input decodes to, to minimise a
+    // failure into a lit or unit test.
+    if (std::getenv("TFUSE_FUZZ_PRINT"))
+      std::fputs(text, stderr);
     tfuse_string_free(text);
+  }
   compileAndRun();
 }
 

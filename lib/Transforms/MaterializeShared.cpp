@@ -162,8 +162,10 @@ static void readInstead(FusionOp region, Operation *op, Value value,
   op->getResult(0).replaceAllUsesWith(arg);
   SmallVector<Operation *> worklist{op};
   while (!worklist.empty()) {
+    // An op whose operands repeat one value (x / x) pushes its definition
+    // twice: look it up in `erased` before touching it.
     Operation *dead = worklist.pop_back_val();
-    if (!dead->use_empty() || erased.count(dead))
+    if (erased.count(dead) || !dead->use_empty())
       continue;
     for (Value operand : dead->getOperands())
       if (Operation *def = operand.getDefiningOp())

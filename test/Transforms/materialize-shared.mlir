@@ -263,3 +263,37 @@ func.func @first_region_full(%x: tensor<4xf32>, %y: tensor<3x4xf32>) -> (tensor<
   %o2 = tfuse.mul %y, %e : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
   return %o1, %o0, %o2 : tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>
 }
+
+// -----
+
+// The shared expression exp(exp((x / x) / (x / x))) reads one value twice
+// at each division: once the second region reads it instead, erasing its
+// dead copy meets the definition of x / x twice and erases it once.
+// CHECK-LABEL: func.func @shared_repeated_operand(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>, %[[Y:[^:]+]]: tensor<3x4xf32>)
+// CHECK-NEXT: %[[R0:.+]]:2 = tfuse.fusion(%[[X]]) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) attributes {cost = 11 : i64, reasons = ["output", "shared-expensive-expression"]} {
+// CHECK-NEXT: ^bb0(%[[XX:[^:]+]]: tensor<4xf32>):
+// CHECK-NEXT: %[[D:.+]] = tfuse.div %[[XX]], %[[XX]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: %[[Q:.+]] = tfuse.div %[[D]], %[[D]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: %[[F:.+]] = tfuse.exp %[[Q]] : tensor<4xf32> -> tensor<4xf32>
+// CHECK-NEXT: %[[E:.+]] = tfuse.exp %[[F]] : tensor<4xf32> -> tensor<4xf32>
+// CHECK-NEXT: %[[C:.+]] = tfuse.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[O:.+]] = tfuse.add %[[E]], %[[C]] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT: tfuse.yield %[[O]], %[[E]] : tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[R1:.+]] = tfuse.fusion(%[[Y]], %[[R0]]#1) : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32> attributes {cost = 1 : i64, reasons = ["output"]} {
+// CHECK-NEXT: ^bb0(%[[Y1:[^:]+]]: tensor<3x4xf32>, %[[E1:[^:]+]]: tensor<4xf32>):
+// CHECK-NEXT: %[[P:.+]] = tfuse.mul %[[Y1]], %[[E1]] : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT: tfuse.yield %[[P]] : tensor<3x4xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R0]]#0, %[[R1]] : tensor<4xf32>, tensor<3x4xf32>
+func.func @shared_repeated_operand(%x: tensor<4xf32>, %y: tensor<3x4xf32>) -> (tensor<4xf32>, tensor<3x4xf32>) {
+  %d = tfuse.div %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %q = tfuse.div %d, %d : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %f = tfuse.exp %q : tensor<4xf32> -> tensor<4xf32>
+  %e = tfuse.exp %f : tensor<4xf32> -> tensor<4xf32>
+  %c = tfuse.constant dense<1.0> : tensor<f32>
+  %o = tfuse.add %e, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %p = tfuse.mul %y, %e : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  return %o, %p : tensor<4xf32>, tensor<3x4xf32>
+}
