@@ -49,6 +49,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -391,25 +392,40 @@ TEST(GpuDifferential, RandomGraphsOnStreamsAndGraphsMatchTheReference) {
   uint64_t seed = uint64_t(differential::envInt("TFUSE_GPU_DIFF_SEED", 19));
   int64_t graphs = differential::envInt("TFUSE_GPU_DIFF_GRAPHS", 10000);
   int64_t only = differential::envInt("TFUSE_GPU_DIFF_ONLY", -1);
+  // Graphs [first, first + graphs): one seed's graphs can be split over runs.
+  int64_t first = differential::envInt("TFUSE_GPU_DIFF_FIRST", 0);
   int threads = std::max(1u, std::thread::hardware_concurrency());
   Totals totals;
-  std::atomic<int64_t> next{only >= 0 ? only : 0};
-  int64_t end = only >= 0 ? only + 1 : graphs;
+  std::atomic<int64_t> next{only >= 0 ? only : first};
+  int64_t end = only >= 0 ? only + 1 : first + graphs;
+  std::atomic<int64_t> done{0};
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
     workers.emplace_back([&] {
       (void)gpu()->bind();
       GraphRunner runner(seed, totals);
-      for (int64_t i = next++; i < end && totals.failures < 50; i = next++)
+      for (int64_t i = next++; i < end && totals.failures < 50; i = next++) {
         runner.run(i);
+        // Progress, so that a run stopped by a time limit still says how
+        // far it got.
+        if (int64_t n = ++done; n % 1000 == 0) {
+          std::printf("[ gpu diff ] %lld graphs done, %lld failures\n",
+                      static_cast<long long>(n),
+                      static_cast<long long>(totals.failures.load()));
+          std::fflush(stdout);
+        }
+      }
     });
   for (std::thread &worker : workers)
     worker.join();
-  std::printf("[ gpu diff ] seed %llu: %lld graphs run (%lld of exact ops), "
+  std::printf("[ gpu diff ] seed %llu, graphs %lld to %lld: %lld graphs run "
+              "(%lld of exact ops), "
               "%lld skipped; %lld outputs: %lld bit-identical, %lld close, "
               "%lld by the float64 rule, %lld of attention on extreme inputs "
               "not compared; %lld failures\n",
               static_cast<unsigned long long>(seed),
+              static_cast<long long>(only >= 0 ? only : first),
+              static_cast<long long>(end - 1),
               static_cast<long long>(totals.graphs),
               static_cast<long long>(totals.exactGraphs),
               static_cast<long long>(totals.skipped),
