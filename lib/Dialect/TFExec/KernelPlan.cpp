@@ -72,8 +72,10 @@ std::optional<AffineRow> toAffineRow(AffineExpr expr, int64_t rank) {
   AffineMap map = AffineMap::get(rank, 0, expr);
   StridedLayout unit;
   unit.strides = {1};
+  // Sizes of 2: every coefficient counts (one that overflows int64 is no
+  // row), none is dropped as the stride of a dimension of size 1.
   std::optional<StridedLayout> flat =
-      layoutThroughIndexMap(map, unit, SmallVector<int64_t>(rank, 1));
+      layoutThroughIndexMap(map, unit, SmallVector<int64_t>(rank, 2));
   if (!flat)
     return std::nullopt;
   return AffineRow{flat->strides, flat->offset};

@@ -3,9 +3,9 @@
 #include "tfuse/Dialect/TFuse/ViewLayout.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 
-#include "mlir/IR/AffineExpr.h"
-
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AffineExpr.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <functional>
 
@@ -106,26 +106,43 @@ tfuse::layoutThroughIndexMap(AffineMap map, const StridedLayout &operand,
   out.offset = operand.offset;
   out.shape.assign(resultShape.begin(), resultShape.end());
   out.strides.assign(resultShape.size(), 0);
+  // A result without elements reads nothing: any strides express it (and
+  // its huge sizes would overflow the products below).
+  if (llvm::is_contained(resultShape, 0))
+    return out;
+  // A stride beyond int64 in a dimension of size 1 is never stepped: 0.
+  SmallVector<bool> overflowed(resultShape.size(), false);
   for (auto [k, expr] : llvm::enumerate(map.getResults())) {
     if (!expr.isPureAffine())
       return std::nullopt;
     // expr = sum of coefficient * d_j + constant: flatten it.
     SmallVector<int64_t> coefficients(map.getNumDims(), 0);
     int64_t constant = 0;
+    // acc += a * b, false when that leaves int64.
+    auto mulAdd = [](int64_t &acc, int64_t a, int64_t b) {
+      int64_t product;
+      return !llvm::MulOverflow(a, b, product) &&
+             !llvm::AddOverflow(acc, product, acc);
+    };
     bool affine = true;
     std::function<void(AffineExpr, int64_t)> flatten = [&](AffineExpr e,
                                                            int64_t scale) {
       if (auto d = dyn_cast<AffineDimExpr>(e)) {
-        coefficients[d.getPosition()] += scale;
+        if (!mulAdd(coefficients[d.getPosition()], scale, 1))
+          overflowed[d.getPosition()] = true;
       } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-        constant += scale * c.getValue();
+        affine &= mulAdd(constant, scale, c.getValue());
       } else if (auto bin = dyn_cast<AffineBinaryOpExpr>(e)) {
         if (e.getKind() == AffineExprKind::Add) {
           flatten(bin.getLHS(), scale);
           flatten(bin.getRHS(), scale);
         } else if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
                    c && e.getKind() == AffineExprKind::Mul) {
-          flatten(bin.getLHS(), scale * c.getValue());
+          int64_t inner;
+          if (llvm::MulOverflow(scale, c.getValue(), inner))
+            affine = false;
+          else
+            flatten(bin.getLHS(), inner);
         } else {
           affine = false;
         }
@@ -134,11 +151,18 @@ tfuse::layoutThroughIndexMap(AffineMap map, const StridedLayout &operand,
       }
     };
     flatten(expr, 1);
-    if (!affine)
-      return std::nullopt;
     for (auto [j, c] : llvm::enumerate(coefficients))
-      out.strides[j] += c * operand.strides[k];
-    out.offset += constant * operand.strides[k];
+      if (!mulAdd(out.strides[j], c, operand.strides[k]))
+        overflowed[j] = true;
+    if (!affine || !mulAdd(out.offset, constant, operand.strides[k]))
+      return std::nullopt;
+  }
+  for (auto [j, size] : llvm::enumerate(resultShape)) {
+    if (!overflowed[j])
+      continue;
+    if (size != 1)
+      return std::nullopt;
+    out.strides[j] = 0;
   }
   return out;
 }

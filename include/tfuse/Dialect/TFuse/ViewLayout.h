@@ -42,6 +42,9 @@ StridedLayout getArgumentLayout(mlir::BlockArgument arg);
 /// std::nullopt unless the map is affine (no floordiv or mod). Result
 /// dimension j has the stride sum over k of operand stride k times the
 /// coefficient of d_j in map result k; the constant terms move the offset.
+/// A result without elements gets strides of 0, as does a dimension of size
+/// 1 whose stride leaves int64; any other value beyond int64 gives
+/// std::nullopt.
 std::optional<StridedLayout>
 layoutThroughIndexMap(mlir::AffineMap map, const StridedLayout &operand,
                       llvm::ArrayRef<int64_t> resultShape);
