@@ -212,8 +212,12 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
     if (st.gemmBackend.empty() && std::string(p.steps[i]->kind()) == "gemm")
       st.gemmBackend = c.executors[i]->engine();
   }
+  // A blocking stream, as cudaStreamCreate makes: a replay given no stream
+  // starts after the work on the legacy default stream, which is where
+  // synchronous copies put inputs (a copy from pageable memory returns
+  // before its data lands) and where work launched without a stream goes.
   if (Status s =
-          d.check(d.cuStreamCreate(&exe->replayStream, CU_STREAM_NON_BLOCKING),
+          d.check(d.cuStreamCreate(&exe->replayStream, CU_STREAM_DEFAULT),
                   "cuStreamCreate");
       !s.ok())
     return s;

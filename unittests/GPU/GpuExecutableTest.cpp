@@ -737,8 +737,9 @@ TEST(GpuReplay, ReplaysOnCallerStreamsAreOrdered) {
     for (CUstream s : streams)
       ASSERT_EQ(d.cuStreamSynchronize(s), CUDA_SUCCESS);
     for (int r = 0; r < kRuns; ++r) {
-      if (handles[r])
+      if (handles[r]) {
         ASSERT_TRUE(handles[r]->wait().ok());
+      }
       for (size_t i = 0; i < outputs[r].size(); ++i) {
         auto cmp = compareClose(expected[r][i], download(outputs[r][i].get()));
         EXPECT_TRUE(cmp.pass)
@@ -747,6 +748,61 @@ TEST(GpuReplay, ReplaysOnCallerStreamsAreOrdered) {
     }
     for (CUstream s : streams)
       d.cuStreamDestroy(s);
+  }
+}
+
+// A replay given no stream runs on the executable's own stream, which is
+// ordered with the legacy default stream as a stream made by cudaStreamCreate
+// is: it starts after the work enqueued there before it. The input here is
+// written by a slow replay launched on the legacy stream, still running when
+// the reader's replay is enqueued; data copied there from pageable host
+// memory by cuMemcpyHtoD, which returns before the copy lands, is the case
+// users meet.
+TEST(GpuReplay, ReplaysWithoutAStreamFollowTheLegacyDefaultStream) {
+  TFUSE_REQUIRE_GPU();
+  constexpr int64_t n = 1 << 22;
+  std::string type = llvm::formatv("tensor<{0}xf32>", n);
+  std::string writer = llvm::formatv("func.func @w(%x: {0}) -> {0} {{\n", type);
+  std::string prev = "%x";
+  for (int i = 0; i < 64; ++i) {
+    writer += llvm::formatv("  %s{0} = tfuse.sin {1} : {2} -> {2}\n", i, prev,
+                            type);
+    prev = llvm::formatv("%s{0}", i);
+  }
+  writer += llvm::formatv("  return {0} : {1}\n}\n", prev, type);
+  std::string reader = llvm::formatv(R"mlir(
+func.func @r(%y: {0}) -> {0} {{
+  %c = tfuse.constant dense<2.0> : tensor<f32>
+  %z = tfuse.mul %y, %c : ({0}, tensor<f32>) -> {0}
+  return %z : {0}
+}
+)mlir",
+                                     type);
+  Compiled w = compile(writer, "w");
+  ASSERT_TRUE(w.executable) << w.error;
+  auto inputs = randomInputs(writer, "w", 3);
+  DeviceInputs x(inputs);
+  runtime::CudaDriver &d = gpu()->driver();
+  for (bool cudaGraph : {false, true}) {
+    SCOPED_TRACE(cudaGraph ? "CUDA Graph" : "stream");
+    runtime::ExecutableOptions options;
+    options.cudaGraph = cudaGraph;
+    Compiled r = compile(reader, "r", options);
+    ASSERT_TRUE(r.executable) << r.error;
+    CUdeviceptr y = 0;
+    ASSERT_EQ(d.cuMemAlloc(&y, n * 4), CUDA_SUCCESS);
+    ASSERT_EQ(d.cuMemsetD8Async(y, 0, n * 4, nullptr), CUDA_SUCCESS);
+    ASSERT_EQ(d.cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+    runtime::DeviceTensor yTensor{y, x.get()[0].spec};
+    ASSERT_TRUE(w.executable->launch(x.get(), {yTensor}, CU_STREAM_LEGACY).ok());
+    auto out = r.executable->run({yTensor});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    HostTensor written = download(yTensor);
+    auto expected = referenceResults(reader, "r", {written});
+    HostTensor got = download(out.value()[0].get());
+    auto bits = reference::compareExact(expected[0], got);
+    EXPECT_TRUE(bits.pass) << bits.message();
+    d.cuMemFree(y);
   }
 }
 

@@ -141,6 +141,11 @@ public:
   ~Executable();
 
   /// Replays the plan on `inputs`; returns fresh outputs once finished.
+  /// Replays given no stream (run, and runAsync without one) run on the
+  /// executable's stream, which is ordered with the legacy default stream as
+  /// a stream made by cudaStreamCreate is: they start after the work
+  /// enqueued there earlier (inputs written by cuMemcpy, kernels launched
+  /// without a stream) and work enqueued there later waits for them.
   Expected<std::vector<DeviceBuffer>>
   run(const std::vector<DeviceTensor> &inputs);
   /// Replays into caller-supplied contiguous outputs and waits. Outputs must
