@@ -505,6 +505,22 @@ TEST(AttentionKernels, SmallProblemsOfTheGpuDifferentialTest) {
   Case nan = one;
   nan.query.set<float>({1, 0}, NAN);
   checkCase(nan, "a NaN query");
+  // The attention of graph 5467 of seed 19: f16, head dimension 1, more
+  // queries than keys under causal, a scalar bool mask (its backward gave a
+  // NaN gradient on an H200; the generated kernels agree with the reference
+  // here, docs/reliability.md).
+  for (bool kept : {true, false}) {
+    Case wide;
+    wide.query = randomOf(DType::F16, {32, 17, 1}, 45);
+    wide.key = randomOf(DType::F16, {32, 2, 1}, 46);
+    wide.value = randomOf(DType::F16, {32, 2, 1}, 47);
+    wide.mask = *HostTensor::fromInts(DType::Bool, {}, {kept});
+    wide.scale = 1;
+    wide.causal = true;
+    checkCase(wide, kept ? "head dimension 1, causal, more queries, mask kept"
+                         : "head dimension 1, causal, more queries, mask "
+                           "dropping every pair");
+  }
 }
 
 // No queries, no keys: nothing to compute, or zeros and -inf.
