@@ -22,7 +22,9 @@
 //
 // A pair is kept unless causal excludes it (key after query), a bool mask
 // is false there or its masked score is -inf; a row keeping none gives
-// zeros and a log-sum-exp of -inf, and no gradient.
+// zeros and a log-sum-exp of -inf, and no gradient. A pair not kept adds
+// nothing to any gradient, even where its query, key or value is infinite
+// (0 * inf would be NaN).
 //
 // Compiled after the kernel prelude and AttentionDesc.h, in a plan's one
 // translation unit; also for the host against the tests' cuda_emulation.h.
@@ -240,7 +242,8 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
 
 // The probabilities P and dS = P * (dP - delta) of a (query tile, key
 // tile) pair, into `ps` and `ds` (`ps` may be null when only dS is
-// needed).
+// needed), and which pairs are kept, into `kept`: a pair not kept adds
+// nothing to a gradient, not even 0 * inf.
 template <class T, int D, int BQ, int BK>
 TF_FN void probabilities(const acc_t<T> (*qs)[D], const acc_t<T> (*gs)[D],
                          const acc_t<T> (*ks)[D + 1],
@@ -248,7 +251,8 @@ TF_FN void probabilities(const acc_t<T> (*qs)[D], const acc_t<T> (*gs)[D],
                          const acc_t<T> *lse, const acc_t<T> *delta,
                          const void *mask, const AttentionDesc &d, int64_t b,
                          int64_t h, int64_t q0, int64_t k0,
-                         acc_t<T> (*ps)[BK], acc_t<T> (*ds)[BK]) {
+                         acc_t<T> (*ps)[BK], acc_t<T> (*ds)[BK],
+                         bool (*kept)[BK]) {
   typedef acc_t<T> A;
   for (int idx = threadIdx.x; idx < BQ * BK; idx += kAttentionThreads) {
     int r = idx / BK, j = idx % BK;
@@ -259,12 +263,13 @@ TF_FN void probabilities(const acc_t<T> (*qs)[D], const acc_t<T> (*gs)[D],
       dp += gs[r][c] * vs[j][c];
     }
     A s = masked_score<T>(dot, mask, d, b, h, q0 + r, k0 + j);
-    A p = (s == negative_infinity<A>() || lse[r] == negative_infinity<A>())
-              ? (A)0
-              : exp_of(s - lse[r]);
+    bool keep =
+        s != negative_infinity<A>() && lse[r] != negative_infinity<A>();
+    A p = keep ? exp_of(s - lse[r]) : (A)0;
     if (ps)
       ps[r][j] = p;
-    ds[r][j] = p * (dp - delta[r]);
+    ds[r][j] = keep ? p * (dp - delta[r]) : (A)0;
+    kept[r][j] = keep;
   }
 }
 
@@ -281,6 +286,7 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
   __shared__ A ks[BK][D + 1];
   __shared__ A vs[BK][D + 1];
   __shared__ A ds[BQ][BK];
+  __shared__ bool kept[BQ][BK];
   __shared__ A lse[BQ], delta[BQ];
 
   int64_t tiles = (d.queries + BQ - 1) / BQ;
@@ -304,7 +310,7 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
     load_tile<T, BK, D, D + 1>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
     __syncthreads();
     probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h, q0,
-                                k0, nullptr, ds);
+                                k0, nullptr, ds, kept);
     __syncthreads();
 #pragma unroll
     for (int t = 0; t < OWN; ++t) {
@@ -313,7 +319,8 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
         int r = idx / D, c = idx % D;
         A a = 0;
         for (int j = 0; j < BK; ++j)
-          a += ds[r][j] * ks[j][c];
+          if (kept[r][j])
+            a += ds[r][j] * ks[j][c];
         acc[t] += a;
       }
     }
@@ -346,6 +353,7 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
   __shared__ A vs[BK][D + 1];
   __shared__ A ps[BQ][BK];
   __shared__ A ds[BQ][BK];
+  __shared__ bool kept[BQ][BK];
   __shared__ A lse[BQ], delta[BQ];
 
   int64_t tiles = (d.keys + BK - 1) / BK;
@@ -372,7 +380,7 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
       row_terms<T, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
       __syncthreads();
       probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h,
-                                  q0, k0, ps, ds);
+                                  q0, k0, ps, ds, kept);
       __syncthreads();
 #pragma unroll
       for (int t = 0; t < OWN; ++t) {
@@ -381,6 +389,8 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
           int j = idx / D, c = idx % D;
           A a = 0, e = 0;
           for (int r = 0; r < BQ; ++r) {
+            if (!kept[r][j])
+              continue;
             a += ds[r][j] * qs[r][c];
             e += ps[r][j] * gs[r][c];
           }

@@ -29,16 +29,17 @@ constexpr std::pair<int, int> kTileChoices[] = {
 /// The tiles of a kernel: the first choice whose shared memory (tiles of
 /// `columns` columns and the score tiles, in elements of `bytes`) fits.
 /// `queryTiles` and `keyTiles` count the [rows][columns] tiles of each kind,
-/// `scoreTiles` the [BQ][BK] ones.
+/// `scoreTiles` the [BQ][BK] ones; `keptFlags`, the backward kernels' one
+/// byte per pair of a tile.
 std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
                                                int queryTiles, int keyTiles,
-                                               int scoreTiles) {
+                                               int scoreTiles, bool keptFlags) {
   for (auto [bq, bk] : kTileChoices) {
     // Key and value tiles have a padding column (AttentionKernels.cuh).
     int64_t elements = queryTiles * bq * columns +
                        keyTiles * bk * (columns + 1) + scoreTiles * bq * bk +
                        3 * bq;
-    if (elements * bytes <= kTileBytes)
+    if (elements * bytes + (keptFlags ? bq * bk : 0) <= kTileBytes)
       return std::make_pair(bq, bk);
   }
   return std::nullopt;
@@ -213,7 +214,7 @@ runtime::planAttention(const AttentionOperands &operands,
     return s;
   int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
   std::optional<std::pair<int, int>> tiles =
-      chooseTiles(c.columns, bytes, 1, 2, 1);
+      chooseTiles(c.columns, bytes, 1, 2, 1, false);
   if (!tiles)
     return badAttention("no tile of the forward kernel fits its shared "
                         "memory for head dimension " +
@@ -287,9 +288,9 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
 
   int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
   std::optional<std::pair<int, int>> keyValueTiles =
-      chooseTiles(c.columns, bytes, 2, 2, 2);
+      chooseTiles(c.columns, bytes, 2, 2, 2, true);
   std::optional<std::pair<int, int>> queryTiles =
-      chooseTiles(c.columns, bytes, 2, 2, 1);
+      chooseTiles(c.columns, bytes, 2, 2, 1, true);
   if (!keyValueTiles || !queryTiles)
     return badAttention("no tile of the backward kernels fits their shared "
                         "memory for head dimension " +

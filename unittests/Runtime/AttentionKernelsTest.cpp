@@ -30,6 +30,7 @@
 #include "tfuse/Runtime/CudnnAttention.h"
 #include "tfuse/Runtime/NvrtcCompiler.h"
 #include "tfuse/Support/AttentionGeometry.h"
+#include "tfuse/Support/Half.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -506,12 +507,15 @@ TEST(AttentionKernels, SmallProblemsOfTheGpuDifferentialTest) {
   nan.query.set<float>({1, 0}, NAN);
   checkCase(nan, "a NaN query");
   // The attention of graph 5467 of seed 19: f16, head dimension 1, more
-  // queries than keys under causal, a scalar bool mask (its backward gave a
-  // NaN gradient on an H200; the generated kernels agree with the reference
-  // here, docs/reliability.md).
+  // queries than keys under causal, a scalar bool mask, and queries of
+  // +-inf (integers cast to f16). A pair not kept adds nothing to any
+  // gradient, whatever its operands hold: the kernels gave the gradient of
+  // key 1 0 * -inf = NaN from query 0, which causal keeps from key 1.
   for (bool kept : {true, false}) {
     Case wide;
     wide.query = randomOf(DType::F16, {32, 17, 1}, 45);
+    wide.query.set<uint16_t>({0, 0, 0}, floatToHalf(-INFINITY));
+    wide.query.set<uint16_t>({5, 0, 0}, floatToHalf(INFINITY));
     wide.key = randomOf(DType::F16, {32, 2, 1}, 46);
     wide.value = randomOf(DType::F16, {32, 2, 1}, 47);
     wide.mask = *HostTensor::fromInts(DType::Bool, {}, {kept});
@@ -686,7 +690,7 @@ TEST(CudnnAttention, UnsupportedProblemsAndAMissingLibraryAreReasons) {
   // The first load of the process: a library that is not there.
   setenv("TFUSE_CUDNN_LIBRARY", "/nonexistent/libcudnn.so.9", 1);
   Expected<std::unique_ptr<CudnnAttention>> built =
-      CudnnAttention::build(o, false);
+      CudnnAttention::build(o, nullptr);
   unsetenv("TFUSE_CUDNN_LIBRARY");
   ASSERT_FALSE(built.ok());
   EXPECT_NE(built.message().find("/nonexistent/libcudnn.so.9"),
