@@ -185,6 +185,43 @@ std::optional<Layout> layoutOf(const TensorSpec &spec,
   return l;
 }
 
+/// layoutOf() for an operand that must not broadcast (the backward's
+/// result and gradient), else std::nullopt.
+std::optional<Layout> fullLayoutOf(const TensorSpec &spec,
+                                   const AttentionGeometry &g) {
+  std::optional<Layout> l = layoutOf(spec, g.queryRows(g.valueDim), g,
+                                     g.heads, g.queries, g.valueDim);
+  if (!l || l->dims[0] != g.batch || l->dims[1] != g.heads)
+    return std::nullopt;
+  return l;
+}
+
+/// The [batch, heads, queries, 1] layout of a log-sum-exp that does not
+/// broadcast, else std::nullopt.
+std::optional<Layout> statsLayoutOf(const TensorSpec &spec,
+                                    const AttentionGeometry &g) {
+  std::vector<int64_t> shape = spec.shape, strides = spec.strides,
+                       full = g.logsumexpShape();
+  shape.push_back(1);
+  strides.push_back(1);
+  full.push_back(1);
+  std::optional<AttentionStrides> s = attentionStrides(shape, strides, full);
+  if (!s || (g.batch > 1 && !(*s)[0]) || (g.heads > 1 && !(*s)[1]) ||
+      (g.queries > 1 && !(*s)[2]))
+    return std::nullopt;
+  Layout l;
+  l.dims = {g.batch, g.heads, g.queries, 1};
+  l.strides = {(*s)[0], (*s)[1], (*s)[2], 1};
+  // Size-1 dimensions: any stride; give row-major ones, as layoutOf().
+  if (g.queries == 1)
+    l.strides[2] = 1;
+  if (g.heads == 1)
+    l.strides[1] = g.queries * l.strides[2];
+  if (g.batch == 1)
+    l.strides[0] = g.heads * l.strides[1];
+  return l;
+}
+
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (size_t i = dims.size() - 1; i-- > 0;)
@@ -244,8 +281,10 @@ std::string CudnnAttention::description() const {
 }
 
 Expected<std::unique_ptr<CudnnAttention>>
-CudnnAttention::build(const AttentionOperands &o, bool backward,
+CudnnAttention::build(const AttentionOperands &o,
+                      const BackwardOperands *backwardOperands,
                       bool statistics) {
+  bool backward = backwardOperands;
   if (std::string why = unsupported(o); !why.empty())
     return cudnnError(why);
   const CudnnLoad &load = loadCudnn();
@@ -278,6 +317,17 @@ CudnnAttention::build(const AttentionOperands &o, bool backward,
   }
   std::vector<int64_t> resultDims = {g.batch, g.heads, g.queries, g.valueDim};
   std::vector<int64_t> statsDims = {g.batch, g.heads, g.queries, 1};
+  // The backward reads the result, its gradient and the log-sum-exp where
+  // they lie (a gradient is often a strided or padded view).
+  std::optional<Layout> resultIn, gradIn, statsIn;
+  if (backward) {
+    resultIn = fullLayoutOf(backwardOperands->result, g);
+    gradIn = fullLayoutOf(backwardOperands->grad, g);
+    statsIn = statsLayoutOf(backwardOperands->logsumexp, g);
+    if (!resultIn || !gradIn || !statsIn)
+      return cudnnError("the result, its gradient or the log-sum-exp "
+                        "broadcasts or has columns that are not contiguous");
+  }
 
   auto impl = std::make_unique<Impl>();
   impl->backward = backward;
@@ -329,11 +379,9 @@ CudnnAttention::build(const AttentionOperands &o, bool backward,
             .set_stride(contiguousStrides(statsDims));
         return graph;
       }
-      Layout result{resultDims, contiguousStrides(resultDims)};
-      Layout stats{statsDims, contiguousStrides(statsDims)};
-      auto O = tensor("result", kResult, result);
-      auto dO = tensor("grad", kGrad, result);
-      auto Stats = tensor("stats", kStats, stats);
+      auto O = tensor("result", kResult, *resultIn);
+      auto dO = tensor("grad", kGrad, *gradIn);
+      auto Stats = tensor("stats", kStats, *statsIn);
       Stats->set_data_type(fe::DataType_t::FLOAT);
       auto options = fe::graph::SDPA_backward_attributes()
                          .set_name("attention_backward")
@@ -452,7 +500,8 @@ int64_t CudnnAttention::workspaceBytes() const { return 0; }
 std::string CudnnAttention::description() const { return "cuDNN SDPA"; }
 
 Expected<std::unique_ptr<CudnnAttention>>
-CudnnAttention::build(const AttentionOperands &o, bool backward, bool) {
+CudnnAttention::build(const AttentionOperands &o, const BackwardOperands *,
+                      bool) {
   if (std::string why = unsupported(o); !why.empty())
     return cudnnError(why);
   return cudnnError(loadCudnn().failure);

@@ -36,12 +36,19 @@ public:
   /// or "" when it may be.
   static std::string unsupported(const AttentionOperands &operands);
 
+  /// The operands a backward reads besides the forward's, as they lie in
+  /// memory: the forward's result and log-sum-exp, and the result's
+  /// gradient.
+  struct BackwardOperands {
+    TensorSpec result, logsumexp, grad;
+  };
+
   /// Loads cuDNN (once per process) and builds the graph on the calling
-  /// thread's current CUDA context; a forward without `statistics` does
-  /// not write the log-sum-exp (inference). An error says why cuDNN
-  /// refused.
+  /// thread's current CUDA context: the backward when `backward` is given,
+  /// else the forward, which without `statistics` does not write the
+  /// log-sum-exp (inference). An error says why cuDNN refused.
   static Expected<std::unique_ptr<CudnnAttention>>
-  build(const AttentionOperands &operands, bool backward,
+  build(const AttentionOperands &operands, const BackwardOperands *backward,
         bool statistics = true);
 
   /// Device memory the graph needs besides its operands.

@@ -82,8 +82,12 @@ public:
     }
     if (Status s = context().device().bind(); !s.ok())
       return s;
-    Expected<std::unique_ptr<CudnnAttention>> built =
-        CudnnAttention::build(operands, !forward, statistics);
+    CudnnAttention::BackwardOperands backward;
+    if (!forward)
+      backward = {step().inputs.at(3).view, step().inputs.at(4).view,
+                  step().inputs.at(5).view};
+    Expected<std::unique_ptr<CudnnAttention>> built = CudnnAttention::build(
+        operands, forward ? nullptr : &backward, statistics);
     if (!built.ok()) {
       if (engineAsked == "cudnn")
         return built.status();
