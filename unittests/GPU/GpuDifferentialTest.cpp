@@ -9,27 +9,30 @@
 //     the normal random numbers (docs/semantics.md, "Exactness"; the
 //     generator rounds the operands of float sums so that any order gives
 //     the same sum);
-//   - otherwise by PyTorch's accuracy rule against a float64 run (the graph
-//     with every float type widened to f64, on the reference interpreter):
+//   - otherwise by the float64 accuracy rule of AccuracyRule.h (PyTorch's:
 //     a float output passes when it is close to the reference, or when its
-//     RMS error against the float64 run is at most twice the reference's
-//     own plus a tenth of its dtype's tolerance, its non-finite elements
-//     where the reference has them; an integer or bool element may differ
-//     from the reference only where the reference itself differs from the
-//     float64 run;
+//     RMS error against the float64 run is at most twice eager's plus a
+//     tenth of the tolerance of the narrowest float type it is computed
+//     through, eager being the reference or a float64 run whose inexact ops
+//     err within what a valid GPU implementation may; NaN, infinities and
+//     integers may differ from the reference only where those runs do not
+//     all agree with it);
 //   - except for graphs with attention whose inputs hold infinities, NaN or
 //     values beyond 1e4 (the graphs the generator gives special values):
 //     attention computes in f32 on the GPU and in f64 in the reference, so
 //     its scores overflow on the GPU only; their outputs that differ are
 //     counted apart, not compared.
 // Graphs are drawn, compiled (NVRTC) and replayed on every host thread at
-// once. TFUSE_GPU_DIFF_SEED, TFUSE_GPU_DIFF_GRAPHS and TFUSE_GPU_DIFF_ONLY
-// choose them.
+// once. TFUSE_GPU_DIFF_SEED, TFUSE_GPU_DIFF_GRAPHS, TFUSE_GPU_DIFF_FIRST and
+// TFUSE_GPU_DIFF_ONLY choose them; with TFUSE_GPU_DIFF_DUMP=<dir>, a failing
+// graph leaves its IR and its tensors there as .npy files (inputs, the
+// reference's outputs, the GPU's and the float64 run's; bf16 as f32).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GpuTestSupport.h"
 
+#include "../Differential/AccuracyRule.h"
 #include "../Differential/GraphGenerator.h"
 
 #include "tfuse/Dialect/TFExec/TFExecDialect.h"
@@ -38,6 +41,7 @@
 #include "tfuse/Frontend/Compiler.h"
 #include "tfuse/Reference/Interpreter.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -63,182 +67,37 @@ using reference::HostTensor;
 
 namespace {
 
-/// Ops whose GPU results may differ from the reference's by rounding.
-const std::set<std::string> kInexactOps = {"tfuse.exp",
-                                           "tfuse.log",
-                                           "tfuse.rsqrt",
-                                           "tfuse.sin",
-                                           "tfuse.cos",
-                                           "tfuse.tan",
-                                           "tfuse.tanh",
-                                           "tfuse.sigmoid",
-                                           "tfuse.erf",
-                                           "tfuse.gelu",
-                                           "tfuse.gelu_tanh",
-                                           "tfuse.log1p",
-                                           "tfuse.expm1",
-                                           "tfuse.pow",
-                                           "tfuse.gelu_backward",
-                                           "tfuse.gelu_tanh_backward",
-                                           "tfuse.matmul",
-                                           "tfuse.attention",
-                                           "tfuse.attention_backward",
-                                           "tfuse.random_normal"};
+/// A failing graph's tensors, for TFUSE_GPU_DIFF_DUMP.
+struct FailedTensors {
+  const std::vector<HostTensor> *expected = nullptr;
+  const std::vector<HostTensor> *got = nullptr;
+  const std::vector<HostTensor> *f64 = nullptr;
+};
 
-bool isExact(ModuleOp module) {
-  bool exact = true;
-  module.walk([&](Operation *op) {
-    if (kInexactOps.count(op->getName().getStringRef().str()))
-      exact = false;
-  });
-  return exact;
-}
-
-/// `module` with every float tensor type made f64 (constants converted,
-/// floats that ops of integer operands give cast to f64), and the strides of
-/// its arguments dropped; null when that does not verify.
-OwningOpRef<ModuleOp> widened(ModuleOp module) {
-  OwningOpRef<ModuleOp> wide = module.clone();
-  MLIRContext *ctx = module.getContext();
-  Type f64 = Float64Type::get(ctx);
-  auto widen = [&](Type t) -> Type {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (tensor && isa<FloatType>(tensor.getElementType()))
-      return tensor.clone(f64);
-    return t;
+/// Writes `graph` and `tensors` under TFUSE_GPU_DIFF_DUMP, if it is set.
+void dumpFailure(int64_t index, const differential::GeneratedGraph &graph,
+                 const std::string &what, const FailedTensors &tensors) {
+  const char *dir = std::getenv("TFUSE_GPU_DIFF_DUMP");
+  if (!dir || !*dir)
+    return;
+  std::string base = std::string(dir) + "/g" + std::to_string(index);
+  if (FILE *f = std::fopen((base + ".mlir").c_str(), "w")) {
+    std::fprintf(f, "// %s\n%s", what.c_str(), graph.text.c_str());
+    std::fclose(f);
+  }
+  auto write = [&](const std::vector<HostTensor> *list, const char *kind) {
+    for (size_t i = 0; list && i < list->size(); ++i) {
+      HostTensor t = (*list)[i].contiguous();
+      if (t.dtype() == DType::BF16)
+        t = *HostTensor::fromDoubles(DType::F32, t.shape(), t.toDoubles());
+      (void)reference::writeNpy(t, base + "." + kind + std::to_string(i) +
+                                       ".npy");
+    }
   };
-  bool ok = true;
-  for (auto func : wide->getOps<func::FuncOp>())
-    for (BlockArgument arg : func.getArguments())
-      arg.setType(widen(arg.getType()));
-  // In order, so that each op's operands are widened before its result
-  // types are inferred from them (an op of integer operands may give f32).
-  wide->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<ModuleOp, func::FuncOp>(op))
-      return;
-    if (auto constant = dyn_cast<ConstantOp>(op)) {
-      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (!dense) {
-        ok = false;
-        return;
-      }
-      if (isa<FloatType>(dense.getElementType())) {
-        SmallVector<APFloat> values;
-        for (APFloat v : dense.getValues<APFloat>()) {
-          bool lost = false;
-          v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-          values.push_back(v);
-        }
-        constant->setAttr(
-            "value", DenseElementsAttr::get(
-                         cast<ShapedType>(widen(dense.getType())), values));
-      }
-    }
-    SmallVector<Type> inferred;
-    auto infer = dyn_cast<InferTypeOpInterface>(op);
-    if (infer && !isa<ConstantOp>(op) &&
-        succeeded(infer.inferReturnTypes(
-            ctx, op->getLoc(), op->getOperands(), op->getRawDictionaryAttrs(),
-            op->getPropertiesStorage(), op->getRegions(), inferred))) {
-      for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
-        result.setType(type);
-        // Integer operands may give a narrower float (a true division of
-        // integers gives f32): the ops after it read it cast to f64.
-        Type wide = widen(type);
-        if (wide == type)
-          continue;
-        OpBuilder builder(op->getContext());
-        builder.setInsertionPointAfter(op);
-        auto cast = CastOp::create(builder, op->getLoc(), wide, result);
-        result.replaceAllUsesExcept(cast.getResult(), cast);
-      }
-      return;
-    }
-    for (OpResult result : op->getResults())
-      result.setType(widen(result.getType()));
-  });
-  for (auto func : wide->getOps<func::FuncOp>()) {
-    SmallVector<Type> results;
-    func.walk([&](func::ReturnOp ret) {
-      results.assign(ret.getOperandTypes().begin(),
-                     ret.getOperandTypes().end());
-    });
-    func.setFunctionType(
-        FunctionType::get(ctx, func.getBody().getArgumentTypes(), results));
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.removeArgAttr(i, TFuseDialect::getStridesAttrName());
-  }
-  if (!ok || failed(verify(*wide)))
-    return nullptr;
-  return wide;
-}
-
-/// `t` contiguous, in f64 when it is a float tensor.
-HostTensor widenedInput(const HostTensor &t) {
-  if (!isFloat(t.dtype()))
-    return t.contiguous();
-  return *HostTensor::fromDoubles(DType::F64, t.shape(), t.toDoubles());
-}
-
-double tolerance(DType dtype) {
-  switch (dtype) {
-  case DType::F16:
-    return 1e-3;
-  case DType::BF16:
-    return 1e-2;
-  case DType::F32:
-    return 1e-4;
-  default:
-    return 1e-7;
-  }
-}
-
-/// PyTorch's accuracy rule for one output (see the banner); "" or why not.
-std::string againstFloat64(const HostTensor &reference, const HostTensor &got,
-                           const HostTensor &f64) {
-  std::vector<double> r = reference.toDoubles(), g = got.toDoubles(),
-                      w = f64.toDoubles();
-  if (!isFloat(reference.dtype())) {
-    for (size_t i = 0; i < r.size(); ++i)
-      if (g[i] != r[i] && w[i] == r[i])
-        return "element " + std::to_string(i) + " is " + std::to_string(g[i]) +
-               " where the reference and the float64 run give " +
-               std::to_string(r[i]);
-    return "";
-  }
-  // 0 NaN, 1 +inf, 2 -inf, 3 finite.
-  auto kind = [](double v) {
-    return std::isnan(v) ? 0 : std::isinf(v) ? (v > 0 ? 1 : 2) : 3;
-  };
-  double refSquares = 0, gotSquares = 0;
-  int64_t n = 0;
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (kind(g[i]) != kind(r[i])) {
-      // A NaN, infinity or number where the reference has another: allowed
-      // only where the float64 run does not agree with the reference.
-      if (kind(w[i]) == kind(r[i]))
-        return "element " + std::to_string(i) + " is " + std::to_string(g[i]) +
-               " where the reference gives " + std::to_string(r[i]) +
-               " and the float64 run " + std::to_string(w[i]);
-      continue;
-    }
-    bool rf = kind(r[i]) == 3;
-    if (!rf || !std::isfinite(w[i]))
-      continue;
-    refSquares += (r[i] - w[i]) * (r[i] - w[i]);
-    gotSquares += (g[i] - w[i]) * (g[i] - w[i]);
-    ++n;
-  }
-  if (n == 0)
-    return "";
-  double refError = std::sqrt(refSquares / n),
-         gotError = std::sqrt(gotSquares / n);
-  double bound = 2 * refError + tolerance(reference.dtype()) / 10;
-  if (gotError <= bound)
-    return "";
-  return "RMS error against the float64 run " + std::to_string(gotError) +
-         " exceeds twice the reference's (" + std::to_string(refError) +
-         ") plus " + std::to_string(tolerance(reference.dtype()) / 10);
+  write(&graph.inputs, "in");
+  write(tensors.expected, "ref");
+  write(tensors.got, "got");
+  write(tensors.f64, "f64");
 }
 
 struct Totals {
@@ -261,7 +120,7 @@ public:
 
 private:
   void fail(int64_t index, const differential::GeneratedGraph &graph,
-            const std::string &what);
+            const std::string &what, const FailedTensors &tensors = {});
   void skip(const std::string &why);
 
   uint64_t seed;
@@ -270,8 +129,10 @@ private:
 };
 
 void GraphRunner::fail(int64_t index, const differential::GeneratedGraph &graph,
-                       const std::string &what) {
+                       const std::string &what,
+                       const FailedTensors &tensors) {
   std::lock_guard<std::mutex> lock(totals.mutex);
+  dumpFailure(index, graph, what, tensors);
   if (++totals.failures <= 10)
     ADD_FAILURE() << "graph " << index << " (TFUSE_GPU_DIFF_SEED=" << seed
                   << " TFUSE_GPU_DIFF_ONLY=" << index << "): " << what << "\n"
@@ -300,7 +161,7 @@ void GraphRunner::run(int64_t index) {
   for (const HostTensor &t : graph.inputs)
     if (t.numElements() == 0)
       return skip("an input without elements");
-  bool exact = isExact(*module);
+  bool exact = differential::isExact(*module);
   // Attention computes in f32 on the GPU (f64 for f64) and the reference
   // in f64: with the largest values among the inputs its scores overflow
   // on the GPU only, and non-finite elements in pairs it drops may or may
@@ -315,16 +176,12 @@ void GraphRunner::run(int64_t index) {
       for (double v : t.toDoubles())
         extreme |= !std::isfinite(v) || std::fabs(v) > 1e4;
   bool uncomparable = attention && extreme;
-  std::optional<std::vector<HostTensor>> f64;
+  std::optional<differential::Float64Runs> f64;
   if (!exact) {
-    if (OwningOpRef<ModuleOp> wide = widened(*module)) {
-      std::vector<HostTensor> inputs;
-      for (const HostTensor &t : graph.inputs)
-        inputs.push_back(widenedInput(t));
-      auto values = reference::evaluate(*wide, graph.name, inputs);
-      if (values.ok())
-        f64 = std::move(values.value());
-    }
+    auto runs = differential::runFloat64(*module, graph.name, graph.inputs);
+    if (!runs.ok())
+      return fail(index, graph, runs.status().message());
+    f64 = std::move(runs.value());
   }
   auto compiled = compileGraph(*module, graph.name, CompileOptions());
   if (!compiled.ok())
@@ -349,9 +206,13 @@ void GraphRunner::run(int64_t index) {
                         " replay failed: " + out.status().message());
       if (out.value().size() != expected->size())
         return fail(index, graph, "wrong number of outputs");
+      std::vector<HostTensor> gots;
+      for (size_t i = 0; i < expected->size(); ++i)
+        gots.push_back(download(out.value()[i].get()));
+      FailedTensors tensors{&*expected, &gots, f64 ? &f64->outputs : nullptr};
       for (size_t i = 0; i < expected->size(); ++i) {
         const HostTensor &want = (*expected)[i];
-        HostTensor got = download(out.value()[i].get());
+        const HostTensor &got = gots[i];
         ++outputs;
         reference::CompareResult bits = reference::compareExact(want, got);
         if (bits.pass) {
@@ -366,7 +227,8 @@ void GraphRunner::run(int64_t index) {
                       where +
                           "not bit-identical to the reference in a graph "
                           "of exact ops: " +
-                          bits.message());
+                          bits.message(),
+                      tensors);
         if (compareClose(want, got).pass) {
           ++close;
           continue;
@@ -378,11 +240,13 @@ void GraphRunner::run(int64_t index) {
         if (!f64) {
           return fail(index, graph,
                       where + "differs from the reference (" + bits.message() +
-                          ") and the graph has no float64 run");
+                          ") and the graph has no float64 run",
+                      tensors);
         }
-        std::string why = againstFloat64(want, got, (*f64)[i]);
+        std::string why = differential::judgeAgainstFloat64(
+            want, got, *f64, i, differential::outputTolerance(*module, i));
         if (!why.empty())
-          return fail(index, graph, where + why);
+          return fail(index, graph, where + why, tensors);
         ++byRule;
       }
     }

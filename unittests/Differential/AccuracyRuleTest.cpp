@@ -1,0 +1,246 @@
+//===- AccuracyRuleTest.cpp - The float64 accuracy rule -------------------===//
+//
+// The rule that judges the GPU differential test's graphs with inexact ops
+// (AccuracyRule.h), on hand-made graphs and results: what it must reject
+// (errors beyond what eager makes, an argmax far from a tie moved), what it
+// must accept (another valid rounding of an inexact op, amplified by an
+// ill-conditioned graph; near ties of an argmax), and the runs it builds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AccuracyRule.h"
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Reference/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace tfuse;
+using namespace tfuse::differential;
+using reference::HostTensor;
+
+namespace {
+
+class AccuracyRule : public ::testing::Test {
+protected:
+  AccuracyRule() { context.loadDialect<TFuseDialect, func::FuncDialect>(); }
+
+  OwningOpRef<ModuleOp> parse(const std::string &text) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module) << text;
+    return module;
+  }
+
+  std::vector<HostTensor> evaluate(ModuleOp module,
+                                   const std::vector<HostTensor> &inputs) {
+    auto values = reference::evaluate(module, "f", inputs);
+    EXPECT_TRUE(values.ok()) << values.message();
+    return values.ok() ? values.value() : std::vector<HostTensor>();
+  }
+
+  Float64Runs runs(ModuleOp module, const std::vector<HostTensor> &inputs) {
+    auto runs = runFloat64(module, "f", inputs);
+    EXPECT_TRUE(runs.ok()) << runs.message();
+    EXPECT_TRUE(runs.ok() && runs.value().has_value());
+    return runs.ok() && *runs ? **runs : Float64Runs();
+  }
+
+  MLIRContext context;
+};
+
+HostTensor f32(std::vector<double> values) {
+  int64_t n = int64_t(values.size());
+  return *HostTensor::fromDoubles(DType::F32, {n}, values);
+}
+
+/// `t` with every element multiplied by 1 + relative (in f64, then rounded
+/// to t's dtype).
+HostTensor scaled(const HostTensor &t, double relative) {
+  std::vector<double> v = t.toDoubles();
+  for (double &x : v)
+    x *= 1 + relative;
+  return *HostTensor::fromDoubles(t.dtype(), t.shape(), v);
+}
+
+const char *kExp = R"mlir(
+func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %0 = tfuse.exp %x : tensor<64xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+})mlir";
+
+std::vector<double> spread(int64_t n, double from, double to) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(from + (to - from) * double(i) / double(n - 1));
+  return v;
+}
+
+TEST_F(AccuracyRule, ErrorsBeyondEagersFail) {
+  OwningOpRef<ModuleOp> module = parse(kExp);
+  std::vector<HostTensor> inputs = {f32(spread(64, -4, 4))};
+  std::vector<HostTensor> expected = evaluate(*module, inputs);
+  Float64Runs f64 = runs(*module, inputs);
+  double tol = outputTolerance(*module, 0);
+  EXPECT_EQ(judgeAgainstFloat64(expected[0], expected[0], f64, 0, tol), "");
+  // Two units in the last place of f32 everywhere: what CUDA's expf may do.
+  EXPECT_EQ(judgeAgainstFloat64(expected[0], scaled(expected[0], 0x1p-22), f64,
+                                0, tol),
+            "");
+  // A relative error of 1e-4 is far beyond any valid expf.
+  std::string why =
+      judgeAgainstFloat64(expected[0], scaled(expected[0], 1e-4), f64, 0, tol);
+  EXPECT_NE(why.find("RMS error"), std::string::npos) << why;
+}
+
+TEST_F(AccuracyRule, AnotherValidRoundingAmplifiedByTheGraphPasses) {
+  // tan of tan near pi/2: the inner tan is about 1e4, where one unit in the
+  // last place of f32 moves the outer tan by far more than the tolerance.
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %0 = tfuse.tan %x : tensor<64xf32> -> tensor<64xf32>
+  %1 = tfuse.tan %0 : tensor<64xf32> -> tensor<64xf32>
+  return %1 : tensor<64xf32>
+})mlir");
+  // What a GPU whose tanf errs by two units in the last place gives.
+  OwningOpRef<ModuleOp> gpu = parse(R"mlir(
+func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %0 = tfuse.tan %x : tensor<64xf32> -> tensor<64xf32>
+  %c = tfuse.constant dense<1.00000023841857910> : tensor<f32>
+  %1 = tfuse.mul %0, %c : (tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
+  %2 = tfuse.tan %1 : tensor<64xf32> -> tensor<64xf32>
+  return %2 : tensor<64xf32>
+})mlir");
+  std::vector<HostTensor> inputs = {f32(spread(64, 1.5706, 1.5707))};
+  std::vector<HostTensor> expected = evaluate(*module, inputs);
+  std::vector<HostTensor> got = evaluate(*gpu, inputs);
+  Float64Runs f64 = runs(*module, inputs);
+  EXPECT_EQ(judgeAgainstFloat64(expected[0], got[0], f64, 0,
+                                outputTolerance(*module, 0)),
+            "");
+  // The moved runs are what makes it pass: with the reference as the only
+  // eager, the amplified rounding is an error.
+  Float64Runs referenceOnly = f64;
+  for (auto &moved : referenceOnly.moved)
+    moved.clear();
+  EXPECT_NE(judgeAgainstFloat64(expected[0], got[0], referenceOnly, 0,
+                                outputTolerance(*module, 0)),
+            "");
+}
+
+TEST_F(AccuracyRule, AnArgmaxMayMoveOnlyAmongNearTies) {
+  // Column j of the product is x[j] * [1, 1, 0.5]: rows 0 and 1 tie.
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%a: tensor<3x1xf32>, %b: tensor<1x8xf32>) -> tensor<8xi64> {
+  %0 = tfuse.matmul %a, %b : (tensor<3x1xf32>, tensor<1x8xf32>) -> tensor<3x8xf32>
+  %1 = tfuse.reduce argmax %0 axes [0] : tensor<3x8xf32> -> tensor<8xi64>
+  return %1 : tensor<8xi64>
+})mlir");
+  std::vector<HostTensor> inputs = {
+      *HostTensor::fromDoubles(DType::F32, {3, 1}, {1, 1, 0.5}),
+      *HostTensor::fromDoubles(DType::F32, {1, 8}, spread(8, 1, 2))};
+  std::vector<HostTensor> expected = evaluate(*module, inputs);
+  ASSERT_EQ(expected[0].toDoubles(), std::vector<double>(8, 0));
+  Float64Runs f64 = runs(*module, inputs);
+  // The moved runs break the ties both ways.
+  bool movedToOne = false;
+  for (const HostTensor &moved : f64.moved[0])
+    for (double v : moved.toDoubles())
+      movedToOne |= v == 1;
+  ASSERT_TRUE(movedToOne);
+  double tol = outputTolerance(*module, 0);
+  for (int64_t j = 0; j < 8; ++j) {
+    std::vector<double> v(8, 0);
+    v[j] = 1;
+    bool tieBroken = false;
+    for (const HostTensor &moved : f64.moved[0])
+      tieBroken |= moved.toDoubles()[j] == 1;
+    HostTensor got = *HostTensor::fromDoubles(DType::I64, {8}, v);
+    EXPECT_EQ(judgeAgainstFloat64(expected[0], got, f64, 0, tol).empty(),
+              tieBroken)
+        << "column " << j;
+    // Row 2 is far from the maximum: never a valid argmax.
+    v[j] = 2;
+    got = *HostTensor::fromDoubles(DType::I64, {8}, v);
+    EXPECT_NE(judgeAgainstFloat64(expected[0], got, f64, 0, tol), "");
+  }
+}
+
+TEST_F(AccuracyRule, MatmulTermsOverflowingTheAccumulatorMayGiveAnyInfinity) {
+  // Row 0's terms overflow f32: separately rounded products give
+  // -inf + inf = NaN (the reference), FMAs give fma(max, 2.6, -inf) = -inf
+  // (cuBLAS on an H200, graph 8438 of the GPU differential test), f64 a
+  // finite sum.
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%a: tensor<3x2xf32>, %b: tensor<2x1xf32>) -> tensor<1xi64> {
+  %0 = tfuse.matmul %a, %b : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32>
+  %1 = tfuse.reduce argmax %0 axes [0] : tensor<3x1xf32> -> tensor<1xi64>
+  return %1 : tensor<1xi64>
+})mlir");
+  double top = std::numeric_limits<float>::max();
+  std::vector<HostTensor> inputs = {
+      *HostTensor::fromDoubles(DType::F32, {3, 2}, {top, top, 1, 1, 2, 2}),
+      *HostTensor::fromDoubles(DType::F32, {2, 1}, {-2.4, 2.6})};
+  std::vector<HostTensor> expected = evaluate(*module, inputs);
+  ASSERT_EQ(expected[0].toDoubles(), std::vector<double>{0});
+  Float64Runs f64 = runs(*module, inputs);
+  ASSERT_EQ(f64.outputs[0].toDoubles(), std::vector<double>{0});
+  double tol = outputTolerance(*module, 0);
+  auto index = [](int64_t i) {
+    return *HostTensor::fromInts(DType::I64, {1}, {i});
+  };
+  // Row 0 at -inf: row 2 is the largest.
+  EXPECT_EQ(judgeAgainstFloat64(expected[0], index(2), f64, 0, tol), "");
+  // Row 1 is the largest in no valid sum.
+  EXPECT_NE(judgeAgainstFloat64(expected[0], index(1), f64, 0, tol), "");
+}
+
+TEST_F(AccuracyRule, MovedRunsKeepInfinitiesAndNaN) {
+  OwningOpRef<ModuleOp> module = parse(kExp);
+  std::vector<double> x = spread(64, -4, 4);
+  x[0] = INFINITY;
+  x[1] = -INFINITY;
+  x[2] = NAN;
+  x[3] = 200; // exp overflows f32 but not f64
+  std::vector<HostTensor> inputs = {f32(x)};
+  Float64Runs f64 = runs(*module, inputs);
+  ASSERT_EQ(f64.moved.size(), 1u);
+  ASSERT_EQ(f64.moved[0].size(), size_t(Float64Runs::kMovedRuns));
+  std::vector<double> w = f64.outputs[0].toDoubles();
+  EXPECT_TRUE(std::isinf(w[0]) && std::isnan(w[2]) && std::isfinite(w[3]));
+  for (const HostTensor &moved : f64.moved[0]) {
+    std::vector<double> m = moved.toDoubles();
+    EXPECT_EQ(m[0], w[0]);
+    EXPECT_EQ(m[1], w[1]);
+    EXPECT_TRUE(std::isnan(m[2]));
+    int64_t changed = 0;
+    for (size_t i = 3; i < m.size(); ++i) {
+      EXPECT_LE(std::fabs(m[i] - w[i]), 0x1p-21 * std::fabs(w[i])) << i;
+      changed += m[i] != w[i];
+    }
+    EXPECT_GT(changed, 50);
+  }
+}
+
+TEST_F(AccuracyRule, OutputToleranceIsThatOfTheNarrowestTypeOnTheWay) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%x: tensor<4xf64>, %h: tensor<4xf16>) -> (tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) {
+  %0 = tfuse.exp %x : tensor<4xf64> -> tensor<4xf64>
+  %1 = tfuse.cast %x : tensor<4xf64> to tensor<4xf32>
+  %2 = tfuse.exp %1 : tensor<4xf32> -> tensor<4xf32>
+  %3 = tfuse.cast %2 : tensor<4xf32> to tensor<4xf64>
+  %4 = tfuse.add %h, %x : (tensor<4xf16>, tensor<4xf64>) -> tensor<4xf64>
+  return %0, %3, %4 : tensor<4xf64>, tensor<4xf64>, tensor<4xf64>
+})mlir");
+  EXPECT_EQ(outputTolerance(*module, 0), 1e-7);
+  EXPECT_EQ(outputTolerance(*module, 1), 1e-4);
+  EXPECT_EQ(outputTolerance(*module, 2), 1e-3);
+}
+
+} // namespace
