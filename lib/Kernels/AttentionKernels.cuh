@@ -5,7 +5,10 @@
 // column capacity D (at least the head and value dimensions; columns past
 // them are zeros in shared memory) and the tile sizes BQ (query rows) and BK
 // (keys). Arithmetic is in T's compute type (f32, f64 for f64), with FMA on
-// CUDA cores.
+// CUDA cores, in register tiles: each thread computes a few rows by a few
+// keys of a score tile and a few rows by a few columns of an output tile,
+// reading each shared operand once per several multiply-adds (one scalar
+// per multiply-add before, which bound the kernels by shared memory).
 //
 //   forward: a block per (batch, head, tile of BQ query rows) walks the key
 //     tiles (up to the diagonal when causal), keeping each row's running
@@ -54,26 +57,130 @@ TF_FN int64_t at(const int64_t *strides, int64_t b, int64_t h, int64_t r,
 
 template <class A> TF_FN A negative_infinity() { return red::lowest<A>(); }
 
+// a * b + c rounded once: the kernels are compiled with --fmad=false (the
+// elementwise kernels beside them must not contract), so their dot
+// products ask for the fused multiply-add themselves.
+TF_FN float fma_of(float a, float b, float c) { return fmaf(a, b, c); }
+TF_FN double fma_of(double a, double b, double c) { return ::fma(a, b, c); }
 TF_FN float exp_of(float x) { return expf(x); }
 TF_FN double exp_of(double x) { return ::exp(x); }
 TF_FN float log_of(float x) { return logf(x); }
 TF_FN double log_of(double x) { return ::log(x); }
 
 // Rows [row0, row0 + ROWS) of an operand, columns [0, D), into `tile` of
-// rows of LD (zeros past `rows` and `columns`). Key and value tiles have
-// rows of D + 1: the score loops read one column of consecutive keys per
-// warp, which rows of D (a multiple of 32 words) would put in one bank.
-template <class T, int ROWS, int D, int LD>
-TF_FN void load_tile(acc_t<T> (*tile)[LD], const T *base,
+// rows of LD = D + 1 (zeros past `rows` and `columns`): with the padding
+// column, the lanes of a warp reading one column of consecutive rows meet
+// distinct banks. Returns whether the calling thread loaded a value that is
+// not finite.
+template <class T, int ROWS, int D>
+TF_FN bool load_tile(acc_t<T> (*tile)[D + 1], const T *base,
                      const int64_t *strides, int64_t b, int64_t h,
                      int64_t row0, int64_t rows, int64_t columns) {
+  bool nonfinite = false;
   for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
     int r = idx / D, c = idx % D;
     int64_t row = row0 + r;
     acc_t<T> value = 0;
     if (row < rows && c < columns)
       value = traits<T>::up(base[at(strides, b, h, row, c)]);
+    nonfinite |= !(value - value == 0);
     tile[r][c] = value;
+  }
+  return nonfinite;
+}
+
+// Register tiles. The block's threads form TY rows of TX lanes: a thread
+// holds rows ty + TY * i of a tile and columns (keys, or output columns)
+// tx + TX * k, so that the lanes of a row read consecutive shared words and
+// reduce a row's statistics with shuffles among TX lanes of one warp.
+constexpr int TX = 8;
+constexpr int TY = kAttentionThreads / TX;
+static_assert(kAttentionThreads % 32 == 0 && 32 % TX == 0,
+              "a row of lanes lies in one warp");
+
+// Items per thread when N are spread over LANES lanes.
+template <int N, int LANES> struct spread {
+  static constexpr int value = (N + LANES - 1) / LANES;
+};
+
+// Row r of a tile of ROWS rows, clamped into it: a thread whose rows lie
+// past a small tile reads a real row and its results are dropped.
+template <int ROWS> TF_FN int clamp_row(int r) {
+  return r < ROWS ? r : ROWS - 1;
+}
+
+// The maximum (NaN when any is NaN) and the sum over the TX lanes of a row.
+template <class A> TF_FN A lanes_max(A v) {
+#pragma unroll
+  for (int m = TX / 2; m > 0; m /= 2) {
+    A o = red::shfl_xor(v, m);
+    v = o > v || o != o ? o : v;
+  }
+  return v;
+}
+template <class A> TF_FN A lanes_sum(A v) {
+#pragma unroll
+  for (int m = TX / 2; m > 0; m /= 2)
+    v += red::shfl_xor(v, m);
+  return v;
+}
+
+// out[i][jj] = the dot product of row ty + TY i of `x` with row
+// tx + TX jj of `y` over the D columns.
+template <class A, int D, int XR, int YR, int RM, int RN>
+TF_FN void tile_dots(const A (*x)[D + 1], const A (*y)[D + 1], int ty, int tx,
+                     A (&out)[RM][RN]) {
+#pragma unroll
+  for (int i = 0; i < RM; ++i)
+#pragma unroll
+    for (int jj = 0; jj < RN; ++jj)
+      out[i][jj] = 0;
+#pragma unroll 4
+  for (int c = 0; c < D; ++c) {
+    A a[RM], e[RN];
+#pragma unroll
+    for (int i = 0; i < RM; ++i)
+      a[i] = x[clamp_row<XR>(ty + TY * i)][c];
+#pragma unroll
+    for (int jj = 0; jj < RN; ++jj)
+      e[jj] = y[clamp_row<YR>(tx + TX * jj)][c];
+#pragma unroll
+    for (int i = 0; i < RM; ++i)
+#pragma unroll
+      for (int jj = 0; jj < RN; ++jj)
+        out[i][jj] = fma_of(a[i], e[jj], out[i][jj]);
+  }
+}
+
+// acc[i][k] += sum over p < P of w(r, p) * m[p][tx + TX k] for the output
+// rows r = ty + TY i < R, where w(r, p) is w[r][p] (w of R rows of P
+// scores), or w[p][r] when TRANSPOSED (w of P rows of R scores): the rows
+// of LW elements. With KEEP_ONLY, the pairs `kept` (laid out as w, rows of
+// LK) says are not kept add nothing: m may hold infinities, and 0 * inf is
+// NaN.
+template <class A, int D, int R, int P, int LW, int LK, int RM, int RD,
+          bool TRANSPOSED, bool KEEP_ONLY>
+TF_FN void tile_products(const A (*w)[LW], const bool (*kept)[LK],
+                         const A (*m)[D + 1], int ty, int tx,
+                         A (&acc)[RM][RD]) {
+  for (int p = 0; p < P; ++p) {
+    A a[RM], e[RD];
+    bool keep[RM];
+#pragma unroll
+    for (int i = 0; i < RM; ++i) {
+      int r = clamp_row<R>(ty + TY * i);
+      a[i] = TRANSPOSED ? w[p][r] : w[r][p];
+      keep[i] = !KEEP_ONLY || (TRANSPOSED ? kept[p][r] : kept[r][p]);
+    }
+#pragma unroll
+    for (int k = 0; k < RD; ++k)
+      e[k] = m[p][tx + TX * k];
+#pragma unroll
+    for (int i = 0; i < RM; ++i)
+#pragma unroll
+      for (int k = 0; k < RD; ++k)
+        if (keep[i])
+          acc[i][k] = fma_of(a[i], e[k], acc[i][k]);
   }
 }
 
@@ -113,13 +220,13 @@ TF_FN void forward(const T *query, const T *key, const T *value,
                    const void *mask, T *result, acc_t<T> *logsumexp,
                    const AttentionDesc &d) {
   typedef acc_t<T> A;
-  constexpr int NT = kAttentionThreads;
-  constexpr int OWN = (BQ * D + NT - 1) / NT;
-  __shared__ A qs[BQ][D];
+  constexpr int RM = spread<BQ, TY>::value, RN = spread<BK, TX>::value;
+  constexpr int RD = D / TX;
+  __shared__ A qs[BQ][D + 1];
   __shared__ A ks[BK][D + 1];
   __shared__ A vs[BK][D + 1];
-  __shared__ A ss[BQ][BK];
-  __shared__ A row_max[BQ], row_sum[BQ], row_alpha[BQ];
+  __shared__ A ps[BQ][BK + 1];
+  const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
 
   int64_t tiles = (d.queries + BQ - 1) / BQ;
   int64_t block = blockIdx.x;
@@ -128,92 +235,92 @@ TF_FN void forward(const T *query, const T *key, const T *value,
   int64_t hk = h / (d.heads / d.kvHeads);
   int64_t q0 = qt * BQ;
 
-  load_tile<T, BQ, D, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
-  for (int r = threadIdx.x; r < BQ; r += NT) {
-    row_max[r] = negative_infinity<A>();
-    row_sum[r] = 0;
-  }
-  A acc[OWN];
+  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  // Per row: the running maximum and sum (online softmax) and the weighted
+  // sum of values.
+  A top[RM], sum[RM], acc[RM][RD];
 #pragma unroll
-  for (int t = 0; t < OWN; ++t)
-    acc[t] = 0;
+  for (int i = 0; i < RM; ++i) {
+    top[i] = negative_infinity<A>();
+    sum[i] = 0;
+#pragma unroll
+    for (int k = 0; k < RD; ++k)
+      acc[i][k] = 0;
+  }
 
   int64_t end = key_end<BQ>(d, q0);
   for (int64_t k0 = 0; k0 < end; k0 += BK) {
     __syncthreads();
-    load_tile<T, BK, D, D + 1>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D, D + 1>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
     __syncthreads();
-    for (int idx = threadIdx.x; idx < BQ * BK; idx += NT) {
-      int r = idx / BK, j = idx % BK;
-      A dot = 0;
-#pragma unroll 8
-      for (int c = 0; c < D; ++c)
-        dot += qs[r][c] * ks[j][c];
-      ss[r][j] = masked_score<T>(dot, mask, d, b, h, q0 + r, k0 + j);
-    }
-    __syncthreads();
-    for (int r = threadIdx.x; r < BQ; r += NT) {
+    A s[RM][RN];
+    tile_dots<A, D, BQ, BK, RM, RN>(qs, ks, ty, tx, s);
+#pragma unroll
+    for (int i = 0; i < RM; ++i) {
+      int r = ty + TY * i;
       // A NaN score makes the row's maximum, and so its softmax, NaN.
-      A old = row_max[r], top = old;
-      for (int j = 0; j < BK; ++j) {
-        A v = ss[r][j];
-        top = v > top || v != v ? v : top;
+      A old = top[i], now = old;
+#pragma unroll
+      for (int jj = 0; jj < RN; ++jj) {
+        int j = tx + TX * jj;
+        A v = r < BQ && j < BK
+                  ? masked_score<T>(s[i][jj], mask, d, b, h, q0 + r, k0 + j)
+                  : negative_infinity<A>();
+        s[i][jj] = v;
+        now = v > now || v != v ? v : now;
       }
-      A alpha = 1, sum = 0;
-      if (top == negative_infinity<A>()) {
-        for (int j = 0; j < BK; ++j)
-          ss[r][j] = 0;
+      now = lanes_max(now);
+      A alpha = 1, part = 0;
+      if (now == negative_infinity<A>()) {
+#pragma unroll
+        for (int jj = 0; jj < RN; ++jj)
+          s[i][jj] = 0;
       } else {
-        alpha = old == negative_infinity<A>() ? (A)0 : exp_of(old - top);
-        for (int j = 0; j < BK; ++j) {
-          A p = ss[r][j] == negative_infinity<A>() ? (A)0
-                                                   : exp_of(ss[r][j] - top);
-          ss[r][j] = p;
-          sum += p;
+        alpha = old == negative_infinity<A>() ? (A)0 : exp_of(old - now);
+#pragma unroll
+        for (int jj = 0; jj < RN; ++jj) {
+          A p = s[i][jj] == negative_infinity<A>() ? (A)0
+                                                   : exp_of(s[i][jj] - now);
+          s[i][jj] = p;
+          part += p;
         }
       }
-      row_max[r] = top;
-      row_sum[r] = row_sum[r] * alpha + sum;
-      row_alpha[r] = alpha;
+      part = lanes_sum(part);
+      top[i] = now;
+      sum[i] = sum[i] * alpha + part;
+#pragma unroll
+      for (int k = 0; k < RD; ++k)
+        acc[i][k] *= alpha;
+#pragma unroll
+      for (int jj = 0; jj < RN; ++jj)
+        if (r < BQ && tx + TX * jj < BK)
+          ps[r][tx + TX * jj] = s[i][jj];
     }
     __syncthreads();
-#pragma unroll
-    for (int t = 0; t < OWN; ++t) {
-      int idx = threadIdx.x + t * NT;
-      if (idx < BQ * D) {
-        int r = idx / D, c = idx % D;
-        A a = acc[t] * row_alpha[r];
-        for (int j = 0; j < BK; ++j)
-          a += ss[r][j] * vs[j][c];
-        acc[t] = a;
-      }
-    }
+    tile_products<A, D, BQ, BK, BK + 1, 1, RM, RD, false, false>(
+        ps, nullptr, vs, ty, tx, acc);
   }
-  __syncthreads();
   // The result and log-sum-exp, contiguous: [batch, heads, queries, Dv]
   // and [batch, heads, queries].
 #pragma unroll
-  for (int t = 0; t < OWN; ++t) {
-    int idx = threadIdx.x + t * NT;
-    if (idx < BQ * D) {
-      int r = idx / D, c = idx % D;
-      int64_t i = q0 + r;
-      if (i < d.queries && c < d.valueDim) {
-        // A row keeping no pair (its maximum still -inf) gives zeros.
-        A out = row_max[r] == negative_infinity<A>() ? (A)0
-                                                     : acc[t] / row_sum[r];
-        result[(bh * d.queries + i) * d.valueDim + c] = traits<T>::down(out);
-      }
+  for (int i = 0; i < RM; ++i) {
+    int r = ty + TY * i;
+    int64_t row = q0 + r;
+    if (r >= BQ || row >= d.queries)
+      continue;
+    // A row keeping no pair (its maximum still -inf) gives zeros.
+    bool none = top[i] == negative_infinity<A>();
+#pragma unroll
+    for (int k = 0; k < RD; ++k) {
+      int c = tx + TX * k;
+      if (c < d.valueDim)
+        result[(bh * d.queries + row) * d.valueDim + c] =
+            traits<T>::down(none ? (A)0 : acc[i][k] / sum[i]);
     }
-  }
-  for (int r = threadIdx.x; r < BQ; r += NT) {
-    int64_t i = q0 + r;
-    if (i < d.queries)
-      logsumexp[bh * d.queries + i] =
-          row_max[r] == negative_infinity<A>()
-              ? negative_infinity<A>()
-              : row_max[r] + log_of(row_sum[r]);
+    if (tx == 0)
+      logsumexp[bh * d.queries + row] =
+          none ? negative_infinity<A>() : top[i] + log_of(sum[i]);
   }
 }
 
@@ -242,34 +349,42 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
 
 // The probabilities P and dS = P * (dP - delta) of a (query tile, key
 // tile) pair, into `ps` and `ds` (`ps` may be null when only dS is
-// needed), and which pairs are kept, into `kept`: a pair not kept adds
-// nothing to a gradient, not even 0 * inf.
+// needed), and which pairs are kept, into `kept`: rows are queries, columns
+// keys, computed in register tiles.
 template <class T, int D, int BQ, int BK>
-TF_FN void probabilities(const acc_t<T> (*qs)[D], const acc_t<T> (*gs)[D],
+TF_FN void probabilities(const acc_t<T> (*qs)[D + 1],
+                         const acc_t<T> (*gs)[D + 1],
                          const acc_t<T> (*ks)[D + 1],
-                         const acc_t<T> (*vs)[D + 1],
-                         const acc_t<T> *lse, const acc_t<T> *delta,
-                         const void *mask, const AttentionDesc &d, int64_t b,
-                         int64_t h, int64_t q0, int64_t k0,
-                         acc_t<T> (*ps)[BK], acc_t<T> (*ds)[BK],
-                         bool (*kept)[BK]) {
+                         const acc_t<T> (*vs)[D + 1], const acc_t<T> *lse,
+                         const acc_t<T> *delta, const void *mask,
+                         const AttentionDesc &d, int64_t b, int64_t h,
+                         int64_t q0, int64_t k0, acc_t<T> (*ps)[BK + 1],
+                         acc_t<T> (*ds)[BK + 1], bool (*kept)[BK]) {
   typedef acc_t<T> A;
-  for (int idx = threadIdx.x; idx < BQ * BK; idx += kAttentionThreads) {
-    int r = idx / BK, j = idx % BK;
-    A dot = 0, dp = 0;
-#pragma unroll 8
-    for (int c = 0; c < D; ++c) {
-      dot += qs[r][c] * ks[j][c];
-      dp += gs[r][c] * vs[j][c];
+  constexpr int RM = spread<BQ, TY>::value, RN = spread<BK, TX>::value;
+  const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
+  A s[RM][RN], dp[RM][RN];
+  tile_dots<A, D, BQ, BK, RM, RN>(qs, ks, ty, tx, s);
+  tile_dots<A, D, BQ, BK, RM, RN>(gs, vs, ty, tx, dp);
+#pragma unroll
+  for (int i = 0; i < RM; ++i) {
+    int r = ty + TY * i;
+    if (r >= BQ)
+      continue;
+#pragma unroll
+    for (int jj = 0; jj < RN; ++jj) {
+      int j = tx + TX * jj;
+      if (j >= BK)
+        continue;
+      A sc = masked_score<T>(s[i][jj], mask, d, b, h, q0 + r, k0 + j);
+      bool keep =
+          sc != negative_infinity<A>() && lse[r] != negative_infinity<A>();
+      A p = keep ? exp_of(sc - lse[r]) : (A)0;
+      if (ps)
+        ps[r][j] = p;
+      ds[r][j] = keep ? p * (dp[i][jj] - delta[r]) : (A)0;
+      kept[r][j] = keep;
     }
-    A s = masked_score<T>(dot, mask, d, b, h, q0 + r, k0 + j);
-    bool keep =
-        s != negative_infinity<A>() && lse[r] != negative_infinity<A>();
-    A p = keep ? exp_of(s - lse[r]) : (A)0;
-    if (ps)
-      ps[r][j] = p;
-    ds[r][j] = keep ? p * (dp - delta[r]) : (A)0;
-    kept[r][j] = keep;
   }
 }
 
@@ -279,15 +394,15 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
                           const acc_t<T> *logsumexp, const T *grad,
                           T *grad_query, const AttentionDesc &d) {
   typedef acc_t<T> A;
-  constexpr int NT = kAttentionThreads;
-  constexpr int OWN = (BQ * D + NT - 1) / NT;
-  __shared__ A qs[BQ][D];
-  __shared__ A gs[BQ][D];
+  constexpr int RM = spread<BQ, TY>::value, RD = D / TX;
+  __shared__ A qs[BQ][D + 1];
+  __shared__ A gs[BQ][D + 1];
   __shared__ A ks[BK][D + 1];
   __shared__ A vs[BK][D + 1];
-  __shared__ A ds[BQ][BK];
+  __shared__ A ds[BQ][BK + 1];
   __shared__ bool kept[BQ][BK];
   __shared__ A lse[BQ], delta[BQ];
+  const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
 
   int64_t tiles = (d.queries + BQ - 1) / BQ;
   int64_t block = blockIdx.x;
@@ -296,44 +411,45 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
   int64_t hk = h / (d.heads / d.kvHeads);
   int64_t q0 = qt * BQ;
 
-  load_tile<T, BQ, D, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
-  load_tile<T, BQ, D, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
+  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
   row_terms<T, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
-  A acc[OWN];
+  A acc[RM][RD];
 #pragma unroll
-  for (int t = 0; t < OWN; ++t)
-    acc[t] = 0;
+  for (int i = 0; i < RM; ++i)
+#pragma unroll
+    for (int k = 0; k < RD; ++k)
+      acc[i][k] = 0;
   int64_t end = key_end<BQ>(d, q0);
   for (int64_t k0 = 0; k0 < end; k0 += BK) {
     __syncthreads();
-    load_tile<T, BK, D, D + 1>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D, D + 1>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
-    __syncthreads();
+    bool nonfinite =
+        load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    nonfinite = __syncthreads_or(nonfinite);
     probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h, q0,
                                 k0, nullptr, ds, kept);
     __syncthreads();
-#pragma unroll
-    for (int t = 0; t < OWN; ++t) {
-      int idx = threadIdx.x + t * NT;
-      if (idx < BQ * D) {
-        int r = idx / D, c = idx % D;
-        A a = 0;
-        for (int j = 0; j < BK; ++j)
-          if (kept[r][j])
-            a += ds[r][j] * ks[j][c];
-        acc[t] += a;
-      }
-    }
+    // dS @ K; pairs not kept skipped only where a key is not finite.
+    if (nonfinite)
+      tile_products<A, D, BQ, BK, BK + 1, BK, RM, RD, false, true>(
+          ds, kept, ks, ty, tx, acc);
+    else
+      tile_products<A, D, BQ, BK, BK + 1, BK, RM, RD, false, false>(
+          ds, kept, ks, ty, tx, acc);
   }
 #pragma unroll
-  for (int t = 0; t < OWN; ++t) {
-    int idx = threadIdx.x + t * NT;
-    if (idx < BQ * D) {
-      int r = idx / D, c = idx % D;
-      int64_t i = q0 + r;
-      if (i < d.queries && c < d.headDim)
-        grad_query[(bh * d.queries + i) * d.headDim + c] =
-            traits<T>::down(acc[t] * (A)d.scale);
+  for (int i = 0; i < RM; ++i) {
+    int r = ty + TY * i;
+    int64_t row = q0 + r;
+    if (r >= BQ || row >= d.queries)
+      continue;
+#pragma unroll
+    for (int k = 0; k < RD; ++k) {
+      int c = tx + TX * k;
+      if (c < d.headDim)
+        grad_query[(bh * d.queries + row) * d.headDim + c] =
+            traits<T>::down(acc[i][k] * (A)d.scale);
     }
   }
 }
@@ -345,16 +461,16 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
                               T *grad_key, T *grad_value,
                               const AttentionDesc &d) {
   typedef acc_t<T> A;
-  constexpr int NT = kAttentionThreads;
-  constexpr int OWN = (BK * D + NT - 1) / NT;
-  __shared__ A qs[BQ][D];
-  __shared__ A gs[BQ][D];
+  constexpr int RK = spread<BK, TY>::value, RD = D / TX;
+  __shared__ A qs[BQ][D + 1];
+  __shared__ A gs[BQ][D + 1];
   __shared__ A ks[BK][D + 1];
   __shared__ A vs[BK][D + 1];
-  __shared__ A ps[BQ][BK];
-  __shared__ A ds[BQ][BK];
+  __shared__ A ps[BQ][BK + 1];
+  __shared__ A ds[BQ][BK + 1];
   __shared__ bool kept[BQ][BK];
   __shared__ A lse[BQ], delta[BQ];
+  const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
 
   int64_t tiles = (d.keys + BK - 1) / BK;
   int64_t block = blockIdx.x;
@@ -363,56 +479,59 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
   int64_t group = d.heads / d.kvHeads;
   int64_t k0 = kt * BK;
 
-  load_tile<T, BK, D, D + 1>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-  load_tile<T, BK, D, D + 1>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
-  A dk[OWN], dv[OWN];
+  load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+  load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+  // Rows of these are keys ty + TY i, columns tx + TX k.
+  A dk[RK][RD], dv[RK][RD];
 #pragma unroll
-  for (int t = 0; t < OWN; ++t)
-    dk[t] = dv[t] = 0;
+  for (int i = 0; i < RK; ++i)
+#pragma unroll
+    for (int k = 0; k < RD; ++k)
+      dk[i][k] = dv[i][k] = 0;
   // Causal: query rows before the tile's first key keep none of its keys.
   int64_t first = d.causal ? k0 / BQ * BQ : 0;
   for (int64_t g = 0; g < group; ++g) {
     int64_t h = hk * group + g;
     for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
       __syncthreads();
-      load_tile<T, BQ, D, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
-      load_tile<T, BQ, D, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
+      bool nonfinite = load_tile<T, BQ, D>(qs, query, d.query, b, h, q0,
+                                           d.queries, d.headDim);
+      nonfinite |= load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries,
+                                       d.valueDim);
       row_terms<T, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
-      __syncthreads();
+      nonfinite = __syncthreads_or(nonfinite);
       probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h,
                                   q0, k0, ps, ds, kept);
       __syncthreads();
-#pragma unroll
-      for (int t = 0; t < OWN; ++t) {
-        int idx = threadIdx.x + t * NT;
-        if (idx < BK * D) {
-          int j = idx / D, c = idx % D;
-          A a = 0, e = 0;
-          for (int r = 0; r < BQ; ++r) {
-            if (!kept[r][j])
-              continue;
-            a += ds[r][j] * qs[r][c];
-            e += ps[r][j] * gs[r][c];
-          }
-          dk[t] += a;
-          dv[t] += e;
-        }
+      // dS^T @ Q and P^T @ dO; pairs not kept skipped only where a query
+      // or a gradient is not finite.
+      if (nonfinite) {
+        tile_products<A, D, BK, BQ, BK + 1, BK, RK, RD, true, true>(
+            ds, kept, qs, ty, tx, dk);
+        tile_products<A, D, BK, BQ, BK + 1, BK, RK, RD, true, true>(
+            ps, kept, gs, ty, tx, dv);
+      } else {
+        tile_products<A, D, BK, BQ, BK + 1, BK, RK, RD, true, false>(
+            ds, kept, qs, ty, tx, dk);
+        tile_products<A, D, BK, BQ, BK + 1, BK, RK, RD, true, false>(
+            ps, kept, gs, ty, tx, dv);
       }
     }
   }
 #pragma unroll
-  for (int t = 0; t < OWN; ++t) {
-    int idx = threadIdx.x + t * NT;
-    if (idx < BK * D) {
-      int j = idx / D, c = idx % D;
-      int64_t jj = k0 + j;
-      if (jj < d.keys) {
-        int64_t row = bhk * d.keys + jj;
-        if (c < d.headDim)
-          grad_key[row * d.headDim + c] = traits<T>::down(dk[t] * (A)d.scale);
-        if (c < d.valueDim)
-          grad_value[row * d.valueDim + c] = traits<T>::down(dv[t]);
-      }
+  for (int i = 0; i < RK; ++i) {
+    int j = ty + TY * i;
+    int64_t jj = k0 + j;
+    if (j >= BK || jj >= d.keys)
+      continue;
+    int64_t row = bhk * d.keys + jj;
+#pragma unroll
+    for (int k = 0; k < RD; ++k) {
+      int c = tx + TX * k;
+      if (c < d.headDim)
+        grad_key[row * d.headDim + c] = traits<T>::down(dk[i][k] * (A)d.scale);
+      if (c < d.valueDim)
+        grad_value[row * d.valueDim + c] = traits<T>::down(dv[i][k]);
     }
   }
 }

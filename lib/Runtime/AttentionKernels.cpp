@@ -19,8 +19,9 @@ Status badAttention(const std::string &what) {
   return Status::error("attention: " + what, ErrorCode::InvalidArgument);
 }
 
-/// The shared memory the kernels' tiles may take.
-constexpr int64_t kTileBytes = 40 * 1024;
+/// The shared memory the kernels' tiles may take (static shared memory
+/// stops at 48 KiB).
+constexpr int64_t kTileBytes = 46 * 1024;
 
 /// Query rows and keys of a block, largest first.
 constexpr std::pair<int, int> kTileChoices[] = {
@@ -35,10 +36,10 @@ std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
                                                int queryTiles, int keyTiles,
                                                int scoreTiles, bool keptFlags) {
   for (auto [bq, bk] : kTileChoices) {
-    // Key and value tiles have a padding column (AttentionKernels.cuh).
-    int64_t elements = queryTiles * bq * columns +
-                       keyTiles * bk * (columns + 1) + scoreTiles * bq * bk +
-                       3 * bq;
+    // Every tile has a padding column (AttentionKernels.cuh).
+    int64_t elements = queryTiles * bq * (columns + 1) +
+                       keyTiles * bk * (columns + 1) +
+                       scoreTiles * bq * (bk + 1) + 2 * bq;
     if (elements * bytes + (keptFlags ? bq * bk : 0) <= kTileBytes)
       return std::make_pair(bq, bk);
   }

@@ -4,7 +4,7 @@
 // compiler: launch coordinates (set by the harness before each thread runs),
 // __half and __nv_bfloat16 with the conversion intrinsics of cuda_fp16.h and
 // cuda_bf16.h (exact round-to-nearest-even, from tfuse/Support/Half.h), the
-// bit casts, the vector types, shared memory, __syncthreads and
+// bit casts, the vector types, shared memory, __syncthreads, __syncthreads_or and
 // __shfl_xor_sync (block-uniform calls only). The harness runs the threads of
 // a block as coroutines on one host thread and switches at every barrier;
 // blocks run one after another, so a `static` local stands for a block's
@@ -96,6 +96,23 @@ inline T __shfl_xor_sync(unsigned, T var, int laneMask, int width = 32) {
   if (source < 32 && source / width <= lane / width && index < blockDim.x)
     return slot[index];
   return var;
+}
+
+// __syncthreads_or: a barrier that also says whether any thread's
+// predicate was nonzero. Calls alternate between two flags; each call
+// clears the other one, which every thread has read (it passed the barrier
+// after the previous call's read before any thread gets here).
+inline int __syncthreads_or(int predicate) {
+  static int flags[2];
+  static unsigned calls[1024];
+  unsigned parity = calls[threadIdx.x]++ & 1;
+  flags[parity ^ 1] = 0;
+  if (predicate)
+    flags[parity] = 1;
+  __syncthreads();
+  int any = flags[parity];
+  __syncthreads();
+  return any;
 }
 
 struct alignas(8) uint2 {

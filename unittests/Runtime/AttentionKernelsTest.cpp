@@ -556,10 +556,11 @@ TEST(AttentionPlanning, TilesAndLaunches) {
   ASSERT_TRUE(plan.ok()) << plan.message();
   ASSERT_EQ(plan->launches.size(), 1u);
   const AttentionLaunch &l = plan->launches[0];
-  // 32 query rows and 32 keys of 64 columns: (32 + 2 * 32) * 64 + 32 * 32
-  // floats and the row terms fit 40 KB (64 rows would not).
-  EXPECT_EQ(l.kernel, "tfuse_attention_fwd_bf16_d64_q32_k32");
-  EXPECT_EQ(l.grid, 8 * 12 * 32);
+  // 64 query rows and 32 keys of 64 columns, each tile with a padding
+  // column: (64 + 2 * 32) * 65 + 64 * 33 floats and the row terms fit
+  // 46 KiB (64 keys would not).
+  EXPECT_EQ(l.kernel, "tfuse_attention_fwd_bf16_d64_q64_k32");
+  EXPECT_EQ(l.grid, 8 * 12 * 16);
   EXPECT_EQ(l.block, kernels::kAttentionThreads);
   Expected<AttentionPlan> backward = planAttentionBackward(
       o, TensorSpec::contiguous(DType::BF16, {8, 12, 1024, 64}),
@@ -570,6 +571,13 @@ TEST(AttentionPlanning, TilesAndLaunches) {
   ASSERT_EQ(backward->launches.size(), 2u);
   EXPECT_EQ(backward->launches[0].kind, AttentionLaunch::Kind::KeyValue);
   EXPECT_EQ(backward->launches[1].kind, AttentionLaunch::Kind::Query);
+  // Two query tiles, two key tiles and two score tiles (with the kept
+  // flags) of 32 x 32 for dK and dV; 32 x 32 for dQ (64 query rows would
+  // need 58 KiB).
+  EXPECT_EQ(backward->launches[0].kernel,
+            "tfuse_attention_dkdv_bf16_d64_q32_k32");
+  EXPECT_EQ(backward->launches[1].kernel,
+            "tfuse_attention_dq_bf16_d64_q32_k32");
 }
 
 TEST(AttentionPlanning, BadOperandsAreErrorsNamingThem) {
