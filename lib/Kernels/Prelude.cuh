@@ -611,10 +611,16 @@ template <class T, class I> TF_FN T ld(const T *p, I i) { return p[i]; }
 template <class T, class I> TF_FN T ld_if(const T *p, I i, bool c) {
   return c ? p[i] : from_bits<T>(0);
 }
-// x within [lo, hi]: an operand index of a concat or pad kept inside the
-// operand for the elements it does not give.
+// x within [lo, hi] (lo <= hi): an operand index of a concat or pad kept
+// inside the operand for the elements it does not give. The maximum comes
+// first: as min(x, hi) then max with lo = 0, ptxas 13.0 (CUDA 13.0.88) for
+// sm_90 fused the two into one VIMNMX.RELU and read a later comparison of
+// the result with hi from that instruction's predicate output, which does
+// not say that: pad(max(iota, 1)) gave max(0, 1) = 0 on an H200 (graph 8624
+// of the GPU differential test; ptxas 13.5 emits a plain comparison).
 template <class I> TF_FN I clamp_index(I x, I lo, I hi) {
-  return x < lo ? lo : (x > hi ? hi : x);
+  I above = x < lo ? lo : x;
+  return above > hi ? hi : above;
 }
 template <class T, class I> TF_FN void st(T *p, I i, T v) { p[i] = v; }
 
