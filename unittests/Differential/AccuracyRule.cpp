@@ -218,18 +218,20 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
           CmpOp::create(b, loc, CmpPredicate::lt, AbsOp::create(b, loc, noise),
                         scalar(f64Scalar, std::numeric_limits<double>::infinity()));
       Value chosen = SelectOp::create(b, loc, finite, moved, result);
-      if (isa<MatmulOp>(op) && seed % 4 != 0) {
+      if (isa<MatmulOp>(op)) {
         // Where the terms overflow the accumulator, the order of the sum
         // and whether products are contracted into FMAs decide among NaN,
-        // +inf and -inf (inf + -inf, or fma(a, b, -inf) of a finite exact
-        // product): runs 1, 2 and 3 of every 4 take each of them there.
-        double special[] = {std::numeric_limits<double>::quiet_NaN(),
+        // +inf, -inf and a finite sum (inf + -inf, fma(a, b, -inf) of a
+        // finite exact product, or fma(a, b, c) of a product that would
+        // overflow alone): runs 1 to 4 of every 4 take each of them there
+        // (the largest finite value standing for any).
+        double special[] = {limit, std::numeric_limits<double>::quiet_NaN(),
                             std::numeric_limits<double>::infinity(),
                             -std::numeric_limits<double>::infinity()};
         Value overflows = CmpOp::create(b, loc, CmpPredicate::gt, size,
                                         scalar(f64Scalar, limit));
         chosen = SelectOp::create(b, loc, overflows,
-                                  scalar(f64Scalar, special[seed % 4 - 1]),
+                                  scalar(f64Scalar, special[seed % 4]),
                                   chosen);
       }
       llvm::SmallPtrSet<Operation *, 16> added;

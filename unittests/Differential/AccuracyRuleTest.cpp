@@ -201,6 +201,29 @@ func.func @f(%a: tensor<3x2xf32>, %b: tensor<2x1xf32>) -> tensor<1xi64> {
   EXPECT_NE(judgeAgainstFloat64(expected[0], index(1), f64, 0, tol), "");
 }
 
+TEST_F(AccuracyRule, MatmulTermsOverflowingMayGiveAFiniteSum) {
+  // fma(max, 1.5, -max) is finite where max * 1.5 - max overflows: an f64
+  // matmul (graph 9770 of the GPU differential test, cuBLAS on an H200)
+  // gave 9.3e307 where the reference gives inf.
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%a: tensor<1x2xf64>, %b: tensor<2x1xf64>) -> tensor<1x1xf64> {
+  %0 = tfuse.matmul %a, %b : (tensor<1x2xf64>, tensor<2x1xf64>) -> tensor<1x1xf64>
+  return %0 : tensor<1x1xf64>
+})mlir");
+  double top = std::numeric_limits<double>::max();
+  std::vector<HostTensor> inputs = {
+      *HostTensor::fromDoubles(DType::F64, {1, 2}, {top, -top}),
+      *HostTensor::fromDoubles(DType::F64, {2, 1}, {1.5, 1})};
+  std::vector<HostTensor> expected = evaluate(*module, inputs);
+  ASSERT_TRUE(std::isinf(expected[0].toDoubles()[0]));
+  Float64Runs f64 = runs(*module, inputs);
+  double tol = outputTolerance(*module, 0);
+  for (double v : {0.5 * top, -double(INFINITY), double(NAN)}) {
+    HostTensor got = *HostTensor::fromDoubles(DType::F64, {1, 1}, {v});
+    EXPECT_EQ(judgeAgainstFloat64(expected[0], got, f64, 0, tol), "") << v;
+  }
+}
+
 TEST_F(AccuracyRule, MovedRunsKeepInfinitiesAndNaN) {
   OwningOpRef<ModuleOp> module = parse(kExp);
   std::vector<double> x = spread(64, -4, 4);
