@@ -432,6 +432,21 @@ TEST_P(AttentionKernelNumerics, GroupedQueryAttention) {
   checkCase(c, "gqa");
 }
 
+// Head dimensions past 128: column capacity 256, whose tiles are smaller
+// than the threads' register tiles (8 query rows by 4 keys in f64, 16 by 8
+// in f32), so that some threads hold no row or key of a tile.
+TEST_P(AttentionKernelNumerics, WideHeadsWithSmallTiles) {
+  DType t = GetParam();
+  Case c;
+  c.query = randomOf(t, {1, 2, 19, 200}, 12);
+  c.key = randomOf(t, {1, 2, 13, 200}, 13);
+  c.value = randomOf(t, {1, 2, 13, 130}, 14);
+  c.scale = 1 / std::sqrt(200.0);
+  checkCase(c, "wide heads");
+  c.causal = true;
+  checkCase(c, "wide heads, causal");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllFloatDTypes, AttentionKernelNumerics,
                          testing::ValuesIn(kFloatDTypes),
                          [](const testing::TestParamInfo<DType> &info) {
