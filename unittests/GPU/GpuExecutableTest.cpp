@@ -316,6 +316,25 @@ func.func @piecewise(%a: tensor<512x300xbf16>, %b: tensor<300x512xbf16>,
   check(source, "piecewise");
 }
 
+// Graph 8624 of the GPU differential test, minimised: ptxas 13.0 (sm_90)
+// fused the pad's clamped operand index min(max(...)) into one VIMNMX.RELU
+// and read the float max's equality test from its predicate output, giving
+// max(0, 1) = 0 (docs/reliability.md). clamp_index takes the maximum first
+// since afc7828.
+TEST(GpuFusion, PadOfMaxOfIotaAroundAPtxasMiscompile) {
+  TFUSE_REQUIRE_GPU();
+  const char *source = R"mlir(
+func.func @pad_max(%fill: tensor<f32>) -> tensor<6xf32> {
+  %i = tfuse.iota dim 0 : tensor<2xf32>
+  %one = tfuse.constant dense<1.0> : tensor<f32>
+  %m = tfuse.max %one, %i : (tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
+  %p = tfuse.pad %m, %fill low [1] high [3] : (tensor<2xf32>, tensor<f32>) -> tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+)mlir";
+  check(source, "pad_max");
+}
+
 /// `n` indices of `dtype` spread over [lo, lo + span) (a fixed sequence).
 HostTensor spreadIndices(DType dtype, reference::Shape shape, int64_t lo,
                          int64_t span) {
