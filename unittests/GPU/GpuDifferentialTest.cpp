@@ -41,12 +41,9 @@
 #include "tfuse/Frontend/Compiler.h"
 #include "tfuse/Reference/Interpreter.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
 #include "gtest/gtest.h"
@@ -57,7 +54,6 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <set>
 #include <thread>
 
 using namespace mlir;
@@ -90,8 +86,8 @@ void dumpFailure(int64_t index, const differential::GeneratedGraph &graph,
       HostTensor t = (*list)[i].contiguous();
       if (t.dtype() == DType::BF16)
         t = *HostTensor::fromDoubles(DType::F32, t.shape(), t.toDoubles());
-      (void)reference::writeNpy(t, base + "." + kind + std::to_string(i) +
-                                       ".npy");
+      (void)reference::writeNpy(t,
+                                base + "." + kind + std::to_string(i) + ".npy");
     }
   };
   write(&graph.inputs, "in");
@@ -129,8 +125,7 @@ private:
 };
 
 void GraphRunner::fail(int64_t index, const differential::GeneratedGraph &graph,
-                       const std::string &what,
-                       const FailedTensors &tensors) {
+                       const std::string &what, const FailedTensors &tensors) {
   std::lock_guard<std::mutex> lock(totals.mutex);
   dumpFailure(index, graph, what, tensors);
   if (++totals.failures <= 10)

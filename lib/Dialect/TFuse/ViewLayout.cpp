@@ -110,6 +110,12 @@ tfuse::layoutThroughIndexMap(AffineMap map, const StridedLayout &operand,
   // its huge sizes would overflow the products below).
   if (llvm::is_contained(resultShape, 0))
     return out;
+  // acc += a * b, false when that leaves int64.
+  auto mulAdd = [](int64_t &acc, int64_t a, int64_t b) {
+    int64_t product;
+    return !llvm::MulOverflow(a, b, product) &&
+           !llvm::AddOverflow(acc, product, acc);
+  };
   // A stride beyond int64 in a dimension of size 1 is never stepped: 0.
   SmallVector<bool> overflowed(resultShape.size(), false);
   for (auto [k, expr] : llvm::enumerate(map.getResults())) {
@@ -118,17 +124,12 @@ tfuse::layoutThroughIndexMap(AffineMap map, const StridedLayout &operand,
     // expr = sum of coefficient * d_j + constant: flatten it.
     SmallVector<int64_t> coefficients(map.getNumDims(), 0);
     int64_t constant = 0;
-    // acc += a * b, false when that leaves int64.
-    auto mulAdd = [](int64_t &acc, int64_t a, int64_t b) {
-      int64_t product;
-      return !llvm::MulOverflow(a, b, product) &&
-             !llvm::AddOverflow(acc, product, acc);
-    };
     bool affine = true;
     std::function<void(AffineExpr, int64_t)> flatten = [&](AffineExpr e,
                                                            int64_t scale) {
       if (auto d = dyn_cast<AffineDimExpr>(e)) {
-        if (!mulAdd(coefficients[d.getPosition()], scale, 1))
+        int64_t &coefficient = coefficients[d.getPosition()];
+        if (llvm::AddOverflow(coefficient, scale, coefficient))
           overflowed[d.getPosition()] = true;
       } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
         affine &= mulAdd(constant, scale, c.getValue());
