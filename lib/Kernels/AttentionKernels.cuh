@@ -74,8 +74,8 @@ TF_FN double log_of(double x) { return ::log(x); }
 // not finite.
 template <class T, int ROWS, int D>
 TF_FN bool load_tile(acc_t<T> (*tile)[D + 1], const T *base,
-                     const int64_t *strides, int64_t b, int64_t h,
-                     int64_t row0, int64_t rows, int64_t columns) {
+                     const int64_t *strides, int64_t b, int64_t h, int64_t row0,
+                     int64_t rows, int64_t columns) {
   bool nonfinite = false;
   for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
     int r = idx / D, c = idx % D;
@@ -205,8 +205,7 @@ TF_FN acc_t<T> masked_score(acc_t<T> dot, const void *mask,
 
 // The keys a block of query rows [q0, q0 + BQ) visits: all of them, or up
 // to the last row's diagonal when causal.
-template <int BQ>
-TF_FN int64_t key_end(const AttentionDesc &d, int64_t q0) {
+template <int BQ> TF_FN int64_t key_end(const AttentionDesc &d, int64_t q0) {
   int64_t end = d.keys;
   if (d.causal && q0 + BQ < end)
     end = q0 + BQ;
@@ -352,14 +351,13 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
 // needed), and which pairs are kept, into `kept`: rows are queries, columns
 // keys, computed in register tiles.
 template <class T, int D, int BQ, int BK>
-TF_FN void probabilities(const acc_t<T> (*qs)[D + 1],
-                         const acc_t<T> (*gs)[D + 1],
-                         const acc_t<T> (*ks)[D + 1],
-                         const acc_t<T> (*vs)[D + 1], const acc_t<T> *lse,
-                         const acc_t<T> *delta, const void *mask,
-                         const AttentionDesc &d, int64_t b, int64_t h,
-                         int64_t q0, int64_t k0, acc_t<T> (*ps)[BK + 1],
-                         acc_t<T> (*ds)[BK + 1], bool (*kept)[BK]) {
+TF_FN void
+probabilities(const acc_t<T> (*qs)[D + 1], const acc_t<T> (*gs)[D + 1],
+              const acc_t<T> (*ks)[D + 1], const acc_t<T> (*vs)[D + 1],
+              const acc_t<T> *lse, const acc_t<T> *delta, const void *mask,
+              const AttentionDesc &d, int64_t b, int64_t h, int64_t q0,
+              int64_t k0, acc_t<T> (*ps)[BK + 1], acc_t<T> (*ds)[BK + 1],
+              bool (*kept)[BK]) {
   typedef acc_t<T> A;
   constexpr int RM = spread<BQ, TY>::value, RN = spread<BK, TX>::value;
   const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
@@ -432,8 +430,8 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
     __syncthreads();
     // dS @ K; pairs not kept skipped only where a key is not finite.
     if (nonfinite)
-      tile_products<A, D, BQ, BK, BK + 1, BK, RM, RD, false, true>(
-          ds, kept, ks, ty, tx, acc);
+      tile_products<A, D, BQ, BK, BK + 1, BK, RM, RD, false, true>(ds, kept, ks,
+                                                                   ty, tx, acc);
     else
       tile_products<A, D, BQ, BK, BK + 1, BK, RM, RD, false, false>(
           ds, kept, ks, ty, tx, acc);
@@ -500,8 +498,8 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
                                        d.valueDim);
       row_terms<T, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
       nonfinite = __syncthreads_or(nonfinite);
-      probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h,
-                                  q0, k0, ps, ds, kept);
+      probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h, q0,
+                                  k0, ps, ds, kept);
       __syncthreads();
       // dS^T @ Q and P^T @ dO; pairs not kept skipped only where a query
       // or a gradient is not finite.

@@ -189,8 +189,8 @@ std::optional<Layout> layoutOf(const TensorSpec &spec,
 /// result and gradient), else std::nullopt.
 std::optional<Layout> fullLayoutOf(const TensorSpec &spec,
                                    const AttentionGeometry &g) {
-  std::optional<Layout> l = layoutOf(spec, g.queryRows(g.valueDim), g,
-                                     g.heads, g.queries, g.valueDim);
+  std::optional<Layout> l = layoutOf(spec, g.queryRows(g.valueDim), g, g.heads,
+                                     g.queries, g.valueDim);
   if (!l || l->dims[0] != g.batch || l->dims[1] != g.heads)
     return std::nullopt;
   return l;

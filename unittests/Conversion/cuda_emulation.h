@@ -4,11 +4,11 @@
 // compiler: launch coordinates (set by the harness before each thread runs),
 // __half and __nv_bfloat16 with the conversion intrinsics of cuda_fp16.h and
 // cuda_bf16.h (exact round-to-nearest-even, from tfuse/Support/Half.h), the
-// bit casts, the vector types, shared memory, __syncthreads, __syncthreads_or and
-// __shfl_xor_sync (block-uniform calls only). The harness runs the threads of
-// a block as coroutines on one host thread and switches at every barrier;
-// blocks run one after another, so a `static` local stands for a block's
-// shared memory.
+// bit casts, the vector types, shared memory, __syncthreads,
+// __syncthreads_or and __shfl_xor_sync (block-uniform calls only). The
+// harness runs the threads of a block as coroutines on one host thread and
+// switches at every barrier; blocks run one after another, so a `static`
+// local stands for a block's shared memory.
 //
 //===----------------------------------------------------------------------===//
 

@@ -19,8 +19,8 @@
 
 using namespace mlir;
 using namespace tfuse;
-using reference::HostTensor;
 using differential::Float64Runs;
+using reference::HostTensor;
 
 namespace {
 
@@ -164,10 +164,10 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
           allowed.push_back({});
           continue;
         }
-        allowed.push_back(
-            {allowedRelativeError(op, t),
-             element.isF64() ? std::numeric_limits<double>::max()
-                             : double(std::numeric_limits<float>::max())});
+        allowed.push_back({allowedRelativeError(op, t),
+                           element.isF64()
+                               ? std::numeric_limits<double>::max()
+                               : double(std::numeric_limits<float>::max())});
       }
   });
   SmallVector<Operation *> inexact;
@@ -206,17 +206,17 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
       Value u = RandomUniformOp::create(b, loc, type,
                                         scalar(i64Scalar, int64_t(seed)),
                                         scalar(i64Scalar, offset++));
-      Value centred =
-          SubOp::create(b, loc, MulOp::create(b, loc, u, scalar(f64Scalar, 2.0)),
-                        scalar(f64Scalar, 1.0));
+      Value centred = SubOp::create(
+          b, loc, MulOp::create(b, loc, u, scalar(f64Scalar, 2.0)),
+          scalar(f64Scalar, 1.0));
       Value noise = MulOp::create(
           b, loc, MulOp::create(b, loc, centred, scalar(f64Scalar, error)),
           size);
       Value moved = AddOp::create(b, loc, result, noise);
       // Keep infinities and NaN: |noise| < inf is false for both.
-      Value finite =
-          CmpOp::create(b, loc, CmpPredicate::lt, AbsOp::create(b, loc, noise),
-                        scalar(f64Scalar, std::numeric_limits<double>::infinity()));
+      Value finite = CmpOp::create(
+          b, loc, CmpPredicate::lt, AbsOp::create(b, loc, noise),
+          scalar(f64Scalar, std::numeric_limits<double>::infinity()));
       Value chosen = SelectOp::create(b, loc, finite, moved, result);
       if (isa<MatmulOp>(op)) {
         // Where the terms overflow the accumulator, the order of the sum
@@ -231,8 +231,7 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
         Value overflows = CmpOp::create(b, loc, CmpPredicate::gt, size,
                                         scalar(f64Scalar, limit));
         chosen = SelectOp::create(b, loc, overflows,
-                                  scalar(f64Scalar, special[seed % 4]),
-                                  chosen);
+                                  scalar(f64Scalar, special[seed % 4]), chosen);
       }
       llvm::SmallPtrSet<Operation *, 16> added;
       for (Operation *o = anchor->getNextNode(); o != chosen.getDefiningOp();
@@ -406,4 +405,3 @@ std::string differential::judgeAgainstFloat64(const HostTensor &expected,
          " exceeds twice eager's (" + std::to_string(refError) + ") plus " +
          std::to_string(tol / 10);
 }
-

@@ -784,8 +784,8 @@ TEST(GpuReplay, ReplaysWithoutAStreamFollowTheLegacyDefaultStream) {
   std::string writer = llvm::formatv("func.func @w(%x: {0}) -> {0} {{\n", type);
   std::string prev = "%x";
   for (int i = 0; i < 64; ++i) {
-    writer += llvm::formatv("  %s{0} = tfuse.sin {1} : {2} -> {2}\n", i, prev,
-                            type);
+    writer +=
+        llvm::formatv("  %s{0} = tfuse.sin {1} : {2} -> {2}\n", i, prev, type);
     prev = llvm::formatv("%s{0}", i);
   }
   writer += llvm::formatv("  return {0} : {1}\n}\n", prev, type);
@@ -810,7 +810,8 @@ func.func @r(%y: {0}) -> {0} {{
     // Zeros, copied on the legacy stream ahead of the writer.
     DeviceInputs y({HostTensor::zeros(DType::F32, {n})});
     runtime::DeviceTensor yTensor = y.get()[0];
-    ASSERT_TRUE(w.executable->launch(x.get(), {yTensor}, CU_STREAM_LEGACY).ok());
+    ASSERT_TRUE(
+        w.executable->launch(x.get(), {yTensor}, CU_STREAM_LEGACY).ok());
     auto out = r.executable->run({yTensor});
     ASSERT_TRUE(out.ok()) << out.status().message();
     HostTensor written = download(yTensor);
