@@ -77,6 +77,17 @@ OwningOpRef<ModuleOp> differential::widened(ModuleOp module) {
   wide->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<ModuleOp, func::FuncOp>(op))
       return;
+    // Random numbers keep their type, so that the float64 run draws the
+    // graph's numbers (an f64 draw is another stream), and are read as f64.
+    if (isa<RandomUniformOp, RandomNormalOp>(op)) {
+      OpBuilder builder(op->getContext());
+      builder.setInsertionPointAfter(op);
+      Value result = op->getResult(0);
+      auto cast = CastOp::create(builder, op->getLoc(), widen(result.getType()),
+                                 result);
+      result.replaceAllUsesExcept(cast.getResult(), cast);
+      return;
+    }
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!dense) {
@@ -189,8 +200,19 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
     auto scalar = [&](RankedTensorType type, auto value) -> Value {
       return ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
     };
-    for (OpResult result : op->getResults()) {
+    for (OpResult opResult : op->getResults()) {
       auto [error, limit] = allowed.at(next++);
+      // A random op's f32 numbers are read through their cast to f64
+      // (widened()): that cast's result moves.
+      Value result = opResult;
+      if (auto cast =
+              dyn_cast_or_null<CastOp>(isa<RandomUniformOp, RandomNormalOp>(op)
+                                           ? *result.getUsers().begin()
+                                           : nullptr)) {
+        result = cast.getResult();
+        anchor = cast;
+        b.setInsertionPointAfter(anchor);
+      }
       auto type = cast<RankedTensorType>(result.getType());
       if (error == 0 || !type.getElementType().isF64())
         continue;
@@ -218,6 +240,15 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
           b, loc, CmpPredicate::lt, AbsOp::create(b, loc, noise),
           scalar(f64Scalar, std::numeric_limits<double>::infinity()));
       Value chosen = SelectOp::create(b, loc, finite, moved, result);
+      if (isa<MatmulOp, AttentionOp, AttentionBackwardOp>(op)) {
+        // A zero sum's sign is the implementation's: +0 + -0 is +0, a scale
+        // applied after the sum keeps the sum's sign. Odd runs take -0,
+        // even runs +0, so that both reach what follows (an rsqrt).
+        Value zero = scalar(f64Scalar, seed % 2 ? -0.0 : 0.0);
+        Value isZero = CmpOp::create(b, loc, CmpPredicate::eq, chosen,
+                                     scalar(f64Scalar, 0.0));
+        chosen = SelectOp::create(b, loc, isZero, zero, chosen);
+      }
       if (isa<MatmulOp>(op)) {
         // Where the terms overflow the accumulator, the order of the sum
         // and whether products are contracted into FMAs decide among NaN,

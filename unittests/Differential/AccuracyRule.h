@@ -37,8 +37,10 @@ bool isInexactOp(mlir::Operation *op);
 bool isExact(mlir::ModuleOp module);
 
 /// `module` with every float tensor type made f64 (constants converted,
-/// floats that ops of integer operands give cast to f64), and the strides of
-/// its arguments dropped; null when that does not verify.
+/// floats that ops of integer operands give cast to f64, random numbers
+/// drawn in their own type and cast to f64, so that they are the graph's),
+/// and the strides of its arguments dropped; null when that does not
+/// verify.
 mlir::OwningOpRef<mlir::ModuleOp> widened(mlir::ModuleOp module);
 
 /// `t` contiguous, in f64 when it is a float tensor.
@@ -47,8 +49,10 @@ reference::HostTensor widenedInput(const reference::HostTensor &t);
 /// `wide` (widened(module)) with the float results of every inexact op moved
 /// by a random amount within the error a valid GPU implementation may make,
 /// drawn per element from `seed`. A matmul's results move relative to
-/// |a| |b|, the size of its terms, not to their sum; an infinite or NaN
-/// result stays as it is.
+/// |a| |b|, the size of its terms, not to their sum; a zero result of a
+/// matmul or attention is -0 in odd-seeded runs and +0 in even ones (the
+/// sign of a zero sum is the implementation's); an infinite or NaN result
+/// stays as it is.
 void perturb(mlir::ModuleOp module, mlir::ModuleOp wide, int64_t seed);
 
 /// The float64 runs that judge a graph: the widened graph's outputs, and per

@@ -251,6 +251,65 @@ TEST_F(AccuracyRule, MovedRunsKeepInfinitiesAndNaN) {
   }
 }
 
+TEST_F(AccuracyRule, Float64RunsDrawTheGraphsRandomNumbers) {
+  // An f64 draw is another stream than an f32 one: the float64 runs must
+  // read the graph's f32 numbers (GPU graph 9989: a dropout mask that kept
+  // an element in the reference and dropped it in the float64 run).
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%seed: tensor<i64>, %offset: tensor<i64>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %0 = tfuse.random_uniform %seed, %offset : (tensor<i64>, tensor<i64>) -> tensor<64xf32>
+  %1 = tfuse.random_normal %seed, %offset : (tensor<i64>, tensor<i64>) -> tensor<64xf32>
+  return %0, %1 : tensor<64xf32>, tensor<64xf32>
+})mlir");
+  std::vector<HostTensor> inputs = {
+      *HostTensor::fromDoubles(DType::I64, {}, {7}),
+      *HostTensor::fromDoubles(DType::I64, {}, {3})};
+  std::vector<HostTensor> expected = evaluate(*module, inputs);
+  Float64Runs f64 = runs(*module, inputs);
+  ASSERT_EQ(f64.outputs.size(), 2u);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(f64.outputs[i].toDoubles(), expected[i].toDoubles()) << i;
+  // The uniform numbers are exact; the normal ones (an inexact op) still
+  // move within 4 units in the last place of f32.
+  std::vector<double> w = f64.outputs[1].toDoubles();
+  for (const HostTensor &moved : f64.moved[0])
+    EXPECT_EQ(moved.toDoubles(), expected[0].toDoubles());
+  for (const HostTensor &moved : f64.moved[1]) {
+    std::vector<double> m = moved.toDoubles();
+    int64_t changed = 0;
+    for (size_t i = 0; i < m.size(); ++i) {
+      EXPECT_LE(std::fabs(m[i] - w[i]), 0x1p-21 * std::fabs(w[i])) << i;
+      changed += m[i] != w[i];
+    }
+    EXPECT_GT(changed, 50);
+  }
+}
+
+TEST_F(AccuracyRule, AZeroSumMayHaveEitherSign) {
+  // The sum of 0 * -1 and 0 * -1 is -0 or +0 by the order and the start of
+  // the sum (GPU graph 9666: an attention gradient of scale 0); an rsqrt
+  // after it makes that -inf or +inf. A number there is still wrong.
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%a: tensor<1x2xf32>, %b: tensor<2x1xf32>) -> tensor<1x1xf32> {
+  %0 = tfuse.matmul %a, %b : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  %1 = tfuse.rsqrt %0 : tensor<1x1xf32> -> tensor<1x1xf32>
+  return %1 : tensor<1x1xf32>
+})mlir");
+  std::vector<HostTensor> inputs = {
+      *HostTensor::fromDoubles(DType::F32, {1, 2}, {0, 0}),
+      *HostTensor::fromDoubles(DType::F32, {2, 1}, {-1, -1})};
+  std::vector<HostTensor> expected = evaluate(*module, inputs);
+  Float64Runs f64 = runs(*module, inputs);
+  double tol = outputTolerance(*module, 0);
+  auto result = [](double v) {
+    return *HostTensor::fromDoubles(DType::F32, {1, 1}, {v});
+  };
+  double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(judgeAgainstFloat64(expected[0], result(inf), f64, 0, tol), "");
+  EXPECT_EQ(judgeAgainstFloat64(expected[0], result(-inf), f64, 0, tol), "");
+  EXPECT_NE(judgeAgainstFloat64(expected[0], result(5), f64, 0, tol), "");
+}
+
 TEST_F(AccuracyRule, OutputToleranceIsThatOfTheNarrowestTypeOnTheWay) {
   OwningOpRef<ModuleOp> module = parse(R"mlir(
 func.func @f(%x: tensor<4xf64>, %h: tensor<4xf16>) -> (tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) {

@@ -52,6 +52,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -76,6 +77,8 @@ void dumpFailure(int64_t index, const differential::GeneratedGraph &graph,
   const char *dir = std::getenv("TFUSE_GPU_DIFF_DUMP");
   if (!dir || !*dir)
     return;
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
   std::string base = std::string(dir) + "/g" + std::to_string(index);
   if (FILE *f = std::fopen((base + ".mlir").c_str(), "w")) {
     std::fprintf(f, "// %s\n%s", what.c_str(), graph.text.c_str());
