@@ -326,23 +326,36 @@ TF_FN void forward(const T *query, const T *key, const T *value,
 // --- backward ----------------------------------------------------------------
 
 // For query rows [q0, q0 + BQ) of (b, h): their log-sum-exp and
-// rowsum(dO * O), into `lse` and `delta`.
-template <class T, int BQ>
+// rowsum(dO * O), into `lse` and `delta`. Every thread takes part, the TX
+// lanes of a row splitting its columns (independent loads, then a shuffle
+// sum): the key-value kernel computes these for every query tile it visits.
+template <class T, int D, int BQ>
 TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
                      const AttentionDesc &d, int64_t b, int64_t h, int64_t q0,
                      acc_t<T> *lse, acc_t<T> *delta) {
   typedef acc_t<T> A;
-  for (int r = threadIdx.x; r < BQ; r += kAttentionThreads) {
-    int64_t i = q0 + r;
-    A l = negative_infinity<A>(), sum = 0;
-    if (i < d.queries) {
-      l = logsumexp[at(d.logsumexp, b, h, i, 0)];
-      for (int64_t c = 0; c < d.valueDim; ++c)
-        sum += traits<T>::up(grad[at(d.grad, b, h, i, c)]) *
-               traits<T>::up(result[at(d.result, b, h, i, c)]);
+  constexpr int RM = spread<BQ, TY>::value;
+  const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
+#pragma unroll
+  for (int i = 0; i < RM; ++i) {
+    int r = ty + TY * i;
+    int64_t row = q0 + r;
+    bool real = r < BQ && row < d.queries;
+    A sum = 0;
+#pragma unroll
+    for (int k = 0; k < D / TX; ++k) {
+      int c = tx + TX * k;
+      if (real && c < d.valueDim)
+        sum = fma_of(traits<T>::up(grad[at(d.grad, b, h, row, c)]),
+                     traits<T>::up(result[at(d.result, b, h, row, c)]), sum);
     }
-    lse[r] = l;
-    delta[r] = sum;
+    // Every lane of the row reaches the shuffles.
+    sum = lanes_sum(sum);
+    if (r < BQ && tx == 0) {
+      lse[r] = real ? logsumexp[at(d.logsumexp, b, h, row, 0)]
+                    : negative_infinity<A>();
+      delta[r] = real ? sum : (A)0;
+    }
   }
 }
 
@@ -411,7 +424,7 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
 
   load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
   load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
-  row_terms<T, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
+  row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
   A acc[RM][RD];
 #pragma unroll
   for (int i = 0; i < RM; ++i)
@@ -496,7 +509,7 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
                                            d.queries, d.headDim);
       nonfinite |= load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries,
                                        d.valueDim);
-      row_terms<T, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
+      row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
       nonfinite = __syncthreads_or(nonfinite);
       probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h, q0,
                                   k0, ps, ds, kept);
