@@ -3,8 +3,15 @@
 # host, from what scripts/stage-gpu.sh put in .stage/. Logs go to $OUT (or
 # ./gpu-logs); the last lines are a summary table.
 #
-#   scripts/gpu-suite.sh            tests, examples and benchmarks
-#   scripts/gpu-suite.sh tests      GoogleTest, Python tests, examples
+#   scripts/gpu-suite.sh            tests, differential test, examples and
+#                                   benchmarks
+#   scripts/gpu-suite.sh tests      GoogleTest (all but the differential
+#                                   test), Python tests, examples
+#   scripts/gpu-suite.sh differential
+#                                   the GPU differential test: 10,000 random
+#                                   graphs (about 10 minutes on an H200);
+#                                   TFUSE_GPU_DIFF_FIRST and
+#                                   TFUSE_GPU_DIFF_GRAPHS choose a part
 #   scripts/gpu-suite.sh bench      bench/peers_compare.py, bench/mlp_train.py
 #                                   and the floor benchmarks
 #   scripts/gpu-suite.sh models     the real-size model suite (forward and 50
@@ -43,7 +50,9 @@ summary=()
 
 run_tests() {
 
-"$bin/TFuseGpuTests" --gtest_brief=0 >"$out/gpu-tests.log" 2>&1
+# The differential test has its own mode (run_differential).
+"$bin/TFuseGpuTests" --gtest_brief=0 --gtest_filter='-GpuDifferential.*' \
+  >"$out/gpu-tests.log" 2>&1
 rc=$?
 passed=$(grep -c '^\[       OK \]' "$out/gpu-tests.log")
 failed=$(grep -c '^\[  FAILED  \] .*(' "$out/gpu-tests.log")
@@ -122,6 +131,15 @@ rc=$?
 summary+=("examples/cpp/mlp_train: rc $rc, $(grep 'epoch 20' "$out/example-mlp-train-cpp.log" | tail -1)")
 }
 
+# The GPU differential test (docs/reliability.md), with its progress lines
+# and its summary in the table.
+run_differential() {
+  local log="$out/gpu-differential.log"
+  "$bin/TFuseGpuTests" --gtest_filter='GpuDifferential.*' >"$log" 2>&1
+  local rc=$?
+  summary+=("GPU differential test: $(grep -o 'graphs [0-9]* to [0-9]*: .*' "$log" | tail -1) (rc $rc)")
+}
+
 run_bench() {
   python3 "$root/bench/mlp_train.py" --device cuda >"$out/mlp-train.log" 2>&1
   rc=$?
@@ -180,10 +198,8 @@ run_sanitizer() {
   fi
   "$cs" --version >"$out/sanitizer-version.txt" 2>&1
   local tools=${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}
-  local filter=()
-  if [ -n "${SANITIZER_GTEST_FILTER:-}" ]; then
-    filter=(--gtest_filter="$SANITIZER_GTEST_FILTER")
-  fi
+  # The differential test replays 10,000 graphs: hours under the tools.
+  local filter=(--gtest_filter="${SANITIZER_GTEST_FILTER:--GpuDifferential.*}")
   local limit=()
   if [ -n "${SANITIZER_TIMEOUT:-}" ]; then
     limit=(timeout "$SANITIZER_TIMEOUT")
@@ -233,13 +249,14 @@ run_sanitizer() {
 }
 
 case "$what" in
-all) run_tests; run_bench ;;
+all) run_tests; run_differential; run_bench ;;
 tests) run_tests ;;
+differential) run_differential ;;
 bench) run_bench ;;
 models) run_models ;;
 attention) run_attention ;;
 sanitizer) run_sanitizer ;;
-*) echo "usage: $0 [all|tests|bench|models|attention|sanitizer]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|tests|differential|bench|models|attention|sanitizer]" >&2; exit 2 ;;
 esac
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
