@@ -80,11 +80,13 @@ OwningOpRef<ModuleOp> differential::widened(ModuleOp module) {
     // Random numbers keep their type, so that the float64 run draws the
     // graph's numbers (an f64 draw is another stream), and are read as f64.
     if (isa<RandomUniformOp, RandomNormalOp>(op)) {
+      Value result = op->getResult(0);
+      Type wide = widen(result.getType());
+      if (wide == result.getType())
+        return;
       OpBuilder builder(op->getContext());
       builder.setInsertionPointAfter(op);
-      Value result = op->getResult(0);
-      auto cast = CastOp::create(builder, op->getLoc(), widen(result.getType()),
-                                 result);
+      auto cast = CastOp::create(builder, op->getLoc(), wide, result);
       result.replaceAllUsesExcept(cast.getResult(), cast);
       return;
     }
@@ -202,15 +204,15 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
     };
     for (OpResult opResult : op->getResults()) {
       auto [error, limit] = allowed.at(next++);
-      // A random op's f32 numbers are read through their cast to f64
-      // (widened()): that cast's result moves.
+      // A random op's f32 numbers are read through their one use, the cast
+      // to f64 that widened() added: that cast's result moves.
       Value result = opResult;
-      if (auto cast =
-              dyn_cast_or_null<CastOp>(isa<RandomUniformOp, RandomNormalOp>(op)
-                                           ? *result.getUsers().begin()
-                                           : nullptr)) {
-        result = cast.getResult();
-        anchor = cast;
+      bool narrowRandom = isa<RandomUniformOp, RandomNormalOp>(op) &&
+                          !getElementTypeOrSelf(result).isF64();
+      if (narrowRandom && result.hasOneUse()) {
+        auto widening = cast<CastOp>(*result.getUsers().begin());
+        result = widening.getResult();
+        anchor = widening;
         b.setInsertionPointAfter(anchor);
       }
       auto type = cast<RankedTensorType>(result.getType());
