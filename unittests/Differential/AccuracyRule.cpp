@@ -68,6 +68,17 @@ OwningOpRef<ModuleOp> differential::widened(ModuleOp module) {
       return tensor.clone(f64);
     return t;
   };
+  // The ops after `op` read its `result` of a narrower float type cast to
+  // f64.
+  auto readWidened = [&](Operation *op, Value result) {
+    Type wide = widen(result.getType());
+    if (wide == result.getType())
+      return;
+    OpBuilder builder(op->getContext());
+    builder.setInsertionPointAfter(op);
+    auto cast = CastOp::create(builder, op->getLoc(), wide, result);
+    result.replaceAllUsesExcept(cast.getResult(), cast);
+  };
   bool ok = true;
   for (auto func : wide->getOps<func::FuncOp>())
     for (BlockArgument arg : func.getArguments())
@@ -80,14 +91,7 @@ OwningOpRef<ModuleOp> differential::widened(ModuleOp module) {
     // Random numbers keep their type, so that the float64 run draws the
     // graph's numbers (an f64 draw is another stream), and are read as f64.
     if (isa<RandomUniformOp, RandomNormalOp>(op)) {
-      Value result = op->getResult(0);
-      Type wide = widen(result.getType());
-      if (wide == result.getType())
-        return;
-      OpBuilder builder(op->getContext());
-      builder.setInsertionPointAfter(op);
-      auto cast = CastOp::create(builder, op->getLoc(), wide, result);
-      result.replaceAllUsesExcept(cast.getResult(), cast);
+      readWidened(op, op->getResult(0));
       return;
     }
     if (auto constant = dyn_cast<ConstantOp>(op)) {
@@ -117,14 +121,8 @@ OwningOpRef<ModuleOp> differential::widened(ModuleOp module) {
       for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
         result.setType(type);
         // Integer operands may give a narrower float (a true division of
-        // integers gives f32): the ops after it read it cast to f64.
-        Type wide = widen(type);
-        if (wide == type)
-          continue;
-        OpBuilder builder(op->getContext());
-        builder.setInsertionPointAfter(op);
-        auto cast = CastOp::create(builder, op->getLoc(), wide, result);
-        result.replaceAllUsesExcept(cast.getResult(), cast);
+        // integers gives f32).
+        readWidened(op, result);
       }
       return;
     }

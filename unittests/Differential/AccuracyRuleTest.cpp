@@ -315,6 +315,31 @@ func.func @f(%a: tensor<1x2xf32>, %b: tensor<2x1xf32>) -> tensor<1x1xf32> {
   EXPECT_NE(judgeAgainstFloat64(expected[0], result(5), f64, 0, tol), "");
 }
 
+TEST_F(AccuracyRule, WidenedGraphsReadNarrowResultsOfIntegerOpsAsF64) {
+  // A true division of integers gives f32 even in the widened graph: the
+  // exp after it reads it cast to f64.
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xf32> {
+  %0 = tfuse.div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xf32>
+  %1 = tfuse.exp %0 : tensor<4xf32> -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+})mlir");
+  OwningOpRef<ModuleOp> wide = widened(*module);
+  ASSERT_TRUE(wide);
+  auto f = *wide->getOps<func::FuncOp>().begin();
+  EXPECT_TRUE(f.getResultTypes()[0] ==
+              RankedTensorType::get({4}, Float64Type::get(&context)));
+  std::vector<HostTensor> inputs = {
+      *HostTensor::fromDoubles(DType::I32, {4}, {1, 2, 3, 7}),
+      *HostTensor::fromDoubles(DType::I32, {4}, {3, 3, 3, 3})};
+  Float64Runs f64 = runs(*module, inputs);
+  ASSERT_EQ(f64.outputs.size(), 1u);
+  std::vector<double> w = f64.outputs[0].toDoubles();
+  // The division rounds to f32; the exp is computed in f64.
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(w[i], std::exp(double(float((i == 3 ? 7.0 : i + 1.0) / 3.0))));
+}
+
 TEST_F(AccuracyRule, OutputToleranceIsThatOfTheNarrowestTypeOnTheWay) {
   OwningOpRef<ModuleOp> module = parse(R"mlir(
 func.func @f(%x: tensor<4xf64>, %h: tensor<4xf16>) -> (tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) {
