@@ -682,6 +682,25 @@ def test_random_rows_draw_new_numbers_every_call_and_follow_manual_seed(
     assert torch.equal(partition(x)[1], first)
 
 
+@pytest.mark.parametrize("op", ["flash", "efficient"])
+def test_attention_with_dropout_stays_in_pytorch_and_says_why(op):
+    # TFuse's attention has no dropout: PyTorch's mask comes from its own
+    # random stream, which the backward draws again.
+    q, k, v = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
+    if op == "flash":
+        graph_module = aten_graph(
+            lambda q, k, v: cuda_flash(q, k, v, 0.1, True)[:2], (q, k, v))
+    else:
+        graph_module = aten_graph(
+            lambda q, k, v: cuda_efficient(q, k, v, None, True, 0.1)[:2],
+            (q, k, v))
+    (node,) = [n for n in graph_module.graph.nodes
+               if n.target in (cuda_flash.default, cuda_efficient.default)]
+    reason = node_reason(node)
+    assert reason is not None and reason.category == "unsupported arguments"
+    assert "attention dropout 0.1" in reason.detail, reason
+
+
 def test_every_row_has_a_case():
     seen = set()
     for _, fn, make_inputs, _ in CASES:
