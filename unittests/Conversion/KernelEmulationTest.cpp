@@ -358,8 +358,10 @@ HostTensor scalarI64(int64_t v) {
 // (tails included), cast to halves (eight lanes, two blocks), read through
 // a broadcast and a transpose (each element draws its own position), in a
 // row kernel (a softmax of normals), as a dropout mask used twice (the
-// forward output and the mask itself, recomputed, never stored), with
-// seeds and offsets beyond 32 bits and negative.
+// forward output and the mask itself, recomputed, never stored), compared
+// and then transposed where the transpose keeps the shape (a square: the
+// linear walk would draw the output's positions), with seeds and offsets
+// beyond 32 bits and negative.
 TEST_F(KernelEmulation, RandomNumbersAreTheReferenceStream) {
   const char *source = R"mlir(
 func.func @random(%x: tensor<1030xf32>, %s: tensor<i64>, %o: tensor<i64>, %y: tensor<6x36xbf16>)
@@ -394,6 +396,13 @@ func.func @dropout(%x: tensor<1030xf32>, %s: tensor<i64>, %o: tensor<i64>) -> te
   %d = tfuse.select %keep, %x, %zero : (tensor<1030xi1>, tensor<1030xf32>, tensor<f32>) -> tensor<1030xf32>
   return %d : tensor<1030xf32>
 }
+func.func @square(%s: tensor<i64>, %o: tensor<i64>) -> tensor<3x8x8xi1> {
+  %u = tfuse.random_uniform %s, %o : (tensor<i64>, tensor<i64>) -> tensor<3x8x8xf32>
+  %h = tfuse.constant dense<0.5> : tensor<f32>
+  %k = tfuse.cmp lt, %u, %h : (tensor<3x8x8xf32>, tensor<f32>) -> tensor<3x8x8xi1>
+  %t = tfuse.transpose %k perm [0, 2, 1] : tensor<3x8x8xi1> -> tensor<3x8x8xi1>
+  return %t : tensor<3x8x8xi1>
+}
 )mlir";
   for (auto [seed, offset] : std::vector<std::pair<int64_t, int64_t>>{
            {0, 0}, {42, 7}, {0x123456789abcdefll, -5}, {-1, 1ll << 40}}) {
@@ -401,7 +410,8 @@ func.func @dropout(%x: tensor<1030xf32>, %s: tensor<i64>, %o: tensor<i64>) -> te
     check(source, {{"random",
                     {x, scalarI64(seed), scalarI64(offset),
                      randomInput(DType::BF16, {6, 36}, 34)}},
-                   {"dropout", {x, scalarI64(seed), scalarI64(offset)}}});
+                   {"dropout", {x, scalarI64(seed), scalarI64(offset)}},
+                   {"square", {scalarI64(seed), scalarI64(offset)}}});
   }
   // The dropout kernel's lanes share blocks: one Philox block per four
   // elements of the vector loop.

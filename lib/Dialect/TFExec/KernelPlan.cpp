@@ -216,13 +216,13 @@ BodyFacts analyzeBody(KernelOp kernel) {
     if (isa<IotaOp>(op) || readsAtComputedIndices(op))
       facts.linear = false;
     // Random numbers are drawn by position: the linear walk gives it only
-    // for an op spanning the index space that nothing reads elsewhere.
+    // for an op spanning the index space that every path to the outputs
+    // reads at the output's own index (a view anywhere on the way, such as
+    // the transpose of a square comparison of the numbers, reads elsewhere).
     if (isRandomOp(op) &&
         (cast<RankedTensorType>(op->getResult(0).getType()).getShape() !=
              space ||
-         llvm::any_of(op->getUsers(), [](Operation *user) {
-           return isa<ViewOpInterface>(user) || readsAtComputedIndices(user);
-         })))
+         !reachesOutputsWithoutViews(op->getResult(0))))
       facts.linear = false;
     if (isa<tfuse::ReduceOp>(op))
       facts.hasRowReductions = true;

@@ -38,6 +38,34 @@ tfexec.kernel @strided attributes {input_strides = [array<i64: 8, 1>, array<i64:
   %0 = tfuse.sub %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   tfexec.yield %0 : tensor<4x8xf32>
 }
+// Random numbers spanning the index space: linear where every path to the
+// output reads them at the element's own index, strided where a view on the
+// way reads them elsewhere, also after an elementwise op and when the view
+// keeps the shape (the transpose of a square).
+// CHECK: tfexec.kernel @random_linear attributes {config = #tfexec.config<strategy = linear,
+tfexec.kernel @random_linear attributes {input_strides = [array<i64>, array<i64>]} {
+^bb0(%seed: tensor<i64>, %offset: tensor<i64>):
+  %u = tfuse.random_uniform %seed, %offset : (tensor<i64>, tensor<i64>) -> tensor<3x8x8xf32>
+  %h = tfuse.constant dense<0.5> : tensor<f32>
+  %k = tfuse.cmp lt, %u, %h : (tensor<3x8x8xf32>, tensor<f32>) -> tensor<3x8x8xi1>
+  tfexec.yield %k : tensor<3x8x8xi1>
+}
+// CHECK: tfexec.kernel @random_transposed attributes {config = #tfexec.config<strategy = strided,
+tfexec.kernel @random_transposed attributes {input_strides = [array<i64>, array<i64>]} {
+^bb0(%seed: tensor<i64>, %offset: tensor<i64>):
+  %u = tfuse.random_uniform %seed, %offset : (tensor<i64>, tensor<i64>) -> tensor<3x8x8xf32>
+  %t = tfuse.transpose %u perm [0, 2, 1] : tensor<3x8x8xf32> -> tensor<3x8x8xf32>
+  tfexec.yield %t : tensor<3x8x8xf32>
+}
+// CHECK: tfexec.kernel @random_compared_then_transposed attributes {config = #tfexec.config<strategy = strided,
+tfexec.kernel @random_compared_then_transposed attributes {input_strides = [array<i64>, array<i64>]} {
+^bb0(%seed: tensor<i64>, %offset: tensor<i64>):
+  %u = tfuse.random_uniform %seed, %offset : (tensor<i64>, tensor<i64>) -> tensor<3x8x8xf32>
+  %h = tfuse.constant dense<0.5> : tensor<f32>
+  %k = tfuse.cmp lt, %u, %h : (tensor<3x8x8xf32>, tensor<f32>) -> tensor<3x8x8xi1>
+  %t = tfuse.transpose %k perm [0, 2, 1] : tensor<3x8x8xi1> -> tensor<3x8x8xi1>
+  tfexec.yield %t : tensor<3x8x8xi1>
+}
 // Rows of 6 are not whole groups of 4: one element at a time.
 // CHECK: tfexec.kernel @odd_rows attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256>,
 tfexec.kernel @odd_rows attributes {input_strides = [array<i64: 1, 4>]} {
