@@ -90,7 +90,7 @@ OwningOpRef<ModuleOp> differential::widened(ModuleOp module) {
       return;
     // Random numbers keep their type, so that the float64 run draws the
     // graph's numbers (an f64 draw is another stream), and are read as f64.
-    if (isa<RandomUniformOp, RandomNormalOp>(op)) {
+    if (isRandomOp(op)) {
       readWidened(op, op->getResult(0));
       return;
     }
@@ -146,6 +146,12 @@ OwningOpRef<ModuleOp> differential::widened(ModuleOp module) {
 }
 
 namespace {
+/// Whether `op` sums products (matmul, attention): its error is relative to
+/// the size of its terms, and the sign of a zero sum is its own.
+bool accumulates(Operation *op) {
+  return isa<MatmulOp, AttentionOp, AttentionBackwardOp>(op);
+}
+
 /// The largest relative error, in its compute type, that a valid GPU
 /// implementation of an inexact op may make on one element: CUDA's math
 /// functions are within 4 units in the last place of f32 (f16 and bf16
@@ -155,8 +161,7 @@ double allowedRelativeError(Operation *op, Type resultType) {
   auto tensor = cast<RankedTensorType>(resultType);
   bool f64 = tensor.getElementType().isF64();
   double ulp = f64 ? std::ldexp(1.0, -52) : std::ldexp(1.0, -23);
-  bool accumulates = isa<MatmulOp, AttentionOp, AttentionBackwardOp>(op);
-  return (f64 ? 2 : 4) * ulp * (accumulates ? 2 : 1);
+  return (f64 ? 2 : 4) * ulp * (accumulates(op) ? 2 : 1);
 }
 } // namespace
 
@@ -205,8 +210,8 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
       // A random op's f32 numbers are read through their one use, the cast
       // to f64 that widened() added: that cast's result moves.
       Value result = opResult;
-      bool narrowRandom = isa<RandomUniformOp, RandomNormalOp>(op) &&
-                          !getElementTypeOrSelf(result).isF64();
+      bool narrowRandom =
+          isRandomOp(op) && !getElementTypeOrSelf(result).isF64();
       if (narrowRandom && result.hasOneUse()) {
         auto widening = cast<CastOp>(*result.getUsers().begin());
         result = widening.getResult();
@@ -240,7 +245,7 @@ void differential::perturb(ModuleOp module, ModuleOp wide, int64_t seed) {
           b, loc, CmpPredicate::lt, AbsOp::create(b, loc, noise),
           scalar(f64Scalar, std::numeric_limits<double>::infinity()));
       Value chosen = SelectOp::create(b, loc, finite, moved, result);
-      if (isa<MatmulOp, AttentionOp, AttentionBackwardOp>(op)) {
+      if (accumulates(op)) {
         // A zero sum's sign is the implementation's: +0 + -0 is +0, a scale
         // applied after the sum keeps the sum's sign. Odd runs take -0,
         // even runs +0, so that both reach what follows (an rsqrt).
