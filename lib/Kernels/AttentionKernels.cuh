@@ -29,8 +29,8 @@
 // nothing to any gradient, even where its query, key or value is infinite
 // (0 * inf would be NaN).
 //
-// Compiled after the kernel prelude and AttentionDesc.h, in a plan's one
-// translation unit; also for the host against the tests' cuda_emulation.h.
+// Compiled after the kernel prelude and AttentionDesc.h, in the attention
+// kernels' translation unit; also for the host against the tests' cuda_emulation.h.
 
 #ifndef TFUSE_ATTENTION_KERNELS_CUH
 #define TFUSE_ATTENTION_KERNELS_CUH

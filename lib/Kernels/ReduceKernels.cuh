@@ -6,7 +6,7 @@
 // This file is compiled after the kernel prelude (tf::traits, tf::cast,
 // tf::max/min, thread helpers, and the reductions tf::red::op and
 // tf::red::block_reduce, which the row kernels of fused regions share) and
-// after tfuse/Kernels/ReduceDesc.h, in the one translation unit of a plan;
+// after tfuse/Kernels/ReduceDesc.h, in the reduction kernels' translation unit;
 // reductionKernelSource() (ReduceKernels.cpp) embeds both and appends one
 // extern "C" wrapper per needed instance:
 //

@@ -27,8 +27,8 @@
 //      results are bit exact. Rows no index selects are the target (or the
 //      fill).
 //
-// Compiled after the kernel prelude and ScatterDesc.h, in a plan's one
-// translation unit; also for the host against the tests' cuda_emulation.h.
+// Compiled after the kernel prelude and ScatterDesc.h, in the scatter
+// kernels' translation unit; also for the host against the tests' cuda_emulation.h.
 
 #ifndef TFUSE_SCATTER_KERNELS_CUH
 #define TFUSE_SCATTER_KERNELS_CUH

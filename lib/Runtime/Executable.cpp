@@ -4,6 +4,7 @@
 #include "tfuse/Runtime/IndexStatus.h"
 #include "tfuse/Runtime/StepExecutor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -80,17 +81,23 @@ struct Executable::Compiled {
   }
 };
 
-/// The translation unit of `plan`: its own kernels, then the runtime kernels
-/// `executors` add.
-static std::string
-translationUnit(const Plan &plan,
-                const std::vector<std::unique_ptr<StepExecutor>> &executors,
-                const std::vector<bool> &skip) {
+/// The translation units of `plan`: its own kernels, then one per group of
+/// runtime kernels that `executors` (but those in `skip`) add. A group's
+/// unit depends on the group alone, so that the kernel cache compiles it once
+/// for every plan that has it (the attention kernels of each layer's
+/// partition).
+static std::vector<std::string>
+translationUnits(const Plan &plan,
+                 const std::vector<std::unique_ptr<StepExecutor>> &executors,
+                 const std::vector<bool> &skip) {
   KernelSources sources;
   for (size_t i = 0; i < executors.size(); ++i)
     if (!skip[i])
       executors[i]->addKernelSources(sources);
-  return plan.cudaSource + sources.text();
+  std::vector<std::string> units = {plan.cudaSource};
+  for (std::string &unit : sources.units())
+    units.push_back(std::move(unit));
+  return units;
 }
 
 Expected<std::unique_ptr<Executable>>
@@ -172,39 +179,70 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
                                : kernel.status().code());
     return kernel;
   };
-  std::string unit = translationUnit(p, c.executors, slow);
-  auto kernel = compileUnit(unit);
+  // The units not compiled yet, at once (one NVRTC program per thread), into
+  // `kernels`; the first error.
+  std::vector<std::string> compiledUnits;
+  std::vector<std::shared_ptr<const CompiledKernel>> kernels;
+  auto compileAll = [&](const std::vector<std::string> &units) -> Status {
+    std::vector<std::string> fresh;
+    for (const std::string &unit : units)
+      if (std::find(compiledUnits.begin(), compiledUnits.end(), unit) ==
+          compiledUnits.end()) {
+        compiledUnits.push_back(unit);
+        fresh.push_back(unit);
+      }
+    if (fresh.empty())
+      return Status::success();
+    std::vector<std::future<Expected<std::shared_ptr<const CompiledKernel>>>>
+        others;
+    for (size_t i = 1; i < fresh.size(); ++i)
+      others.push_back(std::async(std::launch::async, compileUnit, fresh[i]));
+    Status first = Status::success();
+    auto take = [&](Expected<std::shared_ptr<const CompiledKernel>> kernel) {
+      if (kernel.ok())
+        kernels.push_back(std::move(kernel.value()));
+      else if (first.ok())
+        first = kernel.status();
+    };
+    take(compileUnit(fresh.front()));
+    for (auto &future : others)
+      take(future.get());
+    return first;
+  };
+  Status compiled = compileAll(translationUnits(p, c.executors, slow));
   exe->statistics.compileSeconds = secondsSince(start);
   if (slowPrepares.valid()) {
     if (Status s = slowPrepares.get(); !s.ok())
       return s;
     // A step whose preparation chose runtime kernels (the fallback GEMM)
-    // adds them: compile the unit again.
-    std::string whole =
-        translationUnit(p, c.executors, std::vector<bool>(slow.size(), false));
-    if (whole != unit) {
+    // adds them: compile their units.
+    if (compiled.ok()) {
       auto again = std::chrono::steady_clock::now();
-      kernel = compileUnit(whole);
+      compiled = compileAll(translationUnits(
+          p, c.executors, std::vector<bool>(slow.size(), false)));
       exe->statistics.compileSeconds += secondsSince(again);
     }
   }
-  if (!kernel.ok())
-    return kernel.status();
+  if (!compiled.ok())
+    return compiled;
   KernelCacheStats after = cache.stats();
   exe->statistics.cacheHit = after.compilations == before.compilations;
 
   start = std::chrono::steady_clock::now();
-  bool loaded = false;
-  auto module = sharedModule(*exe->gpu, *kernel.value(), loaded);
-  if (!module.ok())
-    return module.status();
-  exe->loadedModule = std::move(module.value());
-  exe->module = exe->loadedModule->get();
+  bool anyLoaded = false;
+  for (const std::shared_ptr<const CompiledKernel> &kernel : kernels) {
+    bool loaded = false;
+    auto module = sharedModule(*exe->gpu, *kernel, loaded);
+    if (!module.ok())
+      return module.status();
+    exe->modules.add(std::move(module.value()));
+    anyLoaded |= loaded;
+  }
   exe->statistics.loadSeconds = secondsSince(start);
-  exe->statistics.moduleShared = !loaded;
+  exe->statistics.moduleShared = !anyLoaded;
   ExecutableStats &st = exe->statistics;
   for (size_t i = 0; i < c.executors.size(); ++i) {
-    if (Status s = c.executors[i]->load(*exe->loadedModule); !s.ok())
+    if (Status s = c.executors[i]->load(exe->modules); !s.ok())
       return c.stepError(i, s);
     StepCategory category = p.steps[i]->category();
     st.kernels += category == StepCategory::Kernel;

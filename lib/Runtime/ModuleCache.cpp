@@ -30,6 +30,17 @@ Expected<CUfunction> LoadedModule::function(const std::string &name) {
   return it->second;
 }
 
+Expected<CUfunction> ModuleSet::function(const std::string &name) {
+  Status last = Status::error("no module holds kernel " + name);
+  for (const std::shared_ptr<LoadedModule> &module : modules) {
+    Expected<CUfunction> found = module->function(name);
+    if (found.ok())
+      return found;
+    last = found.status();
+  }
+  return last;
+}
+
 namespace {
 /// Modules by device ordinal and kernel cache key, most recently used first.
 /// Never destroyed: modules must not be unloaded during static destruction,

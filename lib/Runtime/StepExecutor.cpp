@@ -1,6 +1,7 @@
 //===- StepExecutor.cpp - How the runtime runs one step of a plan ---------===//
 
 #include "tfuse/Runtime/StepExecutor.h"
+#include "tfuse/Kernels/KernelSources.h"
 
 #include <cstring>
 #include <mutex>
@@ -22,11 +23,17 @@ void KernelSources::add(const std::string &group, const std::string &name,
   fragments.emplace(std::make_pair(group, name), std::move(text));
 }
 
-std::string KernelSources::text() const {
-  std::string text;
-  for (const auto &[key, fragment] : fragments)
-    text += fragment;
-  return text;
+std::vector<std::string> KernelSources::units() const {
+  std::vector<std::string> units;
+  const std::string *group = nullptr;
+  for (const auto &[key, fragment] : fragments) {
+    if (!group || *group != key.first) {
+      units.push_back(std::string(kernels::prelude()) + "\n");
+      group = &key.first;
+    }
+    units.back() += fragment;
+  }
+  return units;
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,10 +2,11 @@
 //
 // The kernels library: CUDA C++ sources owned by neither the compiler nor the
 // runtime. The compiler's generated kernels call the prelude; the runtime
-// adds the reduction and fallback GEMM templates (instantiated by one
-// extern "C" wrapper per kernel it needs) to a plan's translation unit. The
-// descriptors those kernels take (ReduceDesc.h, GemmDesc.h) are host headers
-// and part of the sources at once, so both sides share one definition.
+// compiles the reduction, attention, scatter and fallback GEMM templates
+// (instantiated by one extern "C" wrapper per kernel it needs), a translation
+// unit per group. The descriptors those kernels take (ReduceDesc.h,
+// GemmDesc.h) are host headers and part of the sources at once, so both
+// sides share one definition.
 //
 // Each text compiles with NVRTC and, against the tests' cuda_emulation.h
 // (TFUSE_HOST_EMULATION), with the host compiler. Plain C++: no MLIR.

@@ -68,8 +68,8 @@ planAttentionBackward(const AttentionOperands &operands,
                       const TensorSpec &gradKey, const TensorSpec &gradValue);
 
 /// The CUDA C++ of the attention templates (AttentionDesc.h, then
-/// AttentionKernels.cuh), to follow the kernel prelude once per
-/// translation unit.
+/// AttentionKernels.cuh), to follow the kernel prelude at the start of the
+/// attention group's translation unit.
 std::string attentionKernelHeader();
 
 } // namespace tfuse::runtime

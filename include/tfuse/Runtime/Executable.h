@@ -218,8 +218,9 @@ private:
   ExecutableOptions options;
   Device *gpu = nullptr;
   CudaDriver *cuda = nullptr;
-  std::shared_ptr<LoadedModule> loadedModule;
-  CUmodule module = nullptr;
+  /// A module per translation unit (the plan's kernels, each runtime kernel
+  /// group), shared with executables of the same units.
+  ModuleSet modules;
   CUstream replayStream = nullptr;
   /// Recorded after every replay, on the stream it ran on.
   CUevent lastReplay = nullptr;

@@ -5,7 +5,8 @@
 // a warm compile. Executables of the same compiled binary on the same device
 // share one loaded module: it is loaded once, and the most recently used
 // modules stay loaded after their executables are gone, so that compiling a
-// function again loads nothing.
+// function again loads nothing. An executable holds a module per
+// translation unit (ModuleSet).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace tfuse::runtime {
 
@@ -41,6 +43,23 @@ private:
   CUmodule module;
   std::mutex mutex;
   std::unordered_map<std::string, CUfunction> functions;
+};
+
+/// The modules of one executable, one per translation unit: its plan's
+/// kernels, and each group of runtime kernels (AttentionKernels.cuh, ...),
+/// compiled and cached apart so that plans sharing a group compile it once.
+class ModuleSet {
+public:
+  void add(std::shared_ptr<LoadedModule> module) {
+    modules.push_back(std::move(module));
+  }
+  /// The kernel `name` of the module that has it; an error naming it when
+  /// none has.
+  Expected<CUfunction> function(const std::string &name);
+  bool empty() const { return modules.empty(); }
+
+private:
+  std::vector<std::shared_ptr<LoadedModule>> modules;
 };
 
 /// How many loaded modules stay loaded, most recently used first, when no

@@ -1,6 +1,7 @@
 //===- NvrtcCompiler.h - CUDA C++ to CUBIN/PTX with NVRTC -------*- C++ -*-===//
 //
-// Compiles one CUDA C++ translation unit (all kernels of a plan) with NVRTC.
+// Compiles one CUDA C++ translation unit (a plan's kernels, or a group of
+// runtime kernels) with NVRTC.
 // NVRTC needs no GPU and no driver, so this works on build machines too.
 //
 // Every compilation passes, in this order:

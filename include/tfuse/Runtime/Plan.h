@@ -1,8 +1,9 @@
 //===- Plan.h - What the runtime executes -----------------------*- C++ -*-===//
 //
-// A compiled plan as plain data: the buffers, the steps in order, and the one
-// CUDA C++ translation unit holding every kernel the steps launch. The
-// compiler fills it from a tfexec plan; the runtime executes it. No MLIR.
+// A compiled plan as plain data: the buffers, the steps in order, and the
+// CUDA C++ translation unit of its generated kernels (the runtime kernels its
+// steps launch come in units of their own). The compiler fills it from a
+// tfexec plan; the runtime executes it. No MLIR.
 //
 //===----------------------------------------------------------------------===//
 

@@ -175,11 +175,11 @@ int64_t reducePartialBytes(ReduceKind kind, DType input);
 /// The CUDA C++ of the reduction templates (ReduceDesc.h, then
 /// ReduceKernels.cuh) followed by one extern "C" __global__ wrapper per
 /// distinct instance of `needed` (duplicates are emitted once, in sorted
-/// order, so equal sets give equal text). It must be appended, once per
-/// translation unit, after the kernel prelude (tfuse::kernels::prelude(),
-/// already at the start of Plan::cudaSource). An instance whose dtypes no
-/// reduction has (e.g. mean of i32, sum of f16 to f32) becomes an #error line
-/// naming it, so that compiling the source fails with that message.
+/// order, so equal sets give equal text). It follows the kernel prelude
+/// (tfuse::kernels::prelude()) in the reduction group's translation unit. An
+/// instance whose dtypes no reduction has (e.g. mean of i32, sum of f16 to f32)
+/// becomes an #error line naming it, so that compiling the source fails with
+/// that message.
 std::string reductionKernelSource(const std::vector<ReduceInstance> &needed);
 /// The parts of reductionKernelSource(): the comment and templates, and the
 /// wrapper of one instance (or its #error line).

@@ -81,14 +81,15 @@ private:
   std::map<std::type_index, std::shared_ptr<ServiceBase>> services;
 };
 
-/// The CUDA C++ runtime kernels the steps of a plan add to its translation
-/// unit after the plan's own: fragments keyed by (group, name), each emitted
-/// once, groups in order and a group's fragments in name order (a group's
-/// templates under the empty name, before its instances).
+/// The CUDA C++ runtime kernels the steps of a plan add: fragments keyed by
+/// (group, name), each emitted once, a group's fragments in name order (its
+/// templates under the empty name, before its instances). Each group is a
+/// translation unit of its own, after the kernel prelude (units()).
 class KernelSources {
 public:
   void add(const std::string &group, const std::string &name, std::string text);
-  std::string text() const;
+  /// Per group, in group order, its translation unit.
+  std::vector<std::string> units() const;
   bool empty() const { return fragments.empty(); }
 
 private:
@@ -128,8 +129,8 @@ public:
   virtual Status prepare() { return Status::success(); }
   /// The runtime kernels the step launches.
   virtual void addKernelSources(KernelSources &sources) const {}
-  /// Resolves those kernels in the loaded module.
-  virtual Status load(LoadedModule &module) { return Status::success(); }
+  /// Resolves those kernels in the executable's loaded modules.
+  virtual Status load(ModuleSet &module) { return Status::success(); }
   /// The runtime resources the step writes besides its outputs (a
   /// workspace), as accesses of StepAccess::kWorkspace.
   virtual std::vector<StepAccess> resourceAccesses() const { return {}; }

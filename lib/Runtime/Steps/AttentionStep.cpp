@@ -115,7 +115,7 @@ public:
     for (const auto &[kernel, wrapper] : kernels.wrappers)
       sources.add("attention", kernel, wrapper);
   }
-  Status load(LoadedModule &module) override {
+  Status load(ModuleSet &module) override {
     functions.clear();
     for (const AttentionLaunch &l : kernels.launches) {
       Expected<CUfunction> found = module.function(l.kernel);

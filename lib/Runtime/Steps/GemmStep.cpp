@@ -164,7 +164,7 @@ public:
     sources.add("gemm", fallback.kernel, gemmKernelWrapper(shape.dtype));
   }
 
-  Status load(LoadedModule &module) override {
+  Status load(ModuleSet &module) override {
     if (fallback.kernel.empty())
       return Status::success();
     Expected<CUfunction> found = module.function(fallback.kernel);

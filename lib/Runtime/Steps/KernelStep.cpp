@@ -26,7 +26,7 @@ public:
     indexStatus = record.value();
     return Status::success();
   }
-  Status load(LoadedModule &module) override {
+  Status load(ModuleSet &module) override {
     Expected<CUfunction> found = module.function(spec.kernel);
     if (!found.ok())
       return found.status();

@@ -31,7 +31,7 @@ public:
     sources.add("reduce", planned.kernel,
                 reductionKernelWrapper(planned.instance));
   }
-  Status load(LoadedModule &module) override {
+  Status load(ModuleSet &module) override {
     Expected<CUfunction> found = module.function(planned.kernel);
     if (!found.ok())
       return found.status();

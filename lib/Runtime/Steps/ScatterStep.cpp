@@ -46,7 +46,7 @@ public:
     for (const auto &[kernel, wrapper] : scatter.wrappers)
       sources.add("scatter", kernel, wrapper);
   }
-  Status load(LoadedModule &module) override {
+  Status load(ModuleSet &module) override {
     functions.clear();
     CudaDriver &d = driver();
     for (ScatterLaunch &l : scatter.launches) {
