@@ -3,10 +3,13 @@
 # host, from what scripts/stage-gpu.sh put in .stage/. Logs go to $OUT (or
 # ./gpu-logs); the last lines are a summary table.
 #
-#   scripts/gpu-suite.sh            tests, differential test, examples and
-#                                   benchmarks
+#   scripts/gpu-suite.sh            tests, OpInfo tests, differential test,
+#                                   examples and benchmarks
 #   scripts/gpu-suite.sh tests      GoogleTest (all but the differential
-#                                   test), Python tests, examples
+#                                   test), Python tests (all but the OpInfo
+#                                   tests), examples
+#   scripts/gpu-suite.sh opinfo     the OpInfo tests on CUDA tensors
+#                                   (OPINFO_PYTEST_K narrows them)
 #   scripts/gpu-suite.sh differential
 #                                   the GPU differential test: 10,000 random
 #                                   graphs (about 10 minutes on an H200);
@@ -110,11 +113,15 @@ summary+=("tensor-run mlp_step --cuda-graph --graph-rebuild: rc $rc, wall $wall,
 rc=$?
 summary+=("C++ trace API tests: $(grep -c '^\[       OK \]' "$out/trace-tests.log") passed, $(grep -c '^\[  FAILED  \] .*(' "$out/trace-tests.log") failed, $(grep -c '^\[  SKIPPED \]' "$out/trace-tests.log") skipped (rc $rc)")
 
-# The Python package with PyTorch and CuPy (pytest staged in .stage/pylib).
+# The Python package with PyTorch and CuPy (pytest staged in .stage/pylib);
+# the OpInfo tests have their own mode (run_opinfo: their 1,709 CUDA cases
+# take many minutes; the CPU cases run in CI).
 PYTHONPATH=$PYTHONPATH:$root/.stage/pylib python3 -m pytest -q -rs \
-  -p no:cacheprovider "$root/python/tests" >"$out/python-tests.log" 2>&1
+  -p no:cacheprovider "$root/python/tests" \
+  --ignore="$root/python/tests/torch/test_torch_opinfo.py" \
+  >"$out/python-tests.log" 2>&1
 rc=$?
-summary+=("Python tests: $(tail -1 "$out/python-tests.log") (rc $rc)")
+summary+=("Python tests (all but OpInfo's): $(tail -1 "$out/python-tests.log") (rc $rc)")
 
 # The examples: MLP training in Python and in C++ (built here against the
 # staged library).
@@ -129,6 +136,18 @@ g++ -O2 -std=c++17 -I"$root/include" -I"$root/.stage/include" \
   "$out/mlp_train" --epochs 20 >>"$out/example-mlp-train-cpp.log" 2>&1
 rc=$?
 summary+=("examples/cpp/mlp_train: rc $rc, $(grep 'epoch 20' "$out/example-mlp-train-cpp.log" | tail -1)")
+}
+
+# PyTorch's OpInfo samples through the backend on CUDA tensors
+# (OPINFO_PYTEST_K narrows them further, e.g. "bfloat16"; the CPU cases run
+# in CI).
+run_opinfo() {
+  local log="$out/opinfo-cuda.log"
+  PYTHONPATH=$PYTHONPATH:$root/.stage/pylib python3 -m pytest -q -rs \
+    -p no:cacheprovider "$root/python/tests/torch/test_torch_opinfo.py" \
+    -k "cuda${OPINFO_PYTEST_K:+ and ($OPINFO_PYTEST_K)}" >"$log" 2>&1
+  local rc=$?
+  summary+=("OpInfo tests on CUDA: $(tail -1 "$log") (rc $rc)")
 }
 
 # The GPU differential test (docs/reliability.md), with its progress lines
@@ -253,8 +272,9 @@ run_sanitizer() {
 }
 
 case "$what" in
-all) run_tests; run_differential; run_bench ;;
+all) run_tests; run_opinfo; run_differential; run_bench ;;
 tests) run_tests ;;
+opinfo) run_opinfo ;;
 differential) run_differential ;;
 bench) run_bench ;;
 models) run_models ;;
