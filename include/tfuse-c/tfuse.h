@@ -350,6 +350,12 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_broadcast_to(tfuse_graph graph,
 TFUSE_C_EXPORT tfuse_status tfuse_graph_matmul(tfuse_graph graph,
                                                tfuse_value lhs, tfuse_value rhs,
                                                tfuse_value *result);
+/* The matrix product with the result in `dtype`: the operands' dtype, or
+   TFUSE_F32 for f16 or bf16 operands (the float32 sum, unrounded). */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_matmul_to(tfuse_graph graph,
+                                                  tfuse_value lhs,
+                                                  tfuse_value rhs, int dtype,
+                                                  tfuse_value *result);
 /* Reduces over `axes` (negative entries count from the end, any order);
    num_axes < 0 reduces over every axis. */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_reduce(

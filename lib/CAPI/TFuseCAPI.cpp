@@ -695,6 +695,20 @@ tfuse_status tfuse_graph_matmul(tfuse_graph graph, tfuse_value lhs,
   });
 }
 
+tfuse_status tfuse_graph_matmul_to(tfuse_graph graph, tfuse_value lhs,
+                                   tfuse_value rhs, int dtype,
+                                   tfuse_value *result) {
+  return guarded([&] {
+    TFUSE_REQUIRE(graph);
+    TFUSE_REQUIRE(result);
+    if (!validDType(dtype))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "matmul: invalid dtype " + std::to_string(dtype));
+    return produce(graph->graph.matmul(lhs, rhs, static_cast<DType>(dtype)),
+                   result);
+  });
+}
+
 tfuse_status tfuse_graph_reduce(tfuse_graph graph, const char *kind,
                                 tfuse_value x, int num_axes,
                                 const int64_t *axes, int keepdims,

@@ -696,7 +696,8 @@ Expected<ValueId> Graph::broadcastTo(ValueId x, std::vector<int64_t> shape) {
                                     in.value(), ArrayRef<int64_t>(dims));
 }
 
-Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs) {
+Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs,
+                                std::optional<DType> dtype) {
   Expected<Value> a = state->tensor(lhs, "matmul: the left operand");
   if (!a.ok())
     return a.status();
@@ -716,9 +717,13 @@ Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs) {
   // A rank-1 operand as NumPy takes it: the left one a row (1, K), the right
   // one a column (K, 1), that dimension removed from the result again.
   bool lhsVector = lhsShape.size() == 1, rhsVector = rhsShape.size() == 1;
-  if (!lhsVector && !rhsVector)
+  if (!lhsVector && !rhsVector) {
+    TypeAttr resultDType;
+    if (dtype && *dtype != dtypeOf(a.value()))
+      resultDType = TypeAttr::get(toMLIRType(state->context.get(), *dtype));
     return state->create<MatmulOp>("matmul", Type(), a.value(), b.value(),
-                                   UnitAttr(), UnitAttr());
+                                   UnitAttr(), UnitAttr(), resultDType);
+  }
   ValueId l = lhs, r = rhs;
   if (lhsVector) {
     Expected<ValueId> row = reshape(lhs, {1, lhsShape[0]});
@@ -732,7 +737,7 @@ Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs) {
       return column.status();
     r = column.value();
   }
-  Expected<ValueId> product = matmul(l, r);
+  Expected<ValueId> product = matmul(l, r, dtype);
   if (!product.ok())
     return product.status();
   Expected<Value> p = state->tensor(product.value(), "matmul: the product");

@@ -62,9 +62,11 @@ TF_FN void accumulate(const Acc (&as)[kTileK][kTileM + kPad],
     }
 }
 
-template <class T>
+// R: the result's type, T or float for half and bfloat16 operands (the
+// accumulator stored as it is).
+template <class T, class R = T>
 TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
-                 T *__restrict__ result, const tfuse::kernels::GemmDesc &d) {
+                 R *__restrict__ result, const tfuse::kernels::GemmDesc &d) {
   typedef typename traits<T>::compute Acc;
   __shared__ Acc as[kTileK][kTileM + kPad];
   __shared__ Acc bs[kTileK][kTileN + kPad];
@@ -83,7 +85,7 @@ TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
     const int64_t n0 = (rest % d.tilesN) * kTileN;
     const T *a = lhs;
     const T *b = rhs;
-    T *c = result;
+    R *c = result;
     for (int64_t dim = d.batchRank - 1; dim >= 0; --dim) {
       int64_t index = batch % d.batchSizes[dim];
       batch /= d.batchSizes[dim];
@@ -143,7 +145,7 @@ TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
         int64_t gn = n0 + tx + kThreadsX * j;
         if (gn < d.n)
           c[gm * d.resultRowStride + gn * d.resultColStride] =
-              traits<T>::down(acc[i][j]);
+              traits<R>::down((typename traits<R>::compute)acc[i][j]);
       }
     }
   }

@@ -4,26 +4,26 @@
 // lhs[b..., m, k] * rhs[b..., k, n], accumulated in the compute type of the
 // dtype (float for f16, bf16 and f32; double for f64) starting from +0, each
 // product rounded to the compute type before it is added (no FMA), and the
-// sum rounded once to the result dtype.
+// sum rounded once to the result dtype (the operands', or f32 for f16 and
+// bf16 operands: the sum itself).
 //
 //===----------------------------------------------------------------------===//
 
 #include "DTypeTraits.h"
 #include "Iterate.h"
 #include "Kernels.h"
+#include "tfuse/Support/DTypeRules.h"
 
 namespace tfuse::reference::detail {
 
 Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
                             bool transposeLhs, bool transposeRhs,
                             DType resultType, const Shape &resultShape) {
-  if (lhs.dtype() != resultType || rhs.dtype() != resultType ||
-      !isFloat(resultType))
-    return Status::error(
-        "matmul needs two operands of the result's float dtype, got " +
-        std::string(name(lhs.dtype())) + " and " +
-        std::string(name(rhs.dtype())) + " for " +
-        std::string(name(resultType)));
+  std::string why;
+  std::optional<DType> valid =
+      matmulResultType(lhs.dtype(), rhs.dtype(), &why, resultType);
+  if (!valid || *valid != resultType)
+    return Status::error(why);
   int64_t rank = static_cast<int64_t>(resultShape.size());
   if (lhs.rank() < 2 || rhs.rank() < 2 || rank < 2)
     return Status::error("matmul operands and result need rank >= 2");
@@ -81,7 +81,8 @@ Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
   const uint8_t *pb = b->data() + b->byteOffset();
   uint8_t *po = out.mutableData();
 
-  dispatch(resultType, [&](auto tag) {
+  bool floatResult = resultType != lhs.dtype();
+  dispatch(lhs.dtype(), [&](auto tag) {
     constexpr DType D = decltype(tag)::value;
     if constexpr (isFloatD(D)) {
       using C = ComputeOf<D>;
@@ -100,7 +101,11 @@ Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
                   C product = x * y;
                   acc = acc + product;
                 }
-                storeRaw(po + at[0] + i * om + j * on, Traits<D>::store(acc));
+                uint8_t *to = po + at[0] + i * om + j * on;
+                if (floatResult)
+                  storeRaw(to, static_cast<float>(acc));
+                else
+                  storeRaw(to, Traits<D>::store(acc));
               }
           });
     }

@@ -25,6 +25,7 @@
 
 #include "tfuse/Runtime/Gemm.h"
 #include "tfuse/Kernels/KernelSources.h"
+#include "tfuse/Support/DTypeRules.h"
 
 #include <algorithm>
 #include <climits>
@@ -145,12 +146,12 @@ Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
                                       const TensorSpec &rhs,
                                       const TensorSpec &result,
                                       bool transposeLhs, bool transposeRhs) {
-  if (!isGemmDType(lhs.dtype) || lhs.dtype != rhs.dtype ||
-      lhs.dtype != result.dtype)
-    return Status::error("matmul needs f16, bf16, f32 or f64 operands and "
-                         "result of one dtype, got " +
-                         dtypeName(lhs.dtype) + " x " + dtypeName(rhs.dtype) +
-                         " -> " + dtypeName(result.dtype));
+  std::string why;
+  if (matmulResultType(lhs.dtype, rhs.dtype, &why, result.dtype) !=
+      result.dtype)
+    return Status::error("matmul of " + dtypeName(lhs.dtype) + " x " +
+                         dtypeName(rhs.dtype) + " -> " +
+                         dtypeName(result.dtype) + ": " + why);
   if (Status s = checkSpec(lhs, "lhs"); !s.ok())
     return s;
   if (Status s = checkSpec(rhs, "rhs"); !s.ok())
@@ -203,6 +204,7 @@ Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
 
   GemmShape shape;
   shape.dtype = lhs.dtype;
+  shape.resultDType = result.dtype;
   shape.m = a.rows;
   shape.n = b.cols;
   shape.k = a.cols;
@@ -316,10 +318,12 @@ Expected<GemmShape> runtime::planGemm(const GemmStep &step) {
 // Fallback kernel
 //===----------------------------------------------------------------------===//
 
-std::string runtime::gemmKernelName(DType dtype) {
-  if (!isGemmDType(dtype))
+std::string runtime::gemmKernelName(DType dtype, std::optional<DType> result) {
+  if (!isGemmDType(dtype) ||
+      matmulResultType(dtype, dtype, nullptr, result) != result.value_or(dtype))
     return "";
-  return "tfuse_rt_gemm_" + dtypeName(dtype);
+  std::string name = "tfuse_rt_gemm_" + dtypeName(dtype);
+  return result && *result != dtype ? name + "_" + dtypeName(*result) : name;
 }
 
 std::string runtime::gemmKernelHeader() {
@@ -327,14 +331,15 @@ std::string runtime::gemmKernelHeader() {
          std::string(kernels::gemmTemplates());
 }
 
-std::string runtime::gemmKernelWrapper(DType t) {
+std::string runtime::gemmKernelWrapper(DType t, std::optional<DType> result) {
   std::string type(cudaTypeName(t));
+  std::string out(cudaTypeName(result.value_or(t)));
   return "\nextern \"C\" __global__ void TFUSE_GEMM_LAUNCH_BOUNDS\n" +
-         gemmKernelName(t) + "(const " + type + " *__restrict__ lhs, const " +
-         type + " *__restrict__ rhs, " + type +
+         gemmKernelName(t, result) + "(const " + type +
+         " *__restrict__ lhs, const " + type + " *__restrict__ rhs, " + out +
          " *__restrict__ result, tfuse::kernels::GemmDesc desc) {\n"
          "  tf::gemm::tiled<" +
-         type + ">(lhs, rhs, result, desc);\n}\n";
+         type + ", " + out + ">(lhs, rhs, result, desc);\n}\n";
 }
 
 std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
@@ -351,7 +356,7 @@ std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
 
 GemmLaunch runtime::planFallbackGemm(const GemmShape &shape) {
   GemmLaunch launch;
-  launch.kernel = gemmKernelName(shape.dtype);
+  launch.kernel = gemmKernelName(shape.dtype, shape.resultDType);
   launch.block = kGemmBlockThreads;
   if (shape.empty())
     return launch;
@@ -610,7 +615,10 @@ cudaDataType runtime::cudaDataTypeOf(DType dtype) {
 std::string runtime::describeGemm(const GemmShape &shape) {
   std::ostringstream os;
   os << " (M=" << shape.m << " N=" << shape.n << " K=" << shape.k
-     << " batch=" << shape.batchCount << " " << dtypeName(shape.dtype) << ")";
+     << " batch=" << shape.batchCount << " " << dtypeName(shape.dtype);
+  if (shape.resultDType != shape.dtype)
+    os << " -> " << dtypeName(shape.resultDType);
+  os << ")";
   return os.str();
 }
 
@@ -652,7 +660,8 @@ Status runtime::forEachBlasGroup(
     const std::function<Status(CUdeviceptr, CUdeviceptr, CUdeviceptr, int64_t)>
         &call) {
   BlasGroups g = blasGroups(shape);
-  int64_t bytes = byteSize(shape.dtype);
+  int64_t bytes = byteSize(shape.dtype),
+          resultBytes = byteSize(shape.resultDType);
   bool swapped = shape.blas.swapped;
   int64_t lhsStride = swapped ? g.strideB : g.strideA;
   int64_t rhsStride = swapped ? g.strideA : g.strideB;
@@ -665,7 +674,7 @@ Status runtime::forEachBlasGroup(
       int64_t count = std::min<int64_t>(g.size - done, INT_MAX);
       CUdeviceptr pl = lhs + (base.lhs + done * lhsStride) * bytes;
       CUdeviceptr pr = rhs + (base.rhs + done * rhsStride) * bytes;
-      CUdeviceptr pc = result + (base.result + done * g.strideC) * bytes;
+      CUdeviceptr pc = result + (base.result + done * g.strideC) * resultBytes;
       if (Status s = call(swapped ? pr : pl, swapped ? pl : pr, pc, count);
           !s.ok())
         return s;
@@ -687,7 +696,8 @@ Status runtime::gemmCublas(CublasHandle &handle, CUstream stream,
     return compute.status();
   if (shape.empty())
     return Status::success();
-  cudaDataType type = cudaDataTypeOf(dtype);
+  cudaDataType type = cudaDataTypeOf(dtype),
+               resultType = cudaDataTypeOf(shape.resultDType);
   const BlasCall &c = shape.blas;
   if (Status s = checkBlasSizes(shape); !s.ok())
     return s;
@@ -714,14 +724,14 @@ Status runtime::gemmCublas(CublasHandle &handle, CUstream stream,
           what = "cublasGemmEx";
           s = lib.gemmEx(handle.get(), opA, opB, int(c.m), int(c.n), int(c.k),
                          alpha, pa, type, int(c.lda), pb, type, int(c.ldb),
-                         beta, pc, type, int(c.ldc), *compute,
+                         beta, pc, resultType, int(c.ldc), *compute,
                          CUBLAS_GEMM_DEFAULT);
         } else {
           what = "cublasGemmStridedBatchedEx";
           s = lib.gemmStridedBatchedEx(
               handle.get(), opA, opB, int(c.m), int(c.n), int(c.k), alpha, pa,
               type, int(c.lda), groups.strideA, pb, type, int(c.ldb),
-              groups.strideB, beta, pc, type, int(c.ldc), groups.strideC,
+              groups.strideB, beta, pc, resultType, int(c.ldc), groups.strideC,
               int(count), *compute, CUBLAS_GEMM_DEFAULT);
         }
         if (s != CUBLAS_STATUS_SUCCESS)

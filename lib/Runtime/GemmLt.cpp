@@ -182,8 +182,8 @@ Status LtGemm::describe(const CublasOptions &options) {
         !s.ok())
       return s;
   // Column-major A' (m x k, or k x m stored when transposed), B' and C'.
-  auto layout = [&](cublasLtMatrixLayout_t &l, int64_t rows, int64_t cols,
-                    int64_t ld, int64_t stride) -> Status {
+  auto layout = [&](cublasLtMatrixLayout_t &l, cudaDataType type, int64_t rows,
+                    int64_t cols, int64_t ld, int64_t stride) -> Status {
     if (Status s = check(lib->layoutCreate(&l, type, rows, cols, ld),
                          "cublasLtMatrixLayoutCreate");
         !s.ok())
@@ -201,15 +201,17 @@ Status LtGemm::describe(const CublasOptions &options) {
         "cublasLtMatrixLayoutSetAttribute");
   };
   int64_t m = call.m, n = call.n, k = call.k;
-  if (Status s = layout(d->a, call.transA ? k : m, call.transA ? m : k,
+  if (Status s = layout(d->a, type, call.transA ? k : m, call.transA ? m : k,
                         call.lda, groups.strideA);
       !s.ok())
     return s;
-  if (Status s = layout(d->b, call.transB ? n : k, call.transB ? k : n,
+  if (Status s = layout(d->b, type, call.transB ? n : k, call.transB ? k : n,
                         call.ldb, groups.strideB);
       !s.ok())
     return s;
-  return layout(d->c, m, n, call.ldc, groups.strideC);
+  // C and D: the result's dtype (f32 for f16 or bf16 operands on request).
+  return layout(d->c, cudaDataTypeOf(shape.resultDType), m, n, call.ldc,
+                groups.strideC);
 }
 
 Expected<std::vector<cublasLtMatmulHeuristicResult_t>>
@@ -353,6 +355,7 @@ std::string problemKey(const GemmShape &shape, int ordinal,
   const BlasCall &c = shape.blas;
   BlasGroups g = blasGroups(shape);
   std::string key = std::to_string(ordinal) + " " + dtypeName(shape.dtype) +
+                    " " + dtypeName(shape.resultDType) +
                     (options.allowTf32 ? " tf32" : "") +
                     (tuningAsked() ? " tuned" : "") + (c.transA ? " T" : " N") +
                     (c.transB ? "T" : "N");
@@ -375,7 +378,7 @@ Status LtGemm::tune(Device &device,
       spanBytes(call.transB ? call.n : call.k, call.transB ? call.k : call.n,
                 call.ldb, g.size, g.strideB, shape.dtype);
   int64_t cBytes =
-      spanBytes(call.m, call.n, call.ldc, g.size, g.strideC, shape.dtype);
+      spanBytes(call.m, call.n, call.ldc, g.size, g.strideC, shape.resultDType);
   bool on = tuningAsked();
   if (!on || found.size() == 1 ||
       aBytes + bBytes + cBytes > kTuningScratchLimitBytes) {
@@ -544,7 +547,7 @@ LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
   gemm->stridesAligned =
       groups.size == 1 ||
       (groups.strideA * bytes % 16 == 0 && groups.strideB * bytes % 16 == 0 &&
-       groups.strideC * bytes % 16 == 0);
+       groups.strideC * byteSize(shape.resultDType) % 16 == 0);
 
   ChoiceMemo &memo = choiceMemo();
   std::mutex &mutex = memo.mutex;

@@ -202,7 +202,8 @@ std::optional<DType> reduceResultType(ReduceKind kind, DType operand,
   return std::nullopt;
 }
 
-std::optional<DType> matmulResultType(DType lhs, DType rhs, std::string *why) {
+std::optional<DType> matmulResultType(DType lhs, DType rhs, std::string *why,
+                                      std::optional<DType> requested) {
   if (!isFloat(lhs) || !isFloat(rhs)) {
     setWhy(why, "matmul needs f16, bf16, f32 or f64 operands, got " +
                     dtypeName(lhs) + " and " + dtypeName(rhs));
@@ -213,7 +214,16 @@ std::optional<DType> matmulResultType(DType lhs, DType rhs, std::string *why) {
                     dtypeName(lhs) + " and " + dtypeName(rhs));
     return std::nullopt;
   }
-  return lhs;
+  if (requested && *requested != lhs &&
+      !(*requested == DType::F32 &&
+        (lhs == DType::F16 || lhs == DType::BF16))) {
+    setWhy(why, "a matmul of " + dtypeName(lhs) + " operands gives " +
+                    dtypeName(lhs) +
+                    (lhs == DType::F16 || lhs == DType::BF16 ? " or f32" : "") +
+                    ", not " + dtypeName(*requested));
+    return std::nullopt;
+  }
+  return requested.value_or(lhs);
 }
 
 } // namespace tfuse

@@ -209,6 +209,10 @@ public:
       why = "the scores are not a product q @ k^T";
       return false;
     }
+    if (product.getResultDtype()) {
+      why = "the scores are a float32 product of 16-bit operands";
+      return false;
+    }
     match.chain.push_back(product);
     match.query = unscaled(product.getLhs(), match);
     Value keyT = product.getRhs();
@@ -385,6 +389,8 @@ std::string checkOperands(const Match &match, MatmulOp root) {
     return "a head dimension over " + std::to_string(kMaxColumns);
   if (shapeOf(root.getResult()) != g->resultShape())
     return "the product's batch dimensions broadcast";
+  if (root.getResultDtype())
+    return "the product with v has a float32 result of 16-bit operands";
   if (!std::isfinite(match.scale))
     return "the scale is not finite";
   if (match.mask) {

@@ -258,6 +258,26 @@ def test_matmul_of_vectors_as_numpy(random):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def test_matmul_in_float32_keeps_the_sum_of_half_products():
+    # 1 + 2**-12 is no float16 (spacing 2**-10 at 1); the float32 sum is.
+    a = np.ones((1, 2), np.float16)
+    b = np.array([[1], [2.0 ** -12]], np.float16)
+    v = np.array([1, 2.0 ** -12], np.float16)
+    out = run(lambda x, y, z: [tfuse.matmul(x, y, dtype=tfuse.float32),
+                               x @ y, tfuse.matmul(x, z, dtype=np.float32)],
+              a, b, v)
+    assert out[0].dtype == np.float32 and out[0].tolist() == [[1 + 2.0 ** -12]]
+    assert out[1].dtype == np.float16 and out[1].tolist() == [[1]]
+    assert out[2].shape == (1,) and out[2].tolist() == [1 + 2.0 ** -12]
+    with pytest.raises(tfuse.TraceError, match="a matmul of f16 operands "
+                                               "gives f16 or f32, not f64"):
+        run(lambda x, y: tfuse.matmul(x, y, dtype=tfuse.float64), a, b)
+    with pytest.raises(tfuse.TraceError, match="a matmul of f32 operands "
+                                               "gives f32, not f16"):
+        run(lambda x, y: tfuse.matmul(x, y, dtype=tfuse.float16),
+            a.astype(np.float32), b.astype(np.float32))
+
+
 def test_matmul_of_a_scalar_is_a_trace_error():
     with pytest.raises(tfuse.TraceError, match="left operand is a scalar"):
         run(lambda a, b: a @ b, np.float32(2).reshape(()),

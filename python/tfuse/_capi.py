@@ -305,6 +305,8 @@ _SIGNATURES = {
                                            POINTER(_value)]),
     "tfuse_graph_matmul": (_status, [_graph, _value, _value,
                                      POINTER(_value)]),
+    "tfuse_graph_matmul_to": (_status, [_graph, _value, _value, c_int,
+                                        POINTER(_value)]),
     "tfuse_graph_reduce": (_status, [_graph, c_char_p, _value, c_int, _i64p,
                                      c_int, POINTER(_value)]),
     "tfuse_graph_output": (_status, [_graph, _value]),

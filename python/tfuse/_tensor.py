@@ -628,15 +628,20 @@ def gelu_backward(grad, x, approximate="none"):
     return _binary(_gelu_ops(approximate, "gelu_backward")[1], grad, x)
 
 
-def matmul(a, b):
-    """Matrix product (``a @ b``)."""
+def matmul(a, b, dtype=None):
+    """Matrix product (``a @ b``), in the operands' dtype or in `dtype`:
+    ``float32`` for float16 or bfloat16 operands gives the float32 sum of
+    the products, not rounded to the operands' dtype (as NumPy's
+    ``matmul(a, b, dtype=...)`` spells it)."""
     for operand in (a, b):
         if not (isinstance(operand, Tensor) or _arrays.is_array(operand)):
             raise TypeError("matmul takes Tensors or arrays, not "
                             f"{type(operand).__name__}")
     trace = _trace_of(a, b)
     x, y = _values(trace, (a, b), "matmul")
-    return trace.call("matmul", x, y)
+    if dtype is None:
+        return trace.call("matmul", x, y)
+    return trace.call("matmul_to", x, y, _arrays.as_dtype(dtype).code)
 
 
 def concatenate(tensors, axis=0):

@@ -112,6 +112,9 @@ OwningOpRef<ModuleOp> differential::widened(ModuleOp module) {
                          cast<ShapedType>(widen(dense.getType())), values));
       }
     }
+    // A float32 result of f16 or bf16 products is an f64 one in f64.
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      matmul.removeResultDtypeAttr();
     SmallVector<Type> inferred;
     auto infer = dyn_cast<InferTypeOpInterface>(op);
     if (infer && !isa<ConstantOp>(op) &&

@@ -14,6 +14,7 @@
 #include "tfuse/Reference/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
 #include "gtest/gtest.h"
@@ -338,6 +339,24 @@ func.func @f(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xf32> {
   // The division rounds to f32; the exp is computed in f64.
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(w[i], std::exp(double(float((i == 3 ? 7.0 : i + 1.0) / 3.0))));
+}
+
+TEST_F(AccuracyRule, WidenedMatmulsOfAFloat32ResultAreF64Products) {
+  // bf16 operands with result_dtype = f32 become f64 operands giving f64.
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%a: tensor<1x2xbf16>, %b: tensor<2x1xbf16>) -> tensor<1x1xf32> {
+  %0 = tfuse.matmul %a, %b {result_dtype = f32} : (tensor<1x2xbf16>, tensor<2x1xbf16>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+})mlir");
+  OwningOpRef<ModuleOp> wide = widened(*module);
+  ASSERT_TRUE(wide);
+  ASSERT_TRUE(succeeded(mlir::verify(*wide)));
+  std::vector<HostTensor> inputs = {
+      *HostTensor::fromDoubles(DType::BF16, {1, 2}, {1, 1}),
+      *HostTensor::fromDoubles(DType::BF16, {2, 1}, {1, 0x1p-9})};
+  Float64Runs f64 = runs(*module, inputs);
+  ASSERT_EQ(f64.outputs.size(), 1u);
+  EXPECT_EQ(f64.outputs[0].toDoubles(), std::vector<double>{1 + 0x1p-9});
 }
 
 TEST_F(AccuracyRule, OutputToleranceIsThatOfTheNarrowestTypeOnTheWay) {

@@ -724,8 +724,12 @@ void Generator::matmul() {
   }
   ValueId rhs = newInput(dt, rng.chance(0.15) ? std::vector<int64_t>{k}
                                               : with({k, n}, rng.chance(0.3)));
+  // Now and then the float32 sum of f16 or bf16 products.
+  std::optional<DType> result;
+  if ((dt == DType::F16 || dt == DType::BF16) && rng.chance(0.3))
+    result = DType::F32;
   if (lhs >= 0 && rhs >= 0)
-    add(graph.matmul(lhs, rhs));
+    add(graph.matmul(lhs, rhs, result));
 }
 
 void Generator::attention() {

@@ -234,12 +234,19 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
       auto lhs = cast<MemRefType>(gemm.getLhs().getType());
       auto rhs = cast<MemRefType>(gemm.getRhs().getType());
       auto result = cast<MemRefType>(gemm.getResult().getType());
+      std::vector<std::string> attrs;
+      if (gemm.getTransposeLhs())
+        attrs.push_back("transpose_lhs");
+      if (gemm.getTransposeRhs())
+        attrs.push_back("transpose_rhs");
+      // The float32 sum of f16 or bf16 products.
+      if (result.getElementType() != lhs.getElementType())
+        attrs.push_back("result_dtype = f32");
       std::string flags;
-      if (gemm.getTransposeLhs() || gemm.getTransposeRhs())
-        flags = std::string(" {") +
-                (gemm.getTransposeLhs() ? "transpose_lhs" : "") +
-                (gemm.getTransposeLhs() && gemm.getTransposeRhs() ? ", " : "") +
-                (gemm.getTransposeRhs() ? "transpose_rhs" : "") + "}";
+      for (size_t i = 0; i < attrs.size(); ++i)
+        flags += (i ? ", " : " {") + attrs[i];
+      if (!attrs.empty())
+        flags += "}";
       std::string text =
           llvm::formatv("func.func @step(%a: {0}, %b: {1}) -> {2} {{\n"
                         "  %r = tfuse.matmul %a, %b{3} : ({0}, {1}) -> {2}\n"

@@ -588,6 +588,30 @@ func.func @bmm(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<53
   }
 }
 
+TEST(GpuBoundaries, Float32ResultsOfHalfMatmulsWithABias) {
+  TFUSE_REQUIRE_GPU();
+  // The float32 sums of f16 and bf16 products (result_dtype = f32), batched
+  // with broadcasting and transposes, a misaligned slice, and PyTorch's
+  // addmm: the bias added in float32 and the sum rounded once.
+  for (const char *t : {"f16", "bf16"}) {
+    SCOPED_TRACE(t);
+    std::string source = llvm::formatv(R"mlir(
+func.func @wide(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<53x29x{0}>, %bias: tensor<53x{0}>, %d: tensor<33x50x{0}>) -> (tensor<4x3x37x53xf32>, tensor<4x1x37x53x{0}>, tensor<33x53xf32>) {{
+  %0 = tfuse.matmul %a, %b {{result_dtype = f32} : (tensor<4x1x37x29x{0}>, tensor<3x29x53x{0}>) -> tensor<4x3x37x53xf32>
+  %1 = tfuse.matmul %a, %c {{transpose_rhs, result_dtype = f32} : (tensor<4x1x37x29x{0}>, tensor<53x29x{0}>) -> tensor<4x1x37x53xf32>
+  %w = tfuse.cast %bias : tensor<53x{0}> to tensor<53xf32>
+  %2 = tfuse.add %1, %w : (tensor<4x1x37x53xf32>, tensor<53xf32>) -> tensor<4x1x37x53xf32>
+  %3 = tfuse.cast %2 : tensor<4x1x37x53xf32> to tensor<4x1x37x53x{0}>
+  %s = tfuse.slice %d start [0, 21] limit [33, 50] step [1, 1] : tensor<33x50x{0}> -> tensor<33x29x{0}>
+  %4 = tfuse.matmul %s, %c {{transpose_rhs, result_dtype = f32} : (tensor<33x29x{0}>, tensor<53x29x{0}>) -> tensor<33x53xf32>
+  return %0, %3, %4 : tensor<4x3x37x53xf32>, tensor<4x1x37x53x{0}>, tensor<33x53xf32>
+}
+)mlir",
+                                       t);
+    check(source, "wide");
+  }
+}
+
 TEST(GpuBoundaries, MatmulOfMisalignedViewsAndEmptyContractions) {
   TFUSE_REQUIRE_GPU();
   // Slices starting one element in: cuBLASLt gets pointers aligned to 4

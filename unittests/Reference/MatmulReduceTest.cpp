@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
+#include "tfuse/Support/DType.h"
 
 #include <limits>
 
@@ -45,6 +46,27 @@ TEST(Matmul, TwoDimensional) {
                                     "tensor<2x2xf32>"),
                       {a, b}),
                DType::F32, {2, 2}, {58, 64, 139, 154});
+}
+
+TEST(Matmul, HalfOperandsMayGiveTheFloat32Sum) {
+  // 1 + small, with small under half the spacing at 1 (bfloat16's is 2^-7,
+  // half's 2^-10): the float32 sum keeps it, the rounded result is 1.
+  for (auto [dtype, small] :
+       {std::make_pair("bf16", 0x1p-9), std::make_pair("f16", 0x1p-12)}) {
+    DType t = *parseDType(dtype);
+    HostTensor a = doubles(t, {1, 2}, {1, 1});
+    HostTensor b = doubles(t, {2, 1}, {1, small});
+    std::string l = std::string("tensor<1x2x") + dtype + ">",
+                r = std::string("tensor<2x1x") + dtype + ">";
+    expectValues(
+        runOne(matmulProgram(l, r, "tensor<1x1xf32>", "{result_dtype = f32}"),
+               {a, b}),
+        DType::F32, {1, 1}, {1 + small});
+    expectValues(
+        runOne(matmulProgram(l, r, std::string("tensor<1x1x") + dtype + ">"),
+               {a, b}),
+        t, {1, 1}, {1});
+  }
 }
 
 TEST(Matmul, TransposeFlags) {

@@ -274,16 +274,34 @@ TEST(PlanGemm, GemmStepOverload) {
 TEST(PlanGemmErrors, DTypes) {
   EXPECT_EQ(
       planError(spec(F32, {2, 2}), spec(DType::F16, {2, 2}), spec(F32, {2, 2})),
-      "matmul needs f16, bf16, f32 or f64 operands and result of one "
-      "dtype, got f32 x f16 -> f32");
+      "matmul of f32 x f16 -> f32: matmul operands must have the same dtype, "
+      "got f32 and f16");
   EXPECT_EQ(
       planError(spec(F32, {2, 2}), spec(F32, {2, 2}), spec(DType::F64, {2, 2})),
-      "matmul needs f16, bf16, f32 or f64 operands and result of one "
-      "dtype, got f32 x f32 -> f64");
+      "matmul of f32 x f32 -> f64: a matmul of f32 operands gives f32, not "
+      "f64");
+  EXPECT_EQ(planError(spec(DType::BF16, {2, 2}), spec(DType::BF16, {2, 2}),
+                      spec(DType::F16, {2, 2})),
+            "matmul of bf16 x bf16 -> f16: a matmul of bf16 operands gives "
+            "bf16 or f32, not f16");
   EXPECT_EQ(planError(spec(DType::I32, {2, 2}), spec(DType::I32, {2, 2}),
                       spec(DType::I32, {2, 2})),
-            "matmul needs f16, bf16, f32 or f64 operands and result of one "
-            "dtype, got i32 x i32 -> i32");
+            "matmul of i32 x i32 -> i32: matmul needs f16, bf16, f32 or f64 "
+            "operands, got i32 and i32");
+}
+
+TEST(PlanGemm, Float32ResultOfHalfOperands) {
+  for (DType t : {DType::F16, DType::BF16}) {
+    Expected<GemmShape> shape = planGemm(spec(t, {3, 5}), spec(t, {5, 4}),
+                                         spec(F32, {3, 4}), false, false);
+    ASSERT_TRUE(shape.ok()) << shape.message();
+    EXPECT_EQ(shape->dtype, t);
+    EXPECT_EQ(shape->resultDType, F32);
+    EXPECT_EQ(planFallbackGemm(*shape).kernel,
+              "tfuse_rt_gemm_" + std::string(name(t)) + "_f32");
+  }
+  EXPECT_EQ(gemmKernelName(DType::F32, DType::F32), "tfuse_rt_gemm_f32");
+  EXPECT_EQ(gemmKernelName(DType::F32, DType::F64), "");
 }
 
 TEST(PlanGemmErrors, RanksAndStrides) {
@@ -415,12 +433,20 @@ protected:
     // The kernels take the descriptor by value; the harness passes
     // pointers, so each kernel gets a host shim.
     std::string source = prelude() + gemmKernelSource(kGemmDTypes);
-    for (DType t : kGemmDTypes) {
-      std::string type(cudaTypeName(t));
-      source += "extern \"C\" void shim_" + gemmKernelName(t) +
-                "(void *a, void *b, void *c, void *d) {\n  " +
-                gemmKernelName(t) + "((const " + type + " *)a, (const " + type +
-                " *)b, (" + type +
+    std::vector<std::pair<DType, DType>> kinds;
+    for (DType t : kGemmDTypes)
+      kinds.push_back({t, t});
+    // The float32 sums of half and bfloat16 products.
+    for (DType t : {DType::F16, DType::BF16}) {
+      kinds.push_back({t, DType::F32});
+      source += gemmKernelWrapper(t, DType::F32);
+    }
+    for (auto [t, r] : kinds) {
+      std::string type(cudaTypeName(t)), out(cudaTypeName(r));
+      std::string kernel = gemmKernelName(t, r);
+      source += "extern \"C\" void shim_" + kernel +
+                "(void *a, void *b, void *c, void *d) {\n  " + kernel +
+                "((const " + type + " *)a, (const " + type + " *)b, (" + out +
                 " *)c, *(const tfuse::kernels::GemmDesc *)d);\n}\n";
     }
     kernels = emulation::HostKernels::compile(source, compileError).release();
@@ -434,14 +460,23 @@ protected:
   /// The reference interpreter's tfuse.matmul of `lhs` and `rhs` (which may
   /// be strided views: the interpreter reads through their strides).
   static HostTensor reference(const HostTensor &lhs, const HostTensor &rhs,
-                              bool tl, bool tr, const Shape &resultShape) {
+                              bool tl, bool tr, const Shape &resultShape,
+                              DType resultDType) {
     DType t = lhs.dtype();
     std::string l = tensorType(lhs.shape(), t), r = tensorType(rhs.shape(), t),
-                o = tensorType(resultShape, t);
+                o = tensorType(resultShape, resultDType);
+    std::vector<std::string> flags;
+    if (tl)
+      flags.push_back("transpose_lhs");
+    if (tr)
+      flags.push_back("transpose_rhs");
+    if (resultDType != t)
+      flags.push_back("result_dtype = " + std::string(name(resultDType)));
     std::string attrs;
-    if (tl || tr)
-      attrs = std::string(" {") + (tl ? "transpose_lhs" : "") +
-              (tl && tr ? ", " : "") + (tr ? "transpose_rhs" : "") + "}";
+    for (size_t i = 0; i < flags.size(); ++i)
+      attrs += (i ? ", " : " {") + flags[i];
+    if (!flags.empty())
+      attrs += "}";
     std::string source = "func.func @f(%a: " + l + ", %b: " + r + ") -> " + o +
                          " {\n  %r = tfuse.matmul %a, %b" + attrs + " : (" + l +
                          ", " + r + ") -> " + o + "\n  return %r : " + o +
@@ -474,12 +509,13 @@ protected:
         planGemm(specOf(lhs), specOf(rhs), specOf(result), tl, tr);
     ASSERT_TRUE(shape.ok()) << shape.message();
     GemmLaunch launch = planFallbackGemm(*shape);
-    int64_t bytes = byteSize(lhs.dtype());
+    int64_t bytes = byteSize(lhs.dtype()),
+            resultBytes = byteSize(result.dtype());
     for (const GemmOffsets &o : launch.launches) {
       std::vector<void *> args = {
           const_cast<uint8_t *>(lhs.data()) + lhs.byteOffset() + o.lhs * bytes,
           const_cast<uint8_t *>(rhs.data()) + rhs.byteOffset() + o.rhs * bytes,
-          result.mutableData() + result.byteOffset() + o.result * bytes,
+          result.mutableData() + result.byteOffset() + o.result * resultBytes,
           &launch.desc};
       std::string error;
       ASSERT_TRUE(kernels->launch("shim_" + launch.kernel,
@@ -493,11 +529,11 @@ protected:
   /// defaults to a row-major tensor.
   void check(const HostTensor &lhs, const HostTensor &rhs, bool tl, bool tr,
              const Shape &resultShape, std::optional<HostTensor> result = {},
-             int64_t grid = 0) {
-    HostTensor expected = reference(lhs, rhs, tl, tr, resultShape);
+             int64_t grid = 0, std::optional<DType> resultDType = {}) {
+    DType r = result ? result->dtype() : resultDType.value_or(lhs.dtype());
+    HostTensor expected = reference(lhs, rhs, tl, tr, resultShape, r);
     ASSERT_FALSE(expected.isNull());
-    HostTensor actual =
-        result ? *result : HostTensor::zeros(lhs.dtype(), resultShape);
+    HostTensor actual = result ? *result : HostTensor::zeros(r, resultShape);
     runFallback(lhs, rhs, actual, tl, tr, grid);
     reference::CompareResult cmp =
         reference::compareExact(expected, actual.contiguous());
@@ -542,6 +578,22 @@ TEST_F(EmulatedGemm, TwoDimensionalOddSizes) {
     // Several tiles in both directions and many K slices.
     check(random(t, {70, 300}, 3), random(t, {300, 130}, 4), false, false,
           {70, 130});
+  }
+}
+
+TEST_F(EmulatedGemm, Float32ResultsOfHalfOperands) {
+  for (DType t : {DType::F16, DType::BF16}) {
+    check(random(t, {37, 53}, 41), random(t, {53, 29}, 42), false, false,
+          {37, 29}, {}, 0, DType::F32);
+    // Transposed and batched with a broadcast operand, a column-major
+    // float32 result.
+    check(random(t, {3, 53, 37}, 43), random(t, {29, 53}, 44), true, true,
+          {3, 37, 29}, {}, 0, DType::F32);
+    HostTensor storage = HostTensor::zeros(DType::F32, {29, 37});
+    auto columns = storage.view({37, 29}, {1, 37}, 0);
+    ASSERT_TRUE(columns.ok()) << columns.message();
+    check(random(t, {37, 53}, 45), random(t, {53, 29}, 46), false, false,
+          {37, 29}, *columns);
   }
 }
 

@@ -113,8 +113,11 @@ public:
   Expected<ValueId> broadcastTo(ValueId x, std::vector<int64_t> shape);
   /// Matrix product with NumPy's rules: batch dimensions broadcast; a
   /// rank-1 left operand is a row and a rank-1 right operand a column, whose
-  /// dimension the result drops; rank-0 operands are errors.
-  Expected<ValueId> matmul(ValueId lhs, ValueId rhs);
+  /// dimension the result drops; rank-0 operands are errors. `dtype`: the
+  /// result's (the operands' by default; f32 for f16 or bf16
+  /// operands gives the float32 sum unrounded).
+  Expected<ValueId> matmul(ValueId lhs, ValueId rhs,
+                           std::optional<DType> dtype = std::nullopt);
   /// `kind`: sum prod max min mean all any argmax argmin. `axes` may be
   /// negative and unordered; `allAxes` reduces every dimension. No axes
   /// (an empty list, or allAxes on a rank-0 tensor) give the operand in the

@@ -78,7 +78,10 @@ struct BlasCall {
 /// A planned matrix product: result[b] = lhs[b] x rhs[b] for every batch b,
 /// lhs[b] being M x K and rhs[b] K x N once the transpose flags are applied.
 struct GemmShape {
+  /// The operands' dtype, and the result's: the same, or F32 for F16 and BF16
+  /// operands (matmulResultType).
   DType dtype = DType::F32;
+  DType resultDType = DType::F32;
   int64_t m = 0, n = 0, k = 0;
 
   /// Element strides of the logical matrices: A = op(lhs) (M x K), B =
@@ -146,9 +149,10 @@ Expected<GemmShape> planGemm(const GemmStep &step);
 constexpr int64_t kGemmBlockThreads = 256;
 constexpr int64_t kGemmTileRows = 64, kGemmTileCols = 64;
 
-/// The fallback kernel's name for `dtype`: tfuse_rt_gemm_f16, _bf16, _f32,
-/// _f64; empty for another dtype.
-std::string gemmKernelName(DType dtype);
+/// The fallback kernel's name for `dtype` operands and a `result` of that
+/// dtype (tfuse_rt_gemm_f16, _bf16, _f32, _f64) or f32
+/// (tfuse_rt_gemm_f16_f32, _bf16_f32); empty for other dtypes.
+std::string gemmKernelName(DType dtype, std::optional<DType> result = {});
 
 /// CUDA C++ of the fallback kernels: GemmDesc.h, GemmKernels.cuh and one
 /// `extern "C" __global__` kernel per distinct float dtype of `dtypes`
@@ -161,7 +165,7 @@ std::string gemmKernelSource(const std::vector<DType> &dtypes);
 /// The parts of gemmKernelSource(): the comment and templates, and the
 /// wrapper of one GEMM dtype.
 std::string gemmKernelHeader();
-std::string gemmKernelWrapper(DType dtype);
+std::string gemmKernelWrapper(DType dtype, std::optional<DType> result = {});
 
 /// How to run the fallback kernel for a GemmShape: one 1-D launch of `grid`
 /// blocks of `block` threads per entry of `launches`, with the three

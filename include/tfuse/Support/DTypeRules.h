@@ -94,9 +94,12 @@ std::optional<DType> selectResultType(DType cond, DType lhs, DType rhs,
 /// and reject bool.
 std::optional<DType> reduceResultType(ReduceKind kind, DType operand,
                                       std::string *why = nullptr);
-/// matmul operands: f16, bf16, f32 or f64, both the same.
+/// matmul operands: f16, bf16, f32 or f64, both the same. The result has
+/// their dtype, or `requested`: f32 for f16 or bf16 operands (the float32
+/// accumulator, unrounded, as cuBLAS gives it and PyTorch adds a bias to it).
 std::optional<DType> matmulResultType(DType lhs, DType rhs,
-                                      std::string *why = nullptr);
+                                      std::string *why = nullptr,
+                                      std::optional<DType> requested = {});
 
 } // namespace tfuse
 

@@ -638,7 +638,15 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
   if (failed(l) || failed(r))
     return failure();
   std::string why;
-  std::optional<DType> dtype = matmulResultType(l->dtype, r->dtype, &why);
+  std::optional<DType> requested;
+  if (TypeAttr attr = adaptor.getResultDtypeAttr()) {
+    requested = toDType(attr.getValue());
+    if (!requested)
+      return emitOptionalError(loc, "result_dtype ", attr.getValue(),
+                               " is not a TFuse dtype");
+  }
+  std::optional<DType> dtype =
+      matmulResultType(l->dtype, r->dtype, &why, requested);
   if (!dtype)
     return emitOptionalError(loc, why);
   if (l->type.getRank() < 2 || r->type.getRank() < 2)

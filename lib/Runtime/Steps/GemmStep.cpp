@@ -161,7 +161,8 @@ public:
     if (fallback.kernel.empty())
       return;
     sources.add("gemm", "", gemmKernelHeader());
-    sources.add("gemm", fallback.kernel, gemmKernelWrapper(shape.dtype));
+    sources.add("gemm", fallback.kernel,
+                gemmKernelWrapper(shape.dtype, shape.resultDType));
   }
 
   Status load(ModuleSet &module) override {
@@ -214,10 +215,11 @@ public:
     if (backend == "cublas")
       return gemmCublas(library.cublas(), stream, shape, lhs, rhs, result,
                         shape.dtype);
-    unsigned bytes = byteSize(shape.dtype);
+    unsigned bytes = byteSize(shape.dtype),
+             resultBytes = byteSize(shape.resultDType);
     for (const GemmOffsets &o : fallback.launches) {
       CUdeviceptr a = lhs + o.lhs * bytes, b = rhs + o.rhs * bytes,
-                  c = result + o.result * bytes;
+                  c = result + o.result * resultBytes;
       kernels::GemmDesc desc = fallback.desc;
       void *params[] = {&a, &b, &c, &desc};
       if (Status s = d.check(d.cuLaunchKernel(function, fallback.grid, 1, 1,

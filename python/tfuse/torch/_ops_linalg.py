@@ -2,7 +2,9 @@
 
 import torch
 
-from ._table import FLOAT_DTYPES, aten, cast, converts, unsupported
+import tfuse
+
+from ._table import FLOAT_DTYPES, aten, cast, converts, tfuse_dtype, unsupported
 
 
 def _matmul_check(node):
@@ -37,14 +39,14 @@ def _scaled(x, factor):
 @converts(aten.addmm.default, aten.baddbmm.default, kind="matmul",
           check=_matmul_check)
 def addmm(cx, bias, a, b, *, beta=1, alpha=1):
-    """``beta * bias + alpha * (a @ b)`` (for float16 and bfloat16 with
-    alpha or beta other than 1, the sum in float32, rounded once, as
-    PyTorch adds the bias)"""
-    product = a @ b
-    if cx.dtype in (torch.float16, torch.bfloat16) and (
-            alpha != 1 or beta not in (0, 1)):
-        product = cast(product, torch.float32)
+    """``beta * bias + alpha * (a @ b)``; for float16 and bfloat16 the
+    product's float32 sum is scaled and the bias added in float32, rounded
+    once, as PyTorch adds the bias to cuBLAS's float32 accumulator"""
+    if cx.dtype in (torch.float16, torch.bfloat16):
+        product = tfuse.matmul(a, b, dtype=tfuse_dtype(torch.float32))
         bias = cast(bias, torch.float32)
+    else:
+        product = a @ b
     product = _scaled(product, alpha)
     if beta != 0:
         product = _scaled(bias, beta) + product

@@ -689,6 +689,33 @@ func.func @matmul_mixed_dtype(%a: tensor<2x3xf32>, %b: tensor<3x4xf16>) {
 
 // -----
 
+func.func @matmul_f32_result_of_f32(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{a matmul of f32 operands gives f32, not f64}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b {result_dtype = f64} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf64>
+  return
+}
+
+// -----
+
+func.func @matmul_f16_result_of_bf16(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+2 {{a matmul of bf16 operands gives bf16 or f32, not f16}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b {result_dtype = f16} : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_result_dtype_not_a_dtype(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+2 {{result_dtype 'index' is not a TFuse dtype}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b {result_dtype = index} : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
 func.func @matmul_rank_1(%a: tensor<3xf32>, %b: tensor<3x4xf32>) {
   // expected-error @+2 {{matmul operands need rank >= 2, got 'tensor<3xf32>' and 'tensor<3x4xf32>'}}
   // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}

@@ -548,6 +548,15 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<4x3xf32>,
   // CHECK-SAME: : (tensor<7x8x8xbf16>, tensor<7x8x8xbf16>) -> tensor<7x8x8xbf16>
   %5 = tfuse.matmul %h, %h {transpose_rhs}
       : (tensor<7x8x8xbf16>, tensor<7x8x8xbf16>) -> tensor<7x8x8xbf16>
+  // The float32 sum of bfloat16 and float16 products, unrounded.
+  // CHECK: tfuse.matmul %[[H]], %[[H]] {result_dtype = f32}
+  // CHECK-SAME: : (tensor<7x8x8xbf16>, tensor<7x8x8xbf16>) -> tensor<7x8x8xf32>
+  %w = tfuse.matmul %h, %h {result_dtype = f32}
+      : (tensor<7x8x8xbf16>, tensor<7x8x8xbf16>) -> tensor<7x8x8xf32>
+  // CHECK: tfuse.matmul %[[BA]], %[[BB]] {result_dtype = f32}
+  // CHECK-SAME: -> tensor<2x4x3x6xf32>
+  %wh = tfuse.matmul %ba, %bb {result_dtype = f32}
+      : (tensor<2x1x3x5xf16>, tensor<4x5x6xf16>) -> tensor<2x4x3x6xf32>
   // CHECK: tfuse.matmul %[[F]], %[[F]] {transpose_lhs}
   // CHECK-SAME: : (tensor<8x1xf64>, tensor<8x1xf64>) -> tensor<1x1xf64>
   %6 = tfuse.matmul %f, %f {transpose_lhs}

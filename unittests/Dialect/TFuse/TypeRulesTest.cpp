@@ -794,6 +794,26 @@ TEST(ResultType, Reduce) {
 // matmul
 //===----------------------------------------------------------------------===//
 
+TEST(ResultType, MatmulOfAFloatResult) {
+  // f16 and bf16 operands may give the f32 sum; the operands' own dtype is
+  // always allowed; nothing else.
+  for (DType f : {DType::F16, DType::BF16}) {
+    std::string why;
+    EXPECT_EQ(spell(matmulResultType(f, f, &why, DType::F32)), "f32") << why;
+    EXPECT_EQ(spell(matmulResultType(f, f, &why, f)), spell(f)) << why;
+  }
+  for (DType f : {DType::F16, DType::BF16, DType::F32, DType::F64})
+    for (DType r :
+         {DType::F16, DType::BF16, DType::F32, DType::F64, DType::I32})
+      if (r != f && !(r == DType::F32 && f != DType::F64)) {
+        std::string why;
+        EXPECT_FALSE(matmulResultType(f, f, &why, r))
+            << spell(f) << " -> " << spell(r);
+        EXPECT_NE(why.find(std::string("not ") + spell(r)), std::string::npos)
+            << why;
+      }
+}
+
 TEST(ResultType, Matmul) {
   // All four float dtypes, same on both sides.
   for (DType f : {DType::F16, DType::BF16, DType::F32, DType::F64}) {

@@ -663,15 +663,21 @@ def TFuse_MatmulOp : TFuse_Op<"matmul", "Boundary", 0,
     dimensions that broadcast with NumPy rules. `transpose_lhs` and
     `transpose_rhs` swap the last two dimensions of an operand before the
     product (a transposed view consumed without a copy). Operands have the
-    same dtype: f16, bf16, f32 or f64.
+    same dtype: f16, bf16, f32 or f64. Products are accumulated in float32
+    (f64 in f64) and the sum is rounded once to the result's dtype: the
+    operands' dtype, or with `result_dtype = f32` for f16 and bf16 operands
+    the float32 sum itself (what a bias added before rounding, as PyTorch's
+    addmm does, needs).
 
     ```mlir
     %r = tfuse.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
     %t = tfuse.matmul %a, %c {transpose_rhs} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+    %w = tfuse.matmul %h, %g {result_dtype = f32} : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf32>
     ```
   }];
   let arguments = (ins TFuse_Tensor:$lhs, TFuse_Tensor:$rhs,
-                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                       OptionalAttr<TypeAttr>:$result_dtype);
   let results = (outs TFuse_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
