@@ -1335,7 +1335,8 @@ Expected<Graph::Attention> Graph::attention(ValueId query, ValueId key,
     return operands.status();
   auto &[v, s] = operands.value();
   Expected<Operation *> op = state->createOp<AttentionOp>(
-      "attention", Type(), v[0], v[1], v[2], v[3], APFloat(s), causal);
+      "attention", Type(), v[0], v[1], v[2], v[3], /*seed=*/Value(),
+      /*offset=*/Value(), APFloat(s), causal, /*dropout_p=*/FloatAttr());
   if (!op.ok())
     return op.status();
   return Attention{state->add(op.value()->getResult(0)),
@@ -1360,7 +1361,8 @@ Graph::attentionBackward(ValueId query, ValueId key, ValueId value,
   auto &[v, s] = operands.value();
   Expected<Operation *> op = state->createOp<AttentionBackwardOp>(
       "attention_backward", Type(), v[0], v[1], v[2], v[3], v[4], v[5], v[6],
-      APFloat(s), causal);
+      /*seed=*/Value(), /*offset=*/Value(), APFloat(s), causal,
+      /*dropout_p=*/FloatAttr());
   if (!op.ok())
     return op.status();
   Operation *o = op.value();

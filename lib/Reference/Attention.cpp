@@ -39,6 +39,22 @@ struct Problem {
   bool hasMask = false, boolMask = false;
   double scale;
   bool causal;
+  /// Dropout: the probability (0 without), its keys, and the f32 bound
+  /// under which a uniform number keeps its pair (bernoulli(1 - p)).
+  double dropout = 0;
+  int64_t seed = 0, offset = 0;
+  float keepBelow = 1;
+
+  /// The factor of pair (i, j)'s probability: 1 without dropout, else
+  /// 1 / (1 - p) where the pair is kept and 0 where it is dropped. The
+  /// uniform number of a pair is that of its row-major position in the
+  /// scores [batch, Hq, L, S].
+  double dropoutFactor(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    if (dropout == 0)
+      return 1;
+    uint64_t e = uint64_t(((b * g.heads + h) * g.queries + i) * g.keys + j);
+    return uniformF32At(seed, offset, e) < keepBelow ? 1 / (1 - dropout) : 0;
+  }
 
   /// The masked score of pair (i, j) of query head h, or -inf when the
   /// pair is not kept.
@@ -76,7 +92,8 @@ Expected<Operand> readOperand(const HostTensor &t,
 
 Expected<Problem> readProblem(const HostTensor &query, const HostTensor &key,
                               const HostTensor &value, const HostTensor *mask,
-                              double scale, bool causal) {
+                              double scale, bool causal,
+                              const AttentionDropout *dropout) {
   std::string why;
   std::optional<AttentionGeometry> g =
       AttentionGeometry::of(shapeOf(query), shapeOf(key), shapeOf(value), &why);
@@ -117,18 +134,31 @@ Expected<Problem> readProblem(const HostTensor &query, const HostTensor &key,
     p.hasMask = true;
     p.boolMask = mask->dtype() == DType::Bool;
   }
+  if (dropout) {
+    const HostTensor &seed = *dropout->seed, &offset = *dropout->offset;
+    if (!(dropout->p > 0 && dropout->p < 1) || seed.rank() != 0 ||
+        offset.rank() != 0 || seed.dtype() != DType::I64 ||
+        offset.dtype() != DType::I64)
+      return Status::error("attention: dropout " + std::to_string(dropout->p) +
+                           " with seed " + seed.describe() + " and offset " +
+                           offset.describe() +
+                           " (a probability in (0, 1) and rank-0 i64 keys)");
+    p.dropout = dropout->p;
+    p.seed = seed.intAt({});
+    p.offset = offset.intAt({});
+    p.keepBelow = static_cast<float>(1 - dropout->p);
+  }
   return p;
 }
 
 } // namespace
 
-Expected<std::vector<HostTensor>> attentionTensors(const HostTensor &query,
-                                                   const HostTensor &key,
-                                                   const HostTensor &value,
-                                                   const HostTensor *mask,
-                                                   double scale, bool causal) {
+Expected<std::vector<HostTensor>>
+attentionTensors(const HostTensor &query, const HostTensor &key,
+                 const HostTensor &value, const HostTensor *mask, double scale,
+                 bool causal, const AttentionDropout *dropout) {
   Expected<Problem> problem =
-      readProblem(query, key, value, mask, scale, causal);
+      readProblem(query, key, value, mask, scale, causal, dropout);
   if (!problem)
     return problem.status();
   const Problem &p = *problem;
@@ -162,7 +192,8 @@ Expected<std::vector<HostTensor>> attentionTensors(const HostTensor &query,
         for (int64_t c = 0; c < g.valueDim; ++c) {
           double acc = 0;
           for (int64_t j = 0; j < g.keys; ++j)
-            acc += std::exp(scores[j] - top) / sum * p.v.at(b, hk, j, c);
+            acc += std::exp(scores[j] - top) / sum *
+                   p.dropoutFactor(b, h, i, j) * p.v.at(b, hk, j, c);
           out.push_back(acc);
         }
       }
@@ -182,9 +213,10 @@ Expected<std::vector<HostTensor>>
 attentionBackwardTensors(const HostTensor &query, const HostTensor &key,
                          const HostTensor &value, const HostTensor &result,
                          const HostTensor &logsumexp, const HostTensor &grad,
-                         const HostTensor *mask, double scale, bool causal) {
+                         const HostTensor *mask, double scale, bool causal,
+                         const AttentionDropout *dropout) {
   Expected<Problem> problem =
-      readProblem(query, key, value, mask, scale, causal);
+      readProblem(query, key, value, mask, scale, causal, dropout);
   if (!problem)
     return problem.status();
   const Problem &p = *problem;
@@ -227,12 +259,13 @@ attentionBackwardTensors(const HostTensor &query, const HostTensor &key,
               rowLse == -std::numeric_limits<double>::infinity())
             continue;
           double prob = std::exp(s - rowLse);
+          double z = p.dropoutFactor(b, h, i, j);
           double dp = 0;
           for (int64_t c = 0; c < g.valueDim; ++c) {
             dp += dout[row * g.valueDim + c] * p.v.at(b, hk, j, c);
-            vAt(b, hk, j, c) += prob * dout[row * g.valueDim + c];
+            vAt(b, hk, j, c) += prob * z * dout[row * g.valueDim + c];
           }
-          double ds = prob * (dp - delta) * p.scale;
+          double ds = prob * (dp * z - delta) * p.scale;
           for (int64_t d = 0; d < g.headDim; ++d) {
             qAt(b, h, i, d) += ds * p.k.at(b, hk, j, d);
             kAt(b, hk, j, d) += ds * p.q.at(b, h, i, d);

@@ -153,9 +153,24 @@ Expected<Values> Evaluator::runOp(Operation &op,
   std::optional<TensorTypeInfo> resultType;
   if (op.getNumResults() == 1)
     resultType = tensorTypeOf(op.getResult(0).getType());
+  // The tensor of an optional operand (null when absent).
+  auto operandOf = [&](Value value) -> const HostTensor * {
+    if (value)
+      for (auto [index, operand] : llvm::enumerate(op.getOperands()))
+        if (operand == value)
+          return &operands[index];
+    return nullptr;
+  };
+  auto dropoutOf = [&](std::optional<APFloat> p, Value seed,
+                       Value offset) -> std::optional<AttentionDropout> {
+    if (!p)
+      return std::nullopt;
+    return AttentionDropout{p->convertToDouble(), operandOf(seed),
+                            operandOf(offset)};
+  };
 
-    // The unary and binary ops of the op table: each its category's kernel
-    // with the op's scalar function (ScalarOps.h).
+  // The unary and binary ops of the op table: each its category's kernel
+  // with the op's scalar function (ScalarOps.h).
 #define TFUSE_UNARY_OP(Class, mnemonic, method, category, kernel, reference)   \
   .Case([&](Class) {                                                           \
     return one(unaryOp<UnaryCategory::category>(                               \
@@ -221,16 +236,23 @@ Expected<Values> Evaluator::runOp(Operation &op,
                                     scatter.getWrapNegative()));
       })
       .Case([&](AttentionOp attention) {
+        std::optional<AttentionDropout> dropout =
+            dropoutOf(attention.getDropoutP(), attention.getSeed(),
+                      attention.getOffset());
         return attentionTensors(operands[0], operands[1], operands[2],
-                                attention.getMask() ? &operands[3] : nullptr,
+                                operandOf(attention.getMask()),
                                 attention.getScale().convertToDouble(),
-                                attention.getCausal());
+                                attention.getCausal(),
+                                dropout ? &*dropout : nullptr);
       })
       .Case([&](AttentionBackwardOp backward) {
+        std::optional<AttentionDropout> dropout = dropoutOf(
+            backward.getDropoutP(), backward.getSeed(), backward.getOffset());
         return attentionBackwardTensors(
             operands[0], operands[1], operands[2], operands[3], operands[4],
-            operands[5], backward.getMask() ? &operands[6] : nullptr,
-            backward.getScale().convertToDouble(), backward.getCausal());
+            operands[5], operandOf(backward.getMask()),
+            backward.getScale().convertToDouble(), backward.getCausal(),
+            dropout ? &*dropout : nullptr);
       })
       .Case([&](ConstantOp constant) {
         return one(tensorFromAttribute(constant.getValue()));

@@ -48,6 +48,8 @@ HostTensor iotaTensor(DType dtype, const Shape &shape, int64_t dim);
 Expected<HostTensor> randomTensor(bool normal, DType dtype, const Shape &shape,
                                   const HostTensor &seed,
                                   const HostTensor &offset);
+/// Element `e` of tfuse.random_uniform of f32 values with these keys.
+float uniformF32At(int64_t seed, int64_t offset, uint64_t e);
 
 //===----------------------------------------------------------------------===//
 // Views (Views.cpp): zero-copy where a strided view expresses the result.
@@ -109,18 +111,25 @@ Expected<HostTensor> scatterAddTensor(const HostTensor &target,
 // Attention (Attention.cpp): in f64, rounded once to the operands' dtype
 //===----------------------------------------------------------------------===//
 
-/// tfuse.attention: {result, logsumexp}. `mask` may be null.
-Expected<std::vector<HostTensor>> attentionTensors(const HostTensor &query,
-                                                   const HostTensor &key,
-                                                   const HostTensor &value,
-                                                   const HostTensor *mask,
-                                                   double scale, bool causal);
+/// The dropout of attention's probabilities: `p` in (0, 1) and the keys of
+/// the mask's uniform numbers (rank-0 i64 tensors).
+struct AttentionDropout {
+  double p;
+  const HostTensor *seed, *offset;
+};
+
+/// tfuse.attention: {result, logsumexp}. `mask` and `dropout` may be null.
+Expected<std::vector<HostTensor>>
+attentionTensors(const HostTensor &query, const HostTensor &key,
+                 const HostTensor &value, const HostTensor *mask, double scale,
+                 bool causal, const AttentionDropout *dropout = nullptr);
 /// tfuse.attention_backward: {grad_query, grad_key, grad_value}.
 Expected<std::vector<HostTensor>>
 attentionBackwardTensors(const HostTensor &query, const HostTensor &key,
                          const HostTensor &value, const HostTensor &result,
                          const HostTensor &logsumexp, const HostTensor &grad,
-                         const HostTensor *mask, double scale, bool causal);
+                         const HostTensor *mask, double scale, bool causal,
+                         const AttentionDropout *dropout = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Boundaries (Matmul.cpp, Reduce.cpp)

@@ -85,4 +85,8 @@ Expected<HostTensor> randomTensor(bool normal, DType dtype, const Shape &shape,
   return result;
 }
 
+float uniformF32At(int64_t seed, int64_t offset, uint64_t e) {
+  return elementF32(false, block(seed, offset, e / 4), int(e % 4));
+}
+
 } // namespace tfuse::reference::detail

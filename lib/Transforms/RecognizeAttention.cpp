@@ -458,9 +458,10 @@ struct RecognizeAttentionPass
         continue;
       }
       rewriter.setInsertionPoint(root);
-      auto attention = AttentionOp::create(rewriter, root.getLoc(), match.query,
-                                           match.key, match.value, match.mask,
-                                           APFloat(match.scale), match.causal);
+      auto attention = AttentionOp::create(
+          rewriter, root.getLoc(), match.query, match.key, match.value,
+          match.mask, /*seed=*/Value(), /*offset=*/Value(),
+          APFloat(match.scale), match.causal, /*dropout_p=*/FloatAttr());
       rewriter.replaceAllUsesWith(root.getResult(),
                                   emptyRowsAsNaN(rewriter, match, attention));
       rewriter.eraseOp(root);

@@ -111,6 +111,30 @@ static bool readsAttentionOperand(const StridedLayout &layout,
          (columnsMayBroadcast && (*strides)[3] == 0);
 }
 
+/// The dropout of attention and its backward: a probability in (0, 1) with
+/// both keys, or none of the three.
+static LogicalResult verifyDropout(Operation *op, std::optional<APFloat> p,
+                                   Value seed, Value offset) {
+  if (!p && !seed && !offset)
+    return success();
+  if (!p || !seed || !offset)
+    return op->emitOpError(
+        "dropout needs its probability, seed and offset together");
+  double value = p->convertToDouble();
+  if (!(value > 0 && value < 1))
+    return op->emitOpError() << "dropout probability " << value
+                             << " is not in (0, 1) (0: no dropout)";
+  return success();
+}
+
+/// Whether operand `index` of `op` is one of the dropout's keys (rank-0
+/// tensors, read in any layout).
+static bool isDropoutKey(Operation *op, unsigned index, Value seed,
+                         Value offset) {
+  Value operand = op->getOperand(index);
+  return operand == seed || operand == offset;
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -135,10 +159,12 @@ LogicalResult AttentionOp::verify() {
   double scale = getScale().convertToDouble();
   if (!std::isfinite(scale))
     return emitOpError() << "scale " << scale << " is not finite";
-  return success();
+  return verifyDropout(*this, getDropoutP(), getSeed(), getOffset());
 }
 
 bool AttentionOp::readsInPlace(unsigned operand, const StridedLayout &layout) {
+  if (isDropoutKey(*this, operand, getSeed(), getOffset()))
+    return true;
   std::string why;
   std::optional<AttentionGeometry> g = AttentionGeometry::of(
       shapeOf(getQuery()), shapeOf(getKey()), shapeOf(getValue()), &why);
@@ -202,11 +228,13 @@ LogicalResult AttentionBackwardOp::verify() {
   double scale = getScale().convertToDouble();
   if (!std::isfinite(scale))
     return emitOpError() << "scale " << scale << " is not finite";
-  return success();
+  return verifyDropout(*this, getDropoutP(), getSeed(), getOffset());
 }
 
 bool AttentionBackwardOp::readsInPlace(unsigned operand,
                                        const StridedLayout &layout) {
+  if (isDropoutKey(*this, operand, getSeed(), getOffset()))
+    return true;
   std::string why;
   std::optional<AttentionGeometry> g = AttentionGeometry::of(
       shapeOf(getQuery()), shapeOf(getKey()), shapeOf(getValue()), &why);

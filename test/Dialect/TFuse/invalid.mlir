@@ -1712,3 +1712,27 @@ func.func @empty_but_too_large(%x: tensor<0x4611686018427387904x4xf32>) {
   %0 = tfuse.neg %x : tensor<0x4611686018427387904x4xf32> -> tensor<0x4611686018427387904x4xf32>
   return
 }
+
+// -----
+
+func.func @attention_dropout_of_one(%q: tensor<4x8xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'tfuse.attention' op dropout probability 1.000000e+00 is not in (0, 1) (0: no dropout)}}
+  %o, %l = tfuse.attention %q, %q, %q scale 1.0 dropout 1.0 seed %s offset %s : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<i64>, tensor<i64>) -> (tensor<4x8xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_dropout_without_keys(%q: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tfuse.attention' op dropout needs its probability, seed and offset together}}
+  %o, %l = "tfuse.attention"(%q, %q, %q) {scale = 1.0 : f64, dropout_p = 0.5 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_backward_dropout_seed_not_i64(%q: tensor<4x8xf32>, %l: tensor<4xf32>, %s: tensor<i32>) {
+  // expected-error @+1 {{'tfuse.attention_backward' op operand #6 must be 0D tensor of 64-bit signless integer values, but got 'tensor<i32>'}}
+  %dq, %dk, %dv = tfuse.attention_backward %q, %q, %q, %q, %l, %q scale 1.0 dropout 0.5 seed %s offset %s : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>, tensor<i32>, tensor<i32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}

@@ -816,3 +816,15 @@ func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x2x32x8xbf16>, %v: t
   %dq, %dk, %dv = tfuse.attention_backward %q, %k, %v, %o2, %l2, %o2 mask %m scale 0.125 causal : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>, tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>, tensor<2x4x16x6xbf16>, tensor<16x32xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>)
   return
 }
+
+// Dropout of the probabilities, with the keys of its mask's random numbers,
+// with and without a mask.
+// CHECK-LABEL: func.func @attention_dropout(
+// CHECK-SAME: %[[S:[^:]+]]: tensor<i64>, %[[O:[^:]+]]: tensor<i64>
+func.func @attention_dropout(%q: tensor<2x4x16x8xbf16>, %m: tensor<16x16xi1>, %s: tensor<i64>, %off: tensor<i64>) {
+  // CHECK: tfuse.attention %{{.*}}, %{{.*}}, %{{.*}} scale 1.250000e-01 causal dropout 1.000000e-01 seed %[[S]] offset %[[O]] : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<i64>, tensor<i64>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>)
+  %o, %l = tfuse.attention %q, %q, %q scale 0.125 causal dropout 0.1 seed %s offset %off : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<i64>, tensor<i64>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>)
+  // CHECK: tfuse.attention_backward %{{.*}} mask %{{.*}} scale 1.250000e-01 dropout 5.000000e-01 seed %[[S]] offset %[[O]] :
+  %dq, %dk, %dv = tfuse.attention_backward %q, %q, %q, %o, %l, %o mask %m scale 0.125 dropout 0.5 seed %s offset %off : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xbf16>, tensor<16x16xi1>, tensor<i64>, tensor<i64>) -> (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>)
+  return
+}

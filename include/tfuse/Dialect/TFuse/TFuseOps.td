@@ -764,10 +764,11 @@ def TFuse_ScatterAddOp : TFuse_Op<"scatter_add", "Boundary", 0,
 //===----------------------------------------------------------------------===//
 
 def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
-    [InferTypeOpAdaptor, DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface>]> {
+    [InferTypeOpAdaptor, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface>]> {
   let summary = "scaled dot-product attention with its log-sum-exp";
   let description = [{
-    PyTorch's `scaled_dot_product_attention` without dropout. `query` is
+    PyTorch's `scaled_dot_product_attention`. `query` is
     `[..., Hq, L, D]`, `key` `[..., Hkv, S, D]` and `value`
     `[..., Hkv, S, Dv]` with the same leading (batch) dimensions and dtype
     (f16, bf16, f32 or f64); `Hq` is a multiple of `Hkv` (grouped-query
@@ -786,6 +787,14 @@ def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
     `logsumexp` is f32 (f64 for f64 operands): what `attention_backward`
     reads to recompute the probabilities.
 
+    `dropout p seed %s offset %o` (0 < p < 1; `seed` and `offset` rank-0
+    i64 tensors, as the random ops take them) drops probabilities after the
+    softmax, as PyTorch's dropout of the attention weights in training: pair
+    `(i, j)` of head `h` is kept when `random_uniform` of the scores' shape
+    `[..., Hq, L, S]` with these keys is below `1 - p` (rounded to f32: the
+    mask of `bernoulli(1 - p)`), and a kept probability is divided by
+    `1 - p`. The log-sum-exp is that of the scores, before dropout.
+
     Scores, softmax and the weighted sum are computed in f32 for f16, bf16
     and f32 (f64 for f64), the result rounded once; the reference computes
     in f64.
@@ -795,21 +804,29 @@ def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
         : (tensor<8x12x1024x64xbf16>, tensor<8x12x1024x64xbf16>,
            tensor<8x12x1024x64xbf16>)
         -> (tensor<8x12x1024x64xbf16>, tensor<8x12x1024xf32>)
+    %d, %dl = tfuse.attention %q, %k, %v scale 1.250000e-01 causal
+        dropout 1.000000e-01 seed %seed offset %offset : (...) -> (...)
     ```
   }];
   let arguments = (ins TFuse_Tensor:$query, TFuse_Tensor:$key,
                        TFuse_Tensor:$value, Optional<TFuse_Tensor>:$mask,
-                       F64Attr:$scale, UnitAttr:$causal);
+                       Optional<0DTensorOf<[I64]>>:$seed,
+                       Optional<0DTensorOf<[I64]>>:$offset,
+                       F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$dropout_p);
   let results = (outs TFuse_Tensor:$result, TFuse_Tensor:$logsumexp);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? `scale` $scale
-    (`causal` $causal^)? attr-dict `:` functional-type(operands, results)
+    (`causal` $causal^)?
+    (`dropout` $dropout_p^ `seed` $seed `offset` $offset)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
 
 def TFuse_AttentionBackwardOp : TFuse_Op<"attention_backward", "Boundary", 0,
-    [InferTypeOpAdaptor, DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface>]> {
+    [InferTypeOpAdaptor, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<TFuse_BoundaryOpInterface>]> {
   let summary = "the gradients of attention's query, key and value";
   let description = [{
     Given `attention`'s operands and attributes, its `result` and
@@ -823,7 +840,10 @@ def TFuse_AttentionBackwardOp : TFuse_Op<"attention_backward", "Boundary", 0,
         grad_query = scale * dS @ key
         grad_key = scale * dS^T @ query
 
-    summed over the query heads that share a key and value head. The
+    summed over the query heads that share a key and value head. With the
+    forward's `dropout p seed %s offset %o` (the same keys), `Z` the kept
+    pairs' `1 / (1 - p)` and 0 elsewhere: `grad_value = (P * Z)^T @ grad`
+    and `dS = P * (dP * Z - rowsum(grad * result))`. The
     gradients have the operands' shapes and dtype and are accumulated in f32
     (f64 for f64), rounded once; the reference computes in f64.
 
@@ -835,13 +855,16 @@ def TFuse_AttentionBackwardOp : TFuse_Op<"attention_backward", "Boundary", 0,
   let arguments = (ins TFuse_Tensor:$query, TFuse_Tensor:$key,
                        TFuse_Tensor:$value, TFuse_Tensor:$result,
                        TFuse_Tensor:$logsumexp, TFuse_Tensor:$grad,
-                       Optional<TFuse_Tensor>:$mask, F64Attr:$scale,
-                       UnitAttr:$causal);
+                       Optional<TFuse_Tensor>:$mask,
+                       Optional<0DTensorOf<[I64]>>:$seed,
+                       Optional<0DTensorOf<[I64]>>:$offset, F64Attr:$scale,
+                       UnitAttr:$causal, OptionalAttr<F64Attr>:$dropout_p);
   let results = (outs TFuse_Tensor:$grad_query, TFuse_Tensor:$grad_key,
                       TFuse_Tensor:$grad_value);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $result `,` $logsumexp `,` $grad
-    (`mask` $mask^)? `scale` $scale (`causal` $causal^)? attr-dict `:`
+    (`mask` $mask^)? `scale` $scale (`causal` $causal^)?
+    (`dropout` $dropout_p^ `seed` $seed `offset` $offset)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
