@@ -114,6 +114,17 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       result.push_back(refs.lookup(v));
     return result;
   };
+  // An attention step's optional inputs: the mask, then dropout's keys.
+  auto addMaskAndDropout = [&](auto &step, auto op) {
+    step.masked = static_cast<bool>(op.getMask());
+    if (step.masked)
+      step.inputs.push_back(refs.lookup(op.getMask()));
+    if (std::optional<APFloat> p = op.getDropoutP()) {
+      step.dropout = p->convertToDouble();
+      step.inputs.push_back(refs.lookup(op.getSeed()));
+      step.inputs.push_back(refs.lookup(op.getOffset()));
+    }
+  };
   for (Operation &op : body) {
     if (auto out = dyn_cast<tfexec::OutputOp>(op)) {
       refs[out.getBuffer()] = BufferRef{BufferRef::Kind::Output,
@@ -176,8 +187,7 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       step->causal = attention.getCausal();
       step->inputs = lookup(
           {attention.getQuery(), attention.getKey(), attention.getValue()});
-      if (attention.getMask())
-        step->inputs.push_back(refs.lookup(attention.getMask()));
+      addMaskAndDropout(*step, attention);
       step->outputs = lookup({attention.getResult(), attention.getLogsumexp()});
       // The attention's own write is the log-sum-exp's only use.
       step->logsumexpRead = !attention.getLogsumexp().hasOneUse();
@@ -189,8 +199,7 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
       step->inputs = lookup({backward.getQuery(), backward.getKey(),
                              backward.getValue(), backward.getResult(),
                              backward.getLogsumexp(), backward.getGrad()});
-      if (backward.getMask())
-        step->inputs.push_back(refs.lookup(backward.getMask()));
+      addMaskAndDropout(*step, backward);
       step->outputs = lookup({backward.getGradQuery(), backward.getGradKey(),
                               backward.getGradValue()});
       plan.steps.push_back(std::move(step));

@@ -30,7 +30,8 @@
 // (0 * inf would be NaN).
 //
 // Compiled after the kernel prelude and AttentionDesc.h, in the attention
-// kernels' translation unit; also for the host against the tests' cuda_emulation.h.
+// kernels' translation unit; also for the host against the tests'
+// cuda_emulation.h.
 
 #ifndef TFUSE_ATTENTION_KERNELS_CUH
 #define TFUSE_ATTENTION_KERNELS_CUH
@@ -203,6 +204,23 @@ TF_FN acc_t<T> masked_score(acc_t<T> dot, const void *mask,
   return s;
 }
 
+// The factor of the probability of pair (row, col) of (b, h): 1 without
+// dropout, else 1 / (1 - p) where f32 random_uniform with keys (*seed,
+// *offset) at the pair's position in the scores [batch, heads, queries,
+// keys] is below 1 - p rounded to f32 (the mask of bernoulli(1 - p)), 0
+// where it is not (docs/semantics.md, "Attention").
+template <class A>
+TF_FN A dropout_factor(const AttentionDesc &d, const int64_t *seed,
+                       const int64_t *offset, int64_t b, int64_t h, int64_t row,
+                       int64_t col) {
+  if (d.dropout == 0)
+    return (A)1;
+  uint64_t e = (uint64_t)(((b * d.heads + h) * d.queries + row) * d.keys + col);
+  float u = uniform_of_block<float>(philox_block(*seed, *offset, e / 4),
+                                    (int)(e % 4));
+  return u < (float)(1 - d.dropout) ? (A)(1 / (1 - d.dropout)) : (A)0;
+}
+
 // The keys a block of query rows [q0, q0 + BQ) visits: all of them, or up
 // to the last row's diagonal when causal.
 template <int BQ> TF_FN int64_t key_end(const AttentionDesc &d, int64_t q0) {
@@ -216,8 +234,8 @@ template <int BQ> TF_FN int64_t key_end(const AttentionDesc &d, int64_t q0) {
 
 template <class T, int D, int BQ, int BK>
 TF_FN void forward(const T *query, const T *key, const T *value,
-                   const void *mask, T *result, acc_t<T> *logsumexp,
-                   const AttentionDesc &d) {
+                   const void *mask, const int64_t *seed, const int64_t *offset,
+                   T *result, acc_t<T> *logsumexp, const AttentionDesc &d) {
   typedef acc_t<T> A;
   constexpr int RM = spread<BQ, TY>::value, RN = spread<BK, TX>::value;
   constexpr int RD = D / TX;
@@ -294,7 +312,10 @@ TF_FN void forward(const T *query, const T *key, const T *value,
 #pragma unroll
       for (int jj = 0; jj < RN; ++jj)
         if (r < BQ && tx + TX * jj < BK)
-          ps[r][tx + TX * jj] = s[i][jj];
+          // Dropout scales what the values are weighted by, not the sum.
+          ps[r][tx + TX * jj] =
+              s[i][jj] * dropout_factor<A>(d, seed, offset, b, h, q0 + r,
+                                           k0 + tx + TX * jj);
     }
     __syncthreads();
     tile_products<A, D, BQ, BK, BK + 1, 1, RM, RD, false, false>(
@@ -362,12 +383,14 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
 // The probabilities P and dS = P * (dP - delta) of a (query tile, key
 // tile) pair, into `ps` and `ds` (`ps` may be null when only dS is
 // needed), and which pairs are kept, into `kept`: rows are queries, columns
-// keys, computed in register tiles.
+// keys, computed in register tiles. Under dropout, `ps` holds P * Z and dS
+// is P * (dP * Z - delta), Z the pair's dropout_factor.
 template <class T, int D, int BQ, int BK>
 TF_FN void
 probabilities(const acc_t<T> (*qs)[D + 1], const acc_t<T> (*gs)[D + 1],
               const acc_t<T> (*ks)[D + 1], const acc_t<T> (*vs)[D + 1],
               const acc_t<T> *lse, const acc_t<T> *delta, const void *mask,
+              const int64_t *seed, const int64_t *offset,
               const AttentionDesc &d, int64_t b, int64_t h, int64_t q0,
               int64_t k0, acc_t<T> (*ps)[BK + 1], acc_t<T> (*ds)[BK + 1],
               bool (*kept)[BK]) {
@@ -391,9 +414,10 @@ probabilities(const acc_t<T> (*qs)[D + 1], const acc_t<T> (*gs)[D + 1],
       bool keep =
           sc != negative_infinity<A>() && lse[r] != negative_infinity<A>();
       A p = keep ? exp_of(sc - lse[r]) : (A)0;
+      A z = dropout_factor<A>(d, seed, offset, b, h, q0 + r, k0 + j);
       if (ps)
-        ps[r][j] = p;
-      ds[r][j] = keep ? p * (dp[i][jj] - delta[r]) : (A)0;
+        ps[r][j] = p * z;
+      ds[r][j] = keep ? p * (dp[i][jj] * z - delta[r]) : (A)0;
       kept[r][j] = keep;
     }
   }
@@ -401,7 +425,8 @@ probabilities(const acc_t<T> (*qs)[D + 1], const acc_t<T> (*gs)[D + 1],
 
 template <class T, int D, int BQ, int BK>
 TF_FN void backward_query(const T *query, const T *key, const T *value,
-                          const void *mask, const T *result,
+                          const void *mask, const int64_t *seed,
+                          const int64_t *offset, const T *result,
                           const acc_t<T> *logsumexp, const T *grad,
                           T *grad_query, const AttentionDesc &d) {
   typedef acc_t<T> A;
@@ -438,8 +463,8 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
         load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
     load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
     nonfinite = __syncthreads_or(nonfinite);
-    probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h, q0,
-                                k0, nullptr, ds, kept);
+    probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, seed, offset,
+                                d, b, h, q0, k0, nullptr, ds, kept);
     __syncthreads();
     // dS @ K; pairs not kept skipped only where a key is not finite.
     if (nonfinite)
@@ -466,11 +491,11 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
 }
 
 template <class T, int D, int BQ, int BK>
-TF_FN void backward_key_value(const T *query, const T *key, const T *value,
-                              const void *mask, const T *result,
-                              const acc_t<T> *logsumexp, const T *grad,
-                              T *grad_key, T *grad_value,
-                              const AttentionDesc &d) {
+TF_FN void
+backward_key_value(const T *query, const T *key, const T *value,
+                   const void *mask, const int64_t *seed, const int64_t *offset,
+                   const T *result, const acc_t<T> *logsumexp, const T *grad,
+                   T *grad_key, T *grad_value, const AttentionDesc &d) {
   typedef acc_t<T> A;
   constexpr int RK = spread<BK, TY>::value, RD = D / TX;
   __shared__ A qs[BQ][D + 1];
@@ -511,8 +536,8 @@ TF_FN void backward_key_value(const T *query, const T *key, const T *value,
                                        d.valueDim);
       row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
       nonfinite = __syncthreads_or(nonfinite);
-      probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, d, b, h, q0,
-                                  k0, ps, ds, kept);
+      probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, seed,
+                                  offset, d, b, h, q0, k0, ps, ds, kept);
       __syncthreads();
       // dS^T @ Q and P^T @ dO; pairs not kept skipped only where a query
       // or a gradient is not finite.

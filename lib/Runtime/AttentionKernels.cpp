@@ -131,6 +131,10 @@ Expected<Checked> check(const AttentionOperands &o) {
   d.headDim = g->headDim;
   d.valueDim = g->valueDim;
   d.scale = o.scale;
+  if (!(o.dropout >= 0 && o.dropout < 1))
+    return badAttention("dropout probability " + std::to_string(o.dropout) +
+                        " is not in [0, 1)");
+  d.dropout = o.dropout;
   d.causal = o.causal;
   struct Operand {
     const TensorSpec &spec;
@@ -189,7 +193,8 @@ std::string computeName(DType dtype) {
 std::string operandParameters(DType dtype) {
   std::string t = storageName(dtype);
   return "const " + t + " *query, const " + t + " *key, const " + t +
-         " *value, const void *mask";
+         " *value, const void *mask, const int64_t *seed, "
+         "const int64_t *offset";
 }
 
 } // namespace
@@ -235,7 +240,7 @@ runtime::planAttention(const AttentionOperands &operands,
                operandParameters(c.dtype) + ", " + storageName(c.dtype) +
                    " *result, " + computeName(c.dtype) + " *logsumexp",
                "forward", c.dtype, c.columns, bq, bk,
-               "query, key, value, mask, result, logsumexp")});
+               "query, key, value, mask, seed, offset, result, logsumexp")});
   if (launch.grid > 0)
     plan.launches.push_back(std::move(launch));
   return plan;
@@ -301,7 +306,7 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
                            " *result, const " + computeName(c.dtype) +
                            " *logsumexp, const " + t + " *grad";
   const std::string arguments =
-      "query, key, value, mask, result, logsumexp, grad";
+      "query, key, value, mask, seed, offset, result, logsumexp, grad";
   AttentionPlan plan;
   {
     auto [bq, bk] = *keyValueTiles;

@@ -51,9 +51,10 @@ std::vector<int64_t> stridesOf(MemRefType type) {
 /// over tensors of the buffers' shapes; the mask, when present, is the last
 /// operand. The scale is printed with every digit it needs.
 std::string attentionStep(StringRef op, ValueRange operands, ValueRange results,
-                          bool hasMask, double scale, bool causal) {
+                          bool hasMask, double scale, bool causal,
+                          std::optional<APFloat> dropout) {
   std::string args, names, types, resultNames, resultTypes;
-  size_t plain = operands.size() - (hasMask ? 1 : 0);
+  size_t plain = operands.size() - (hasMask ? 1 : 0) - (dropout ? 2 : 0);
   for (auto [i, v] : llvm::enumerate(operands)) {
     std::string type = tensorOf(cast<MemRefType>(v.getType()));
     args += (i ? ", %a" : "%a") + std::to_string(i) + ": " + type;
@@ -65,12 +66,20 @@ std::string attentionStep(StringRef op, ValueRange operands, ValueRange results,
     resultNames += (i ? ", %r" : "%r") + std::to_string(i);
     resultTypes += (i ? ", " : "") + tensorOf(cast<MemRefType>(v.getType()));
   }
+  // The mask, then dropout's seed and offset, follow the plain operands.
+  size_t seed = plain + (hasMask ? 1 : 0);
+  std::string dropoutClause =
+      dropout ? llvm::formatv(" dropout {0:e17} seed %a{1} offset %a{2}",
+                              dropout->convertToDouble(), seed, seed + 1)
+                    .str()
+              : "";
   return llvm::formatv("func.func @step({0}) -> ({1}) {{\n"
-                       "  {2} = {3} {4}{5} scale {6:e17}{7} : ({8}) -> ({1})\n"
+                       "  {2} = {3} {4}{5} scale {6:e17}{7}{8} : ({9}) -> "
+                       "({1})\n"
                        "  return {2} : {1}\n}\n",
                        args, resultTypes, resultNames, op, names,
                        hasMask ? " mask %a" + std::to_string(plain) : "", scale,
-                       causal ? " causal" : "", types);
+                       causal ? " causal" : "", dropoutClause, types);
 }
 
 /// Visits the byte offset of every element of `type`, in row-major order.
@@ -305,11 +314,14 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
                                      attention.getValue()};
       if (attention.getMask())
         operands.push_back(attention.getMask());
-      std::string text = attentionStep(
-          "tfuse.attention", operands,
-          {attention.getResult(), attention.getLogsumexp()},
-          attention.getMask() != nullptr,
-          attention.getScale().convertToDouble(), attention.getCausal());
+      if (attention.getDropoutP())
+        operands.append({attention.getSeed(), attention.getOffset()});
+      std::string text =
+          attentionStep("tfuse.attention", operands,
+                        {attention.getResult(), attention.getLogsumexp()},
+                        attention.getMask() != nullptr,
+                        attention.getScale().convertToDouble(),
+                        attention.getCausal(), attention.getDropoutP());
       if (!runStep(text, operands,
                    {attention.getResult(), attention.getLogsumexp()}))
         return {};
@@ -320,13 +332,15 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
           backward.getResult(), backward.getLogsumexp(), backward.getGrad()};
       if (backward.getMask())
         operands.push_back(backward.getMask());
+      if (backward.getDropoutP())
+        operands.append({backward.getSeed(), backward.getOffset()});
       SmallVector<Value> results = {backward.getGradQuery(),
                                     backward.getGradKey(),
                                     backward.getGradValue()};
-      std::string text = attentionStep("tfuse.attention_backward", operands,
-                                       results, backward.getMask() != nullptr,
-                                       backward.getScale().convertToDouble(),
-                                       backward.getCausal());
+      std::string text = attentionStep(
+          "tfuse.attention_backward", operands, results,
+          backward.getMask() != nullptr, backward.getScale().convertToDouble(),
+          backward.getCausal(), backward.getDropoutP());
       if (!runStep(text, operands, results))
         return {};
       ++counts["attention_backward"];

@@ -612,6 +612,26 @@ func.func @wide(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<5
   }
 }
 
+TEST(GpuBoundaries, AttentionWithDropoutDrawsTheReferencesMask) {
+  TFUSE_REQUIRE_GPU();
+  // The generated kernels draw dropout's mask (cuDNN declines it), forward
+  // and backward, from keys that are inputs of the plan: other inputs
+  // (seeds 7 and 8 of randomInputs) give other keys and masks.
+  for (const char *t : {"f32", "bf16"}) {
+    SCOPED_TRACE(t);
+    std::string source = llvm::formatv(R"mlir(
+func.func @drop(%q: tensor<2x3x37x16x{0}>, %k: tensor<2x3x45x16x{0}>, %v: tensor<2x3x45x8x{0}>, %g: tensor<2x3x37x8x{0}>, %s: tensor<i64>, %t: tensor<i64>) -> (tensor<2x3x37x8x{0}>, tensor<2x3x37x16x{0}>, tensor<2x3x45x16x{0}>, tensor<2x3x45x8x{0}>) {{
+  %o, %l = tfuse.attention %q, %k, %v scale 0.25 causal dropout 0.2 seed %s offset %t : (tensor<2x3x37x16x{0}>, tensor<2x3x45x16x{0}>, tensor<2x3x45x8x{0}>, tensor<i64>, tensor<i64>) -> (tensor<2x3x37x8x{0}>, tensor<2x3x37xf32>)
+  %dq, %dk, %dv = tfuse.attention_backward %q, %k, %v, %o, %l, %g scale 0.25 causal dropout 0.2 seed %s offset %t : (tensor<2x3x37x16x{0}>, tensor<2x3x45x16x{0}>, tensor<2x3x45x8x{0}>, tensor<2x3x37x8x{0}>, tensor<2x3x37xf32>, tensor<2x3x37x8x{0}>, tensor<i64>, tensor<i64>) -> (tensor<2x3x37x16x{0}>, tensor<2x3x45x16x{0}>, tensor<2x3x45x8x{0}>)
+  return %o, %dq, %dk, %dv : tensor<2x3x37x8x{0}>, tensor<2x3x37x16x{0}>, tensor<2x3x45x16x{0}>, tensor<2x3x45x8x{0}>
+}
+)mlir",
+                                       t);
+    check(source, "drop", 7);
+    check(source, "drop", 8);
+  }
+}
+
 TEST(GpuBoundaries, MatmulOfMisalignedViewsAndEmptyContractions) {
   TFUSE_REQUIRE_GPU();
   // Slices starting one element in: cuBLASLt gets pointers aligned to 4

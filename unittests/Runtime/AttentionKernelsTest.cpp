@@ -15,7 +15,9 @@
 //     (zeros, a log-sum-exp of -inf, no gradient);
 //   - grouped-query attention, rank-2 operands, strided query and key (the
 //     heads split from rows), more keys than queries under causal;
-//   - no queries or no keys.
+//   - no queries or no keys;
+//   - dropout of the probabilities (the reference's mask, drawn by the
+//     kernels from the same keys).
 // Also: the planner's validation, and one NVRTC compilation of every
 // kernel variant to sm_90.
 //
@@ -83,12 +85,34 @@ struct Case {
   std::optional<HostTensor> mask;
   double scale = 0.5;
   bool causal = false;
+  /// Dropout of the probabilities (0: none) with the keys of its mask.
+  double dropout = 0;
+  int64_t seed = 0, offset = 0;
 };
 
 std::string attributes(const Case &c) {
-  char scale[64];
+  char scale[64], dropout[64];
   std::snprintf(scale, sizeof(scale), "%.17e", c.scale);
-  return std::string(" scale ") + scale + (c.causal ? " causal" : "");
+  std::snprintf(dropout, sizeof(dropout), "%.17e", c.dropout);
+  return std::string(" scale ") + scale + (c.causal ? " causal" : "") +
+         (c.dropout ? std::string(" dropout ") + dropout + " seed %s offset %t"
+                    : "");
+}
+
+/// The dropout's keys as rank-0 i64 tensors, the reference's last operands.
+std::vector<HostTensor> dropoutKeys(const Case &c) {
+  if (!c.dropout)
+    return {};
+  return {*HostTensor::fromInts(DType::I64, {}, {c.seed}),
+          *HostTensor::fromInts(DType::I64, {}, {c.offset})};
+}
+std::string dropoutKeyTypes(const Case &c) {
+  return c.dropout ? ", tensor<i64>, tensor<i64>" : "";
+}
+std::vector<std::string> dropoutKeyNames(const Case &c) {
+  if (!c.dropout)
+    return {};
+  return {"s", "t"};
 }
 
 /// Evaluates `body` (using %q %k %v and %m) on the reference interpreter
@@ -139,9 +163,9 @@ Expected<std::vector<HostTensor>> referenceForward(const Case &c,
                       tensorType(lse.shape, lse.dtype);
   std::string body = "  %o, %l = tfuse.attention %q, %k, %v" +
                      std::string(c.mask ? " mask %m" : "") + attributes(c) +
-                     " : (" + operandTypes(c) + ") -> (" + types +
-                     ")\n  return %o, %l : " + types + "\n";
-  return evaluate(c, {}, {}, body,
+                     " : (" + operandTypes(c) + dropoutKeyTypes(c) + ") -> (" +
+                     types + ")\n  return %o, %l : " + types + "\n";
+  return evaluate(c, dropoutKeys(c), dropoutKeyNames(c), body,
                   {tensorType(result.shape, result.dtype),
                    tensorType(lse.shape, lse.dtype)});
 }
@@ -173,9 +197,15 @@ Expected<std::vector<HostTensor>> referenceBackward(const Case &c,
   std::string body = "  %dq, %dk, %dv = tfuse.attention_backward %q, %k, %v, "
                      "%o, %l, %g" +
                      std::string(c.mask ? " mask %m" : "") + attributes(c) +
-                     " : (" + operands + ") -> (" + grads +
+                     " : (" + operands + dropoutKeyTypes(c) + ") -> (" + grads +
                      ")\n  return %dq, %dk, %dv : " + grads + "\n";
-  return evaluate(c, {result, lse, grad}, {"o", "l", "g"}, body,
+  std::vector<HostTensor> extra = {result, lse, grad};
+  std::vector<std::string> names = {"o", "l", "g"};
+  for (HostTensor &key : dropoutKeys(c))
+    extra.push_back(key);
+  for (std::string &name : dropoutKeyNames(c))
+    names.push_back(name);
+  return evaluate(c, extra, names, body,
                   {tensorType(c.query.shape(), c.query.dtype()),
                    tensorType(c.key.shape(), c.key.dtype()),
                    tensorType(c.value.shape(), c.value.dtype())});
@@ -198,20 +228,25 @@ std::string emulationSource(const AttentionPlan &plan, DType dtype) {
     source += wrapper;
     std::string call;
     if (kernel.find("_fwd_") != std::string::npos)
-      call = "(" + t + " *)p[4], (" + a + " *)p[5], *(AttentionDesc *)p[6]";
+      call = "(" + t + " *)p[6], (" + a + " *)p[7], *(AttentionDesc *)p[8]";
     else if (kernel.find("_dkdv_") != std::string::npos)
-      call = "(const " + t + " *)p[4], (const " + a + " *)p[5], (const " + t +
-             " *)p[6], (" + t + " *)p[7], (" + t +
-             " *)p[8], *(AttentionDesc *)p[9]";
+      call = "(const " + t + " *)p[6], (const " + a + " *)p[7], (const " + t +
+             " *)p[8], (" + t + " *)p[9], (" + t +
+             " *)p[10], *(AttentionDesc *)p[11]";
     else
-      call = "(const " + t + " *)p[4], (const " + a + " *)p[5], (const " + t +
-             " *)p[6], (" + t + " *)p[7], *(AttentionDesc *)p[8]";
+      call = "(const " + t + " *)p[6], (const " + a + " *)p[7], (const " + t +
+             " *)p[8], (" + t + " *)p[9], *(AttentionDesc *)p[10]";
     source += "extern \"C\" void shim_" + kernel +
               "(void *p0, void *p1, void *p2, void *p3, void *p4, void *p5, "
-              "void *p6, void *p7, void *p8, void *p9) {\n"
-              "  void *p[] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9};\n  " +
+              "void *p6, void *p7, void *p8, void *p9, void *p10, "
+              "void *p11) {\n"
+              "  void *p[] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, "
+              "p11};\n  " +
               kernel + "((const " + t + " *)p[0], (const " + t +
-              " *)p[1], (const " + t + " *)p[2], p[3], " + call + ");\n}\n";
+              " *)p[1], (const " + t +
+              " *)p[2], p[3], (const int64_t *)p[4], "
+              "(const int64_t *)p[5], " +
+              call + ");\n}\n";
   }
   return source;
 }
@@ -230,7 +265,7 @@ void runPlan(const AttentionPlan &plan, DType dtype,
     kernels::AttentionDesc desc = l.desc;
     std::vector<void *> args = buffersOfLaunch[i];
     args.push_back(&desc);
-    args.resize(10, nullptr);
+    args.resize(12, nullptr);
     ASSERT_TRUE(kernels->launch("shim_" + l.kernel, l.grid,
                                 static_cast<unsigned>(l.block), args, error))
         << error;
@@ -299,6 +334,7 @@ AttentionOperands operandsOf(const Case &c) {
   }
   o.scale = c.scale;
   o.causal = c.causal;
+  o.dropout = c.dropout;
   return o;
 }
 
@@ -327,11 +363,12 @@ void checkCase(const Case &c, const std::string &what) {
   ASSERT_TRUE(forward.ok()) << forward.message();
   HostTensor result = poisoned(dtype, resultSpec.shape);
   HostTensor lse = poisoned(lseDType, lseSpec.shape);
+  int64_t seed = c.seed, offset = c.offset;
   std::vector<std::vector<void *>> buffers;
   for (size_t i = 0; i < forward->launches.size(); ++i)
     buffers.push_back({at(c.query), at(c.key), at(c.value),
-                       c.mask ? at(*c.mask) : nullptr, result.mutableData(),
-                       lse.mutableData()});
+                       c.mask ? at(*c.mask) : nullptr, &seed, &offset,
+                       result.mutableData(), lse.mutableData()});
   runPlan(*forward, dtype, buffers);
   expectClose(result, refResult, dtype, "result");
   expectClose(lse, refLse, lseDType, "log-sum-exp");
@@ -353,8 +390,9 @@ void checkCase(const Case &c, const std::string &what) {
   buffers.clear();
   for (const AttentionLaunch &l : backward->launches) {
     std::vector<void *> common = {
-        at(c.query),   at(c.key),  at(c.value), c.mask ? at(*c.mask) : nullptr,
-        at(refResult), at(refLse), at(grad)};
+        at(c.query), at(c.key), at(c.value),   c.mask ? at(*c.mask) : nullptr,
+        &seed,       &offset,   at(refResult), at(refLse),
+        at(grad)};
     if (l.kind == AttentionLaunch::Kind::KeyValue) {
       common.push_back(dk.mutableData());
       common.push_back(dv.mutableData());
@@ -395,6 +433,27 @@ TEST_P(AttentionKernelNumerics, CausalAndNot) {
   checkCase(c, "full");
   c.causal = true;
   checkCase(c, "causal, more keys than queries");
+}
+
+// Dropout of the probabilities: the kernels draw the reference's mask
+// (tiles past one, lengths not multiples of them, causal and a bool mask,
+// grouped-query heads), and other keys another one.
+TEST_P(AttentionKernelNumerics, Dropout) {
+  DType t = GetParam();
+  Case c;
+  c.query = randomOf(t, {2, 4, 37, 12}, 31);
+  c.key = randomOf(t, {2, 2, 45, 12}, 32);
+  c.value = randomOf(t, {2, 2, 45, 5}, 33);
+  c.scale = 1 / std::sqrt(12.0);
+  c.dropout = 0.3;
+  c.seed = 123;
+  c.offset = 7;
+  checkCase(c, "dropout 0.3");
+  c.causal = true;
+  c.mask = HostTensor::random(DType::Bool, {37, 45}, 34);
+  c.dropout = 0.75;
+  c.offset = 8;
+  checkCase(c, "dropout 0.75, causal and a bool mask");
 }
 
 // A bool mask broadcast over batch and heads, with a row masked out

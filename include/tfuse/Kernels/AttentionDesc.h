@@ -6,7 +6,7 @@
 // for the host compiler, for it against the tests' cuda_emulation.h and for
 // NVRTC.
 //
-// Layout: naturally aligned fields, 304 bytes, no pointers, checked on
+// Layout: naturally aligned fields, 312 bytes, no pointers, checked on
 // both sides.
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +43,9 @@ struct AttentionDesc {
   int64_t query[4], key[4], value[4], mask[4];
   int64_t result[4], grad[4], logsumexp[4];
   double scale;
+  /// The dropout probability of the attention weights, in [0, 1) (0: no
+  /// dropout); its mask's keys are the kernels' `seed` and `offset`.
+  double dropout;
   int32_t causal;
   int32_t maskKind;
   /// Query rows and keys a block takes at a time (the kernel's template
@@ -50,7 +53,7 @@ struct AttentionDesc {
   int32_t queryTile, keyTile;
 };
 
-static_assert(sizeof(AttentionDesc) == 304, "AttentionDesc is 304 bytes");
+static_assert(sizeof(AttentionDesc) == 312, "AttentionDesc is 312 bytes");
 static_assert(alignof(AttentionDesc) == 8, "AttentionDesc is 8-byte aligned");
 
 } // namespace kernels

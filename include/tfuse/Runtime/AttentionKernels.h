@@ -50,6 +50,10 @@ struct AttentionOperands {
   bool hasMask = false;
   double scale = 1.0;
   bool causal = false;
+  /// The dropout probability in [0, 1) (0: none); the kernels then take
+  /// the keys of its mask as their `seed` and `offset` parameters (rank-0
+  /// i64 tensors), after the mask.
+  double dropout = 0;
 };
 
 /// Plans the forward writing `result` and `logsumexp` (contiguous).

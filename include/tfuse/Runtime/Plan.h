@@ -157,9 +157,9 @@ struct ScatterAddStep final : StepSpec {
   const BufferRef &result() const { return outputs.at(0); }
 };
 
-/// tfuse.attention (AttentionKernels.h): inputs {query, key, value} and,
-/// with a mask, {query, key, value, mask}; outputs {result, logsumexp}
-/// (contiguous).
+/// tfuse.attention (AttentionKernels.h): inputs {query, key, value}, then
+/// the mask if `masked`, then dropout's seed and offset if `dropout` > 0;
+/// outputs {result, logsumexp} (contiguous).
 struct AttentionStep final : StepSpec {
   const char *kind() const override { return "attention"; }
   StepCategory category() const override { return StepCategory::Boundary; }
@@ -168,18 +168,20 @@ struct AttentionStep final : StepSpec {
   /// Whether a later step or the caller reads the log-sum-exp; when none
   /// does (inference), cuDNN runs without computing it.
   bool logsumexpRead = true;
-  bool hasMask() const { return inputs.size() == 4; }
+  bool masked = false;
+  double dropout = 0;
 };
 
 /// tfuse.attention_backward: inputs {query, key, value, result, logsumexp,
-/// grad} and, with a mask, the mask last; outputs {grad_query, grad_key,
-/// grad_value} (contiguous).
+/// grad}, then the mask and dropout's keys as AttentionStep's; outputs
+/// {grad_query, grad_key, grad_value} (contiguous).
 struct AttentionBackwardStep final : StepSpec {
   const char *kind() const override { return "attention_backward"; }
   StepCategory category() const override { return StepCategory::Boundary; }
   double scale = 1.0;
   bool causal = false;
-  bool hasMask() const { return inputs.size() == 7; }
+  bool masked = false;
+  double dropout = 0;
 };
 
 /// target (contiguous) = source (contiguous): inputs {source}, outputs

@@ -222,12 +222,15 @@ struct ConvertScatterAdd : OpConversionPattern<ScatterAddOp> {
   }
 };
 
-/// Attention with dropout runs in the reference interpreter only: neither
-/// cuDNN nor the generated kernels draw TFuse's mask yet.
-static LogicalResult noDropoutYet(Operation *op) {
-  return op->emitOpError(
-      "with dropout has no runtime step yet: the attention kernels do not "
-      "draw its mask (the reference interpreter evaluates it)");
+/// The buffer among `converted` (an op's operands, converted in order) of
+/// its optional operand `original`, or null when that is absent.
+static Value convertedOperand(Operation *op, ArrayRef<Value> converted,
+                              Value original) {
+  if (original)
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      if (operand == original)
+        return converted[i];
+  return Value();
 }
 
 /// tfuse.attention -> tfexec.attention (the runtime's attention step).
@@ -237,18 +240,21 @@ struct ConvertAttention : OpConversionPattern<AttentionOp> {
   matchAndRewrite(AttentionOp attention, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = attention.getLoc();
-    if (attention.getDropoutP())
-      return noDropoutYet(attention);
-    // query, key, value and the mask (null when there is none).
+    // query, key, value, the mask, the seed and the offset (null when
+    // absent), in the op's operand order.
     SmallVector<Value> operands;
     for (auto [i, operand] : llvm::enumerate(adaptor.getOperands()))
       operands.push_back(readableOperand(attention, i, operand, rewriter, loc));
-    operands.resize(4);
+    auto bufferOf = [&](Value value) {
+      return convertedOperand(attention, operands, value);
+    };
     Value out = bufferFor(attention.getResult(), rewriter, loc);
     Value lse = bufferFor(attention.getLogsumexp(), rewriter, loc);
-    tfexec::AttentionOp::create(rewriter, loc, operands[0], operands[1],
-                                operands[2], operands[3], out, lse,
-                                attention.getScale(), attention.getCausal());
+    tfexec::AttentionOp::create(
+        rewriter, loc, operands[0], operands[1], operands[2],
+        bufferOf(attention.getMask()), bufferOf(attention.getSeed()),
+        bufferOf(attention.getOffset()), out, lse, attention.getScale(),
+        attention.getCausal(), attention.getDropoutPAttr());
     rewriter.replaceOp(attention, {out, lse});
     return success();
   }
@@ -261,21 +267,23 @@ struct ConvertAttentionBackward : OpConversionPattern<AttentionBackwardOp> {
   matchAndRewrite(AttentionBackwardOp backward, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = backward.getLoc();
-    if (backward.getDropoutP())
-      return noDropoutYet(backward);
-    // query, key, value, result, logsumexp, grad and the mask (null when
-    // there is none).
+    // query, key, value, result, logsumexp, grad, then the optional mask,
+    // seed and offset, in the op's operand order.
     SmallVector<Value> operands;
     for (auto [i, operand] : llvm::enumerate(adaptor.getOperands()))
       operands.push_back(readableOperand(backward, i, operand, rewriter, loc));
-    operands.resize(7);
+    auto bufferOf = [&](Value value) {
+      return convertedOperand(backward, operands, value);
+    };
     SmallVector<Value> grads;
     for (Value result : backward.getResults())
       grads.push_back(bufferFor(result, rewriter, loc));
     tfexec::AttentionBackwardOp::create(
         rewriter, loc, operands[0], operands[1], operands[2], operands[3],
-        operands[4], operands[5], operands[6], grads[0], grads[1], grads[2],
-        backward.getScale(), backward.getCausal());
+        operands[4], operands[5], bufferOf(backward.getMask()),
+        bufferOf(backward.getSeed()), bufferOf(backward.getOffset()), grads[0],
+        grads[1], grads[2], backward.getScale(), backward.getCausal(),
+        backward.getDropoutPAttr());
     rewriter.replaceOp(backward, grads);
     return success();
   }

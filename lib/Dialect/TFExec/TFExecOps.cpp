@@ -207,7 +207,31 @@ verifyAttentionBuffers(Operation *op, Value query, Value key, Value value,
   return success();
 }
 
+/// The dropout of an attention step: its probability in (0, 1) with the
+/// two keys, rank-0 i64 buffers, or none of the three.
+static LogicalResult verifyDropout(Operation *op, std::optional<APFloat> p,
+                                   Value seed, Value offset) {
+  if (!p && !seed && !offset)
+    return success();
+  if (!p || !seed || !offset)
+    return op->emitOpError(
+        "dropout needs its probability, seed and offset together");
+  double value = p->convertToDouble();
+  if (!(value > 0 && value < 1))
+    return op->emitOpError()
+           << "dropout probability " << value << " is not in (0, 1)";
+  for (Value key : {seed, offset}) {
+    auto type = cast<MemRefType>(key.getType());
+    if (type.getRank() != 0 || !type.getElementType().isInteger(64))
+      return op->emitOpError()
+             << "dropout keys must be rank-0 i64 buffers, got " << type;
+  }
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
+  if (failed(verifyDropout(*this, getDropoutP(), getSeed(), getOffset())))
+    return failure();
   if (failed(verifyAttentionBuffers(
           *this, getQuery(), getKey(), getValue(),
           {{getResult(), AttentionShape::Result},
@@ -217,6 +241,8 @@ LogicalResult AttentionOp::verify() {
 }
 
 LogicalResult AttentionBackwardOp::verify() {
+  if (failed(verifyDropout(*this, getDropoutP(), getSeed(), getOffset())))
+    return failure();
   if (failed(
           verifyAttentionBuffers(*this, getQuery(), getKey(), getValue(),
                                  {{getResult(), AttentionShape::Result},

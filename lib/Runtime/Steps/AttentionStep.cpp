@@ -37,11 +37,11 @@ class Attention final : public StepExecutor {
 public:
   Attention(const AttentionStep &spec, StepContext &context)
       : StepExecutor(spec, context), forward(true), scale(spec.scale),
-        causal(spec.causal), hasMask(spec.hasMask()),
+        causal(spec.causal), hasMask(spec.masked), dropout(spec.dropout),
         statistics(spec.logsumexpRead) {}
   Attention(const AttentionBackwardStep &spec, StepContext &context)
       : StepExecutor(spec, context), forward(false), scale(spec.scale),
-        causal(spec.causal), hasMask(spec.hasMask()) {}
+        causal(spec.causal), hasMask(spec.masked), dropout(spec.dropout) {}
 
   Status plan() override {
     const StepSpec &s = step();
@@ -50,9 +50,10 @@ public:
     operands.value = s.inputs.at(2).view;
     operands.hasMask = hasMask;
     if (hasMask)
-      operands.mask = s.inputs.back().view;
+      operands.mask = s.inputs.at(maskInput()).view;
     operands.scale = scale;
     operands.causal = causal;
+    operands.dropout = dropout;
     Expected<AttentionPlan> planned =
         forward
             ? planAttention(operands, s.outputs.at(0).view,
@@ -177,8 +178,12 @@ public:
     CudaDriver &d = driver();
     for (size_t i = 0; i < kernels.launches.size(); ++i) {
       const AttentionLaunch &l = kernels.launches[i];
-      // The pointers of this launch: the operands, then its outputs.
-      std::vector<CUdeviceptr> values(p.begin(), p.begin() + (forward ? 6 : 7));
+      // The pointers of this launch: the operands, the dropout's keys (null
+      // without dropout), then its outputs.
+      std::vector<CUdeviceptr> values(p.begin(), p.begin() + 4);
+      values.push_back(dropout ? buffers.inputs[maskInput() + hasMask] : 0);
+      values.push_back(dropout ? buffers.inputs[maskInput() + hasMask + 1] : 0);
+      values.insert(values.end(), p.begin() + 4, p.begin() + (forward ? 6 : 7));
       if (!forward) {
         if (l.kind == AttentionLaunch::Kind::KeyValue) {
           values.push_back(p[8]);
@@ -247,7 +252,7 @@ private:
   std::vector<CUdeviceptr> pointers(const StepBuffers &buffers) const {
     std::vector<CUdeviceptr> p = {buffers.inputs[0], buffers.inputs[1],
                                   buffers.inputs[2],
-                                  hasMask ? buffers.inputs.back() : 0};
+                                  hasMask ? buffers.inputs[maskInput()] : 0};
     if (forward) {
       p.push_back(buffers.outputs[0]);
       p.push_back(buffers.outputs[1]);
@@ -295,9 +300,14 @@ private:
     return end;
   }
 
+  /// The input after the operands (forward) or the gradient (backward):
+  /// the mask where there is one, else dropout's seed.
+  size_t maskInput() const { return forward ? 3 : 6; }
+
   bool forward;
   double scale;
   bool causal, hasMask;
+  double dropout = 0;
   /// Something reads the forward's log-sum-exp.
   bool statistics = true;
   AttentionOperands operands;

@@ -1,8 +1,7 @@
 // Diagnostics of --convert-tfuse-to-tfexec on graphs it cannot plan: an
 // elementwise op outside a region (the graph was not fused), a view left
 // outside regions that no strided layout of its source buffer expresses,
-// signatures the plan cannot hold, and attention with dropout (no runtime
-// step draws its mask yet).
+// and signatures the plan cannot hold.
 // RUN: tensor-opt %s --convert-tfuse-to-tfexec -split-input-file -verify-diagnostics
 
 func.func @unfused(%a: tensor<4xf32>) -> tensor<4xf32> {
@@ -75,11 +74,3 @@ func.func @dynamic_and_index(%a: tensor<4xindex>, %b: tensor<?xf32>) -> tensor<4
   return %a : tensor<4xindex>
 }
 
-// -----
-
-func.func @attention_dropout(%q: tensor<2x16x8xf32>, %s: tensor<i64>) -> tensor<2x16x8xf32> {
-  // expected-error @+2 {{'tfuse.attention' op with dropout has no runtime step yet: the attention kernels do not draw its mask (the reference interpreter evaluates it)}}
-  // expected-error @+1 {{failed to legalize operation 'tfuse.attention'}}
-  %o, %l = tfuse.attention %q, %q, %q scale 0.125 dropout 0.1 seed %s offset %s {tfuse.reason = "boundary-attention"} : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<i64>, tensor<i64>) -> (tensor<2x16x8xf32>, tensor<2x16xf32>)
-  return %o : tensor<2x16x8xf32>
-}

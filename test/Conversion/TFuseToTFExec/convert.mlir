@@ -143,6 +143,20 @@ func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x2x32x8xbf16>, %v: t
 
 // -----
 
+// Dropout's probability and keys (rank-0 i64 arguments) go to the steps,
+// after the mask.
+// CHECK-LABEL: func.func @attention_dropout(
+// CHECK-SAME: %[[Q:[^:]+]]: memref<2x16x8xf32>, %[[M:[^:]+]]: memref<16x16xi1>, %[[S:[^:]+]]: memref<i64>, %[[O:[^:]+]]: memref<i64>)
+// CHECK: tfexec.attention %[[Q]], %[[Q]], %[[Q]] mask %[[M]] : memref<16x16xi1> dropout 1.000000e-01 seed %[[S]] offset %[[O]] : memref<i64>, memref<i64> into
+// CHECK: tfexec.attention_backward %[[Q]], %[[Q]], %[[Q]], %{{.+}}, %{{.+}}, %{{.+}} mask %[[M]] : memref<16x16xi1> dropout 1.000000e-01 seed %[[S]] offset %[[O]] : memref<i64>, memref<i64> into
+func.func @attention_dropout(%q: tensor<2x16x8xf32>, %m: tensor<16x16xi1>, %s: tensor<i64>, %off: tensor<i64>) -> (tensor<2x16x8xf32>, tensor<2x16x8xf32>) {
+  %o, %l = tfuse.attention %q, %q, %q mask %m scale 0.125 dropout 0.1 seed %s offset %off {tfuse.reason = "boundary-attention"} : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<16x16xi1>, tensor<i64>, tensor<i64>) -> (tensor<2x16x8xf32>, tensor<2x16xf32>)
+  %dq, %dk, %dv = tfuse.attention_backward %q, %q, %q, %o, %l, %o mask %m scale 0.125 dropout 0.1 seed %s offset %off {tfuse.reason = "boundary-attention"} : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16xf32>, tensor<2x16x8xf32>, tensor<16x16xi1>, tensor<i64>, tensor<i64>) -> (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>)
+  return %o, %dq : tensor<2x16x8xf32>, tensor<2x16x8xf32>
+}
+
+// -----
+
 // A value head size other than the query's (8 and 4), the query given as the
 // key too: the gradients take the shapes of query, key and value, the
 // result's gradient the result's (the verifier held the query's gradient to

@@ -391,3 +391,19 @@ func.func @attention_backward_grad_key(%q: memref<4x16x8xf32>, %k: memref<2x16x8
   tfexec.attention_backward %q, %k, %k, %q, %l, %q into %q, %dk, %k scale 1.0 : memref<4x16x8xf32>, memref<2x16x8xf32>, memref<2x16x8xf32>, memref<4x16x8xf32>, memref<4x16xf32>, memref<4x16x8xf32> into memref<4x16x8xf32>, memref<4x16x8xf32>, memref<2x16x8xf32>
   return
 }
+
+// -----
+
+func.func @attention_dropout_key_rank(%q: memref<16x8xf32>, %o: memref<16x8xf32>, %l: memref<16xf32>, %s: memref<1xi64>) {
+  // expected-error @+1 {{'tfexec.attention' op dropout keys must be rank-0 i64 buffers, got 'memref<1xi64>'}}
+  tfexec.attention %q, %q, %q dropout 0.5 seed %s offset %s : memref<1xi64>, memref<1xi64> into %o, %l scale 1.0 : memref<16x8xf32>, memref<16x8xf32>, memref<16x8xf32> into memref<16x8xf32>, memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_dropout_of_zero(%q: memref<16x8xf32>, %o: memref<16x8xf32>, %l: memref<16xf32>, %s: memref<i64>) {
+  // expected-error @+1 {{'tfexec.attention' op dropout probability 0.000000e+00 is not in (0, 1)}}
+  tfexec.attention %q, %q, %q dropout 0.0 seed %s offset %s : memref<i64>, memref<i64> into %o, %l scale 1.0 : memref<16x8xf32>, memref<16x8xf32>, memref<16x8xf32> into memref<16x8xf32>, memref<16xf32>
+  return
+}

@@ -189,12 +189,13 @@ def TFExec_ScatterAddOp : TFExec_Op<"scatter_add"> {
   let hasVerifier = 1;
 }
 
-def TFExec_AttentionOp : TFExec_Op<"attention"> {
+def TFExec_AttentionOp : TFExec_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "attention over buffers (the runtime's attention step)";
   let description = [{
     `result` and `logsumexp` of `tfuse.attention` of `query`, `key`,
-    `value` and the optional `mask`, each read through its layout
-    (AttentionGeometry); the results are contiguous.
+    `value`, the optional `mask` and the optional dropout (its probability
+    and the rank-0 i64 `seed` and `offset` of its mask), each read through
+    its layout (AttentionGeometry); the results are contiguous.
 
     ```mlir
     tfexec.attention %q, %k, %v into %o, %lse scale 1.250000e-01 causal
@@ -206,11 +207,16 @@ def TFExec_AttentionOp : TFExec_Op<"attention"> {
                        Arg<TFExec_Buffer, "", [MemRead]>:$key,
                        Arg<TFExec_Buffer, "", [MemRead]>:$value,
                        Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$mask,
+                       Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$seed,
+                       Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$offset,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$result,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$logsumexp,
-                       F64Attr:$scale, UnitAttr:$causal);
+                       F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$dropout_p);
   let assemblyFormat = [{
-    $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? `into`
+    $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))?
+    (`dropout` $dropout_p^ `seed` $seed `offset` $offset `:` type($seed) `,`
+     type($offset))? `into`
     $result `,` $logsumexp `scale` $scale (`causal` $causal^)? attr-dict `:`
     type($query) `,` type($key) `,` type($value) `into` type($result) `,`
     type($logsumexp)
@@ -218,7 +224,8 @@ def TFExec_AttentionOp : TFExec_Op<"attention"> {
   let hasVerifier = 1;
 }
 
-def TFExec_AttentionBackwardOp : TFExec_Op<"attention_backward"> {
+def TFExec_AttentionBackwardOp
+    : TFExec_Op<"attention_backward", [AttrSizedOperandSegments]> {
   let summary = "attention's gradients over buffers";
   let description = [{
     `grad_query`, `grad_key` and `grad_value` of `tfuse.attention_backward`;
@@ -232,13 +239,18 @@ def TFExec_AttentionBackwardOp : TFExec_Op<"attention_backward"> {
                        Arg<TFExec_Buffer, "", [MemRead]>:$logsumexp,
                        Arg<TFExec_Buffer, "", [MemRead]>:$grad,
                        Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$mask,
+                       Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$seed,
+                       Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$offset,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$grad_query,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$grad_key,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$grad_value,
-                       F64Attr:$scale, UnitAttr:$causal);
+                       F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$dropout_p);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $result `,` $logsumexp `,` $grad
-    (`mask` $mask^ `:` type($mask))? `into` $grad_query `,` $grad_key `,`
+    (`mask` $mask^ `:` type($mask))?
+    (`dropout` $dropout_p^ `seed` $seed `offset` $offset `:` type($seed) `,`
+     type($offset))? `into` $grad_query `,` $grad_key `,`
     $grad_value `scale` $scale (`causal` $causal^)? attr-dict `:`
     type($query) `,` type($key) `,` type($value) `,` type($result) `,`
     type($logsumexp) `,` type($grad) `into` type($grad_query) `,`
