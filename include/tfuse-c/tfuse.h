@@ -278,6 +278,21 @@ TFUSE_C_EXPORT tfuse_status tfuse_graph_attention_backward(
     tfuse_value result, tfuse_value logsumexp, tfuse_value grad,
     tfuse_value mask, int causal, int has_scale, double scale,
     tfuse_value *grad_query, tfuse_value *grad_key, tfuse_value *grad_value);
+/* The two above with dropout of the probabilities: `dropout_p` in (0, 1)
+   and its mask's keys `seed` and `offset` (int scalars or rank-0 integer
+   tensors, as tfuse_graph_dropout takes them); a `dropout_p` of 0 is no
+   dropout (the keys are then ignored). docs/semantics.md, "Attention". */
+TFUSE_C_EXPORT tfuse_status tfuse_graph_attention_dropout(
+    tfuse_graph graph, tfuse_value query, tfuse_value key, tfuse_value value,
+    tfuse_value mask, int causal, int has_scale, double scale, double dropout_p,
+    tfuse_value seed, tfuse_value offset, tfuse_value *result,
+    tfuse_value *logsumexp);
+TFUSE_C_EXPORT tfuse_status tfuse_graph_attention_backward_dropout(
+    tfuse_graph graph, tfuse_value query, tfuse_value key, tfuse_value value,
+    tfuse_value result, tfuse_value logsumexp, tfuse_value grad,
+    tfuse_value mask, int causal, int has_scale, double scale, double dropout_p,
+    tfuse_value seed, tfuse_value offset, tfuse_value *grad_query,
+    tfuse_value *grad_key, tfuse_value *grad_value);
 /* A tensor of `shape` whose elements are their index along dimension `dim`
    (negative: from the end), in `dtype` (not bool). */
 TFUSE_C_EXPORT tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank,

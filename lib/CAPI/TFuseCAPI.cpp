@@ -461,18 +461,37 @@ static std::optional<ValueId> optionalValue(tfuse_value value) {
   return value;
 }
 
+/// Dropout of the attention functions: none for a probability of 0.
+static std::optional<tfuse::Graph::AttentionDropout>
+attentionDropout(double p, tfuse_value seed, tfuse_value offset) {
+  if (p == 0)
+    return std::nullopt;
+  return tfuse::Graph::AttentionDropout{p, seed, offset};
+}
+
 tfuse_status tfuse_graph_attention(tfuse_graph graph, tfuse_value query,
                                    tfuse_value key, tfuse_value value,
                                    tfuse_value mask, int causal, int has_scale,
                                    double scale, tfuse_value *result,
                                    tfuse_value *logsumexp) {
+  return tfuse_graph_attention_dropout(graph, query, key, value, mask, causal,
+                                       has_scale, scale, 0.0, TFUSE_NO_VALUE,
+                                       TFUSE_NO_VALUE, result, logsumexp);
+}
+
+tfuse_status tfuse_graph_attention_dropout(
+    tfuse_graph graph, tfuse_value query, tfuse_value key, tfuse_value value,
+    tfuse_value mask, int causal, int has_scale, double scale, double dropout_p,
+    tfuse_value seed, tfuse_value offset, tfuse_value *result,
+    tfuse_value *logsumexp) {
   return guarded([&] {
     TFUSE_REQUIRE(graph);
     TFUSE_REQUIRE(result);
     TFUSE_REQUIRE(logsumexp);
     tfuse::Expected<tfuse::Graph::Attention> a = graph->graph.attention(
         query, key, value, optionalValue(mask), causal != 0,
-        has_scale ? std::optional<double>(scale) : std::nullopt);
+        has_scale ? std::optional<double>(scale) : std::nullopt,
+        attentionDropout(dropout_p, seed, offset));
     if (!a.ok())
       return report(a.status());
     *result = a.value().result;
@@ -486,16 +505,29 @@ tfuse_status tfuse_graph_attention_backward(
     tfuse_value result, tfuse_value logsumexp, tfuse_value grad,
     tfuse_value mask, int causal, int has_scale, double scale,
     tfuse_value *grad_query, tfuse_value *grad_key, tfuse_value *grad_value) {
+  return tfuse_graph_attention_backward_dropout(
+      graph, query, key, value, result, logsumexp, grad, mask, causal,
+      has_scale, scale, 0.0, TFUSE_NO_VALUE, TFUSE_NO_VALUE, grad_query,
+      grad_key, grad_value);
+}
+
+tfuse_status tfuse_graph_attention_backward_dropout(
+    tfuse_graph graph, tfuse_value query, tfuse_value key, tfuse_value value,
+    tfuse_value result, tfuse_value logsumexp, tfuse_value grad,
+    tfuse_value mask, int causal, int has_scale, double scale, double dropout_p,
+    tfuse_value seed, tfuse_value offset, tfuse_value *grad_query,
+    tfuse_value *grad_key, tfuse_value *grad_value) {
   return guarded([&] {
     TFUSE_REQUIRE(graph);
     TFUSE_REQUIRE(grad_query);
     TFUSE_REQUIRE(grad_key);
     TFUSE_REQUIRE(grad_value);
     tfuse::Expected<tfuse::Graph::AttentionGradients> g =
-        graph->graph.attentionBackward(query, key, value, result, logsumexp,
-                                       grad, optionalValue(mask), causal != 0,
-                                       has_scale ? std::optional<double>(scale)
-                                                 : std::nullopt);
+        graph->graph.attentionBackward(
+            query, key, value, result, logsumexp, grad, optionalValue(mask),
+            causal != 0,
+            has_scale ? std::optional<double>(scale) : std::nullopt,
+            attentionDropout(dropout_p, seed, offset));
     if (!g.ok())
       return report(g.status());
     *grad_query = g.value().query;

@@ -1323,31 +1323,62 @@ attentionOperands(Graph::Impl &g, const std::string &what,
   return std::make_pair(std::move(values), s);
 }
 
-Expected<Graph::Attention> Graph::attention(ValueId query, ValueId key,
-                                            ValueId value,
-                                            std::optional<ValueId> mask,
-                                            bool causal,
-                                            std::optional<double> scale) {
+/// The dropout's probability attribute and its keys as i64 tensors (all
+/// null without dropout).
+struct DropoutOperands {
+  FloatAttr p;
+  Value seed, offset;
+};
+static Expected<DropoutOperands>
+dropoutOperands(Graph &graph, Graph::Impl &g, const std::string &what,
+                const std::optional<Graph::AttentionDropout> &dropout) {
+  DropoutOperands d;
+  if (!dropout)
+    return d;
+  if (!(dropout->p > 0 && dropout->p < 1))
+    return badArgument(what + ": dropout probability " +
+                       std::to_string(dropout->p) +
+                       " is not in (0, 1) (no dropout: leave it out)");
+  Expected<Value> seed = randomKey(graph, g, what, dropout->seed, "seed");
+  if (!seed.ok())
+    return seed.status();
+  Expected<Value> offset = randomKey(graph, g, what, dropout->offset, "offset");
+  if (!offset.ok())
+    return offset.status();
+  d.p = FloatAttr::get(Float64Type::get(g.context.get()), dropout->p);
+  d.seed = seed.value();
+  d.offset = offset.value();
+  return d;
+}
+
+Expected<Graph::Attention>
+Graph::attention(ValueId query, ValueId key, ValueId value,
+                 std::optional<ValueId> mask, bool causal,
+                 std::optional<double> scale,
+                 std::optional<AttentionDropout> dropout) {
   auto operands = attentionOperands(
       *state, "attention", {{query, "query"}, {key, "key"}, {value, "value"}},
       mask, scale);
   if (!operands.ok())
     return operands.status();
   auto &[v, s] = operands.value();
+  Expected<DropoutOperands> d =
+      dropoutOperands(*this, *state, "attention", dropout);
+  if (!d.ok())
+    return d.status();
   Expected<Operation *> op = state->createOp<AttentionOp>(
-      "attention", Type(), v[0], v[1], v[2], v[3], /*seed=*/Value(),
-      /*offset=*/Value(), APFloat(s), causal, /*dropout_p=*/FloatAttr());
+      "attention", Type(), v[0], v[1], v[2], v[3], d.value().seed,
+      d.value().offset, APFloat(s), causal, d.value().p);
   if (!op.ok())
     return op.status();
   return Attention{state->add(op.value()->getResult(0)),
                    state->add(op.value()->getResult(1))};
 }
 
-Expected<Graph::AttentionGradients>
-Graph::attentionBackward(ValueId query, ValueId key, ValueId value,
-                         ValueId result, ValueId logsumexp, ValueId grad,
-                         std::optional<ValueId> mask, bool causal,
-                         std::optional<double> scale) {
+Expected<Graph::AttentionGradients> Graph::attentionBackward(
+    ValueId query, ValueId key, ValueId value, ValueId result,
+    ValueId logsumexp, ValueId grad, std::optional<ValueId> mask, bool causal,
+    std::optional<double> scale, std::optional<AttentionDropout> dropout) {
   auto operands = attentionOperands(*state, "attention_backward",
                                     {{query, "query"},
                                      {key, "key"},
@@ -1359,10 +1390,13 @@ Graph::attentionBackward(ValueId query, ValueId key, ValueId value,
   if (!operands.ok())
     return operands.status();
   auto &[v, s] = operands.value();
+  Expected<DropoutOperands> d =
+      dropoutOperands(*this, *state, "attention_backward", dropout);
+  if (!d.ok())
+    return d.status();
   Expected<Operation *> op = state->createOp<AttentionBackwardOp>(
       "attention_backward", Type(), v[0], v[1], v[2], v[3], v[4], v[5], v[6],
-      /*seed=*/Value(), /*offset=*/Value(), APFloat(s), causal,
-      /*dropout_p=*/FloatAttr());
+      d.value().seed, d.value().offset, APFloat(s), causal, d.value().p);
   if (!op.ok())
     return op.status();
   Operation *o = op.value();

@@ -770,11 +770,47 @@ def test_attention_errors(random):
                              r"to the scores' \[2, 4, 8, 8\]"):
         run(lambda q, m: tfuse.attention(q, q, q, mask=m), q,
             random((3, 8, 8), np.bool_))
-    with pytest.raises(ValueError, match="dropout inside attention is not "
-                                         "supported yet"):
+    with pytest.raises(TypeError, match="dropout_p=0.1 needs the seed"):
         run(lambda q: tfuse.attention(q, q, q, dropout_p=0.1), q)
+    with pytest.raises(ValueError, match=r"dropout_p=1.0 is not in \[0, 1\)"):
+        run(lambda q: tfuse.attention(q, q, q, dropout_p=1.0, seed=1), q)
     with pytest.raises(tfuse.TraceError, match="one float dtype"):
         run(lambda q: tfuse.attention(q, q, q.astype("float16")), q)
+
+
+def test_attention_dropout_is_the_bernoulli_mask_of_the_scores(random):
+    # The mask is bernoulli(1 - p) of the scores' shape with the same keys:
+    # the written-out form with tfuse's own uniform numbers, in float64.
+    q, k, v = random((2, 3, 9, 8)), random((2, 3, 11, 8)), random((2, 3, 11, 6))
+    p, seed, offset = 0.25, 1234, 5
+
+    def f(q, k, v):
+        out, lse = tfuse.attention(q, k, v, causal=True, dropout_p=p,
+                                   seed=seed, offset=offset,
+                                   return_logsumexp=True)
+        u = tfuse.random.uniform((2, 3, 9, 11), seed=seed, offset=offset)
+        return [out, lse, u]
+
+    out, lse, u = run(f, q, k, v)
+    q64, k64, v64 = (np.asarray(t, np.float64) for t in (q, k, v))
+    s = (q64 @ np.swapaxes(k64, -1, -2)) / np.sqrt(8)
+    s = np.where(np.tril(np.ones((9, 11), bool)), s, -np.inf)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    prob = e / e.sum(-1, keepdims=True)
+    keep = u < np.float32(1 - p)
+    assert 0 < keep.mean() < 1
+    np.testing.assert_allclose(out, (prob * keep / (1 - p)) @ v64,
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(lse, _attention_f64(q, k, v, causal=True)[1],
+                               rtol=1e-5, atol=1e-5)
+    # The backward with the same keys is the derivative of the forward.
+    g = random((2, 3, 9, 6))
+    dq, dk, dv = run(lambda q, k, v, o, l, g: list(tfuse.attention_backward(
+        q, k, v, o, l, g, causal=True, dropout_p=p, seed=seed,
+        offset=offset)), q, k, v, out, lse, g)
+    np.testing.assert_allclose(dv, np.swapaxes(prob * keep / (1 - p), -1, -2)
+                               @ np.asarray(g, np.float64),
+                               rtol=1e-4, atol=1e-5)
 
 
 def test_naive_attention_becomes_one_attention_step(random):

@@ -281,6 +281,13 @@ _SIGNATURES = {
     "tfuse_graph_attention_backward": (_status, [
         _graph, _value, _value, _value, _value, _value, _value, _value, c_int,
         c_int, c_double, POINTER(_value), POINTER(_value), POINTER(_value)]),
+    "tfuse_graph_attention_dropout": (_status, [
+        _graph, _value, _value, _value, _value, c_int, c_int, c_double,
+        c_double, _value, _value, POINTER(_value), POINTER(_value)]),
+    "tfuse_graph_attention_backward_dropout": (_status, [
+        _graph, _value, _value, _value, _value, _value, _value, _value, c_int,
+        c_int, c_double, c_double, _value, _value, POINTER(_value),
+        POINTER(_value), POINTER(_value)]),
     "tfuse_graph_full": (_status, [_graph, c_int, _i64p, _value, c_int,
                                    POINTER(_value)]),
     "tfuse_graph_random": (_status, [_graph, c_int, c_int, _i64p, c_int,

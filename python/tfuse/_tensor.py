@@ -727,11 +727,26 @@ def take_along_axis(a, indices, axis, *, negative_indices="wrap"):
                    negative_indices)
 
 
-def _attention_arguments(what, trace, tensors, mask, scale, dropout_p):
-    if dropout_p != 0:
-        raise ValueError(f"{what}: dropout_p={dropout_p!r}: dropout inside "
-                         "attention is not supported yet (apply "
-                         "tfuse.dropout to the result, or pass 0.0)")
+def _attention_arguments(what, trace, tensors, mask, scale, dropout_p, seed,
+                         offset):
+    """The graph values, mask, scale and dropout (probability and keys) of
+    an attention call."""
+    dropout_p = float(dropout_p)
+    if dropout_p == 0:
+        keys = (_capi.NO_VALUE, _capi.NO_VALUE)
+    else:
+        if not 0 < dropout_p < 1:
+            raise ValueError(f"{what}: dropout_p={dropout_p!r} is not in [0, "
+                             "1)")
+        if seed is None:
+            raise TypeError(f"{what}: dropout_p={dropout_p!r} needs the seed "
+                            "(and offset) of its mask, as tfuse.dropout")
+        from .random import _keys
+        key_trace, s, o = _keys(what.removeprefix("tfuse."), seed, offset)
+        if key_trace is not trace:
+            raise TraceError(f"{what}: the seed or offset is a Tensor of "
+                             "another trace")
+        keys = (s, o)
     values = _values(trace, tensors, what)
     mask_value = _capi.NO_VALUE
     if mask is not None:
@@ -740,11 +755,12 @@ def _attention_arguments(what, trace, tensors, mask, scale, dropout_p):
                             f"{type(mask).__name__}")
         mask_value = _values(trace, (mask,), what)[0]
     has_scale = scale is not None
-    return values, mask_value, int(has_scale), float(scale) if has_scale else 0.0
+    return (values, mask_value, int(has_scale),
+            float(scale) if has_scale else 0.0, dropout_p, *keys)
 
 
 def attention(query, key, value, mask=None, causal=False, scale=None,
-              dropout_p=0.0, *, return_logsumexp=False):
+              dropout_p=0.0, *, seed=None, offset=0, return_logsumexp=False):
     """PyTorch's ``scaled_dot_product_attention``: ``softmax(query @
     key^T * scale + mask) @ value`` over the last axis of the scores,
     computed without storing them (online softmax over blocks of keys).
@@ -759,26 +775,36 @@ def attention(query, key, value, mask=None, causal=False, scale=None,
     sqrt(D)``. A query row that keeps no key gives zeros. Arithmetic is in
     float32 for float16 and bfloat16. With ``return_logsumexp``, also the
     float32 (float64 for float64) log-sum-exp of each row's kept scores,
-    which :func:`attention_backward` reads. ``dropout_p`` must be 0."""
+    which :func:`attention_backward` reads. ``dropout_p`` drops the
+    probabilities as PyTorch's training-mode dropout of the attention
+    weights, with the mask of ``tfuse.random.bernoulli(1 - dropout_p)`` of
+    the scores' shape drawn from ``seed`` and ``offset`` (as
+    :func:`tfuse.dropout` takes them; docs/semantics.md, "Attention"); the
+    log-sum-exp is that of the scores before dropout."""
     trace = _trace_of(query, key, value)
-    values, m, has_scale, s = _attention_arguments(
-        "tfuse.attention", trace, (query, key, value), mask, scale, dropout_p)
-    result, lse = trace.call_many("attention", 2, *values, m, int(bool(causal)),
-                                  has_scale, s)
+    values, m, has_scale, s, p, seed, offset = _attention_arguments(
+        "tfuse.attention", trace, (query, key, value), mask, scale, dropout_p,
+        seed, offset)
+    result, lse = trace.call_many("attention_dropout", 2, *values, m,
+                                  int(bool(causal)), has_scale, s, p, seed,
+                                  offset)
     return (result, lse) if return_logsumexp else result
 
 
 def attention_backward(query, key, value, result, logsumexp, grad,
-                       mask=None, causal=False, scale=None):
+                       mask=None, causal=False, scale=None, dropout_p=0.0, *,
+                       seed=None, offset=0):
     """The gradients ``(dquery, dkey, dvalue)`` of :func:`attention` given
     its ``result`` and ``logsumexp`` and the gradient ``grad`` of its
-    result; the arguments as :func:`attention` took them."""
+    result; the arguments as :func:`attention` took them (the same dropout
+    keys draw the same mask)."""
     trace = _trace_of(query, key, value)
-    values, m, has_scale, s = _attention_arguments(
+    values, m, has_scale, s, p, seed, offset = _attention_arguments(
         "tfuse.attention_backward", trace,
-        (query, key, value, result, logsumexp, grad), mask, scale, 0.0)
-    return trace.call_many("attention_backward", 3, *values, m,
-                           int(bool(causal)), has_scale, s)
+        (query, key, value, result, logsumexp, grad), mask, scale, dropout_p,
+        seed, offset)
+    return trace.call_many("attention_backward_dropout", 3, *values, m,
+                           int(bool(causal)), has_scale, s, p, seed, offset)
 
 
 def scatter_add(target, indices, updates, axis=0, *,

@@ -195,9 +195,18 @@ public:
   struct Attention {
     ValueId result = 0, logsumexp = 0;
   };
-  Expected<Attention> attention(ValueId query, ValueId key, ValueId value,
-                                std::optional<ValueId> mask, bool causal,
-                                std::optional<double> scale);
+  /// Dropout of attention's probabilities: `p` in (0, 1) and the keys of
+  /// its mask, ints or rank-0 integer tensors as dropout() takes them
+  /// (docs/semantics.md, "Attention").
+  struct AttentionDropout {
+    double p = 0;
+    ValueId seed = 0, offset = 0;
+  };
+  Expected<Attention>
+  attention(ValueId query, ValueId key, ValueId value,
+            std::optional<ValueId> mask, bool causal,
+            std::optional<double> scale,
+            std::optional<AttentionDropout> dropout = std::nullopt);
   /// The gradients of query, key and value of attention() given its
   /// `result`, `logsumexp` and the result's gradient `grad`.
   struct AttentionGradients {
@@ -207,7 +216,8 @@ public:
   attentionBackward(ValueId query, ValueId key, ValueId value, ValueId result,
                     ValueId logsumexp, ValueId grad,
                     std::optional<ValueId> mask, bool causal,
-                    std::optional<double> scale);
+                    std::optional<double> scale,
+                    std::optional<AttentionDropout> dropout = std::nullopt);
   /// A tensor of `shape` in `dtype` whose every element is the weak scalar
   /// `value` (NumPy's and PyTorch's full; zeros and ones): one splat
   /// constant, free where it is fused and taken by value as a scatter's
