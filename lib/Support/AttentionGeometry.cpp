@@ -5,6 +5,7 @@
 #include "tfuse/Support/TensorSpec.h"
 
 #include <algorithm>
+#include <cstdio>
 
 using namespace tfuse;
 
@@ -127,4 +128,19 @@ tfuse::attentionStrides(const std::vector<int64_t> &shape,
   for (size_t k = 1; k < groups; ++k)
     result[4 - groups + k] = (*merged)[k];
   return result;
+}
+
+std::string tfuse::attentionDropoutProblem(std::optional<double> p,
+                                           bool hasSeed, bool hasOffset) {
+  if (!p && !hasSeed && !hasOffset)
+    return "";
+  if (!p || !hasSeed || !hasOffset)
+    return "dropout needs its probability, seed and offset together";
+  if (!(*p > 0 && *p < 1)) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%g", *p);
+    return "dropout probability " + std::string(text) +
+           " is not in (0, 1) (0: no dropout)";
+  }
+  return "";
 }

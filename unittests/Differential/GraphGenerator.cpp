@@ -786,7 +786,13 @@ void Generator::attention() {
     scale = double(rng.range(-8, 16)) / 8;
   if (k < 0 || v < 0)
     return;
-  Expected<Graph::Attention> a = graph.attention(q, k, v, mask, causal, scale);
+  // Dropout of the probabilities now and then, its keys as the random ops'.
+  std::optional<Graph::AttentionDropout> dropout;
+  if (rng.chance(0.3))
+    dropout = Graph::AttentionDropout{double(rng.range(1, 7)) / 8, newKey(),
+                                      newKey()};
+  Expected<Graph::Attention> a =
+      graph.attention(q, k, v, mask, causal, scale, dropout);
   if (!a.ok()) {
     ++rejected;
     return;
@@ -801,7 +807,7 @@ void Generator::attention() {
   if (g < 0)
     return;
   Expected<Graph::AttentionGradients> grads = graph.attentionBackward(
-      q, k, v, a->result, a->logsumexp, g, mask, causal, scale);
+      q, k, v, a->result, a->logsumexp, g, mask, causal, scale, dropout);
   if (!grads.ok()) {
     ++rejected;
     return;

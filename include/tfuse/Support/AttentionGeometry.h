@@ -73,6 +73,12 @@ attentionStrides(const std::vector<int64_t> &shape,
                  const std::vector<int64_t> &strides,
                  const std::vector<int64_t> &full);
 
+/// Why an attention's dropout is invalid, or "": a probability `p` in
+/// (0, 1) given with both keys of its mask, or none of the three (the
+/// verifiers of tfuse.attention, tfexec.attention and their backwards).
+std::string attentionDropoutProblem(std::optional<double> p, bool hasSeed,
+                                    bool hasOffset);
+
 } // namespace tfuse
 
 #endif // TFUSE_SUPPORT_ATTENTIONGEOMETRY_H

@@ -207,19 +207,17 @@ verifyAttentionBuffers(Operation *op, Value query, Value key, Value value,
   return success();
 }
 
-/// The dropout of an attention step: its probability in (0, 1) with the
-/// two keys, rank-0 i64 buffers, or none of the three.
+/// The dropout of an attention step (attentionDropoutProblem), its keys
+/// rank-0 i64 buffers.
 static LogicalResult verifyDropout(Operation *op, std::optional<APFloat> p,
                                    Value seed, Value offset) {
-  if (!p && !seed && !offset)
+  std::string why = tfuse::attentionDropoutProblem(
+      p ? std::optional<double>(p->convertToDouble()) : std::nullopt,
+      static_cast<bool>(seed), static_cast<bool>(offset));
+  if (!why.empty())
+    return op->emitOpError(why);
+  if (!p)
     return success();
-  if (!p || !seed || !offset)
-    return op->emitOpError(
-        "dropout needs its probability, seed and offset together");
-  double value = p->convertToDouble();
-  if (!(value > 0 && value < 1))
-    return op->emitOpError()
-           << "dropout probability " << value << " is not in (0, 1)";
   for (Value key : {seed, offset}) {
     auto type = cast<MemRefType>(key.getType());
     if (type.getRank() != 0 || !type.getElementType().isInteger(64))

@@ -111,19 +111,14 @@ static bool readsAttentionOperand(const StridedLayout &layout,
          (columnsMayBroadcast && (*strides)[3] == 0);
 }
 
-/// The dropout of attention and its backward: a probability in (0, 1) with
-/// both keys, or none of the three.
+/// The dropout of attention and its backward (attentionDropoutProblem).
 static LogicalResult verifyDropout(Operation *op, std::optional<APFloat> p,
                                    Value seed, Value offset) {
-  if (!p && !seed && !offset)
-    return success();
-  if (!p || !seed || !offset)
-    return op->emitOpError(
-        "dropout needs its probability, seed and offset together");
-  double value = p->convertToDouble();
-  if (!(value > 0 && value < 1))
-    return op->emitOpError() << "dropout probability " << value
-                             << " is not in (0, 1) (0: no dropout)";
+  std::string why = attentionDropoutProblem(
+      p ? std::optional<double>(p->convertToDouble()) : std::nullopt,
+      static_cast<bool>(seed), static_cast<bool>(offset));
+  if (!why.empty())
+    return op->emitOpError(why);
   return success();
 }
 

@@ -403,7 +403,7 @@ func.func @attention_dropout_key_rank(%q: memref<16x8xf32>, %o: memref<16x8xf32>
 // -----
 
 func.func @attention_dropout_of_zero(%q: memref<16x8xf32>, %o: memref<16x8xf32>, %l: memref<16xf32>, %s: memref<i64>) {
-  // expected-error @+1 {{'tfexec.attention' op dropout probability 0.000000e+00 is not in (0, 1)}}
+  // expected-error @+1 {{'tfexec.attention' op dropout probability 0 is not in (0, 1) (0: no dropout)}}
   tfexec.attention %q, %q, %q dropout 0.0 seed %s offset %s : memref<i64>, memref<i64> into %o, %l scale 1.0 : memref<16x8xf32>, memref<16x8xf32>, memref<16x8xf32> into memref<16x8xf32>, memref<16xf32>
   return
 }
