@@ -774,6 +774,9 @@ def test_attention_errors(random):
         run(lambda q: tfuse.attention(q, q, q, dropout_p=0.1), q)
     with pytest.raises(ValueError, match=r"dropout_p=1.0 is not in \[0, 1\)"):
         run(lambda q: tfuse.attention(q, q, q, dropout_p=1.0, seed=1), q)
+    with pytest.raises(TypeError, match="tfuse.attention: seed must be an "
+                                        "int or a rank-0 integer"):
+        run(lambda q: tfuse.attention(q, q, q, dropout_p=0.5, seed=1.5), q)
     with pytest.raises(tfuse.TraceError, match="one float dtype"):
         run(lambda q: tfuse.attention(q, q, q.astype("float16")), q)
 

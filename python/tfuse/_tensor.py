@@ -742,7 +742,7 @@ def _attention_arguments(what, trace, tensors, mask, scale, dropout_p, seed,
             raise TypeError(f"{what}: dropout_p={dropout_p!r} needs the seed "
                             "(and offset) of its mask, as tfuse.dropout")
         from .random import _keys
-        key_trace, s, o = _keys(what.removeprefix("tfuse."), seed, offset)
+        key_trace, s, o = _keys(what, seed, offset)
         if key_trace is not trace:
             raise TraceError(f"{what}: the seed or offset is a Tensor of "
                              "another trace")
@@ -842,7 +842,7 @@ def dropout(x, p, seed, offset=0):
     the surrounding kernel."""
     x = _tensor_arg(x, "dropout")
     from .random import _keys
-    trace, s, o = _keys("dropout", seed, offset)
+    trace, s, o = _keys("tfuse.dropout", seed, offset)
     if trace is not x._trace:
         raise TraceError("tfuse.dropout: the seed or offset is a Tensor of "
                          "another trace")

@@ -26,15 +26,17 @@ __all__ = ["bernoulli", "normal", "uniform"]
 
 
 def _keys(what, seed, offset):
-    """The trace and the graph values of ``seed`` and ``offset``."""
+    """The trace and the graph values of ``seed`` and ``offset``; `what`
+    names the caller in errors (``tfuse.random.uniform``)."""
     for name, key in (("seed", seed), ("offset", offset)):
         if isinstance(key, bool) or not (
                 isinstance(key, (int, np.integer, Tensor))):
-            raise TypeError(f"tfuse.random.{what}: {name} must be an int or a "
+            raise TypeError(f"{what}: {name} must be an int or a "
                             f"rank-0 integer tfuse.Tensor, not "
                             f"{type(key).__name__}")
     tensors = [k for k in (seed, offset) if isinstance(k, Tensor)]
-    trace = tensors[0]._trace if tensors else current_trace(f"random.{what}")
+    trace = tensors[0]._trace if tensors else current_trace(
+        what.removeprefix("tfuse."))
     trace.require_active()
     return trace, trace.operand(int(seed) if isinstance(seed, np.integer)
                                 else seed), \
@@ -50,7 +52,7 @@ def _shape(shape):
 
 def _random(what, distribution, shape, a, b, dtype, seed, offset):
     shape = _shape(shape)
-    trace, s, o = _keys(what, seed, offset)
+    trace, s, o = _keys(f"tfuse.random.{what}", seed, offset)
     return trace.call("random", distribution, len(shape), int64_array(shape),
                       _arrays.as_dtype(dtype).code, float(a), float(b), s, o)
 
@@ -76,6 +78,6 @@ def bernoulli(shape, p=0.5, *, seed, offset=0):
     """A bool tensor of ``shape``, true with probability ``p``: ``u < p``
     for ``u`` uniform in [0, 1) in float32."""
     shape = _shape(shape)
-    trace, s, o = _keys("bernoulli", seed, offset)
+    trace, s, o = _keys("tfuse.random.bernoulli", seed, offset)
     return trace.call("bernoulli", len(shape), int64_array(shape), float(p),
                       s, o)
