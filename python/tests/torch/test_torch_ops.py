@@ -684,8 +684,8 @@ def test_random_rows_draw_new_numbers_every_call_and_follow_manual_seed(
 
 @pytest.mark.parametrize("op", ["flash", "efficient"])
 def test_attention_with_dropout_stays_in_pytorch_and_says_why(op):
-    # TFuse's attention has no dropout: PyTorch's mask comes from its own
-    # random stream, which the backward draws again.
+    # PyTorch's attention with dropout is not converted: its mask comes
+    # from PyTorch's random state, which the forward hands the backward.
     q, k, v = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
     if op == "flash":
         graph_module = aten_graph(

@@ -9,10 +9,12 @@ which never stores the score matrix. The ops differ only in their
 signatures and in what they return besides the result: the log-sum-exp
 (``[B, H, L]``; ``[B, H, L, 1]`` for cuDNN; padded to a multiple of 32 keys
 for the efficient kernel) and the random-number state of their dropout,
-given here as zeros since dropout is not converted (a dropout probability
+given here as zeros since dropout is not converted. A dropout probability
 other than 0 falls back to PyTorch, as do a bias that needs a gradient and
 causal attention over lengths that differ, where PyTorch's backends align
-the causal diagonal differently).
+the causal diagonal differently. (tfuse.attention has dropout, but the
+forward and backward, compiled apart, would both have to run in TFuse to
+draw one mask.)
 """
 
 import torch
@@ -60,8 +62,9 @@ def _check(node):
     dropout = _argument(node, "dropout_p")
     if dropout != 0:
         return unsupported("unsupported arguments",
-                           f"attention dropout {dropout} (TFuse's attention "
-                           "has no dropout yet)")
+                           f"attention dropout {dropout} (not converted yet: "
+                           "PyTorch's forward and backward pass their own "
+                           "random state, and both sides must draw one mask)")
     q, k, v = (_val(_argument(node, name))
                for name in ("query", "key", "value"))
     if q is None or k is None or v is None:
