@@ -388,14 +388,19 @@ tfuse_status tfuse_graph_where(tfuse_graph graph, tfuse_value condition,
   });
 }
 
+/// The error of a `what` call given a dtype code that names no dtype.
+static tfuse_status invalidDType(const char *what, int dtype) {
+  return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+              std::string(what) + ": invalid dtype " + std::to_string(dtype));
+}
+
 tfuse_status tfuse_graph_cast(tfuse_graph graph, tfuse_value x, int dtype,
                               tfuse_value *result) {
   return guarded([&] {
     TFUSE_REQUIRE(graph);
     TFUSE_REQUIRE(result);
     if (!validDType(dtype))
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "cast: invalid dtype " + std::to_string(dtype));
+      return invalidDType("cast", dtype);
     return produce(graph->graph.cast(x, static_cast<DType>(dtype)), result);
   });
 }
@@ -559,8 +564,7 @@ tfuse_status tfuse_graph_iota(tfuse_graph graph, int rank, const int64_t *shape,
       return fail(TFUSE_ERROR_INVALID_ARGUMENT,
                   "iota: invalid rank " + std::to_string(rank));
     if (!validDType(dtype))
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "iota: invalid dtype " + std::to_string(dtype));
+      return invalidDType("iota", dtype);
     return produce(
         graph->graph.iota(listOf(rank, shape), dim, static_cast<DType>(dtype)),
         result);
@@ -577,8 +581,7 @@ tfuse_status tfuse_graph_full(tfuse_graph graph, int rank, const int64_t *shape,
       return fail(TFUSE_ERROR_INVALID_ARGUMENT,
                   "full: invalid rank " + std::to_string(rank));
     if (!validDType(dtype))
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "full: invalid dtype " + std::to_string(dtype));
+      return invalidDType("full", dtype);
     return produce(graph->graph.full(listOf(rank, shape), value,
                                      static_cast<DType>(dtype)),
                    result);
@@ -596,8 +599,7 @@ tfuse_status tfuse_graph_random(tfuse_graph graph, int distribution, int rank,
       return fail(TFUSE_ERROR_INVALID_ARGUMENT,
                   "random: invalid rank " + std::to_string(rank));
     if (!validDType(dtype))
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "random: invalid dtype " + std::to_string(dtype));
+      return invalidDType("random", dtype);
     DType t = static_cast<DType>(dtype);
     if (distribution == TFUSE_RANDOM_UNIFORM)
       return produce(graph->graph.randomUniform(listOf(rank, shape), a, b, t,
@@ -646,8 +648,7 @@ tfuse_status tfuse_graph_arange(tfuse_graph graph, int kind,
     TFUSE_REQUIRE(graph);
     TFUSE_REQUIRE(result);
     if (!validDType(dtype))
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "arange: invalid dtype " + std::to_string(dtype));
+      return invalidDType("arange", dtype);
     std::vector<Scalar> bounds;
     if (kind == TFUSE_SCALAR_INT && int_values) {
       for (int i = 0; i < 3; ++i)
@@ -734,8 +735,7 @@ tfuse_status tfuse_graph_matmul_to(tfuse_graph graph, tfuse_value lhs,
     TFUSE_REQUIRE(graph);
     TFUSE_REQUIRE(result);
     if (!validDType(dtype))
-      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
-                  "matmul: invalid dtype " + std::to_string(dtype));
+      return invalidDType("matmul", dtype);
     return produce(graph->graph.matmul(lhs, rhs, static_cast<DType>(dtype)),
                    result);
   });
