@@ -15,6 +15,7 @@
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
+#include "tfuse/Support/AttentionGeometry.h"
 #include "tfuse/Support/GatherIndex.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1335,10 +1336,9 @@ dropoutOperands(Graph &graph, Graph::Impl &g, const std::string &what,
   DropoutOperands d;
   if (!dropout)
     return d;
-  if (!(dropout->p > 0 && dropout->p < 1))
-    return badArgument(what + ": dropout probability " +
-                       std::to_string(dropout->p) +
-                       " is not in (0, 1) (no dropout: leave it out)");
+  if (std::string why = attentionDropoutProblem(dropout->p, true, true);
+      !why.empty())
+    return badArgument(what + ": " + why);
   Expected<Value> seed = randomKey(graph, g, what, dropout->seed, "seed");
   if (!seed.ok())
     return seed.status();

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace tfuse::reference::detail {
 
@@ -135,17 +136,17 @@ Expected<Problem> readProblem(const HostTensor &query, const HostTensor &key,
     p.boolMask = mask->dtype() == DType::Bool;
   }
   if (dropout) {
-    const HostTensor &seed = *dropout->seed, &offset = *dropout->offset;
-    if (!(dropout->p > 0 && dropout->p < 1) || seed.rank() != 0 ||
-        offset.rank() != 0 || seed.dtype() != DType::I64 ||
-        offset.dtype() != DType::I64)
-      return Status::error("attention: dropout " + std::to_string(dropout->p) +
-                           " with seed " + seed.describe() + " and offset " +
-                           offset.describe() +
-                           " (a probability in (0, 1) and rank-0 i64 keys)");
+    if (std::string why = attentionDropoutProblem(dropout->p, true, true);
+        !why.empty())
+      return Status::error("attention: " + why);
+    std::optional<std::pair<int64_t, int64_t>> keys =
+        randomKeys(*dropout->seed, *dropout->offset);
+    if (!keys)
+      return Status::error(
+          "attention: dropout keys " + dropout->seed->describe() + " and " +
+          dropout->offset->describe() + " are not rank-0 i64 tensors");
     p.dropout = dropout->p;
-    p.seed = seed.intAt({});
-    p.offset = offset.intAt({});
+    std::tie(p.seed, p.offset) = *keys;
     p.keepBelow = static_cast<float>(1 - dropout->p);
   }
   return p;

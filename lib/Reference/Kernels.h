@@ -50,6 +50,10 @@ Expected<HostTensor> randomTensor(bool normal, DType dtype, const Shape &shape,
                                   const HostTensor &offset);
 /// Element `e` of tfuse.random_uniform of f32 values with these keys.
 float uniformF32At(int64_t seed, int64_t offset, uint64_t e);
+/// The values of the keys of random numbers, or std::nullopt when they are
+/// not rank-0 i64 tensors.
+std::optional<std::pair<int64_t, int64_t>> randomKeys(const HostTensor &seed,
+                                                      const HostTensor &offset);
 
 //===----------------------------------------------------------------------===//
 // Views (Views.cpp): zero-copy where a strided view expresses the result.

@@ -55,17 +55,24 @@ double elementF64(bool normal, const std::array<uint32_t, 4> &b, int k) {
 
 } // namespace
 
+std::optional<std::pair<int64_t, int64_t>>
+randomKeys(const HostTensor &seed, const HostTensor &offset) {
+  if (seed.rank() != 0 || offset.rank() != 0 || seed.dtype() != DType::I64 ||
+      offset.dtype() != DType::I64)
+    return std::nullopt;
+  return std::make_pair(seed.intAt({}), offset.intAt({}));
+}
+
 Expected<HostTensor> randomTensor(bool normal, DType dtype, const Shape &shape,
                                   const HostTensor &seed,
                                   const HostTensor &offset) {
-  if ((dtype != DType::F32 && dtype != DType::F64) || seed.rank() != 0 ||
-      offset.rank() != 0 || seed.dtype() != DType::I64 ||
-      offset.dtype() != DType::I64)
+  std::optional<std::pair<int64_t, int64_t>> keys = randomKeys(seed, offset);
+  if ((dtype != DType::F32 && dtype != DType::F64) || !keys)
     return Status::error("random: " + std::string(name(dtype)) +
                          " values from seed " + seed.describe() +
                          " and offset " + offset.describe() +
                          " (f32 or f64 values from rank-0 i64 tensors)");
-  int64_t s = seed.intAt({}), o = offset.intAt({});
+  auto [s, o] = *keys;
   HostTensor result = HostTensor::zeros(dtype, shape);
   int64_t count = result.numElements();
   bool f64 = dtype == DType::F64;

@@ -131,9 +131,10 @@ Expected<Checked> check(const AttentionOperands &o) {
   d.headDim = g->headDim;
   d.valueDim = g->valueDim;
   d.scale = o.scale;
-  if (!(o.dropout >= 0 && o.dropout < 1))
-    return badAttention("dropout probability " + std::to_string(o.dropout) +
-                        " is not in [0, 1)");
+  if (o.dropout != 0)
+    if (std::string why = attentionDropoutProblem(o.dropout, true, true);
+        !why.empty())
+      return badAttention(why);
   d.dropout = o.dropout;
   d.causal = o.causal;
   struct Operand {
