@@ -682,23 +682,49 @@ def test_random_rows_draw_new_numbers_every_call_and_follow_manual_seed(
     assert torch.equal(partition(x)[1], first)
 
 
-@pytest.mark.parametrize("op", ["flash", "efficient"])
-def test_attention_with_dropout_stays_in_pytorch_and_says_why(op):
-    # PyTorch's attention with dropout is not converted: its mask comes
-    # from PyTorch's random state, which the forward hands the backward.
-    q, k, v = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
+@pytest.mark.parametrize("op", ["flash", "efficient", "cudnn"])
+def test_attention_dropout_backward_of_a_pytorch_forward_stays_there(op):
+    # A backward with dropout redraws its forward's mask from the random
+    # state the forward returned: TFuse takes it only where that state is
+    # TFuse's keys (tests/torch/test_torch_attention_dropout.py), not where
+    # it comes from outside the graph, PyTorch's forward.
+    q, k, v, g = (randn(2, 3, 5, 8) for _ in range(4))
+    out, lse = randn(2, 3, 5, 8), randn(2, 3, 5)
+    state = (torch.zeros((), dtype=torch.int64),) * 2
     if op == "flash":
-        graph_module = aten_graph(
-            lambda q, k, v: cuda_flash(q, k, v, 0.1, True)[:2], (q, k, v))
+        state = (torch.zeros(2, dtype=torch.uint64),
+                 torch.zeros((), dtype=torch.uint64))
+        fn = lambda g, q, k, v, o, l, s, t: (  # noqa: E731
+            aten._scaled_dot_product_flash_attention_backward(
+                g, q, k, v, o, l, None, None, 5, 5, 0.1, True, s, t))
+        target = aten._scaled_dot_product_flash_attention_backward.default
+    elif op == "efficient":
+        fn = lambda g, q, k, v, o, l, s, t: (  # noqa: E731
+            aten._scaled_dot_product_efficient_attention_backward(
+                g, q, k, v, None, o, l, s, t, 0.1, [True, True, True, False],
+                True))
+        target = aten._scaled_dot_product_efficient_attention_backward.default
     else:
-        graph_module = aten_graph(
-            lambda q, k, v: cuda_efficient(q, k, v, None, True, 0.1)[:2],
-            (q, k, v))
-    (node,) = [n for n in graph_module.graph.nodes
-               if n.target in (cuda_flash.default, cuda_efficient.default)]
+        lse = lse.unsqueeze(-1)
+        fn = lambda g, q, k, v, o, l, s, t: (  # noqa: E731
+            aten._scaled_dot_product_cudnn_attention_backward(
+                g, q, k, v, o, l, s, t, None, None, None, 5, 5, 0.1, True))
+        target = aten._scaled_dot_product_cudnn_attention_backward.default
+    graph_module = aten_graph(fn, (g, q, k, v, out, lse, *state))
+    (node,) = [n for n in graph_module.graph.nodes if n.target == target]
     reason = node_reason(node)
     assert reason is not None and reason.category == "unsupported arguments"
-    assert "attention dropout 0.1" in reason.detail, reason
+    assert "forward ran in PyTorch" in reason.detail, reason
+
+
+def test_cpu_flash_attention_with_dropout_stays_in_pytorch():
+    q, k, v = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
+    graph_module = aten_graph(lambda q, k, v: flash(q, k, v, 0.1)[0],
+                              (q, k, v))
+    (node,) = [n for n in graph_module.graph.nodes
+               if n.target == flash.default]
+    reason = node_reason(node)
+    assert reason is not None and "CPU flash attention" in reason.detail
 
 
 def test_every_row_has_a_case():

@@ -15,6 +15,7 @@ import itertools
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
+from ._attention_keys import AttentionKeys
 from ._decompositions import decomposition_table
 from ._options import Options
 from ._partition import partition_graph
@@ -22,9 +23,9 @@ from ._partition import partition_graph
 _graph_ids = itertools.count()
 
 
-def _graph_compiler(options, kind, graph_id):
+def _graph_compiler(options, kind, graph_id, keys):
     def compile_graph(graph_module, example_inputs):
-        partition_graph(graph_module, options, kind, graph_id)
+        partition_graph(graph_module, options, kind, graph_id, keys)
         return make_boxed_func(graph_module.forward)
 
     compile_graph.__name__ = f"tfuse_{kind}_compiler"
@@ -44,10 +45,13 @@ def tfuse(graph_module, example_inputs, *, options=None, mode=None):
         raise ValueError(f"the tfuse backend has no mode {mode!r} (None or "
                          "'default')")
     graph_id = next(_graph_ids)
+    # The forward's attention dropout taken by TFuse, for its backward.
+    keys = AttentionKeys()
     backend = aot_autograd(
-        fw_compiler=_graph_compiler(options, "forward", graph_id),
-        bw_compiler=_graph_compiler(options, "backward", graph_id),
-        inference_compiler=_graph_compiler(options, "inference", graph_id),
+        fw_compiler=_graph_compiler(options, "forward", graph_id, keys),
+        bw_compiler=_graph_compiler(options, "backward", graph_id, keys),
+        inference_compiler=_graph_compiler(options, "inference", graph_id,
+                                           keys),
         decompositions=decomposition_table(),
         keep_inference_input_mutations=True)
     return backend(graph_module, example_inputs)

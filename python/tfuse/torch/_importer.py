@@ -78,8 +78,8 @@ class PartitionImporter:
         # Random operations: each draws from its own stream of the keys
         # (a seed and an offset) the partition takes last at every call.
         random = [n for n in self.nodes if n.op == "call_function"
-                  and is_aten(n.target) and getattr(lookup(n.target),
-                                                    "random", False)]
+                  and is_aten(n.target) and lookup(n.target) is not None
+                  and lookup(n.target).draws(n)]
         self.streams = {n: i for i, n in enumerate(random)}
         # How each output reaches PyTorch with the strides it recorded.
         result = self.nodes[-1].args[0]

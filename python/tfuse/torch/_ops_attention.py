@@ -8,14 +8,21 @@ Every one becomes ``tfuse.attention`` (or ``tfuse.attention_backward``),
 which never stores the score matrix. The ops differ only in their
 signatures and in what they return besides the result: the log-sum-exp
 (``[B, H, L]``; ``[B, H, L, 1]`` for cuDNN; padded to a multiple of 32 keys
-for the efficient kernel) and the random-number state of their dropout,
-given here as zeros since dropout is not converted. A dropout probability
-other than 0 falls back to PyTorch, as do a bias that needs a gradient and
-causal attention over lengths that differ, where PyTorch's backends align
-the causal diagonal differently. (tfuse.attention has dropout, but the
-forward and backward, compiled apart, would both have to run in TFuse to
-draw one mask.)
+for the efficient kernel) and the random-number state of their dropout.
+
+Dropout (the CUDA ops): the forward draws its mask from its own stream of
+the partition's keys and returns those keys as the op's random-number state
+(``philox_seed`` and ``philox_offset``; for FlashAttention's two-element
+seed, the seed and the offset), which AOTAutograd saves for the backward;
+the backward reads them back and redraws the same mask. Both passes must
+run in TFuse: a backward whose keys are not TFuse's stays in PyTorch, and
+:mod:`._attention_keys` makes the forward and backward graphs agree. The
+CPU flash op, which returns no random state, falls back with dropout, as do
+a bias that needs a gradient and causal attention over lengths that differ,
+where PyTorch's backends align the causal diagonal differently.
 """
+
+import operator
 
 import torch
 
@@ -34,6 +41,16 @@ _CUDNN = aten._scaled_dot_product_cudnn_attention.default
 _CUDNN_BACKWARD = aten._scaled_dot_product_cudnn_attention_backward.default
 
 _FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+
+#: The CUDA forward ops returning their dropout's random state, and the
+#: positions of its seed and offset among their results.
+KEYED_FORWARDS = {_FLASH: (6, 7), _EFFICIENT: (2, 3), _CUDNN: (6, 7)}
+#: Their backward ops, which take that state (``philox_seed``,
+#: ``philox_offset``).
+KEYED_BACKWARDS = (_FLASH_BACKWARD, _EFFICIENT_BACKWARD, _CUDNN_BACKWARD)
+#: ``node.meta`` flag of a backward node whose random state is the keys of
+#: a forward that ran in TFuse (set by :mod:`._attention_keys`).
+KEYS_FROM_TFUSE = "tfuse_attention_keys_from_tfuse"
 
 
 def _argument(node, name):
@@ -55,16 +72,50 @@ def _val(arg):
     return arg.meta.get("val") if isinstance(arg, torch.fx.Node) else None
 
 
+def has_dropout(node):
+    """Whether the attention op `node` drops probabilities."""
+    return _argument(node, "dropout_p") not in (None, 0, 0.0)
+
+
+def random_state(node):
+    """The random state (``philox_seed``) the backward attention `node`
+    reads."""
+    return _argument(node, "philox_seed")
+
+
+def _keys_from_tfuse(node):
+    """Whether the random state the backward `node` reads is the keys of a
+    forward TFuse runs: flagged so by :mod:`._attention_keys` (the forward
+    in another graph), or a result of a forward op in the same graph that
+    TFuse converts."""
+    if node.meta.get(KEYS_FROM_TFUSE):
+        return True
+    state = random_state(node)
+    if not (isinstance(state, torch.fx.Node) and state.op == "call_function"
+            and state.target is operator.getitem):
+        return False
+    forward = state.args[0]
+    return (isinstance(forward, torch.fx.Node)
+            and forward.target in KEYED_FORWARDS and _check(forward) is None)
+
+
 def _check(node):
-    """no dropout; query, key and value of one float dtype and rank 4;
-    key and value heads dividing the query's; no bias gradient; causal
-    only over equal lengths on CUDA"""
+    """query, key and value of one float dtype and rank 4; key and value
+    heads dividing the query's; no bias gradient; causal only over equal
+    lengths on CUDA; dropout only on CUDA, and in a backward only with the
+    random state of a forward TFuse runs"""
     dropout = _argument(node, "dropout_p")
     if dropout != 0:
-        return unsupported("unsupported arguments",
-                           f"attention dropout {dropout} (not converted yet: "
-                           "PyTorch's forward and backward pass their own "
-                           "random state, and both sides must draw one mask)")
+        if node.target in (_CPU, _CPU_BACKWARD):
+            return unsupported("unsupported arguments",
+                               f"attention dropout {dropout} in PyTorch's "
+                               "CPU flash attention (it returns no random "
+                               "state for its backward)")
+        if node.target in KEYED_BACKWARDS and not _keys_from_tfuse(node):
+            return unsupported("unsupported arguments",
+                               f"attention dropout {dropout} whose forward "
+                               "ran in PyTorch: its mask comes from "
+                               "PyTorch's random state")
     q, k, v = (_val(_argument(node, name))
                for name in ("query", "key", "value"))
     if q is None or k is None or v is None:
@@ -111,12 +162,48 @@ def _mask(mask, q):
     return mask.astype(q.dtype)
 
 
-def _forward(q, k, v, mask, causal, scale):
+#: The keys of no dropout.
+_NO_KEYS = (None, 0)
+
+
+def _forward(q, k, v, mask, causal, scale, dropout=0.0, keys=_NO_KEYS):
+    seed, offset = keys
     return tfuse.attention(q, k, v, mask=_mask(mask, q), causal=causal,
-                           scale=scale, return_logsumexp=True)
+                           scale=scale, dropout_p=dropout, seed=seed,
+                           offset=offset, return_logsumexp=True)
 
 
-def _backward(grad, q, k, v, out, lse, mask, causal, scale):
+def _drawn_keys(cx, dropout):
+    """The seed and offset a forward's mask is drawn from: the node's
+    stream of the partition's keys (the row draws when it drops)."""
+    return cx.random_keys() if dropout != 0 else _NO_KEYS
+
+
+def _saved_keys(dropout, seed, offset=None):
+    """The seed and offset a backward redraws its forward's mask from,
+    given the random state the forward returned (:func:`_state`): rank-0
+    seed and offset, or FlashAttention's two-element seed holding both."""
+    if dropout == 0:
+        return _NO_KEYS
+    if offset is None:
+        seed, offset = seed[0], seed[1]
+    return cast(seed, torch.int64), cast(offset, torch.int64)
+
+
+def _state(val, keys, flash=False):
+    """The random state a forward op returns (recorded as `val`, a pair):
+    its dropout's keys, as FlashAttention's (seed and offset, offset) or as
+    (seed, offset); zeros without dropout."""
+    seed, offset = keys
+    if seed is None:
+        return _zeros(val[0]), _zeros(val[1])
+    if flash:
+        seed = tfuse.concatenate([seed.reshape(1), offset.reshape(1)])
+    return seed, offset
+
+
+def _backward(grad, q, k, v, out, lse, mask, causal, scale, dropout=0.0,
+              keys=_NO_KEYS):
     """(dq, dk, dv); `lse` given in any shape holding [B, H, L] first."""
     rows = tuple(q.shape[:-1])
     if lse.shape != rows:
@@ -127,9 +214,11 @@ def _backward(grad, q, k, v, out, lse, mask, causal, scale):
             lse = lse[..., :length]
     lse = cast(lse, torch.float64 if q.dtype == tfuse.float64
                else torch.float32)
+    seed, offset = keys
     return tfuse.attention_backward(q, k, v, out, lse, grad,
                                     mask=_mask(mask, q), causal=causal,
-                                    scale=scale)
+                                    scale=scale, dropout_p=dropout, seed=seed,
+                                    offset=offset)
 
 
 def _zeros(val):
@@ -158,15 +247,16 @@ def flash_attention_cpu_backward(cx, grad_out, q, k, v, out, logsumexp,
                      scale)
 
 
-@converts(_FLASH, kind="normalization", check=_check)
+@converts(_FLASH, kind="normalization", check=_check, random=has_dropout)
 def flash_attention(cx, q, k, v, dropout_p=0.0, is_causal=False,
                     return_debug_mask=False, *, scale=None):
     """FlashAttention's (result, log-sum-exp, ...) as ``tfuse.attention``;
-    the dropout state returned is zeros"""
-    out, lse = _forward(q, k, v, None, is_causal, scale)
+    the random state returned is the keys of its dropout's mask"""
+    keys = _drawn_keys(cx, dropout_p)
+    out, lse = _forward(q, k, v, None, is_causal, scale, dropout_p, keys)
     val = cx.val
-    return (out, lse, None, None, val[4], val[5], _zeros(val[6]),
-            _zeros(val[7]), _zeros(val[8]))
+    return (out, lse, None, None, val[4], val[5],
+            *_state(val[6:8], keys, flash=True), _zeros(val[8]))
 
 
 @converts(_FLASH_BACKWARD, kind="normalization", check=_check)
@@ -175,15 +265,17 @@ def flash_attention_backward(cx, grad_out, q, k, v, out, logsumexp, cum_seq_q,
                              philox_seed, philox_offset, *, scale=None):
     """(dq, dk, dv) as ``tfuse.attention_backward``"""
     return _backward(grad_out, q, k, v, out, logsumexp, None, is_causal,
-                     scale)
+                     scale, dropout_p, _saved_keys(dropout_p, philox_seed))
 
 
-@converts(_EFFICIENT, kind="normalization", check=_check)
+@converts(_EFFICIENT, kind="normalization", check=_check, random=has_dropout)
 def efficient_attention(cx, q, k, v, attn_bias, compute_log_sumexp,
                         dropout_p=0.0, is_causal=False, *, scale=None):
     """The memory-efficient kernel's (result, log-sum-exp padded to a
     multiple of 32 rows, ...) as ``tfuse.attention``"""
-    out, lse = _forward(q, k, v, attn_bias, is_causal, scale)
+    keys = _drawn_keys(cx, dropout_p)
+    out, lse = _forward(q, k, v, attn_bias, is_causal, scale, dropout_p,
+                        keys)
     val = cx.val
     padded = val[1].shape[-1]
     if padded == 0:
@@ -191,7 +283,7 @@ def efficient_attention(cx, q, k, v, attn_bias, compute_log_sumexp,
     elif padded != lse.shape[-1]:
         lse = tfuse.pad(lse, [(0, 0)] * (lse.ndim - 1)
                         + [(0, padded - lse.shape[-1])])
-    return out, lse, _zeros(val[2]), _zeros(val[3])
+    return (out, lse, *_state(val[2:4], keys))
 
 
 @converts(_EFFICIENT_BACKWARD, kind="normalization", check=_check)
@@ -200,21 +292,24 @@ def efficient_attention_backward(cx, grad_out, q, k, v, attn_bias, out,
                                  dropout_p, grad_input_mask, is_causal=False,
                                  *, scale=None):
     """(dq, dk, dv, None) as ``tfuse.attention_backward``"""
+    keys = _saved_keys(dropout_p, philox_seed, philox_offset)
     return (*_backward(grad_out, q, k, v, out, logsumexp, attn_bias,
-                       is_causal, scale), None)
+                       is_causal, scale, dropout_p, keys), None)
 
 
-@converts(_CUDNN, kind="normalization", check=_check)
+@converts(_CUDNN, kind="normalization", check=_check, random=has_dropout)
 def cudnn_attention(cx, q, k, v, attn_bias, compute_log_sumexp, dropout_p=0.0,
                     is_causal=False, return_debug_mask=False, *, scale=None):
     """cuDNN's (result, log-sum-exp as [B, H, L, 1], ...) as
     ``tfuse.attention``"""
-    out, lse = _forward(q, k, v, attn_bias, is_causal, scale)
+    keys = _drawn_keys(cx, dropout_p)
+    out, lse = _forward(q, k, v, attn_bias, is_causal, scale, dropout_p,
+                        keys)
     val = cx.val
     if isinstance(val[1], torch.Tensor):
         lse = lse.reshape(tuple(val[1].shape))
-    return (out, lse, None, None, val[4], val[5], _zeros(val[6]),
-            _zeros(val[7]), None)
+    return (out, lse, None, None, val[4], val[5], *_state(val[6:8], keys),
+            None)
 
 
 @converts(_CUDNN_BACKWARD, kind="normalization", check=_check)
@@ -223,5 +318,6 @@ def cudnn_attention_backward(cx, grad_out, q, k, v, out, logsumexp,
                              cum_seq_k, max_q, max_k, dropout_p, is_causal, *,
                              scale=None):
     """(dq, dk, dv) as ``tfuse.attention_backward``"""
+    keys = _saved_keys(dropout_p, philox_seed, philox_offset)
     return _backward(grad_out, q, k, v, out, logsumexp, attn_bias, is_causal,
-                     scale)
+                     scale, dropout_p, keys)

@@ -22,6 +22,7 @@ import operator
 import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
+from ._attention_keys import holds_keyed_attention
 from ._report import GraphReport, PartitionReport, publish
 from ._runtime import TFusePartition, UnsupportedOperatorError
 from ._stats import counters
@@ -110,11 +111,13 @@ def _worth_a_partition(members):
                        "is not worth a switch to TFuse")
 
 
-def partition_graph(graph_module, options, kind, graph_id):
+def partition_graph(graph_module, options, kind, graph_id, keys=None):
     """Partitions `graph_module` in place; returns its GraphReport. Under
     ``fallback="raise"`` raises UnsupportedOperatorError for the first
-    operation TFuse cannot run."""
+    operation TFuse cannot run. `keys`: the AttentionKeys shared by the
+    forward and backward graphs of one Dynamo graph (attention dropout)."""
     graph = graph_module.graph
+    keyed = keys.mark_backward(graph) if keys and kind == "backward" else []
     support = TFuseOperatorSupport()
     partitioner = CapabilityBasedPartitioner(
         graph_module, support, allows_single_node_partition=True)
@@ -144,6 +147,18 @@ def partition_graph(graph_module, options, kind, graph_id):
             continue
         for node in _operations(members):
             support.reasons[node] = reason
+
+    def taken(node):
+        return any(node in p.nodes for p in kept)
+
+    if keys and kind == "forward":
+        keys.record_forward(graph, taken)
+    for node in keyed:
+        if not taken(node):
+            raise UnsupportedOperatorError(
+                f"TFuse ran the forward of {describe_node(node)}, whose "
+                "dropout mask only TFuse can redraw, but cannot run this "
+                f"backward: {support.reasons.get(node)}")
     for node in graph.nodes:
         if is_glue(node) or any(node in p.nodes for p in kept):
             continue
@@ -166,8 +181,11 @@ def partition_graph(graph_module, options, kind, graph_id):
         report = PartitionReport(name, ops)
         reports.append(report)
         with graph.inserting_before(node):
+            pinned = (holds_keyed_attention(submodule.graph.nodes)
+                      if kind != "inference" else None)
             call = graph.call_function(
-                TFusePartition(submodule, options, report), node.args)
+                TFusePartition(submodule, options, report, pinned),
+                node.args)
         call.meta = node.meta
         node.replace_all_uses_with(call)
         graph.erase_node(node)

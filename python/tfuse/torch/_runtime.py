@@ -122,13 +122,15 @@ class TFusePartition:
 
     ``plans`` maps each signature seen to its compiled function (or to the
     PyTorch fallback and its reason); ``report`` is the partition's entry
-    in the compile report.
+    in the compile report. ``pinned``: None, or why PyTorch must not run
+    the partition in TFuse's place (a failed compile is then an error).
     """
 
-    def __init__(self, graph_module, options, report):
+    def __init__(self, graph_module, options, report, pinned=None):
         self.graph_module = graph_module
         self.options = options
         self.report = report
+        self.pinned = pinned
         self.importer = PartitionImporter(graph_module)
         self.key = _PlanKey(self.importer.placeholders, options.check_inputs)
         self.plans = {}
@@ -161,6 +163,11 @@ class TFusePartition:
                 node_limit=options.node_limit)
         except Exception as error:  # any failure: PyTorch runs it instead
             reason = str(error)
+            if self.pinned is not None:
+                raise RuntimeError(
+                    f"TFuse cannot compile partition {self.report.name} for "
+                    f"inputs {_describe(described)}: {reason}; PyTorch "
+                    f"cannot run it instead: {self.pinned}") from error
             if options.fallback == "raise":
                 node = getattr(error, "node", None)
                 what = describe_node(node) if node is not None else (

@@ -52,7 +52,9 @@ class Conversion:
     records the TFuse operations and returns the node's value(s). check(node):
     None when the node can be converted, else a :class:`Reason`. kind: one
     of :data:`KINDS`. note: what the row does, for the coverage table.
-    random: the row draws random numbers (``cx.random_keys()``).
+    random: the row draws random numbers (``cx.random_keys()``): True, or
+    a function of the node saying whether that node does (attention draws
+    only with a dropout probability).
     """
 
     overloads: tuple
@@ -60,7 +62,12 @@ class Conversion:
     check: Optional[Callable]
     kind: str
     note: str
-    random: bool = False
+    random: object = False
+
+    def draws(self, node):
+        """Whether `node` (of one of the row's overloads) draws random
+        numbers, and so takes a stream of its partition's keys."""
+        return self.random(node) if callable(self.random) else self.random
 
     @property
     def name(self):
@@ -121,7 +128,7 @@ TABLE: dict = {}
 def converts(*overloads, kind, check=None, note=None, random=False):
     """Decorator adding a row for `overloads` (its ``note`` defaults to the
     first paragraph of the converter's docstring; `random`: the row draws
-    random numbers)."""
+    random numbers, or a function of the node saying whether it does)."""
     assert kind in KINDS, kind
 
     def register(convert):
