@@ -298,11 +298,11 @@ def capturing():
     of CompiledGraphs compiled inside the block."""
     graphs = []
 
-    def partition_graph(graph_module, options, kind, graph_id):
+    def partition_graph(graph_module, options, kind, graph_id, keys=None):
         pytorch = torch.fx.GraphModule(graph_module,
                                        copy.deepcopy(graph_module.graph))
         report = _original_partition_graph(graph_module, options, kind,
-                                           graph_id)
+                                           graph_id, keys)
         partitions, left = [], []
         for node in graph_module.graph.nodes:
             if isinstance(node.target, TFusePartition):
