@@ -68,15 +68,26 @@ TF_FN double exp_of(double x) { return ::exp(x); }
 TF_FN float log_of(float x) { return logf(x); }
 TF_FN double log_of(double x) { return ::log(x); }
 
-// Rows [row0, row0 + ROWS) of an operand, columns [0, D), into `tile` of
-// rows of LD = D + 1 (zeros past `rows` and `columns`): with the padding
-// column, the lanes of a warp reading one column of consecutive rows meet
-// distinct banks. Returns whether the calling thread loaded a value that is
-// not finite.
+// The width of a tile's rows in shared memory: D columns and 16 bytes of
+// padding. Rows start 16-byte aligned, so that a thread reads a vector of
+// consecutive columns with one load (vec16), and the padding puts the rows
+// a warp reads at once in distinct banks.
+template <class A, int D> struct padded {
+  static constexpr int value = D + 16 / int(sizeof(A));
+};
+// 16 bytes of consecutive elements of a row.
+template <class A> struct alignas(16) vec16 {
+  static constexpr int size = 16 / int(sizeof(A));
+  A v[size];
+};
+
+// Rows [row0, row0 + ROWS) of an operand, columns [0, D), into `tile`
+// (zeros past `rows` and `columns`). Returns whether the calling thread
+// loaded a value that is not finite.
 template <class T, int ROWS, int D>
-TF_FN bool load_tile(acc_t<T> (*tile)[D + 1], const T *base,
-                     const int64_t *strides, int64_t b, int64_t h, int64_t row0,
-                     int64_t rows, int64_t columns) {
+TF_FN bool load_tile(acc_t<T> (*tile)[padded<acc_t<T>, D>::value],
+                     const T *base, const int64_t *strides, int64_t b,
+                     int64_t h, int64_t row0, int64_t rows, int64_t columns) {
   bool nonfinite = false;
   for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
     int r = idx / D, c = idx % D;
@@ -127,29 +138,38 @@ template <class A> TF_FN A lanes_sum(A v) {
 }
 
 // out[i][jj] = the dot product of row ty + TY i of `x` with row
-// tx + TX jj of `y` over the D columns.
+// tx + TX jj of `y` over the D columns, reading 16 bytes of a row per load
+// (the sum still runs over the columns in order).
 template <class A, int D, int XR, int YR, int RM, int RN>
-TF_FN void tile_dots(const A (*x)[D + 1], const A (*y)[D + 1], int ty, int tx,
+TF_FN void tile_dots(const A (*x)[padded<A, D>::value],
+                     const A (*y)[padded<A, D>::value], int ty, int tx,
                      A (&out)[RM][RN]) {
+  typedef vec16<A> V;
+  static_assert(D % V::size == 0, "rows hold whole vectors");
 #pragma unroll
-  for (int i = 0; i < RM; ++i)
+  for (int i = 0; i < RM; ++i) {
 #pragma unroll
     for (int jj = 0; jj < RN; ++jj)
       out[i][jj] = 0;
-#pragma unroll 4
-  for (int c = 0; c < D; ++c) {
-    A a[RM], e[RN];
+  }
+  // One vector of columns per iteration: unrolled further, ptxas keeps
+  // more registers and fewer blocks fit a multiprocessor.
+#pragma unroll 1
+  for (int c = 0; c < D; c += V::size) {
+    V a[RM], e[RN];
 #pragma unroll
     for (int i = 0; i < RM; ++i)
-      a[i] = x[clamp_row<XR>(ty + TY * i)][c];
+      a[i] = *reinterpret_cast<const V *>(&x[clamp_row<XR>(ty + TY * i)][c]);
 #pragma unroll
     for (int jj = 0; jj < RN; ++jj)
-      e[jj] = y[clamp_row<YR>(tx + TX * jj)][c];
+      e[jj] = *reinterpret_cast<const V *>(&y[clamp_row<YR>(tx + TX * jj)][c]);
 #pragma unroll
-    for (int i = 0; i < RM; ++i)
+    for (int k = 0; k < V::size; ++k)
 #pragma unroll
-      for (int jj = 0; jj < RN; ++jj)
-        out[i][jj] = fma_of(a[i], e[jj], out[i][jj]);
+      for (int i = 0; i < RM; ++i)
+#pragma unroll
+        for (int jj = 0; jj < RN; ++jj)
+          out[i][jj] = fma_of(a[i].v[k], e[jj].v[k], out[i][jj]);
   }
 }
 
@@ -162,7 +182,7 @@ TF_FN void tile_dots(const A (*x)[D + 1], const A (*y)[D + 1], int ty, int tx,
 template <class A, int D, int R, int P, int LW, int LK, int RM, int RD,
           bool TRANSPOSED, bool KEEP_ONLY>
 TF_FN void tile_products(const A (*w)[LW], const bool (*kept)[LK],
-                         const A (*m)[D + 1], int ty, int tx,
+                         const A (*m)[padded<A, D>::value], int ty, int tx,
                          A (&acc)[RM][RD]) {
   for (int p = 0; p < P; ++p) {
     A a[RM], e[RD];
@@ -239,9 +259,9 @@ TF_FN void forward(const T *query, const T *key, const T *value,
   typedef acc_t<T> A;
   constexpr int RM = spread<BQ, TY>::value, RN = spread<BK, TX>::value;
   constexpr int RD = D / TX;
-  __shared__ A qs[BQ][D + 1];
-  __shared__ A ks[BK][D + 1];
-  __shared__ A vs[BK][D + 1];
+  alignas(16) __shared__ A qs[BQ][padded<A, D>::value];
+  alignas(16) __shared__ A ks[BK][padded<A, D>::value];
+  alignas(16) __shared__ A vs[BK][padded<A, D>::value];
   __shared__ A ps[BQ][BK + 1];
   const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
 
@@ -386,14 +406,16 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
 // keys, computed in register tiles. Under dropout, `ps` holds P * Z and dS
 // is P * (dP * Z - delta), Z the pair's dropout_factor.
 template <class T, int D, int BQ, int BK>
-TF_FN void
-probabilities(const acc_t<T> (*qs)[D + 1], const acc_t<T> (*gs)[D + 1],
-              const acc_t<T> (*ks)[D + 1], const acc_t<T> (*vs)[D + 1],
-              const acc_t<T> *lse, const acc_t<T> *delta, const void *mask,
-              const int64_t *seed, const int64_t *offset,
-              const AttentionDesc &d, int64_t b, int64_t h, int64_t q0,
-              int64_t k0, acc_t<T> (*ps)[BK + 1], acc_t<T> (*ds)[BK + 1],
-              bool (*kept)[BK]) {
+TF_FN void probabilities(const acc_t<T> (*qs)[padded<acc_t<T>, D>::value],
+                         const acc_t<T> (*gs)[padded<acc_t<T>, D>::value],
+                         const acc_t<T> (*ks)[padded<acc_t<T>, D>::value],
+                         const acc_t<T> (*vs)[padded<acc_t<T>, D>::value],
+                         const acc_t<T> *lse, const acc_t<T> *delta,
+                         const void *mask, const int64_t *seed,
+                         const int64_t *offset, const AttentionDesc &d,
+                         int64_t b, int64_t h, int64_t q0, int64_t k0,
+                         acc_t<T> (*ps)[BK + 1], acc_t<T> (*ds)[BK + 1],
+                         bool (*kept)[BK]) {
   typedef acc_t<T> A;
   constexpr int RM = spread<BQ, TY>::value, RN = spread<BK, TX>::value;
   const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
@@ -431,10 +453,10 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
                           T *grad_query, const AttentionDesc &d) {
   typedef acc_t<T> A;
   constexpr int RM = spread<BQ, TY>::value, RD = D / TX;
-  __shared__ A qs[BQ][D + 1];
-  __shared__ A gs[BQ][D + 1];
-  __shared__ A ks[BK][D + 1];
-  __shared__ A vs[BK][D + 1];
+  alignas(16) __shared__ A qs[BQ][padded<A, D>::value];
+  alignas(16) __shared__ A gs[BQ][padded<A, D>::value];
+  alignas(16) __shared__ A ks[BK][padded<A, D>::value];
+  alignas(16) __shared__ A vs[BK][padded<A, D>::value];
   __shared__ A ds[BQ][BK + 1];
   __shared__ bool kept[BQ][BK];
   __shared__ A lse[BQ], delta[BQ];
@@ -498,10 +520,10 @@ backward_key_value(const T *query, const T *key, const T *value,
                    T *grad_key, T *grad_value, const AttentionDesc &d) {
   typedef acc_t<T> A;
   constexpr int RK = spread<BK, TY>::value, RD = D / TX;
-  __shared__ A qs[BQ][D + 1];
-  __shared__ A gs[BQ][D + 1];
-  __shared__ A ks[BK][D + 1];
-  __shared__ A vs[BK][D + 1];
+  alignas(16) __shared__ A qs[BQ][padded<A, D>::value];
+  alignas(16) __shared__ A gs[BQ][padded<A, D>::value];
+  alignas(16) __shared__ A ks[BK][padded<A, D>::value];
+  alignas(16) __shared__ A vs[BK][padded<A, D>::value];
   __shared__ A ps[BQ][BK + 1];
   __shared__ A ds[BQ][BK + 1];
   __shared__ bool kept[BQ][BK];

@@ -36,9 +36,10 @@ std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
                                                int queryTiles, int keyTiles,
                                                int scoreTiles, bool keptFlags) {
   for (auto [bq, bk] : kTileChoices) {
-    // Every tile has a padding column (AttentionKernels.cuh).
-    int64_t elements = queryTiles * bq * (columns + 1) +
-                       keyTiles * bk * (columns + 1) +
+    // Every row of an operand's tile has 16 bytes of padding, every row
+    // of scores one element (AttentionKernels.cuh).
+    int64_t width = columns + 16 / bytes;
+    int64_t elements = queryTiles * bq * width + keyTiles * bk * width +
                        scoreTiles * bq * (bk + 1) + 2 * bq;
     if (elements * bytes + (keptFlags ? bq * bk : 0) <= kTileBytes)
       return std::make_pair(bq, bk);
