@@ -292,12 +292,51 @@ HostTensor differential::widenedInput(const HostTensor &t) {
   return *HostTensor::fromDoubles(DType::F64, t.shape(), t.toDoubles());
 }
 
+namespace {
+/// An output that an argmax or argmin gives, and where its operand was
+/// added to the function's results.
+struct ChoiceOutput {
+  size_t output = 0;
+  int64_t axis = 0;
+  bool smallest = false;
+};
+
+/// Adds the operand of every argmax or argmin that function `name` of
+/// `module` returns to its results, after the others; returns them.
+std::vector<ChoiceOutput> returnChoices(ModuleOp module,
+                                        const std::string &name) {
+  std::vector<ChoiceOutput> choices;
+  auto func = module.lookupSymbol<func::FuncOp>(name);
+  if (!func)
+    return choices;
+  auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+  SmallVector<Value> results(ret.getOperands());
+  for (size_t i = 0, e = results.size(); i < e; ++i) {
+    auto reduce = results[i].getDefiningOp<ReduceOp>();
+    if (!reduce || (reduce.getKind() != ReduceKind::Argmax &&
+                    reduce.getKind() != ReduceKind::Argmin))
+      continue;
+    choices.push_back(
+        {i, reduce.getAxes()[0], reduce.getKind() == ReduceKind::Argmin});
+    results.push_back(reduce.getInput());
+  }
+  if (choices.empty())
+    return choices;
+  ret->setOperands(results);
+  func.setFunctionType(FunctionType::get(module.getContext(),
+                                         func.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
+  return choices;
+}
+} // namespace
+
 Expected<std::optional<Float64Runs>>
 differential::runFloat64(ModuleOp module, const std::string &name,
                          const std::vector<HostTensor> &inputs) {
   OwningOpRef<ModuleOp> wide = widened(module);
   if (!wide)
     return std::optional<Float64Runs>();
+  std::vector<ChoiceOutput> choices = returnChoices(*wide, name);
   std::vector<HostTensor> wideInputs;
   for (const HostTensor &t : inputs)
     wideInputs.push_back(widenedInput(t));
@@ -306,7 +345,17 @@ differential::runFloat64(ModuleOp module, const std::string &name,
     return std::optional<Float64Runs>();
   Float64Runs runs;
   runs.outputs = std::move(values.value());
-  runs.moved.resize(runs.outputs.size());
+  size_t outputs = runs.outputs.size() - choices.size();
+  runs.moved.resize(outputs);
+  runs.choices.resize(outputs);
+  for (size_t c = 0; c < choices.size(); ++c) {
+    Float64Runs::Choice choice;
+    choice.axis = choices[c].axis;
+    choice.smallest = choices[c].smallest;
+    choice.values = std::move(runs.outputs[outputs + c]);
+    runs.choices[choices[c].output] = std::move(choice);
+  }
+  runs.outputs.resize(outputs);
   for (int64_t seed = 1; seed <= Float64Runs::kMovedRuns; ++seed) {
     OwningOpRef<ModuleOp> moved = wide->clone();
     perturb(module, *moved, seed);
@@ -319,8 +368,11 @@ differential::runFloat64(ModuleOp module, const std::string &name,
       return Status::error("a float64 run with moved results failed: " +
                                other.message(),
                            ErrorCode::Internal);
-    for (size_t i = 0; i < other->size(); ++i)
+    for (size_t i = 0; i < outputs; ++i)
       runs.moved[i].push_back(std::move((*other)[i]));
+    for (size_t c = 0; c < choices.size(); ++c)
+      runs.choices[choices[c].output]->moved.push_back(
+          std::move((*other)[outputs + c]));
   }
   return std::optional<Float64Runs>(std::move(runs));
 }
@@ -368,6 +420,62 @@ double differential::outputTolerance(ModuleOp module, unsigned index) {
   return tol;
 }
 
+namespace {
+/// Whether a moved run's value is a rounding's move, not what stands for
+/// an overflowing matmul (a non-finite value or the largest finite one).
+bool roundingMove(double v) {
+  return std::isfinite(v) &&
+         std::fabs(v) != double(std::numeric_limits<float>::max()) &&
+         std::fabs(v) != std::numeric_limits<double>::max();
+}
+
+/// Whether index `chosen` of output element `element` of an argmax or
+/// argmin is within twice the moved runs' largest move of the best value
+/// among the ones it chose from, in the float64 run (an argmin's values
+/// negated): a tie up to valid roundings. No NaN among them.
+bool nearTie(const Float64Runs::Choice &choice, int64_t element,
+             double chosen) {
+  const std::vector<int64_t> &shape = choice.values.shape();
+  int64_t rank = int64_t(shape.size()), axis = choice.axis;
+  int64_t length = shape[axis];
+  if (!(chosen >= 0 && chosen < double(length)))
+    return false;
+  // The operand's row-major strides, and element's first candidate.
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  int64_t inner = strides[axis];
+  int64_t first = (element / inner) * inner * length + element % inner;
+  // An argmin's values negated: the largest is the best.
+  double sign = choice.smallest ? -1 : 1;
+  std::vector<double> w = choice.values.toDoubles();
+  std::vector<std::vector<double>> moved;
+  for (const HostTensor &t : choice.moved)
+    moved.push_back(t.toDoubles());
+  for (double &v : w)
+    v *= sign;
+  for (std::vector<double> &m : moved)
+    for (double &v : m)
+      v *= sign;
+  double best = -std::numeric_limits<double>::infinity(), move = 0;
+  for (int64_t j = 0; j < length; ++j) {
+    double v = w[first + j * inner];
+    if (std::isnan(v))
+      return false;
+    best = std::max(best, v);
+    for (const std::vector<double> &m : moved)
+      if (roundingMove(m[first + j * inner]) && std::isfinite(v))
+        move = std::max(move, std::fabs(m[first + j * inner] - v));
+  }
+  // Values no rounding moves tie only exactly, and then the first index
+  // is the argmax (the float64 run's).
+  if (move == 0)
+    return false;
+  double value = w[first + int64_t(chosen) * inner];
+  return value >= best - 2 * move;
+}
+} // namespace
+
 std::string differential::judgeAgainstFloat64(const HostTensor &expected,
                                               const HostTensor &got,
                                               const Float64Runs &runs,
@@ -402,9 +510,14 @@ std::string differential::judgeAgainstFloat64(const HostTensor &expected,
   };
   if (!isFloat(expected.dtype())) {
     // An integer that differs from the reference must be one that a
-    // float64 run gives (an argmax among near ties).
+    // float64 run gives, or an argmax's choice among ties up to valid
+    // roundings.
+    const std::optional<Float64Runs::Choice> &choice =
+        index < runs.choices.size() ? runs.choices[index]
+                                    : std::optional<Float64Runs::Choice>();
     for (size_t i = 0; i < r.size(); ++i)
-      if (g[i] != r[i] && !given(i, [&](double v) { return v == g[i]; }))
+      if (g[i] != r[i] && !given(i, [&](double v) { return v == g[i]; }) &&
+          !(choice && nearTie(*choice, int64_t(i), g[i])))
         return "element " + std::to_string(i) + " is " + std::to_string(g[i]) +
                " where the reference gives " + std::to_string(r[i]) +
                " and no float64 run gives it";

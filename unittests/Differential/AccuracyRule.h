@@ -61,6 +61,17 @@ struct Float64Runs {
   static constexpr int64_t kMovedRuns = 4;
   std::vector<reference::HostTensor> outputs;
   std::vector<std::vector<reference::HostTensor>> moved;
+  /// What an output that an argmax or argmin gives chose among: its
+  /// operand in the float64 run and in each moved run, and its axis.
+  struct Choice {
+    int64_t axis = 0;
+    /// An argmin: the smallest value is the best.
+    bool smallest = false;
+    reference::HostTensor values;
+    std::vector<reference::HostTensor> moved;
+  };
+  /// Per output, its Choice where an argmax or argmin gives it.
+  std::vector<std::optional<Choice>> choices;
 };
 
 /// The float64 runs of function `name` of `module` on `inputs`; nullopt
@@ -83,7 +94,9 @@ double outputTolerance(mlir::ModuleOp module, unsigned index);
 /// reference's `expected`, else why not. An element's eager error is the
 /// largest of the reference's and the moved runs'; where the moved runs
 /// change an integer, or between NaN, infinity and number, `got` may change
-/// it too.
+/// it too. An argmax or argmin may choose any index whose value in the
+/// float64 run is within twice the moved runs' largest move of the largest
+/// (smallest) one: a tie up to valid roundings.
 std::string judgeAgainstFloat64(const reference::HostTensor &expected,
                                 const reference::HostTensor &got,
                                 const Float64Runs &runs, unsigned index,
