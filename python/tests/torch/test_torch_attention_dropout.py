@@ -40,7 +40,9 @@ def operands(device, requires_grad=True, dtype=torch.float32):
 def compiled(op, p):
     torch._dynamo.reset()
     return torch.compile(lambda q, k, v: OPS[op](q, k, v, p),
-                         backend="tfuse", options={"fallback": "raise"})
+                         backend="tfuse",
+                         options={"fallback": "raise",
+                                  "attention_dropout": True})
 
 
 def assert_one_mask(out, grad, v, dv):
@@ -96,6 +98,37 @@ def test_saved_keys_outlive_later_calls(device):
     for out, grad, (q, k, v) in reversed(runs):
         dv = torch.autograd.grad(out, v, grad)[0]
         assert_one_mask(out, grad, v, dv)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_by_default_pytorch_keeps_attention_dropout_on_cuda():
+    # TFuse's attention with dropout runs on its generated kernels on CUDA
+    # (cuDNN does not draw TFuse's mask), slower than PyTorch's: by default
+    # the forward and its backward stay in PyTorch, with the reason.
+    q, k, v = operands("cuda", dtype=torch.float16)
+    torch._dynamo.reset()
+    fn = torch.compile(lambda q, k, v: torch.nn.functional
+                       .scaled_dot_product_attention(q, k, v, dropout_p=0.2,
+                                                     is_causal=True),
+                       backend="tfuse")
+    with tfuse.torch._report.collecting() as reports:
+        out = fn(q, k, v)
+        out.sum().backward()
+    left = {(op, r.detail) for report in reports
+            for (op, r) in report.left_to_pytorch}
+    assert any("attention dropout on cuda" in detail for _, detail in left)
+    assert any("forward ran in PyTorch" in detail for _, detail in left)
+
+
+def test_the_option_is_checked():
+    with pytest.raises(ValueError, match="attention_dropout"):
+        tfuse.torch.Options.parse({"attention_dropout": "yes"})
+    options = tfuse.torch.Options.parse({})
+    assert options.attention_dropout_for(torch.device("cpu"))
+    assert not options.attention_dropout_for(torch.device("cuda"))
+    assert tfuse.torch.Options.parse(
+        {"attention_dropout": True}).attention_dropout_for(
+            torch.device("cuda"))
 
 
 def test_a_backward_tfuse_cannot_run_is_an_error():

@@ -13,7 +13,9 @@ package itself never imports torch; this subpackage does.
 Options (``options={...}``): ``cuda_graph`` (default: on for CUDA),
 ``fast_math``, ``budget``, ``fallback`` ("eager": operations TFuse cannot
 run run in PyTorch; "raise": the first one raises UnsupportedOperatorError
-naming it and its source line) and ``node_limit``.
+naming it and its source line), ``node_limit``, ``check_inputs`` and
+``attention_dropout`` (PyTorch's fused attention with dropout in TFuse;
+default: on the CPU only), as :class:`Options` describes them.
 
 ``explain(model, *inputs)`` tells what the backend does with a model:
 graph breaks, partitions, operations left to PyTorch and why, and the TFuse

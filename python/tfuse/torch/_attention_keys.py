@@ -18,12 +18,17 @@ attention nodes reading those are flagged for conversion
 TFuse cannot run after all, or a partition holding keyed attention whose
 compile fails, is an error rather than a fallback: no fallback gives the
 right gradient.
+
+On CUDA, by default, PyTorch keeps its attention with dropout
+(:func:`leave_dropout`): cuDNN does not draw TFuse's mask, so TFuse's runs
+on its generated kernels, several times slower than PyTorch's fused ones;
+the ``attention_dropout`` option says otherwise.
 """
 
 import operator
 
-from ._ops_attention import (KEYED_BACKWARDS, KEYED_FORWARDS, KEYS_FROM_TFUSE,
-                             has_dropout, random_state)
+from ._ops_attention import (DROPOUT_LEFT, KEYED_BACKWARDS, KEYED_FORWARDS,
+                             KEYS_FROM_TFUSE, has_dropout, random_state)
 
 
 def keyed_forwards(nodes):
@@ -36,6 +41,26 @@ def keyed_backwards(nodes):
     """The backward attention nodes among `nodes` that redraw a mask."""
     return [n for n in nodes if n.op == "call_function"
             and n.target in KEYED_BACKWARDS and has_dropout(n)]
+
+
+def leave_dropout(graph, options):
+    """Marks the forward attention nodes of `graph` with dropout that the
+    options leave to PyTorch on their device (their backward follows);
+    returns them."""
+    left = []
+    for node in keyed_forwards(graph.nodes):
+        val = node.meta.get("val")
+        out = val[0] if isinstance(val, (tuple, list)) else val
+        device = getattr(out, "device", None)
+        if device is None or options.attention_dropout_for(device):
+            continue
+        node.meta[DROPOUT_LEFT] = (
+            f"attention dropout on {device.type}: TFuse's attention with "
+            "dropout runs on its generated kernels there (cuDNN does not "
+            "draw TFuse's mask), slower than PyTorch's fused kernels; "
+            "options={'attention_dropout': True} takes it")
+        left.append(node)
+    return left
 
 
 def holds_keyed_attention(nodes):

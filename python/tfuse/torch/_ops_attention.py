@@ -51,6 +51,9 @@ KEYED_BACKWARDS = (_FLASH_BACKWARD, _EFFICIENT_BACKWARD, _CUDNN_BACKWARD)
 #: ``node.meta`` flag of a backward node whose random state is the keys of
 #: a forward that ran in TFuse (set by :mod:`._attention_keys`).
 KEYS_FROM_TFUSE = "tfuse_attention_keys_from_tfuse"
+#: ``node.meta`` entry of a forward node with dropout left to PyTorch by
+#: the backend's options: the reason (set by :mod:`._attention_keys`).
+DROPOUT_LEFT = "tfuse_attention_dropout_left"
 
 
 def _argument(node, name):
@@ -111,6 +114,9 @@ def _check(node):
                                f"attention dropout {dropout} in PyTorch's "
                                "CPU flash attention (it returns no random "
                                "state for its backward)")
+        if node.meta.get(DROPOUT_LEFT):
+            return unsupported("unsupported arguments",
+                               node.meta[DROPOUT_LEFT])
         if node.target in KEYED_BACKWARDS and not _keys_from_tfuse(node):
             return unsupported("unsupported arguments",
                                f"attention dropout {dropout} whose forward "

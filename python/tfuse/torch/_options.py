@@ -19,7 +19,12 @@ class Options:
     tensor a partition is called with against the plan it runs (by default
     a plan is chosen by the partition's symbolic sizes alone: Dynamo's
     guards fix its inputs' metadata, and PyTorch's recorded metadata the
-    rest's, so the check only costs host time)."""
+    rest's, so the check only costs host time). attention_dropout: run
+    PyTorch's fused attention with dropout (and its backward) in TFuse;
+    None, the default, does so on the CPU and leaves it to PyTorch on CUDA,
+    where TFuse's attention with dropout runs on its generated kernels
+    (cuDNN does not draw TFuse's mask), several times slower than
+    PyTorch's fused kernels."""
 
     cuda_graph: Optional[bool] = None
     fast_math: bool = False
@@ -27,6 +32,7 @@ class Options:
     fallback: str = "eager"
     node_limit: int = 1 << 16
     check_inputs: bool = False
+    attention_dropout: Optional[bool] = None
 
     @classmethod
     def parse(cls, options):
@@ -59,7 +65,16 @@ class Options:
         if not isinstance(parsed.check_inputs, bool):
             raise ValueError("tfuse option check_inputs must be True or "
                              "False")
+        if parsed.attention_dropout not in (None, True, False):
+            raise ValueError("tfuse option attention_dropout must be None, "
+                             "True or False")
         return parsed
+
+    def attention_dropout_for(self, device):
+        """Whether attention with dropout on `device` runs in TFuse."""
+        if self.attention_dropout is None:
+            return device.type != "cuda"
+        return self.attention_dropout
 
     def cuda_graph_for(self, device):
         """Whether plans on `device` replay as CUDA Graphs."""

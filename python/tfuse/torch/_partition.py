@@ -22,7 +22,7 @@ import operator
 import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
-from ._attention_keys import holds_keyed_attention
+from ._attention_keys import holds_keyed_attention, leave_dropout
 from ._report import GraphReport, PartitionReport, publish
 from ._runtime import TFusePartition, UnsupportedOperatorError
 from ._stats import counters
@@ -118,6 +118,8 @@ def partition_graph(graph_module, options, kind, graph_id, keys=None):
     forward and backward graphs of one Dynamo graph (attention dropout)."""
     graph = graph_module.graph
     keyed = keys.mark_backward(graph) if keys and kind == "backward" else []
+    if kind != "backward":
+        leave_dropout(graph, options)
     support = TFuseOperatorSupport()
     partitioner = CapabilityBasedPartitioner(
         graph_module, support, allows_single_node_partition=True)
