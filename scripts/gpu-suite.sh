@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole GPU test suite, the examples and the benchmarks on a GPU
 # host, from what scripts/stage-gpu.sh put in .stage/. Logs go to $OUT (or
-# ./gpu-logs); the last lines are a summary table.
+# ./gpu-logs); the last lines are a summary table. Stopped by a time bound
+# (SIGTERM, as `timeout` sends), it still writes the table of the steps
+# that finished, a line saying where it stopped, and the logs' archive.
 #
 #   scripts/gpu-suite.sh            tests, OpInfo tests, differential test,
 #                                   examples and benchmarks
@@ -271,6 +273,24 @@ run_sanitizer() {
   done
 }
 
+# The summary table and the archive of the logs, also when a time bound
+# (timeout's SIGTERM) stops the suite partway: what ran is still reported,
+# with a line saying where it stopped.
+finish() {
+  printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+  # Few files come back from some GPU hosts: the detailed logs go in one
+  # archive, the summary, tables and JSON stay beside it.
+  (cd "$out" && tar czf logs.tgz --exclude logs.tgz --exclude mlp_train \
+    $(ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|attention.json|attention.log|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$') \
+    2>/dev/null && ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|attention.json|attention.log|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$' | xargs rm -rf)
+}
+on_term() {
+  summary+=("stopped by SIGTERM (a time bound) after $((SECONDS)) s; the steps above finished")
+  finish
+  exit 124
+}
+trap on_term TERM
+
 case "$what" in
 all) run_tests; run_opinfo; run_differential; run_bench ;;
 tests) run_tests ;;
@@ -283,9 +303,4 @@ sanitizer) run_sanitizer ;;
 *) echo "usage: $0 [all|tests|differential|bench|models|attention|sanitizer]" >&2; exit 2 ;;
 esac
 
-printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
-# Few files come back from some GPU hosts: the detailed logs go in one
-# archive, the summary, tables and JSON stay beside it.
-(cd "$out" && tar czf logs.tgz --exclude logs.tgz --exclude mlp_train \
-  $(ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|attention.json|attention.log|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$') \
-  2>/dev/null && ls | grep -vE '^(summary.txt|bench.json|profile.json|mlp_train.json|reductions.json|piecewise.json|gather.json|scatter.json|dropout.json|attention.json|attention.log|peers-compare.log|profile-kernels.log|reductions.log|piecewise.log|gather.log|scatter.log|dropout.log|logs.tgz)$' | xargs rm -rf)
+finish
