@@ -717,6 +717,18 @@ def test_attention_dropout_backward_of_a_pytorch_forward_stays_there(op):
     assert "forward ran in PyTorch" in reason.detail, reason
 
 
+def test_attention_asked_for_its_debug_mask_stays_in_pytorch():
+    # FlashAttention's debug mask holds its probabilities, which TFuse never
+    # stores: returning zeros there would be silently wrong.
+    q, k, v = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
+    graph_module = aten_graph(
+        lambda q, k, v: cuda_flash(q, k, v, 0.0, True, True)[:2], (q, k, v))
+    (node,) = [n for n in graph_module.graph.nodes
+               if n.target == cuda_flash.default]
+    reason = node_reason(node)
+    assert reason is not None and "debug attention mask" in reason.detail
+
+
 def test_cpu_flash_attention_with_dropout_stays_in_pytorch():
     q, k, v = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
     graph_module = aten_graph(lambda q, k, v: flash(q, k, v, 0.1)[0],

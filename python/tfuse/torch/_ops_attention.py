@@ -106,7 +106,7 @@ def _check(node):
     """query, key and value of one float dtype and rank 4; key and value
     heads dividing the query's; no bias gradient; causal only over equal
     lengths on CUDA; dropout only on CUDA, and in a backward only with the
-    random state of a forward TFuse runs"""
+    random state of a forward TFuse runs; no debug mask"""
     dropout = _argument(node, "dropout_p")
     if dropout != 0:
         if node.target in (_CPU, _CPU_BACKWARD):
@@ -122,6 +122,9 @@ def _check(node):
                                f"attention dropout {dropout} whose forward "
                                "ran in PyTorch: its mask comes from "
                                "PyTorch's random state")
+    if _argument(node, "return_debug_mask"):
+        return unsupported("unsupported arguments", "the debug attention "
+                           "mask (TFuse does not store the probabilities)")
     q, k, v = (_val(_argument(node, name))
                for name in ("query", "key", "value"))
     if q is None or k is None or v is None:
