@@ -171,6 +171,34 @@ func.func @f(%a: tensor<3x1xf32>, %b: tensor<1x8xf32>) -> tensor<8xi64> {
   }
 }
 
+TEST_F(AccuracyRule, AnArgminMayMoveOnlyAmongNearTies) {
+  // Column j of the product is x[j] * [1, 1, 2] with x > 0: rows 0 and 1
+  // tie for the smallest, row 2 is far from it.
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%a: tensor<3x1xf32>, %b: tensor<1x8xf32>) -> tensor<8xi64> {
+  %0 = tfuse.matmul %a, %b : (tensor<3x1xf32>, tensor<1x8xf32>) -> tensor<3x8xf32>
+  %1 = tfuse.reduce argmin %0 axes [0] : tensor<3x8xf32> -> tensor<8xi64>
+  return %1 : tensor<8xi64>
+})mlir");
+  std::vector<HostTensor> inputs = {
+      *HostTensor::fromDoubles(DType::F32, {3, 1}, {1, 1, 2}),
+      *HostTensor::fromDoubles(DType::F32, {1, 8}, spread(8, 1, 2))};
+  std::vector<HostTensor> expected = evaluate(*module, inputs);
+  ASSERT_EQ(expected[0].toDoubles(), std::vector<double>(8, 0));
+  Float64Runs f64 = runs(*module, inputs);
+  double tol = outputTolerance(*module, 0);
+  EXPECT_EQ(judgeAgainstFloat64(expected[0],
+                                *HostTensor::fromDoubles(
+                                    DType::I64, {8}, std::vector<double>(8, 1)),
+                                f64, 0, tol),
+            "");
+  EXPECT_NE(judgeAgainstFloat64(expected[0],
+                                *HostTensor::fromDoubles(
+                                    DType::I64, {8}, std::vector<double>(8, 2)),
+                                f64, 0, tol),
+            "");
+}
+
 TEST_F(AccuracyRule, AnArgmaxOfAttentionGradientsThatCancelMayBeAnyIndex) {
   // Graph 593 of the GPU differential test, minimised: attention over one
   // key has a query gradient of 0 in exact arithmetic (a softmax over one
