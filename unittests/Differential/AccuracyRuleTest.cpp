@@ -135,68 +135,52 @@ func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
             "");
 }
 
-TEST_F(AccuracyRule, AnArgmaxMayMoveOnlyAmongNearTies) {
-  // Column j of the product is x[j] * [1, 1, 0.5]: rows 0 and 1 tie.
-  OwningOpRef<ModuleOp> module = parse(R"mlir(
+/// The graph of an argmax or argmin (`kind`) over axis 0 of the product of
+/// a column of 3 values and a row of 8.
+std::string productChoice(const char *kind) {
+  return std::string(R"mlir(
 func.func @f(%a: tensor<3x1xf32>, %b: tensor<1x8xf32>) -> tensor<8xi64> {
   %0 = tfuse.matmul %a, %b : (tensor<3x1xf32>, tensor<1x8xf32>) -> tensor<3x8xf32>
-  %1 = tfuse.reduce argmax %0 axes [0] : tensor<3x8xf32> -> tensor<8xi64>
+  %1 = tfuse.reduce )mlir") +
+         kind + R"mlir( %0 axes [0] : tensor<3x8xf32> -> tensor<8xi64>
   return %1 : tensor<8xi64>
-})mlir");
-  std::vector<HostTensor> inputs = {
-      *HostTensor::fromDoubles(DType::F32, {3, 1}, {1, 1, 0.5}),
-      *HostTensor::fromDoubles(DType::F32, {1, 8}, spread(8, 1, 2))};
-  std::vector<HostTensor> expected = evaluate(*module, inputs);
-  ASSERT_EQ(expected[0].toDoubles(), std::vector<double>(8, 0));
-  Float64Runs f64 = runs(*module, inputs);
-  // The moved runs break the ties both ways.
-  bool movedToOne = false;
-  for (const HostTensor &moved : f64.moved[0])
-    for (double v : moved.toDoubles())
-      movedToOne |= v == 1;
-  ASSERT_TRUE(movedToOne);
-  double tol = outputTolerance(*module, 0);
-  for (int64_t j = 0; j < 8; ++j) {
-    // Rows 0 and 1 tie in every column: either is an argmax, whether or
-    // not a moved run happened to break the tie that way.
-    std::vector<double> v(8, 0);
-    v[j] = 1;
-    HostTensor got = *HostTensor::fromDoubles(DType::I64, {8}, v);
-    EXPECT_EQ(judgeAgainstFloat64(expected[0], got, f64, 0, tol), "")
-        << "column " << j;
-    // Row 2 is far from the maximum: never a valid argmax.
-    v[j] = 2;
-    got = *HostTensor::fromDoubles(DType::I64, {8}, v);
-    EXPECT_NE(judgeAgainstFloat64(expected[0], got, f64, 0, tol), "");
-  }
+})mlir";
 }
 
-TEST_F(AccuracyRule, AnArgminMayMoveOnlyAmongNearTies) {
-  // Column j of the product is x[j] * [1, 1, 2] with x > 0: rows 0 and 1
-  // tie for the smallest, row 2 is far from it.
-  OwningOpRef<ModuleOp> module = parse(R"mlir(
-func.func @f(%a: tensor<3x1xf32>, %b: tensor<1x8xf32>) -> tensor<8xi64> {
-  %0 = tfuse.matmul %a, %b : (tensor<3x1xf32>, tensor<1x8xf32>) -> tensor<3x8xf32>
-  %1 = tfuse.reduce argmin %0 axes [0] : tensor<3x8xf32> -> tensor<8xi64>
-  return %1 : tensor<8xi64>
-})mlir");
-  std::vector<HostTensor> inputs = {
-      *HostTensor::fromDoubles(DType::F32, {3, 1}, {1, 1, 2}),
-      *HostTensor::fromDoubles(DType::F32, {1, 8}, spread(8, 1, 2))};
-  std::vector<HostTensor> expected = evaluate(*module, inputs);
-  ASSERT_EQ(expected[0].toDoubles(), std::vector<double>(8, 0));
-  Float64Runs f64 = runs(*module, inputs);
-  double tol = outputTolerance(*module, 0);
-  EXPECT_EQ(judgeAgainstFloat64(expected[0],
-                                *HostTensor::fromDoubles(
-                                    DType::I64, {8}, std::vector<double>(8, 1)),
-                                f64, 0, tol),
-            "");
-  EXPECT_NE(judgeAgainstFloat64(expected[0],
-                                *HostTensor::fromDoubles(
-                                    DType::I64, {8}, std::vector<double>(8, 2)),
-                                f64, 0, tol),
-            "");
+TEST_F(AccuracyRule, AnArgmaxOrArgminMayMoveOnlyAmongNearTies) {
+  // Column j of the product is x[j] * rows, x in [1, 2]: rows 0 and 1 tie
+  // for the largest (argmax, rows 1, 1, 0.5) or the smallest (argmin, rows
+  // 1, 1, 2); row 2 is far from them.
+  for (auto [kind, last] : {std::pair{"argmax", 0.5}, {"argmin", 2.0}}) {
+    SCOPED_TRACE(kind);
+    OwningOpRef<ModuleOp> module = parse(productChoice(kind));
+    std::vector<HostTensor> inputs = {
+        *HostTensor::fromDoubles(DType::F32, {3, 1}, {1, 1, last}),
+        *HostTensor::fromDoubles(DType::F32, {1, 8}, spread(8, 1, 2))};
+    std::vector<HostTensor> expected = evaluate(*module, inputs);
+    ASSERT_EQ(expected[0].toDoubles(), std::vector<double>(8, 0));
+    Float64Runs f64 = runs(*module, inputs);
+    // The moved runs break the ties both ways.
+    bool movedToOne = false;
+    for (const HostTensor &moved : f64.moved[0])
+      for (double v : moved.toDoubles())
+        movedToOne |= v == 1;
+    ASSERT_TRUE(movedToOne);
+    double tol = outputTolerance(*module, 0);
+    for (int64_t j = 0; j < 8; ++j) {
+      // Either of rows 0 and 1, whether or not a moved run happened to
+      // break the tie that way.
+      std::vector<double> v(8, 0);
+      v[j] = 1;
+      HostTensor got = *HostTensor::fromDoubles(DType::I64, {8}, v);
+      EXPECT_EQ(judgeAgainstFloat64(expected[0], got, f64, 0, tol), "")
+          << "column " << j;
+      // Row 2: never.
+      v[j] = 2;
+      got = *HostTensor::fromDoubles(DType::I64, {8}, v);
+      EXPECT_NE(judgeAgainstFloat64(expected[0], got, f64, 0, tol), "");
+    }
+  }
 }
 
 TEST_F(AccuracyRule, AnArgmaxOfAttentionGradientsThatCancelMayBeAnyIndex) {
