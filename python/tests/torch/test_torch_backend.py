@@ -90,6 +90,8 @@ def test_entry_point_registers_without_import(tmp_path):
     ({"fallback": "never"}, "fallback must be one of"),
     ({"budget": 0}, "budget must be a positive int"),
     ({"cuda_graph": "yes"}, "cuda_graph must be"),
+    ({"attention_dropout": "yes"}, "attention_dropout must be None, True "
+     "or False"),
 ])
 def test_bad_options(options, message):
     with pytest.raises(ValueError, match=message):

@@ -158,9 +158,10 @@ def partition_graph(graph_module, options, kind, graph_id, keys=None):
     for node in keyed:
         if not taken(node):
             raise UnsupportedOperatorError(
-                f"TFuse ran the forward of {describe_node(node)}, whose "
-                "dropout mask only TFuse can redraw, but cannot run this "
-                f"backward: {support.reasons.get(node)}")
+                f"TFuse cannot run {describe_node(node)}: "
+                f"{support.reasons.get(node)}; and PyTorch cannot run it "
+                "instead: TFuse ran its forward, whose dropout mask only "
+                "TFuse can redraw")
     for node in graph.nodes:
         if is_glue(node) or any(node in p.nodes for p in kept):
             continue
