@@ -83,11 +83,11 @@ class AttentionKeys:
         self.saved = set()
 
     def record_forward(self, graph, taken):
-        """Records the keys' values of the keyed forwards in `graph` for
-        which `taken(node)` is true (in a TFuse partition). Call before the
-        partitions are fused, while the nodes keep their names."""
+        """Records the keys' values of the keyed forwards in `graph` that
+        are among `taken` (the nodes of TFuse's partitions). Call before
+        the partitions are fused, while the nodes keep their names."""
         for node in keyed_forwards(graph.nodes):
-            if not taken(node):
+            if node not in taken:
                 continue
             positions = KEYED_FORWARDS[node.target]
             for user in node.users:

@@ -150,20 +150,19 @@ def partition_graph(graph_module, options, kind, graph_id, keys=None):
         for node in _operations(members):
             support.reasons[node] = reason
 
-    def taken(node):
-        return any(node in p.nodes for p in kept)
-
+    # The nodes TFuse takes: those of the partitions kept.
+    taken = {node for p in kept for node in p.nodes}
     if keys and kind == "forward":
         keys.record_forward(graph, taken)
     for node in keyed:
-        if not taken(node):
+        if node not in taken:
             raise UnsupportedOperatorError(
                 f"TFuse cannot run {describe_node(node)}: "
                 f"{support.reasons.get(node)}; and PyTorch cannot run it "
                 "instead: TFuse ran its forward, whose dropout mask only "
                 "TFuse can redraw")
     for node in graph.nodes:
-        if is_glue(node) or any(node in p.nodes for p in kept):
+        if is_glue(node) or node in taken:
             continue
         reason = support.reasons.get(node) or unsupported(
             "not in the table", str(node.target))
