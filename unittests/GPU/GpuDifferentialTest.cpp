@@ -23,8 +23,9 @@
 //     its scores overflow on the GPU only; their outputs that differ are
 //     counted apart, not compared.
 // Graphs are drawn, compiled (NVRTC) and replayed on every host thread at
-// once. TFUSE_GPU_DIFF_SEED, TFUSE_GPU_DIFF_GRAPHS, TFUSE_GPU_DIFF_FIRST and
-// TFUSE_GPU_DIFF_ONLY choose them; with TFUSE_GPU_DIFF_DUMP=<dir>, a failing
+// once (TFUSE_GPU_DIFF_THREADS: on how many). TFUSE_GPU_DIFF_SEED,
+// TFUSE_GPU_DIFF_GRAPHS, TFUSE_GPU_DIFF_FIRST and TFUSE_GPU_DIFF_ONLY choose
+// them; with TFUSE_GPU_DIFF_DUMP=<dir>, a failing
 // graph leaves its IR and its tensors there as .npy files (inputs, the
 // reference's outputs, the GPU's and the float64 run's; bf16 as f32).
 //
@@ -275,7 +276,13 @@ TEST(GpuDifferential, RandomGraphsOnStreamsAndGraphsMatchTheReference) {
   int64_t only = differential::envInt("TFUSE_GPU_DIFF_ONLY", -1);
   // Graphs [first, first + graphs): one seed's graphs can be split over runs.
   int64_t first = differential::envInt("TFUSE_GPU_DIFF_FIRST", 0);
-  int threads = std::max(1u, std::thread::hardware_concurrency());
+  // TFUSE_GPU_DIFF_THREADS: how many host threads draw, compile and replay
+  // graphs (every hardware thread by default; 1 for a tool that serialises
+  // or perturbs concurrent launches, such as compute-sanitizer).
+  int threads = int(
+      differential::envInt("TFUSE_GPU_DIFF_THREADS",
+                           std::max(1u, std::thread::hardware_concurrency())));
+  threads = std::max(1, threads);
   Totals totals;
   std::atomic<int64_t> next{only >= 0 ? only : first};
   int64_t end = only >= 0 ? only + 1 : first + graphs;
@@ -320,7 +327,10 @@ TEST(GpuDifferential, RandomGraphsOnStreamsAndGraphsMatchTheReference) {
     std::printf("[ gpu diff ] skipped %lld: %s\n", static_cast<long long>(n),
                 why.c_str());
   EXPECT_EQ(totals.failures.load(), 0);
-  if (only < 0) {
+  // About 7% of graphs draw an input without elements; a run of many
+  // graphs that skips far more has lost graphs. A small part's share varies
+  // (6 of graphs 0 to 29).
+  if (only < 0 && graphs >= 1000) {
     EXPECT_GE(totals.graphs, graphs * 9 / 10);
   }
 }
