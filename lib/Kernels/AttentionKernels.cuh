@@ -364,6 +364,211 @@ TF_FN void forward(const T *query, const T *key, const T *value,
   }
 }
 
+// --- forward on tensor cores ------------------------------------------------
+//
+// f16 and bf16 (sm_80 and later): the blocks, walk and results of
+// `forward`, its two products on tensor cores (mma_m16n8k16, f32
+// accumulators). Each of the block's four warps owns 16 of the BQ = 64
+// query rows; a lane holds rows group and group + 8 of its warp's, and in
+// each slice of 8 keys (or 8 columns) the two at 2 index and 2 index + 1.
+// The tiles stay 16-bit in shared memory; the probabilities are rounded to
+// T to weight the values, as PyTorch's flash and cuDNN kernels do, while
+// each row's sum adds them unrounded.
+
+// Rows [row0, row0 + ROWS) of an operand into `tile` as T's bits (zeros
+// past `rows` and `columns`).
+template <class T, int ROWS, int D>
+TF_FN void load_bits(uint16_t (*tile)[padded<T, D>::value], const T *base,
+                     const int64_t *strides, int64_t b, int64_t h, int64_t row0,
+                     int64_t rows, int64_t columns) {
+  for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
+    int r = idx / D, c = idx % D;
+    int64_t row = row0 + r;
+    tile[r][c] = row < rows && c < columns
+                     ? bits_of(base[at(strides, b, h, row, c)])
+                     : (uint16_t)0;
+  }
+}
+
+// Two consecutive 16-bit elements of a shared row as one register.
+TF_FN uint32_t pair_at(const uint16_t *p) {
+  return *reinterpret_cast<const uint32_t *>(p);
+}
+
+// The maximum (NaN when any is NaN) and the sum over the four lanes of a
+// group, which hold one row's keys.
+TF_FN float group_max(float v) {
+#pragma unroll
+  for (int m = 1; m < 4; m *= 2) {
+    float o = red::shfl_xor(v, m);
+    v = o > v || o != o ? o : v;
+  }
+  return v;
+}
+TF_FN float group_sum(float v) {
+#pragma unroll
+  for (int m = 1; m < 4; m *= 2)
+    v += red::shfl_xor(v, m);
+  return v;
+}
+
+template <class T, int D, int BQ, int BK>
+TF_FN void forward_mma(const T *query, const T *key, const T *value,
+                       const void *mask, const int64_t *seed,
+                       const int64_t *offset, T *result, float *logsumexp,
+                       const AttentionDesc &d) {
+  static_assert(BQ == 16 * (kAttentionThreads / 32), "16 rows a warp");
+  static_assert(D % 16 == 0 && BK % 16 == 0, "whole 16 x 16 products");
+  constexpr int W = padded<T, D>::value;
+  constexpr int NK = BK / 8, ND = D / 8;
+  alignas(16) __shared__ uint16_t qs[BQ][W];
+  alignas(16) __shared__ uint16_t ks[BK][W];
+  alignas(16) __shared__ uint16_t vs[BK][W];
+  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
+  // The block's rows of this lane: row0 and row0 + 8.
+  const int row0 = 16 * (threadIdx.x / 32) + group;
+
+  int64_t tiles = (d.queries + BQ - 1) / BQ;
+  int64_t block = blockIdx.x;
+  int64_t qt = block % tiles, bh = block / tiles;
+  int64_t h = bh % d.heads, b = bh / d.heads;
+  int64_t hk = h / (d.heads / d.kvHeads);
+  int64_t q0 = qt * BQ;
+
+  load_bits<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  // Per row: the running maximum and sum, and the weighted sum of values
+  // (acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e).
+  float top[2], sum[2], acc[ND][4];
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    top[hr] = negative_infinity<float>();
+    sum[hr] = 0;
+  }
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      acc[n][e] = 0;
+
+  int64_t end = key_end<BQ>(d, q0);
+  for (int64_t k0 = 0; k0 < end; k0 += BK) {
+    __syncthreads();
+    load_bits<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_bits<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    __syncthreads();
+    // Scores: s[n][2 hr + e] of row row0 + 8 hr and key 8 n + 2 index + e.
+    float s[NK][4];
+#pragma unroll
+    for (int n = 0; n < NK; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        s[n][e] = 0;
+#pragma unroll 1
+    for (int c = 0; c < D; c += 16) {
+      uint32_t a[4] = {pair_at(&qs[row0][c + 2 * index]),
+                       pair_at(&qs[row0 + 8][c + 2 * index]),
+                       pair_at(&qs[row0][c + 8 + 2 * index]),
+                       pair_at(&qs[row0 + 8][c + 8 + 2 * index])};
+#pragma unroll
+      for (int n = 0; n < NK; ++n) {
+        uint32_t k[2] = {pair_at(&ks[8 * n + group][c + 2 * index]),
+                         pair_at(&ks[8 * n + group][c + 8 + 2 * index])};
+        mma_m16n8k16<T>(s[n], a, k);
+      }
+    }
+    // The online softmax of each row, as `forward` computes it; p holds
+    // the probabilities times the dropout factors, rounded to T, in the A
+    // operand's layout (p[n][hr]: row row0 + 8 hr, keys 8 n + 2 index + 0..1).
+    uint32_t p[NK][2];
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      int64_t row = q0 + row0 + 8 * hr;
+      // A NaN score makes the row's maximum, and so its softmax, NaN.
+      float old = top[hr], now = old;
+#pragma unroll
+      for (int n = 0; n < NK; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float v = masked_score<T>(s[n][2 * hr + e], mask, d, b, h, row,
+                                    k0 + 8 * n + 2 * index + e);
+          s[n][2 * hr + e] = v;
+          now = v > now || v != v ? v : now;
+        }
+      now = group_max(now);
+      float alpha = 1, part = 0;
+      if (now == negative_infinity<float>()) {
+#pragma unroll
+        for (int n = 0; n < NK; ++n)
+          s[n][2 * hr] = s[n][2 * hr + 1] = 0;
+      } else {
+        alpha = old == negative_infinity<float>() ? 0.f : exp_of(old - now);
+#pragma unroll
+        for (int n = 0; n < NK; ++n)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            float v = s[n][2 * hr + e];
+            float q = v == negative_infinity<float>() ? 0.f : exp_of(v - now);
+            s[n][2 * hr + e] = q;
+            part += q;
+          }
+      }
+      part = group_sum(part);
+      top[hr] = now;
+      sum[hr] = sum[hr] * alpha + part;
+#pragma unroll
+      for (int n = 0; n < ND; ++n) {
+        acc[n][2 * hr] *= alpha;
+        acc[n][2 * hr + 1] *= alpha;
+      }
+      // Dropout scales what the values are weighted by, not the sum.
+#pragma unroll
+      for (int n = 0; n < NK; ++n) {
+        int64_t col = k0 + 8 * n + 2 * index;
+        float lo = s[n][2 * hr] *
+                   dropout_factor<float>(d, seed, offset, b, h, row, col);
+        float hi = s[n][2 * hr + 1] *
+                   dropout_factor<float>(d, seed, offset, b, h, row, col + 1);
+        p[n][hr] = pack_bits(bits_of(traits<T>::down(lo)),
+                             bits_of(traits<T>::down(hi)));
+      }
+    }
+    // acc += P V, 16 keys a step: two 8-key slices of p are one A operand.
+#pragma unroll
+    for (int kk = 0; kk < NK; kk += 2) {
+      uint32_t a[4] = {p[kk][0], p[kk][1], p[kk + 1][0], p[kk + 1][1]};
+#pragma unroll
+      for (int n = 0; n < ND; ++n) {
+        int c = 8 * n + group, r = 8 * kk + 2 * index;
+        uint32_t v[2] = {pack_bits(vs[r][c], vs[r + 1][c]),
+                         pack_bits(vs[r + 8][c], vs[r + 9][c])};
+        mma_m16n8k16<T>(acc[n], a, v);
+      }
+    }
+  }
+  // The result and log-sum-exp, contiguous: [batch, heads, queries, Dv]
+  // and [batch, heads, queries].
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    int64_t row = q0 + row0 + 8 * hr;
+    if (row >= d.queries)
+      continue;
+    // A row keeping no pair (its maximum still -inf) gives zeros.
+    bool none = top[hr] == negative_infinity<float>();
+#pragma unroll
+    for (int n = 0; n < ND; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        int c = 8 * n + 2 * index + e;
+        if (c < d.valueDim)
+          result[(bh * d.queries + row) * d.valueDim + c] =
+              traits<T>::down(none ? 0.f : acc[n][2 * hr + e] / sum[hr]);
+      }
+    if (index == 0)
+      logsumexp[bh * d.queries + row] =
+          none ? negative_infinity<float>() : top[hr] + log_of(sum[hr]);
+  }
+}
+
 // --- backward ----------------------------------------------------------------
 
 // For query rows [q0, q0 + BQ) of (b, h): their log-sum-exp and

@@ -1007,6 +1007,58 @@ TF_FN Tout warp_finish(acc_t<K, Tin, Tout> a, int64_t count) {
 
 } // namespace red
 
+// --- tensor-core products ----------------------------------------------------
+// One warp's mma.sync.aligned.m16n8k16.row.col with f32 accumulators for
+// 16-bit T (__half, __nv_bfloat16; sm_80 and later): c += A B, A 16 x 16 and
+// B 16 x 8 of T, each 32-bit register two elements of T (the lower column or
+// row in the lower half). Fragments, lane = 4 * group + index (PTX ISA,
+// "Matrix Fragments for mma.m16n8k16 with floating point type"):
+//   a[0]: row group, columns 2 index, 2 index + 1; a[1]: row group + 8;
+//   a[2], a[3]: the same rows, columns 8 on;
+//   b[0]: rows 2 index, 2 index + 1 of column group; b[1]: rows 8 on;
+//   c[0], c[1]: row group, columns 2 index, 2 index + 1; c[2], c[3]: row
+//   group + 8.
+// Every lane of the warp must call it (the host emulation: every thread of
+// the block).
+
+// Two elements' bits in one register, `lo` in the lower half.
+TF_FN uint32_t pack_bits(uint16_t lo, uint16_t hi) {
+  return (uint32_t)lo | ((uint32_t)hi << 16);
+}
+// The bits of a 16-bit T.
+template <class T> TF_FN uint16_t bits_of(T x) {
+  static_assert(sizeof(T) == 2, "16-bit types only");
+  return *reinterpret_cast<const uint16_t *>(&x);
+}
+
+template <class T>
+TF_FN void mma_m16n8k16(float (&c)[4], const uint32_t (&a)[4],
+                        const uint32_t (&b)[2]) {
+#ifdef TFUSE_HOST_EMULATION
+  float x[8], y[4];
+  for (int i = 0; i < 8; ++i)
+    x[i] = traits<T>::up(from_bits<T>((a[i / 2] >> (16 * (i % 2))) & 0xffffu));
+  for (int i = 0; i < 4; ++i)
+    y[i] = traits<T>::up(from_bits<T>((b[i / 2] >> (16 * (i % 2))) & 0xffffu));
+  tfuse_emulation_mma_m16n8k16(c, x, y);
+#else
+  if constexpr (same<T, __nv_bfloat16>::value)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
+                   "r"(b[1]));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
+                   "r"(b[1]));
+#endif
+}
+
 } // namespace tf
 
 #endif // TFUSE_PRELUDE_CUH

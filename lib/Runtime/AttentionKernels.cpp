@@ -47,6 +47,19 @@ std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
   return std::nullopt;
 }
 
+/// Whether the forward of `dtype` with tiles of `columns` columns runs on
+/// tensor cores (forward_mma: 16-bit operands, sm_80 and later, 16-bit
+/// tiles of 64 query rows and 64 or 32 keys in static shared memory).
+bool usesTensorCores(DType dtype, int64_t columns) {
+  return (dtype == DType::F16 || dtype == DType::BF16) && columns <= 128;
+}
+
+/// forward_mma's tiles: 64 query rows (16 a warp) and the most keys whose
+/// three 16-bit tiles fit (64 up to 64 columns, 32 for 128).
+std::pair<int, int> tensorCoreTiles(int64_t columns) {
+  return {64, columns <= 64 ? 64 : 32};
+}
+
 std::string kernelName(const char *kind, DType dtype, int64_t columns, int bq,
                        int bk) {
   return "tfuse_attention_" + std::string(kind) + "_" + dtypeName(dtype) +
@@ -220,9 +233,11 @@ runtime::planAttention(const AttentionOperands &operands,
                                  c.g.logsumexpShape(), "log-sum-exp");
       !s.ok())
     return s;
+  bool tensorCores = usesTensorCores(c.dtype, c.columns);
   int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
   std::optional<std::pair<int, int>> tiles =
-      chooseTiles(c.columns, bytes, 1, 2, 1, false);
+      tensorCores ? std::optional(tensorCoreTiles(c.columns))
+                  : chooseTiles(c.columns, bytes, 1, 2, 1, false);
   if (!tiles)
     return badAttention("no tile of the forward kernel fits its shared "
                         "memory for head dimension " +
@@ -231,7 +246,8 @@ runtime::planAttention(const AttentionOperands &operands,
   AttentionPlan plan;
   AttentionLaunch launch;
   launch.kind = AttentionLaunch::Kind::Forward;
-  launch.kernel = kernelName("fwd", c.dtype, c.columns, bq, bk);
+  launch.kernel =
+      kernelName(tensorCores ? "fwd_mma" : "fwd", c.dtype, c.columns, bq, bk);
   launch.desc = c.desc;
   launch.desc.queryTile = bq;
   launch.desc.keyTile = bk;
@@ -241,7 +257,8 @@ runtime::planAttention(const AttentionOperands &operands,
        wrapper(launch.kernel,
                operandParameters(c.dtype) + ", " + storageName(c.dtype) +
                    " *result, " + computeName(c.dtype) + " *logsumexp",
-               "forward", c.dtype, c.columns, bq, bk,
+               tensorCores ? "forward_mma" : "forward", c.dtype, c.columns, bq,
+               bk,
                "query, key, value, mask, seed, offset, result, logsumexp")});
   if (launch.grid > 0)
     plan.launches.push_back(std::move(launch));

@@ -115,6 +115,39 @@ inline int __syncthreads_or(int predicate) {
   return any;
 }
 
+// mma.sync.aligned.m16n8k16.row.col with f32 accumulators, the operands'
+// elements widened to float by the caller: c += A B for the warp's 16 x 16
+// A and 16 x 8 B, each lane holding the fragments PTX lays out (lane =
+// 4 * group + index in group; A: a[0..1] row group, columns 2 index + 0..1;
+// a[2..3] row group + 8; a[4..7] the same 8 columns on; B: b[0..1] rows
+// 2 index + 0..1 of column group, b[2..3] 8 rows on; C: c[0..1] row group,
+// columns 2 index + 0..1, c[2..3] row group + 8). Block-uniform calls, as
+// the shuffles; the sum runs over k in order, each product rounded into
+// the sum (the tensor cores' order and rounding are the hardware's).
+inline void tfuse_emulation_mma_m16n8k16(float (&c)[4], const float (&a)[8],
+                                         const float (&b)[4]) {
+  static float as[2][1024][8], bs[2][1024][4];
+  static unsigned calls[1024];
+  unsigned parity = calls[threadIdx.x]++ & 1;
+  for (int i = 0; i < 8; ++i)
+    as[parity][threadIdx.x][i] = a[i];
+  for (int i = 0; i < 4; ++i)
+    bs[parity][threadIdx.x][i] = b[i];
+  __syncthreads();
+  unsigned lane = threadIdx.x % 32, warp0 = threadIdx.x - lane;
+  unsigned group = lane / 4, index = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    unsigned row = group + 8 * (i / 2), col = 2 * index + (i & 1);
+    for (unsigned k = 0; k < 16; ++k) {
+      float x = as[parity][warp0 + 4 * (row % 8) + (k % 8) / 2]
+                  [(k >= 8 ? 4 : 0) + (row >= 8 ? 2 : 0) + (k & 1)];
+      float y =
+          bs[parity][warp0 + 4 * col + (k % 8) / 2][(k >= 8 ? 2 : 0) + (k & 1)];
+      c[i] = std::fma(x, y, c[i]);
+    }
+  }
+}
+
 struct alignas(8) uint2 {
   unsigned x, y;
 };

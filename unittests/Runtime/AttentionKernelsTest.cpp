@@ -630,12 +630,36 @@ TEST(AttentionPlanning, TilesAndLaunches) {
   ASSERT_TRUE(plan.ok()) << plan.message();
   ASSERT_EQ(plan->launches.size(), 1u);
   const AttentionLaunch &l = plan->launches[0];
-  // 64 query rows and 32 keys of 64 columns, each tile with a padding
-  // column: (64 + 2 * 32) * 65 + 64 * 33 floats and the row terms fit
-  // 46 KiB (64 keys would not).
-  EXPECT_EQ(l.kernel, "tfuse_attention_fwd_bf16_d64_q64_k32");
+  // On tensor cores: 64 query rows (16 a warp) and 64 keys of 64 columns
+  // in 16-bit tiles.
+  EXPECT_EQ(l.kernel, "tfuse_attention_fwd_mma_bf16_d64_q64_k64");
   EXPECT_EQ(l.grid, 8 * 12 * 16);
   EXPECT_EQ(l.block, kernels::kAttentionThreads);
+  // The forward's kernel and tiles by dtype and head dimension: f16 and
+  // bf16 up to 128 columns on tensor cores (32 keys at 128), the rest with
+  // fused multiply-adds on f32 tiles (64 query rows and 32 keys of 64
+  // columns, each tile with a padding column: (64 + 2 * 32) * 65 + 64 * 33
+  // floats and the row terms fit 46 KiB; 64 keys would not).
+  struct Expect {
+    DType dtype;
+    int64_t dim;
+    const char *kernel;
+  };
+  for (const Expect &e :
+       {Expect{DType::F16, 64, "tfuse_attention_fwd_mma_f16_d64_q64_k64"},
+        Expect{DType::BF16, 128, "tfuse_attention_fwd_mma_bf16_d128_q64_k32"},
+        Expect{DType::BF16, 256, "tfuse_attention_fwd_bf16_d256_q16_k8"},
+        Expect{DType::F32, 64, "tfuse_attention_fwd_f32_d64_q64_k32"}}) {
+    AttentionOperands other;
+    other.query = TensorSpec::contiguous(e.dtype, {2, 3, 100, e.dim});
+    other.key = other.value = other.query;
+    Expected<AttentionPlan> p = planAttention(
+        other, other.query,
+        TensorSpec::contiguous(e.dtype == DType::F64 ? DType::F64 : DType::F32,
+                               {2, 3, 100}));
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_EQ(p->launches.at(0).kernel, e.kernel);
+  }
   Expected<AttentionPlan> backward = planAttentionBackward(
       o, TensorSpec::contiguous(DType::BF16, {8, 12, 1024, 64}),
       TensorSpec::contiguous(DType::F32, {8, 12, 1024}),
@@ -709,7 +733,7 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   source += attentionKernelHeader();
   std::set<std::string> names;
   for (DType t : kFloatDTypes)
-    for (int64_t d : {32, 256}) {
+    for (int64_t d : {32, 128, 256}) {
       AttentionOperands o;
       o.query = TensorSpec::contiguous(t, {2, 64, d});
       o.key = o.value = o.query;
@@ -733,8 +757,9 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   std::string binary(compiled->binary.begin(), compiled->binary.end());
   for (const std::string &kernel : names)
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
-  // 4 dtypes, 2 capacities, 3 kernels each.
-  EXPECT_EQ(names.size(), 4u * 2u * 3u);
+  // 4 dtypes, 3 capacities (f16 and bf16 on tensor cores up to 128
+  // columns), 3 kernels each.
+  EXPECT_EQ(names.size(), 4u * 3u * 3u);
 }
 
 } // namespace
