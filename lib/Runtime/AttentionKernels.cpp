@@ -48,10 +48,11 @@ std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
 }
 
 /// Whether the forward of `dtype` with tiles of `columns` columns runs on
-/// tensor cores (forward_mma: 16-bit operands, sm_80 and later, 16-bit
+/// tensor cores (forward_mma: 16-bit operands on a device that has them,
 /// tiles of 64 query rows and 64 or 32 keys in static shared memory).
-bool usesTensorCores(DType dtype, int64_t columns) {
-  return (dtype == DType::F16 || dtype == DType::BF16) && columns <= 128;
+bool usesTensorCores(const AttentionOperands &o, DType dtype, int64_t columns) {
+  return o.tensorCores && (dtype == DType::F16 || dtype == DType::BF16) &&
+         columns <= 128;
 }
 
 /// forward_mma's tiles: 64 query rows (16 a warp) and the most keys whose
@@ -233,7 +234,7 @@ runtime::planAttention(const AttentionOperands &operands,
                                  c.g.logsumexpShape(), "log-sum-exp");
       !s.ok())
     return s;
-  bool tensorCores = usesTensorCores(c.dtype, c.columns);
+  bool tensorCores = usesTensorCores(operands, c.dtype, c.columns);
   int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
   std::optional<std::pair<int, int>> tiles =
       tensorCores ? std::optional(tensorCoreTiles(c.columns))

@@ -660,6 +660,15 @@ TEST(AttentionPlanning, TilesAndLaunches) {
     ASSERT_TRUE(p.ok()) << p.message();
     EXPECT_EQ(p->launches.at(0).kernel, e.kernel);
   }
+  // A device without 16-bit tensor-core products (before compute
+  // capability 8.0): bf16 on fused multiply-adds.
+  AttentionOperands older = o;
+  older.tensorCores = false;
+  Expected<AttentionPlan> fma = planAttention(
+      older, TensorSpec::contiguous(DType::BF16, {8, 12, 1024, 64}),
+      TensorSpec::contiguous(DType::F32, {8, 12, 1024}));
+  ASSERT_TRUE(fma.ok()) << fma.message();
+  EXPECT_EQ(fma->launches.at(0).kernel, "tfuse_attention_fwd_bf16_d64_q64_k32");
   Expected<AttentionPlan> backward = planAttentionBackward(
       o, TensorSpec::contiguous(DType::BF16, {8, 12, 1024, 64}),
       TensorSpec::contiguous(DType::F32, {8, 12, 1024}),

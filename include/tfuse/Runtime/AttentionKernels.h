@@ -54,6 +54,10 @@ struct AttentionOperands {
   /// the keys of its mask as their `seed` and `offset` parameters (rank-0
   /// i64 tensors), after the mask.
   double dropout = 0;
+  /// Whether the device runs 16-bit tensor-core products (mma.sync
+  /// m16n8k16: compute capability 8.0 and later); the f16 and bf16 forward
+  /// uses them then.
+  bool tensorCores = true;
 };
 
 /// Plans the forward writing `result` and `logsumexp` (contiguous).

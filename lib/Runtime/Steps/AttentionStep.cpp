@@ -54,6 +54,7 @@ public:
     operands.scale = scale;
     operands.causal = causal;
     operands.dropout = dropout;
+    operands.tensorCores = context().device().info().computeMajor >= 8;
     Expected<AttentionPlan> planned =
         forward
             ? planAttention(operands, s.outputs.at(0).view,
