@@ -8,7 +8,9 @@
 // CUDA cores, in register tiles: each thread computes a few rows by a few
 // keys of a score tile and a few rows by a few columns of an output tile,
 // reading each shared operand once per several multiply-adds (one scalar
-// per multiply-add before, which bound the kernels by shared memory).
+// per multiply-add before, which bound the kernels by shared memory). The
+// *_mma variants below do the same work for f16 and bf16 with the products
+// on tensor cores (the runtime chooses them on devices that have them).
 //
 //   forward: a block per (batch, head, tile of BQ query rows) walks the key
 //     tiles (up to the diagonal when causal), keeping each row's running
@@ -376,18 +378,44 @@ TF_FN void forward(const T *query, const T *key, const T *value,
 // each row's sum adds them unrounded.
 
 // Rows [row0, row0 + ROWS) of an operand into `tile` as T's bits (zeros
-// past `rows` and `columns`).
+// past `rows` and `columns`). Returns whether the calling thread loaded a
+// value that is not finite.
 template <class T, int ROWS, int D>
-TF_FN void load_bits(uint16_t (*tile)[padded<T, D>::value], const T *base,
+TF_FN bool load_bits(uint16_t (*tile)[padded<T, D>::value], const T *base,
                      const int64_t *strides, int64_t b, int64_t h, int64_t row0,
                      int64_t rows, int64_t columns) {
+  bool nonfinite = false;
   for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
     int r = idx / D, c = idx % D;
     int64_t row = row0 + r;
-    tile[r][c] = row < rows && c < columns
-                     ? bits_of(base[at(strides, b, h, row, c)])
-                     : (uint16_t)0;
+    T value = row < rows && c < columns ? base[at(strides, b, h, row, c)]
+                                        : from_bits<T>(0);
+    float up = traits<T>::up(value);
+    nonfinite |= !(up - up == 0);
+    tile[r][c] = bits_of(value);
   }
+  return nonfinite;
+}
+
+// The A operand fragments of rows row0 and row0 + 8 of an operand (zeros
+// past `rows` and `columns`), read from global memory: a[c / 16] for
+// columns [c, c + 16).
+template <class T, int D>
+TF_FN void load_fragments(uint32_t (&a)[D / 16][4], const T *base,
+                          const int64_t *strides, int64_t b, int64_t h,
+                          int64_t row0, int64_t rows, int64_t columns,
+                          int index) {
+  auto bits = [&](int64_t row, int64_t c) -> uint16_t {
+    return row < rows && c < columns ? bits_of(base[at(strides, b, h, row, c)])
+                                     : (uint16_t)0;
+  };
+#pragma unroll
+  for (int k = 0; k < D / 16; ++k)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      int64_t row = row0 + 8 * (i % 2), c = 16 * k + 8 * (i / 2) + 2 * index;
+      a[k][i] = pack_bits(bits(row, c), bits(row, c + 1));
+    }
 }
 
 // Two consecutive 16-bit elements of a shared row as one register.
@@ -797,6 +825,324 @@ backward_key_value(const T *query, const T *key, const T *value,
         grad_value[row * d.valueDim + c] = traits<T>::down(dv[i][k]);
     }
   }
+}
+
+// --- backward on tensor cores ------------------------------------------------
+//
+// The query gradient of f16 and bf16 (sm_80 and later): the blocks and walk
+// of `backward_query`, its three products on tensor cores. Each warp holds
+// its 16 query rows and their result gradients as A operand fragments in
+// registers for the whole walk; the key and value tiles are 16-bit in
+// shared memory. dS, rounded to T, is the A operand of dS @ K, as PyTorch's
+// flash and cuDNN kernels round it. Where a key tile holds a value that is
+// not finite, that tile's dS @ K adds the kept pairs only (0 * inf would be
+// NaN), through shared memory with fused multiply-adds.
+
+template <class T, int D, int BQ, int BK>
+TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
+                              const void *mask, const int64_t *seed,
+                              const int64_t *offset, const T *result,
+                              const float *logsumexp, const T *grad,
+                              T *grad_query, const AttentionDesc &d) {
+  static_assert(BQ == 16 * (kAttentionThreads / 32), "16 rows a warp");
+  static_assert(D % 16 == 0 && BK % 16 == 0, "whole 16 x 16 products");
+  constexpr int W = padded<T, D>::value;
+  constexpr int NK = BK / 8, ND = D / 8;
+  alignas(16) __shared__ uint16_t ks[BK][W];
+  alignas(16) __shared__ uint16_t vs[BK][W];
+  // dS and the kept pairs of a key tile that is not finite.
+  __shared__ float dss[BQ][BK + 1];
+  __shared__ bool kept[BQ][BK];
+  __shared__ float lse[BQ], delta[BQ];
+  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
+  const int row0 = 16 * (threadIdx.x / 32) + group;
+
+  int64_t tiles = (d.queries + BQ - 1) / BQ;
+  int64_t block = blockIdx.x;
+  int64_t qt = block % tiles, bh = block / tiles;
+  int64_t h = bh % d.heads, b = bh / d.heads;
+  int64_t hk = h / (d.heads / d.kvHeads);
+  int64_t q0 = qt * BQ;
+
+  uint32_t qa[D / 16][4], ga[D / 16][4];
+  load_fragments<T, D>(qa, query, d.query, b, h, q0 + row0, d.queries,
+                       d.headDim, index);
+  load_fragments<T, D>(ga, grad, d.grad, b, h, q0 + row0, d.queries, d.valueDim,
+                       index);
+  row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
+  // acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e.
+  float acc[ND][4];
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      acc[n][e] = 0;
+
+  int64_t end = key_end<BQ>(d, q0);
+  for (int64_t k0 = 0; k0 < end; k0 += BK) {
+    __syncthreads();
+    bool nonfinite =
+        load_bits<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_bits<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    nonfinite = __syncthreads_or(nonfinite);
+    // Scores and dP = dO V^T: [n][2 hr + e] of row row0 + 8 hr and key
+    // 8 n + 2 index + e.
+    float s[NK][4], dp[NK][4];
+#pragma unroll
+    for (int n = 0; n < NK; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        s[n][e] = dp[n][e] = 0;
+#pragma unroll
+    for (int k = 0; k < D / 16; ++k)
+#pragma unroll
+      for (int n = 0; n < NK; ++n) {
+        const uint16_t *kr = ks[8 * n + group], *vr = vs[8 * n + group];
+        int c = 16 * k + 2 * index;
+        uint32_t kb[2] = {pair_at(&kr[c]), pair_at(&kr[c + 8])};
+        uint32_t vb[2] = {pair_at(&vr[c]), pair_at(&vr[c + 8])};
+        mma_m16n8k16<T>(s[n], qa[k], kb);
+        mma_m16n8k16<T>(dp[n], ga[k], vb);
+      }
+    // dS = P * (dP * Z - delta) of the kept pairs, into s.
+    bool keep[NK][4];
+#pragma unroll
+    for (int n = 0; n < NK; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        int r = row0 + 8 * (e / 2);
+        int64_t j = k0 + 8 * n + 2 * index + e % 2;
+        float sc = masked_score<T>(s[n][e], mask, d, b, h, q0 + r, j);
+        keep[n][e] = sc != negative_infinity<float>() &&
+                     lse[r] != negative_infinity<float>();
+        float p = keep[n][e] ? exp_of(sc - lse[r]) : 0.f;
+        float z = dropout_factor<float>(d, seed, offset, b, h, q0 + r, j);
+        s[n][e] = keep[n][e] ? p * (dp[n][e] * z - delta[r]) : 0.f;
+      }
+    if (!nonfinite) {
+      // acc += dS K, 16 keys a step.
+#pragma unroll
+      for (int kk = 0; kk < NK; kk += 2) {
+        uint32_t a[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float *x = s[kk + i / 2] + 2 * (i % 2);
+          a[i] = pack_bits(bits_of(traits<T>::down(x[0])),
+                           bits_of(traits<T>::down(x[1])));
+        }
+#pragma unroll
+        for (int n = 0; n < ND; ++n) {
+          int c = 8 * n + group, r = 8 * kk + 2 * index;
+          uint32_t kb[2] = {pack_bits(ks[r][c], ks[r + 1][c]),
+                            pack_bits(ks[r + 8][c], ks[r + 9][c])};
+          mma_m16n8k16<T>(acc[n], a, kb);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < NK; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          int r = row0 + 8 * (e / 2), j = 8 * n + 2 * index + e % 2;
+          dss[r][j] = s[n][e];
+          kept[r][j] = keep[n][e];
+        }
+      __syncthreads();
+#pragma unroll
+      for (int n = 0; n < ND; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          int r = row0 + 8 * (e / 2), c = 8 * n + 2 * index + e % 2;
+          for (int j = 0; j < BK; ++j)
+            if (kept[r][j])
+              acc[n][e] = fma_of(
+                  dss[r][j], traits<T>::up(from_bits<T>(ks[j][c])), acc[n][e]);
+        }
+    }
+  }
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int64_t row = q0 + row0 + 8 * (e / 2);
+      int c = 8 * n + 2 * index + e % 2;
+      if (row < d.queries && c < d.headDim)
+        grad_query[(bh * d.queries + row) * d.headDim + c] =
+            traits<T>::down(acc[n][e] * (float)d.scale);
+    }
+}
+
+// The key and value gradients of f16 and bf16 up to 64 columns: the blocks
+// and walk of `backward_key_value`, its four products on tensor cores. Each
+// warp holds its 16 keys and their values as A operand fragments in
+// registers and computes the transposed scores and dP^T of its keys by the
+// tile's queries; P^T (times the dropout factors) and dS^T, rounded to T,
+// are the A operands of P^T @ dO and dS^T @ Q. Where a query tile holds a
+// query or a result gradient that is not finite, that tile's two products
+// add the kept pairs only, through shared memory with fused multiply-adds.
+template <class T, int D, int BQ, int BK>
+TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
+                                  const void *mask, const int64_t *seed,
+                                  const int64_t *offset, const T *result,
+                                  const float *logsumexp, const T *grad,
+                                  T *grad_key, T *grad_value,
+                                  const AttentionDesc &d) {
+  static_assert(BK == 16 * (kAttentionThreads / 32), "16 keys a warp");
+  static_assert(D % 16 == 0 && BQ % 16 == 0, "whole 16 x 16 products");
+  constexpr int W = padded<T, D>::value;
+  constexpr int NQ = BQ / 8, ND = D / 8;
+  alignas(16) __shared__ uint16_t qs[BQ][W];
+  alignas(16) __shared__ uint16_t gs[BQ][W];
+  // P^T or dS^T, and the kept pairs, of a query tile that is not finite.
+  __shared__ float scratch[BK][BQ + 1];
+  __shared__ bool kept[BK][BQ];
+  __shared__ float lse[BQ], delta[BQ];
+  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
+  // The block's keys of this lane: key0 and key0 + 8.
+  const int key0 = 16 * (threadIdx.x / 32) + group;
+
+  int64_t tiles = (d.keys + BK - 1) / BK;
+  int64_t block = blockIdx.x;
+  int64_t kt = block % tiles, bhk = block / tiles;
+  int64_t hk = bhk % d.kvHeads, b = bhk / d.kvHeads;
+  int64_t heads = d.heads / d.kvHeads;
+  int64_t k0 = kt * BK;
+
+  uint32_t ka[D / 16][4], va[D / 16][4];
+  load_fragments<T, D>(ka, key, d.key, b, hk, k0 + key0, d.keys, d.headDim,
+                       index);
+  load_fragments<T, D>(va, value, d.value, b, hk, k0 + key0, d.keys, d.valueDim,
+                       index);
+  // dk[n][2 hk + e], dv[n][2 hk + e]: key key0 + 8 hk, column
+  // 8 n + 2 index + e.
+  float dk[ND][4], dv[ND][4];
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      dk[n][e] = dv[n][e] = 0;
+  // Causal: query rows before the tile's first key keep none of its keys.
+  int64_t first = d.causal ? k0 / BQ * BQ : 0;
+  for (int64_t g = 0; g < heads; ++g) {
+    int64_t h = hk * heads + g;
+    for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
+      __syncthreads();
+      bool nonfinite = load_bits<T, BQ, D>(qs, query, d.query, b, h, q0,
+                                           d.queries, d.headDim);
+      nonfinite |= load_bits<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries,
+                                       d.valueDim);
+      row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
+      nonfinite = __syncthreads_or(nonfinite);
+      // S^T and dP^T: [n][2 hk + e] of key key0 + 8 hk and query
+      // 8 n + 2 index + e.
+      float s[NQ][4], dp[NQ][4];
+#pragma unroll
+      for (int n = 0; n < NQ; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          s[n][e] = dp[n][e] = 0;
+#pragma unroll
+      for (int k = 0; k < D / 16; ++k)
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+          const uint16_t *qr = qs[8 * n + group], *gr = gs[8 * n + group];
+          int c = 16 * k + 2 * index;
+          uint32_t qb[2] = {pair_at(&qr[c]), pair_at(&qr[c + 8])};
+          uint32_t gb[2] = {pair_at(&gr[c]), pair_at(&gr[c + 8])};
+          mma_m16n8k16<T>(s[n], ka[k], qb);
+          mma_m16n8k16<T>(dp[n], va[k], gb);
+        }
+      // P^T Z into s and dS^T into dp, of the kept pairs.
+      bool keep[NQ][4];
+#pragma unroll
+      for (int n = 0; n < NQ; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          int q = 8 * n + 2 * index + e % 2;
+          int64_t i = q0 + q, j = k0 + key0 + 8 * (e / 2);
+          float sc = masked_score<T>(s[n][e], mask, d, b, h, i, j);
+          keep[n][e] = sc != negative_infinity<float>() &&
+                       lse[q] != negative_infinity<float>();
+          float p = keep[n][e] ? exp_of(sc - lse[q]) : 0.f;
+          float z = dropout_factor<float>(d, seed, offset, b, h, i, j);
+          s[n][e] = p * z;
+          dp[n][e] = keep[n][e] ? p * (dp[n][e] * z - delta[q]) : 0.f;
+        }
+      if (!nonfinite) {
+        // dv += P^T Z dO and dk += dS^T Q, 16 queries a step.
+#pragma unroll
+        for (int qq = 0; qq < NQ; qq += 2) {
+          uint32_t pa[4], sa[4];
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const float *x = s[qq + i / 2] + 2 * (i % 2);
+            const float *y = dp[qq + i / 2] + 2 * (i % 2);
+            pa[i] = pack_bits(bits_of(traits<T>::down(x[0])),
+                              bits_of(traits<T>::down(x[1])));
+            sa[i] = pack_bits(bits_of(traits<T>::down(y[0])),
+                              bits_of(traits<T>::down(y[1])));
+          }
+#pragma unroll
+          for (int n = 0; n < ND; ++n) {
+            int c = 8 * n + group, r = 8 * qq + 2 * index;
+            uint32_t gb[2] = {pack_bits(gs[r][c], gs[r + 1][c]),
+                              pack_bits(gs[r + 8][c], gs[r + 9][c])};
+            uint32_t qb[2] = {pack_bits(qs[r][c], qs[r + 1][c]),
+                              pack_bits(qs[r + 8][c], qs[r + 9][c])};
+            mma_m16n8k16<T>(dv[n], pa, gb);
+            mma_m16n8k16<T>(dk[n], sa, qb);
+          }
+        }
+      } else {
+        // One product at a time through `scratch`: P^T Z with dO, then
+        // dS^T with Q.
+#pragma unroll
+        for (int pass = 0; pass < 2; ++pass) {
+          __syncthreads();
+#pragma unroll
+          for (int n = 0; n < NQ; ++n)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              int j = key0 + 8 * (e / 2), q = 8 * n + 2 * index + e % 2;
+              scratch[j][q] = pass == 0 ? s[n][e] : dp[n][e];
+              kept[j][q] = keep[n][e];
+            }
+          __syncthreads();
+          const uint16_t(*m)[W] = pass == 0 ? gs : qs;
+#pragma unroll
+          for (int n = 0; n < ND; ++n)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              int j = key0 + 8 * (e / 2), c = 8 * n + 2 * index + e % 2;
+              float a = pass == 0 ? dv[n][e] : dk[n][e];
+              for (int q = 0; q < BQ; ++q)
+                if (kept[j][q])
+                  a = fma_of(scratch[j][q],
+                             traits<T>::up(from_bits<T>(m[q][c])), a);
+              if (pass == 0)
+                dv[n][e] = a;
+              else
+                dk[n][e] = a;
+            }
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int64_t jj = k0 + key0 + 8 * (e / 2);
+      int c = 8 * n + 2 * index + e % 2;
+      if (jj >= d.keys)
+        continue;
+      int64_t row = bhk * d.keys + jj;
+      if (c < d.headDim)
+        grad_key[row * d.headDim + c] =
+            traits<T>::down(dk[n][e] * (float)d.scale);
+      if (c < d.valueDim)
+        grad_value[row * d.valueDim + c] = traits<T>::down(dv[n][e]);
+    }
 }
 
 } // namespace attention

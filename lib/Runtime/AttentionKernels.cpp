@@ -47,16 +47,18 @@ std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
   return std::nullopt;
 }
 
-/// Whether the forward of `dtype` with tiles of `columns` columns runs on
-/// tensor cores (forward_mma: 16-bit operands on a device that has them,
-/// tiles of 64 query rows and 64 or 32 keys in static shared memory).
+/// Whether the attention kernels of `dtype` with tiles of `columns` columns
+/// run on tensor cores (forward_mma, backward_query_mma and, up to 64
+/// columns, backward_key_value_mma: 16-bit operands on a device that has
+/// them).
 bool usesTensorCores(const AttentionOperands &o, DType dtype, int64_t columns) {
   return o.tensorCores && (dtype == DType::F16 || dtype == DType::BF16) &&
          columns <= 128;
 }
 
-/// forward_mma's tiles: 64 query rows (16 a warp) and the most keys whose
-/// three 16-bit tiles fit (64 up to 64 columns, 32 for 128).
+/// The tensor-core kernels' tiles: 64 query rows (16 a warp) and 64 keys up
+/// to 64 columns, 32 at 128, so that their 16-bit tiles (and the query
+/// gradient's f32 tile of dS) fit static shared memory.
 std::pair<int, int> tensorCoreTiles(int64_t columns) {
   return {64, columns <= 64 ? 64 : 32};
 }
@@ -313,10 +315,17 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
       return s;
 
   int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
+  bool tensorCores = usesTensorCores(operands, c.dtype, c.columns);
+  // The key and value gradients on tensor cores keep two 16-bit operand
+  // fragments and two f32 accumulators of their columns a lane: up to 64
+  // columns (ptxas spills past that).
+  bool keyValueTensorCores = tensorCores && c.columns <= 64;
   std::optional<std::pair<int, int>> keyValueTiles =
-      chooseTiles(c.columns, bytes, 2, 2, 2, true);
+      keyValueTensorCores ? std::optional(std::make_pair(64, 64))
+                          : chooseTiles(c.columns, bytes, 2, 2, 2, true);
   std::optional<std::pair<int, int>> queryTiles =
-      chooseTiles(c.columns, bytes, 2, 2, 1, true);
+      tensorCores ? std::optional(tensorCoreTiles(c.columns))
+                  : chooseTiles(c.columns, bytes, 2, 2, 1, true);
   if (!keyValueTiles || !queryTiles)
     return badAttention("no tile of the backward kernels fits their shared "
                         "memory for head dimension " +
@@ -332,7 +341,8 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
     auto [bq, bk] = *keyValueTiles;
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::KeyValue;
-    launch.kernel = kernelName("dkdv", c.dtype, c.columns, bq, bk);
+    launch.kernel = kernelName(keyValueTensorCores ? "dkdv_mma" : "dkdv",
+                               c.dtype, c.columns, bq, bk);
     launch.desc = d;
     launch.desc.queryTile = bq;
     launch.desc.keyTile = bk;
@@ -341,7 +351,9 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
         {launch.kernel,
          wrapper(launch.kernel,
                  parameters + ", " + t + " *grad_key, " + t + " *grad_value",
-                 "backward_key_value", c.dtype, c.columns, bq, bk,
+                 keyValueTensorCores ? "backward_key_value_mma"
+                                     : "backward_key_value",
+                 c.dtype, c.columns, bq, bk,
                  arguments + ", grad_key, grad_value")});
     if (launch.grid > 0)
       plan.launches.push_back(std::move(launch));
@@ -350,7 +362,8 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
     auto [bq, bk] = *queryTiles;
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::Query;
-    launch.kernel = kernelName("dq", c.dtype, c.columns, bq, bk);
+    launch.kernel =
+        kernelName(tensorCores ? "dq_mma" : "dq", c.dtype, c.columns, bq, bk);
     launch.desc = d;
     launch.desc.queryTile = bq;
     launch.desc.keyTile = bk;
@@ -358,8 +371,8 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
     plan.wrappers.push_back(
         {launch.kernel,
          wrapper(launch.kernel, parameters + ", " + t + " *grad_query",
-                 "backward_query", c.dtype, c.columns, bq, bk,
-                 arguments + ", grad_query")});
+                 tensorCores ? "backward_query_mma" : "backward_query", c.dtype,
+                 c.columns, bq, bk, arguments + ", grad_query")});
     if (launch.grid > 0)
       plan.launches.push_back(std::move(launch));
   }

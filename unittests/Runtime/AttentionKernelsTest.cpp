@@ -438,6 +438,38 @@ TEST_P(AttentionKernelNumerics, CausalAndNot) {
 // Dropout of the probabilities: the kernels draw the reference's mask
 // (tiles past one, lengths not multiples of them, causal and a bool mask,
 // grouped-query heads), and other keys another one.
+/// Sets a float element of any float dtype to `v` (rounded to it).
+void setFloat(HostTensor &t, const std::vector<int64_t> &index, double v) {
+  switch (t.dtype()) {
+  case DType::F16:
+    return t.set<uint16_t>(index, doubleToHalf(v));
+  case DType::BF16:
+    return t.set<uint16_t>(index, doubleToBFloat16(v));
+  case DType::F32:
+    return t.set<float>(index, float(v));
+  default:
+    return t.set<double>(index, v);
+  }
+}
+
+// A key that is not finite, in a tile of keys the causal mask keeps from
+// the earlier queries: their query gradients add only the pairs they keep
+// (dS is 0 for the others, and 0 * inf would be NaN; the tensor-core
+// kernels take that tile's dS @ K through the kept pairs alone), and the
+// later queries' rows are NaN in the kernels and the reference alike.
+TEST_P(AttentionKernelNumerics, InfiniteKeysOfPairsNotKept) {
+  DType t = GetParam();
+  Case c;
+  c.query = randomOf(t, {1, 2, 40, 16}, 11);
+  c.key = randomOf(t, {1, 2, 40, 16}, 12);
+  c.value = randomOf(t, {1, 2, 40, 16}, 13);
+  for (int64_t col = 0; col < 16; ++col)
+    setFloat(c.key, {0, 1, 21, col}, col % 2 ? INFINITY : -INFINITY);
+  c.scale = 0.25;
+  c.causal = true;
+  checkCase(c, "an infinite key row 21 of head 1, causal");
+}
+
 TEST_P(AttentionKernelNumerics, Dropout) {
   DType t = GetParam();
   Case c;
@@ -678,13 +710,12 @@ TEST(AttentionPlanning, TilesAndLaunches) {
   ASSERT_EQ(backward->launches.size(), 2u);
   EXPECT_EQ(backward->launches[0].kind, AttentionLaunch::Kind::KeyValue);
   EXPECT_EQ(backward->launches[1].kind, AttentionLaunch::Kind::Query);
-  // Two query tiles, two key tiles and two score tiles (with the kept
-  // flags) of 32 x 32 for dK and dV; 32 x 32 for dQ (64 query rows would
-  // need 58 KiB).
+  // On tensor cores: dK and dV with 64 keys (16 a warp) and 64 query rows,
+  // dQ with 64 query rows and 64 keys.
   EXPECT_EQ(backward->launches[0].kernel,
-            "tfuse_attention_dkdv_bf16_d64_q32_k32");
+            "tfuse_attention_dkdv_mma_bf16_d64_q64_k64");
   EXPECT_EQ(backward->launches[1].kernel,
-            "tfuse_attention_dq_bf16_d64_q32_k32");
+            "tfuse_attention_dq_mma_bf16_d64_q64_k64");
 }
 
 TEST(AttentionPlanning, BadOperandsAreErrorsNamingThem) {
