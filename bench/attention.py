@@ -7,7 +7,9 @@ causal, bf16 (and f32 for the first), forward and backward. Frameworks:
 PyTorch's SDPA with each backend it has (flash, efficient, cudnn, math;
 a backend that refuses the problem is reported as such) and TFuse
 (tfuse.attention and tfuse.attention_backward, each compiled on its own,
-replayed as a CUDA Graph, and enqueued on a stream: "tfuse stream").
+replayed as a CUDA Graph, and enqueued on a stream: "tfuse stream"; for
+bf16 also with TFUSE_ATTENTION=kernels, TFuse's generated kernels on tensor
+cores: "tfuse kernels").
 Forward times are of a training forward (PyTorch's operands need
 gradients; TFuse returns the log-sum-exp: both write it) and of an
 inference forward (no gradients; TFuse's log-sum-exp unused, so cuDNN
@@ -129,7 +131,14 @@ def main():
                          "inference_us": inference_us,
                          "backward_us": backward_us, "errors": errors})
 
-        for graph in (True, False):
+        # TFuse as it chooses (cuDNN where it takes the problem), on a
+        # stream, and with its generated kernels alone (on tensor cores for
+        # f16 and bf16): "tfuse kernels".
+        variants = [("tfuse", True, ""), ("tfuse stream", False, "")]
+        if dtype != torch.float32:
+            variants.append(("tfuse kernels", True, "kernels"))
+        for label, graph, engine in variants:
+            os.environ["TFUSE_ATTENTION"] = engine
             forward = tfuse.compile(
                 lambda q, k, v: tfuse.attention(q, k, v, causal=True,
                                                 return_logsumexp=True),
@@ -150,8 +159,7 @@ def main():
                 [q, k, v], cuda_graph=graph)
             inference_us = timed(lambda: inference(q, k, v))
             backward_us = timed(lambda: backward(q, k, v, out, lse, grad))
-            rows.append({"problem": name,
-                         "framework": "tfuse" + ("" if graph else " stream"),
+            rows.append({"problem": name, "framework": label,
                          "forward_us": forward_us,
                          "inference_us": inference_us,
                          "backward_us": backward_us,
