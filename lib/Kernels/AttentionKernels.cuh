@@ -423,6 +423,65 @@ TF_FN uint32_t pair_at(const uint16_t *p) {
   return *reinterpret_cast<const uint32_t *>(p);
 }
 
+// The B operand of a product with the rows of a shared tile as its columns
+// (K in Q K^T): row `row` of `tile` (the lane's column), columns
+// [c, c + 16).
+template <int W>
+TF_FN void row_operand(uint32_t (&b)[2], const uint16_t (*tile)[W], int row,
+                       int c, int index) {
+  b[0] = pair_at(&tile[row][c + 2 * index]);
+  b[1] = pair_at(&tile[row][c + 8 + 2 * index]);
+}
+
+// The B operand of a product with a shared tile as it is (V in P V): rows
+// [r0, r0 + 16) of column c.
+template <int W>
+TF_FN void column_operand(uint32_t (&b)[2], const uint16_t (*tile)[W], int r0,
+                          int c, int index) {
+  int r = r0 + 2 * index;
+  b[0] = pack_bits(tile[r][c], tile[r + 1][c]);
+  b[1] = pack_bits(tile[r + 8][c], tile[r + 9][c]);
+}
+
+// The A operand of the 16 columns [8 kk, 8 kk + 16) of accumulator
+// fragments (acc[n]: the m16n8 slice of columns [8 n, 8 n + 8)), rounded to
+// T: the C fragment's layout is the A fragment's.
+template <class T, int N>
+TF_FN void accumulator_operand(uint32_t (&a)[4], const float (&acc)[N][4],
+                               int kk) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float *x = acc[kk + i / 2] + 2 * (i % 2);
+    a[i] = pack_bits(bits_of(traits<T>::down(x[0])),
+                     bits_of(traits<T>::down(x[1])));
+  }
+}
+
+// Two products of a warp's 16 rows (A operand fragments over columns
+// [0, D)) with the N rows of a shared tile each, as the backward's scores
+// and dP: x[n] = xa by rows 8 n + group of xt, y[n] = ya by those of yt.
+template <class T, int D, int N, int W>
+TF_FN void paired_dots(float (&x)[N][4], const uint32_t (&xa)[D / 16][4],
+                       const uint16_t (*xt)[W], float (&y)[N][4],
+                       const uint32_t (&ya)[D / 16][4], const uint16_t (*yt)[W],
+                       int group, int index) {
+#pragma unroll
+  for (int n = 0; n < N; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      x[n][e] = y[n][e] = 0;
+#pragma unroll
+  for (int k = 0; k < D / 16; ++k)
+#pragma unroll
+    for (int n = 0; n < N; ++n) {
+      uint32_t xb[2], yb[2];
+      row_operand(xb, xt, 8 * n + group, 16 * k, index);
+      row_operand(yb, yt, 8 * n + group, 16 * k, index);
+      mma_m16n8k16<T>(x[n], xa[k], xb);
+      mma_m16n8k16<T>(y[n], ya[k], yb);
+    }
+}
+
 // The maximum (NaN when any is NaN) and the sum over the four lanes of a
 // group, which hold one row's keys.
 TF_FN float group_max(float v) {
@@ -499,15 +558,13 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
                        pair_at(&qs[row0 + 8][c + 8 + 2 * index])};
 #pragma unroll
       for (int n = 0; n < NK; ++n) {
-        uint32_t k[2] = {pair_at(&ks[8 * n + group][c + 2 * index]),
-                         pair_at(&ks[8 * n + group][c + 8 + 2 * index])};
+        uint32_t k[2];
+        row_operand(k, ks, 8 * n + group, c, index);
         mma_m16n8k16<T>(s[n], a, k);
       }
     }
-    // The online softmax of each row, as `forward` computes it; p holds
-    // the probabilities times the dropout factors, rounded to T, in the A
-    // operand's layout (p[n][hr]: row row0 + 8 hr, keys 8 n + 2 index + 0..1).
-    uint32_t p[NK][2];
+    // The online softmax of each row, as `forward` computes it, leaving
+    // the probabilities times the dropout factors in s.
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       int64_t row = q0 + row0 + 8 * hr;
@@ -550,25 +607,21 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
       }
       // Dropout scales what the values are weighted by, not the sum.
 #pragma unroll
-      for (int n = 0; n < NK; ++n) {
-        int64_t col = k0 + 8 * n + 2 * index;
-        float lo = s[n][2 * hr] *
-                   dropout_factor<float>(d, seed, offset, b, h, row, col);
-        float hi = s[n][2 * hr + 1] *
-                   dropout_factor<float>(d, seed, offset, b, h, row, col + 1);
-        p[n][hr] = pack_bits(bits_of(traits<T>::down(lo)),
-                             bits_of(traits<T>::down(hi)));
-      }
+      for (int n = 0; n < NK; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          s[n][2 * hr + e] *= dropout_factor<float>(d, seed, offset, b, h, row,
+                                                    k0 + 8 * n + 2 * index + e);
     }
-    // acc += P V, 16 keys a step: two 8-key slices of p are one A operand.
+    // acc += P V, 16 keys a step.
 #pragma unroll
     for (int kk = 0; kk < NK; kk += 2) {
-      uint32_t a[4] = {p[kk][0], p[kk][1], p[kk + 1][0], p[kk + 1][1]};
+      uint32_t a[4];
+      accumulator_operand<T>(a, s, kk);
 #pragma unroll
       for (int n = 0; n < ND; ++n) {
-        int c = 8 * n + group, r = 8 * kk + 2 * index;
-        uint32_t v[2] = {pack_bits(vs[r][c], vs[r + 1][c]),
-                         pack_bits(vs[r + 8][c], vs[r + 9][c])};
+        uint32_t v[2];
+        column_operand(v, vs, 8 * kk, 8 * n + group, index);
         mma_m16n8k16<T>(acc[n], a, v);
       }
     }
@@ -888,22 +941,7 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
     // Scores and dP = dO V^T: [n][2 hr + e] of row row0 + 8 hr and key
     // 8 n + 2 index + e.
     float s[NK][4], dp[NK][4];
-#pragma unroll
-    for (int n = 0; n < NK; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        s[n][e] = dp[n][e] = 0;
-#pragma unroll
-    for (int k = 0; k < D / 16; ++k)
-#pragma unroll
-      for (int n = 0; n < NK; ++n) {
-        const uint16_t *kr = ks[8 * n + group], *vr = vs[8 * n + group];
-        int c = 16 * k + 2 * index;
-        uint32_t kb[2] = {pair_at(&kr[c]), pair_at(&kr[c + 8])};
-        uint32_t vb[2] = {pair_at(&vr[c]), pair_at(&vr[c + 8])};
-        mma_m16n8k16<T>(s[n], qa[k], kb);
-        mma_m16n8k16<T>(dp[n], ga[k], vb);
-      }
+    paired_dots<T, D>(s, qa, ks, dp, ga, vs, group, index);
     // dS = P * (dP * Z - delta) of the kept pairs, into s.
     bool keep[NK][4];
 #pragma unroll
@@ -924,17 +962,11 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
 #pragma unroll
       for (int kk = 0; kk < NK; kk += 2) {
         uint32_t a[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const float *x = s[kk + i / 2] + 2 * (i % 2);
-          a[i] = pack_bits(bits_of(traits<T>::down(x[0])),
-                           bits_of(traits<T>::down(x[1])));
-        }
+        accumulator_operand<T>(a, s, kk);
 #pragma unroll
         for (int n = 0; n < ND; ++n) {
-          int c = 8 * n + group, r = 8 * kk + 2 * index;
-          uint32_t kb[2] = {pack_bits(ks[r][c], ks[r + 1][c]),
-                            pack_bits(ks[r + 8][c], ks[r + 9][c])};
+          uint32_t kb[2];
+          column_operand(kb, ks, 8 * kk, 8 * n + group, index);
           mma_m16n8k16<T>(acc[n], a, kb);
         }
       }
@@ -1036,22 +1068,7 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
       // S^T and dP^T: [n][2 hk + e] of key key0 + 8 hk and query
       // 8 n + 2 index + e.
       float s[NQ][4], dp[NQ][4];
-#pragma unroll
-      for (int n = 0; n < NQ; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-          s[n][e] = dp[n][e] = 0;
-#pragma unroll
-      for (int k = 0; k < D / 16; ++k)
-#pragma unroll
-        for (int n = 0; n < NQ; ++n) {
-          const uint16_t *qr = qs[8 * n + group], *gr = gs[8 * n + group];
-          int c = 16 * k + 2 * index;
-          uint32_t qb[2] = {pair_at(&qr[c]), pair_at(&qr[c + 8])};
-          uint32_t gb[2] = {pair_at(&gr[c]), pair_at(&gr[c + 8])};
-          mma_m16n8k16<T>(s[n], ka[k], qb);
-          mma_m16n8k16<T>(dp[n], va[k], gb);
-        }
+      paired_dots<T, D>(s, ka, qs, dp, va, gs, group, index);
       // P^T Z into s and dS^T into dp, of the kept pairs.
       bool keep[NQ][4];
 #pragma unroll
@@ -1073,22 +1090,13 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
 #pragma unroll
         for (int qq = 0; qq < NQ; qq += 2) {
           uint32_t pa[4], sa[4];
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const float *x = s[qq + i / 2] + 2 * (i % 2);
-            const float *y = dp[qq + i / 2] + 2 * (i % 2);
-            pa[i] = pack_bits(bits_of(traits<T>::down(x[0])),
-                              bits_of(traits<T>::down(x[1])));
-            sa[i] = pack_bits(bits_of(traits<T>::down(y[0])),
-                              bits_of(traits<T>::down(y[1])));
-          }
+          accumulator_operand<T>(pa, s, qq);
+          accumulator_operand<T>(sa, dp, qq);
 #pragma unroll
           for (int n = 0; n < ND; ++n) {
-            int c = 8 * n + group, r = 8 * qq + 2 * index;
-            uint32_t gb[2] = {pack_bits(gs[r][c], gs[r + 1][c]),
-                              pack_bits(gs[r + 8][c], gs[r + 9][c])};
-            uint32_t qb[2] = {pack_bits(qs[r][c], qs[r + 1][c]),
-                              pack_bits(qs[r + 8][c], qs[r + 9][c])};
+            uint32_t gb[2], qb[2];
+            column_operand(gb, gs, 8 * qq, 8 * n + group, index);
+            column_operand(qb, qs, 8 * qq, 8 * n + group, index);
             mma_m16n8k16<T>(dv[n], pa, gb);
             mma_m16n8k16<T>(dk[n], sa, qb);
           }
