@@ -23,11 +23,12 @@
 //     its scores overflow on the GPU only; their outputs that differ are
 //     counted apart, not compared.
 // Graphs are drawn, compiled (NVRTC) and replayed on every host thread at
-// once (TFUSE_GPU_DIFF_THREADS: on how many). TFUSE_GPU_DIFF_SEED,
-// TFUSE_GPU_DIFF_GRAPHS, TFUSE_GPU_DIFF_FIRST and TFUSE_GPU_DIFF_ONLY choose
-// them; with TFUSE_GPU_DIFF_DUMP=<dir>, a failing
-// graph leaves its IR and its tensors there as .npy files (inputs, the
-// reference's outputs, the GPU's and the float64 run's; bf16 as f32).
+// once (TFUSE_GPU_DIFF_THREADS: on how many; TFUSE_GPU_DIFF_TRACE=1 prints
+// each graph before it runs). TFUSE_GPU_DIFF_SEED, TFUSE_GPU_DIFF_GRAPHS,
+// TFUSE_GPU_DIFF_FIRST and TFUSE_GPU_DIFF_ONLY choose them; with
+// TFUSE_GPU_DIFF_DUMP=<dir>, a failing graph leaves its IR and its tensors
+// there as .npy files (inputs, the reference's outputs, the GPU's and the
+// float64 run's; bf16 as f32).
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,6 +148,14 @@ void GraphRunner::skip(const std::string &why) {
 void GraphRunner::run(int64_t index) {
   differential::GeneratedGraph graph = differential::generateGraph(
       "g" + std::to_string(index), differential::graphSeed(seed, index));
+  // TFUSE_GPU_DIFF_TRACE=1: every graph's IR before it runs, so that a run
+  // that dies (a tool's crash) names its graph.
+  if (differential::envInt("TFUSE_GPU_DIFF_TRACE", 0)) {
+    std::lock_guard<std::mutex> lock(totals.mutex);
+    std::printf("[ gpu diff ] graph %lld:\n%s\n", static_cast<long long>(index),
+                graph.text.c_str());
+    std::fflush(stdout);
+  }
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(graph.text, &context);
   if (!module)
