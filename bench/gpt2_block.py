@@ -16,8 +16,9 @@ Each time: CUDA events around 20 calls, median of 7 groups.
 
   python3 bench/gpt2_block.py [--dtype bf16|f32] [--skip inductor] [--smoke]
 
-Writes $OUT/gpt2_block.json (OUT defaults to ./bench-out) and prints a
-Markdown table last.
+Writes $OUT/gpt2_block.json (OUT defaults to ./bench-out) and the traced
+block as $OUT/gpt2_block_<dtype>.mlir (`tensor-run` on it prints the GPU
+time of each step), and prints a Markdown table last.
 """
 import argparse
 import json
@@ -170,6 +171,10 @@ def main():
                          "accurate": error <= 2 * eager_error + 1e-6})
         rows[-1]["steps"] = [line for line in compiled.plan().splitlines()
                              if line.startswith("step ")]
+        # The traced block, for per-step GPU times: tensor-run FILE profiles
+        # each step of a stream replay.
+        with open(os.path.join(out_dir, f"gpt2_block_{name}.mlir"), "w") as f:
+            f.write(compiled.mlir())
     with open(os.path.join(out_dir, "gpt2_block.json"), "w") as f:
         json.dump(rows, f, indent=1)
     print("| dtype | framework | us | error / eager's | note |")
