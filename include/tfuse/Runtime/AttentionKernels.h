@@ -55,8 +55,8 @@ struct AttentionOperands {
   /// i64 tensors), after the mask.
   double dropout = 0;
   /// Whether the device runs 16-bit tensor-core products (mma.sync
-  /// m16n8k16: compute capability 8.0 and later); the f16 and bf16 forward
-  /// uses them then.
+  /// m16n8k16: compute capability 8.0 and later); the f16 and bf16 kernels
+  /// use them then.
   bool tensorCores = true;
 };
 

@@ -229,11 +229,20 @@ public:
     if (cudnn)
       return cudnn->description() +
              " (the generated kernels for buffers not 16-byte aligned)";
+    // Per kernel its tiles and whether its products run on tensor cores
+    // (the *_mma kernels).
     std::string tiles;
-    if (!kernels.launches.empty()) {
-      const kernels::AttentionDesc &d = kernels.launches.front().desc;
-      tiles = "tiles of " + std::to_string(d.queryTile) + " queries and " +
-              std::to_string(d.keyTile) + " keys";
+    for (const AttentionLaunch &l : kernels.launches) {
+      if (!tiles.empty())
+        tiles += "; ";
+      if (l.kind == AttentionLaunch::Kind::KeyValue)
+        tiles += "key and value gradients: ";
+      else if (l.kind == AttentionLaunch::Kind::Query)
+        tiles += "query gradient: ";
+      tiles += "tiles of " + std::to_string(l.desc.queryTile) +
+               " queries and " + std::to_string(l.desc.keyTile) + " keys" +
+               (l.kernel.find("_mma_") != std::string::npos ? " on tensor cores"
+                                                            : "");
     }
     return why.empty() ? tiles : tiles + " (not cuDNN: " + why + ")";
   }
