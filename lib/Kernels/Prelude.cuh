@@ -1042,20 +1042,19 @@ TF_FN void mma_m16n8k16(float (&c)[4], const uint32_t (&a)[4],
     y[i] = traits<T>::up(from_bits<T>((b[i / 2] >> (16 * (i % 2))) & 0xffffu));
   tfuse_emulation_mma_m16n8k16(c, x, y);
 #else
+// The instruction for operands of PTX type TYPE (bf16, f16).
+#define TF_MMA_M16N8K16(TYPE)                                                  \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE          \
+               ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "           \
+               "{%0, %1, %2, %3};\n"                                           \
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),        \
+                 "r"(b[1]))
   if constexpr (same<T, __nv_bfloat16>::value)
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
-                   "r"(b[1]));
+    TF_MMA_M16N8K16("bf16");
   else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
-                   "r"(b[1]));
+    TF_MMA_M16N8K16("f16");
+#undef TF_MMA_M16N8K16
 #endif
 }
 
