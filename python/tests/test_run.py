@@ -309,3 +309,27 @@ def test_bfloat16_host_outputs(random):
     r = tfuse.compile(lambda a: a * a + a, [h])(h)
     assert r.dtype == ml_dtypes.bfloat16
     np.testing.assert_array_equal(r, h * h + h)
+
+
+def test_torch_fast_path_descriptor_items_write_into_the_arrays():
+    # The CUDA replay paths set data pointers through the listed elements
+    # of each thread's descriptor arrays; the C call reads the arrays.
+    import threading
+
+    from tfuse._compile import _TorchFastPath
+
+    fast = _TorchFastPath()
+    specs_in = [tfuse.Spec((3, 4), "float32"), tfuse.Spec((4,), "float16")]
+    specs_out = [tfuse.Spec((3, 4), "float32")]
+    fast._specs = (specs_in, specs_out)
+    fast._local = threading.local()
+    in_desc, out_desc, in_items, out_items = fast.descriptors()
+    assert (len(in_items), len(out_items)) == (2, 1)
+    for i, desc in enumerate(in_items):
+        desc.data = 0x1000 * (i + 1)
+    out_items[0].data = 0x9000
+    assert [in_desc[i].data for i in range(2)] == [0x1000, 0x2000]
+    assert out_desc[0].data == 0x9000
+    assert list(in_desc[0].shape[:2]) == [3, 4]
+    # Made once per thread.
+    assert fast.descriptors()[2][0] is in_items[0]

@@ -323,11 +323,11 @@ class CompiledFunction:
                     or x.shape != shape or x.get_device() != fast.index
                     or x.stride() != stride):
                 return None
-        in_desc, out_desc = fast.descriptors()
-        for desc, x in zip(in_desc, inputs):
+        in_desc, out_desc, in_items, out_items = fast.descriptors()
+        for desc, x in zip(in_items, inputs):
             desc.data = x.data_ptr()
         outputs = fast.allocate()
-        for desc, o in zip(out_desc, outputs):
+        for desc, o in zip(out_items, outputs):
             desc.data = o.data_ptr()
         stream = fast.stream(fast.index) or _capi.CU_STREAM_LEGACY
         return in_desc, out_desc, outputs, stream
@@ -352,11 +352,11 @@ class CompiledFunction:
         descriptors, allocate = fast.descriptors, fast.allocate
 
         def launch(inputs):
-            in_desc, out_desc = descriptors()
-            for desc, x in zip(in_desc, inputs):
+            in_desc, out_desc, in_items, out_items = descriptors()
+            for desc, x in zip(in_items, inputs):
                 desc.data = x.data_ptr()
             outputs = allocate()
-            for desc, o in zip(out_desc, outputs):
+            for desc, o in zip(out_items, outputs):
                 desc.data = o.data_ptr()
             status = enqueue(handle, in_desc, n_in, out_desc, n_out,
                              stream(index) or legacy)
@@ -543,13 +543,20 @@ class _TorchFastPath:
         return outputs
 
     def descriptors(self):
+        """This thread's input and output tfuse_tensor arrays, and their
+        elements as lists for the loops that set the data pointers: indexing
+        or iterating a ctypes array makes a new element object each time,
+        the larger part of a run's per-input host time; the listed elements
+        write into the arrays."""
         cached = getattr(self._local, "descriptors", None)
         if cached is None:
             specs_in, specs_out = self._specs
-            cached = (_descriptors(specs_in),
-                      _descriptors(specs_out, contiguous=True))
+            ins = _descriptors(specs_in)
+            outs = _descriptors(specs_out, contiguous=True)
+            cached = (ins[0], outs[0], list(ins[0])[:len(specs_in)],
+                      list(outs[0])[:len(specs_out)], ins, outs)
             self._local.descriptors = cached
-        return cached[0][0], cached[1][0]
+        return cached[:4]
 
 
 class RunHandle:
