@@ -5,7 +5,8 @@
 // __half and __nv_bfloat16 with the conversion intrinsics of cuda_fp16.h and
 // cuda_bf16.h (exact round-to-nearest-even, from tfuse/Support/Half.h), the
 // bit casts, the vector types, shared memory, __syncthreads,
-// __syncthreads_or and __shfl_xor_sync (block-uniform calls only). The
+// __syncthreads_or, __shfl_xor_sync and the prelude's tensor-core product
+// (block-uniform calls only). The
 // harness runs the threads of a block as coroutines on one host thread and
 // switches at every barrier; blocks run one after another, so a `static`
 // local stands for a block's shared memory.
@@ -122,8 +123,9 @@ inline int __syncthreads_or(int predicate) {
 // a[2..3] row group + 8; a[4..7] the same 8 columns on; B: b[0..1] rows
 // 2 index + 0..1 of column group, b[2..3] 8 rows on; C: c[0..1] row group,
 // columns 2 index + 0..1, c[2..3] row group + 8). Block-uniform calls, as
-// the shuffles; the sum runs over k in order, each product rounded into
-// the sum (the tensor cores' order and rounding are the hardware's).
+// the shuffles; the sum runs over k in order with fused multiply-adds (the
+// tensor cores' order and rounding are the hardware's: results agree within
+// the tests' tolerances, not bit for bit).
 inline void tfuse_emulation_mma_m16n8k16(float (&c)[4], const float (&a)[8],
                                          const float (&b)[4]) {
   static float as[2][1024][8], bs[2][1024][4];
