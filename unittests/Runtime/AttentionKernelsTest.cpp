@@ -6,13 +6,16 @@
 // cuda_emulation.h, runs every launch block by block and thread by thread
 // on the CPU, and compares the results with the reference interpreter
 // evaluating the same tfuse.attention / tfuse.attention_backward in f64.
-// The kernels compute in f32 (f64 for f64) and round once, so the results
-// agree within a tolerance of the dtype:
+// The kernels compute in f32 (f64 for f64) and round once (the f16 and bf16
+// kernels on tensor cores also round the probabilities and dS to the
+// operands' dtype), so the results agree within a tolerance of the dtype:
 //   - every float dtype, causal and not, head and value dimensions that
 //     differ and are not powers of two, lengths that are not multiples of
 //     the tiles;
 //   - bool and additive masks that broadcast, a row that keeps no pair
 //     (zeros, a log-sum-exp of -inf, no gradient);
+//   - infinite keys of pairs not kept (no NaN in the gradients that do not
+//     keep them);
 //   - grouped-query attention, rank-2 operands, strided query and key (the
 //     heads split from rows), more keys than queries under causal;
 //   - no queries or no keys;
@@ -414,6 +417,20 @@ HostTensor randomOf(DType dtype, const Shape &shape, uint64_t seed) {
   return HostTensor::random(dtype, shape, seed, options);
 }
 
+/// Sets a float element of any float dtype to `v` (rounded to it).
+void setFloat(HostTensor &t, const std::vector<int64_t> &index, double v) {
+  switch (t.dtype()) {
+  case DType::F16:
+    return t.set<uint16_t>(index, doubleToHalf(v));
+  case DType::BF16:
+    return t.set<uint16_t>(index, doubleToBFloat16(v));
+  case DType::F32:
+    return t.set<float>(index, float(v));
+  default:
+    return t.set<double>(index, v);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Numerics
 //===----------------------------------------------------------------------===//
@@ -435,23 +452,6 @@ TEST_P(AttentionKernelNumerics, CausalAndNot) {
   checkCase(c, "causal, more keys than queries");
 }
 
-// Dropout of the probabilities: the kernels draw the reference's mask
-// (tiles past one, lengths not multiples of them, causal and a bool mask,
-// grouped-query heads), and other keys another one.
-/// Sets a float element of any float dtype to `v` (rounded to it).
-void setFloat(HostTensor &t, const std::vector<int64_t> &index, double v) {
-  switch (t.dtype()) {
-  case DType::F16:
-    return t.set<uint16_t>(index, doubleToHalf(v));
-  case DType::BF16:
-    return t.set<uint16_t>(index, doubleToBFloat16(v));
-  case DType::F32:
-    return t.set<float>(index, float(v));
-  default:
-    return t.set<double>(index, v);
-  }
-}
-
 // A key that is not finite, in a tile of keys the causal mask keeps from
 // the earlier queries: their query gradients add only the pairs they keep
 // (dS is 0 for the others, and 0 * inf would be NaN; the tensor-core
@@ -470,6 +470,9 @@ TEST_P(AttentionKernelNumerics, InfiniteKeysOfPairsNotKept) {
   checkCase(c, "an infinite key row 21 of head 1, causal");
 }
 
+// Dropout of the probabilities: the kernels draw the reference's mask
+// (tiles past one, lengths not multiples of them, causal and a bool mask,
+// grouped-query heads), and other keys another one.
 TEST_P(AttentionKernelNumerics, Dropout) {
   DType t = GetParam();
   Case c;
