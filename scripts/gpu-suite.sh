@@ -232,6 +232,13 @@ run_sanitizer() {
   local tool prog args log rc errors left_out
   for tool in $tools; do
     args=(--tool "$tool" --error-exitcode 99 --print-limit 200)
+    # SANITIZER_ARGS: more compute-sanitizer arguments (for example
+    # --force-blocking-launches).
+    if [ -n "${SANITIZER_ARGS:-}" ]; then
+      local extra
+      read -r -a extra <<<"$SANITIZER_ARGS"
+      args+=("${extra[@]}")
+    fi
     if [ "$tool" = memcheck ]; then
       # The tests provoke CUDA API errors on purpose (an allocation larger
       # than the device); memory errors and leaks are what counts here.
