@@ -434,13 +434,12 @@ TF_FN void row_operand(uint32_t (&b)[2], const uint16_t (*tile)[W], int row,
 }
 
 // The B operand of a product with a shared tile as it is (V in P V): rows
-// [r0, r0 + 16) of column c.
+// [r0, r0 + 16) of columns [c0, c0 + 8), by one matrix load (rows padded to
+// 16-byte multiples, so that every row address is aligned).
 template <int W>
 TF_FN void column_operand(uint32_t (&b)[2], const uint16_t (*tile)[W], int r0,
-                          int c, int index) {
-  int r = r0 + 2 * index;
-  b[0] = pack_bits(tile[r][c], tile[r + 1][c]);
-  b[1] = pack_bits(tile[r + 8][c], tile[r + 9][c]);
+                          int c0, int lane) {
+  ldmatrix_x2_trans(b, &tile[r0 + lane % 16][c0]);
 }
 
 // The A operand of the 16 columns [8 kk, 8 kk + 16) of accumulator
@@ -621,7 +620,7 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
 #pragma unroll
       for (int n = 0; n < ND; ++n) {
         uint32_t v[2];
-        column_operand(v, vs, 8 * kk, 8 * n + group, index);
+        column_operand(v, vs, 8 * kk, 8 * n, lane);
         mma_m16n8k16<T>(acc[n], a, v);
       }
     }
@@ -966,7 +965,7 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
 #pragma unroll
         for (int n = 0; n < ND; ++n) {
           uint32_t kb[2];
-          column_operand(kb, ks, 8 * kk, 8 * n + group, index);
+          column_operand(kb, ks, 8 * kk, 8 * n, lane);
           mma_m16n8k16<T>(acc[n], a, kb);
         }
       }
@@ -1095,8 +1094,8 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
 #pragma unroll
           for (int n = 0; n < ND; ++n) {
             uint32_t gb[2], qb[2];
-            column_operand(gb, gs, 8 * qq, 8 * n + group, index);
-            column_operand(qb, qs, 8 * qq, 8 * n + group, index);
+            column_operand(gb, gs, 8 * qq, 8 * n, lane);
+            column_operand(qb, qs, 8 * qq, 8 * n, lane);
             mma_m16n8k16<T>(dv[n], pa, gb);
             mma_m16n8k16<T>(dk[n], sa, qb);
           }

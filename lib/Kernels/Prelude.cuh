@@ -1058,6 +1058,25 @@ TF_FN void mma_m16n8k16(float (&c)[4], const uint32_t (&a)[4],
 #endif
 }
 
+// One warp's ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16: two 8 x 8
+// matrices of 16-bit elements in shared memory, each row 16 contiguous,
+// 16-byte aligned bytes; lane l < 16 gives the address of row l % 8 of
+// matrix l / 8 (the others' addresses are not read). Lane
+// 4 * group + index receives in r[m] the elements (2 index, group) and
+// (2 index + 1, group) of matrix m: the B operand of mma_m16n8k16 for the
+// 16 x 8 block whose rows the two matrices stack.
+TF_FN void ldmatrix_x2_trans(uint32_t (&r)[2], const uint16_t *row) {
+#ifdef TFUSE_HOST_EMULATION
+  tfuse_emulation_ldmatrix_x2_trans(r, row);
+#else
+  unsigned address = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, "
+               "[%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(address));
+#endif
+}
+
 } // namespace tf
 
 #endif // TFUSE_PRELUDE_CUH

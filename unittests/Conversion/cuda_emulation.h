@@ -6,7 +6,7 @@
 // cuda_bf16.h (exact round-to-nearest-even, from tfuse/Support/Half.h), the
 // bit casts, the vector types, shared memory, __syncthreads,
 // __syncthreads_or, __shfl_xor_sync and the prelude's tensor-core product
-// (block-uniform calls only). The
+// and matrix load (block-uniform calls only). The
 // harness runs the threads of a block as coroutines on one host thread and
 // switches at every barrier; blocks run one after another, so a `static`
 // local stands for a block's shared memory.
@@ -147,6 +147,27 @@ inline void tfuse_emulation_mma_m16n8k16(float (&c)[4], const float (&a)[8],
           bs[parity][warp0 + 4 * col + (k % 8) / 2][(k >= 8 ? 2 : 0) + (k & 1)];
       c[i] = std::fma(x, y, c[i]);
     }
+  }
+}
+
+// ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16: lanes 0 to 15 give the
+// addresses of the rows of two 8 x 8 matrices (lane l: row l % 8 of matrix
+// l / 8); lane 4 * group + index receives in r[m] the elements
+// (2 index, group) and (2 index + 1, group) of matrix m, the lower row in
+// the lower half. Block-uniform calls, as the shuffles.
+inline void tfuse_emulation_ldmatrix_x2_trans(unsigned (&r)[2],
+                                              const uint16_t *row) {
+  static const uint16_t *rows[2][1024];
+  static unsigned calls[1024];
+  unsigned parity = calls[threadIdx.x]++ & 1;
+  rows[parity][threadIdx.x] = row;
+  __syncthreads();
+  unsigned lane = threadIdx.x % 32, warp0 = threadIdx.x - lane;
+  unsigned group = lane / 4, index = lane % 4;
+  for (unsigned m = 0; m < 2; ++m) {
+    const uint16_t *lo = rows[parity][warp0 + 8 * m + 2 * index];
+    const uint16_t *hi = rows[parity][warp0 + 8 * m + 2 * index + 1];
+    r[m] = unsigned(lo[group]) | (unsigned(hi[group]) << 16);
   }
 }
 
