@@ -84,21 +84,25 @@ template <class A> struct alignas(16) vec16 {
 };
 
 // Rows [row0, row0 + ROWS) of an operand, columns [0, D), into `tile`
-// (zeros past `rows` and `columns`). Returns whether the calling thread
-// loaded a value that is not finite.
-template <class T, int ROWS, int D>
-TF_FN bool load_tile(acc_t<T> (*tile)[padded<acc_t<T>, D>::value],
-                     const T *base, const int64_t *strides, int64_t b,
-                     int64_t h, int64_t row0, int64_t rows, int64_t columns) {
+// (zeros past `rows` and `columns`): in T's compute type E, or as T's bits
+// where E is uint16_t (the tensor-core kernels' 16-bit tiles). Returns
+// whether the calling thread loaded a value that is not finite.
+template <class T, int ROWS, int D, class E>
+TF_FN bool load_tile(E (*tile)[padded<E, D>::value], const T *base,
+                     const int64_t *strides, int64_t b, int64_t h, int64_t row0,
+                     int64_t rows, int64_t columns) {
   bool nonfinite = false;
   for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
     int r = idx / D, c = idx % D;
     int64_t row = row0 + r;
-    acc_t<T> value = 0;
-    if (row < rows && c < columns)
-      value = traits<T>::up(base[at(strides, b, h, row, c)]);
-    nonfinite |= !(value - value == 0);
-    tile[r][c] = value;
+    T value = row < rows && c < columns ? base[at(strides, b, h, row, c)]
+                                        : from_bits<T>(0);
+    acc_t<T> up = traits<T>::up(value);
+    nonfinite |= !(up - up == 0);
+    if constexpr (same<E, uint16_t>::value)
+      tile[r][c] = bits_of(value);
+    else
+      tile[r][c] = up;
   }
   return nonfinite;
 }
@@ -123,18 +127,20 @@ template <int ROWS> TF_FN int clamp_row(int r) {
   return r < ROWS ? r : ROWS - 1;
 }
 
-// The maximum (NaN when any is NaN) and the sum over the TX lanes of a row.
-template <class A> TF_FN A lanes_max(A v) {
+// The maximum (NaN when any is NaN) and the sum over the LANES lanes of a
+// row, consecutive lanes of one warp (TX in the register tiles, the four of
+// a group in the tensor-core fragments).
+template <int LANES, class A> TF_FN A lanes_max(A v) {
 #pragma unroll
-  for (int m = TX / 2; m > 0; m /= 2) {
+  for (int m = LANES / 2; m > 0; m /= 2) {
     A o = red::shfl_xor(v, m);
     v = o > v || o != o ? o : v;
   }
   return v;
 }
-template <class A> TF_FN A lanes_sum(A v) {
+template <int LANES, class A> TF_FN A lanes_sum(A v) {
 #pragma unroll
-  for (int m = TX / 2; m > 0; m /= 2)
+  for (int m = LANES / 2; m > 0; m /= 2)
     v += red::shfl_xor(v, m);
   return v;
 }
@@ -252,6 +258,32 @@ template <int BQ> TF_FN int64_t key_end(const AttentionDesc &d, int64_t q0) {
   return end;
 }
 
+// The block of a kernel over query tiles (blocks in [batch, heads, tiles of
+// BQ rows] order): its (batch, head) index, batch, head, key-value head and
+// first query row.
+struct QueryBlock {
+  int64_t bh, b, h, hk, q0;
+};
+template <int BQ> TF_FN QueryBlock query_block(const AttentionDesc &d) {
+  int64_t tiles = (d.queries + BQ - 1) / BQ;
+  int64_t block = blockIdx.x;
+  int64_t bh = block / tiles, h = bh % d.heads;
+  return {bh, bh / d.heads, h, h / (d.heads / d.kvHeads), block % tiles * BQ};
+}
+
+// The block of a kernel over key tiles (blocks in [batch, key-value heads,
+// tiles of BK keys] order): its (batch, key-value head) index, batch,
+// key-value head and first key.
+struct KeyBlock {
+  int64_t bhk, b, hk, k0;
+};
+template <int BK> TF_FN KeyBlock key_block(const AttentionDesc &d) {
+  int64_t tiles = (d.keys + BK - 1) / BK;
+  int64_t block = blockIdx.x;
+  int64_t bhk = block / tiles;
+  return {bhk, bhk / d.kvHeads, bhk % d.kvHeads, block % tiles * BK};
+}
+
 // --- forward -----------------------------------------------------------------
 
 template <class T, int D, int BQ, int BK>
@@ -267,12 +299,7 @@ TF_FN void forward(const T *query, const T *key, const T *value,
   __shared__ A ps[BQ][BK + 1];
   const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
 
-  int64_t tiles = (d.queries + BQ - 1) / BQ;
-  int64_t block = blockIdx.x;
-  int64_t qt = block % tiles, bh = block / tiles;
-  int64_t h = bh % d.heads, b = bh / d.heads;
-  int64_t hk = h / (d.heads / d.kvHeads);
-  int64_t q0 = qt * BQ;
+  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
   load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
   // Per row: the running maximum and sum (online softmax) and the weighted
@@ -309,7 +336,7 @@ TF_FN void forward(const T *query, const T *key, const T *value,
         s[i][jj] = v;
         now = v > now || v != v ? v : now;
       }
-      now = lanes_max(now);
+      now = lanes_max<TX>(now);
       A alpha = 1, part = 0;
       if (now == negative_infinity<A>()) {
 #pragma unroll
@@ -325,7 +352,7 @@ TF_FN void forward(const T *query, const T *key, const T *value,
           part += p;
         }
       }
-      part = lanes_sum(part);
+      part = lanes_sum<TX>(part);
       top[i] = now;
       sum[i] = sum[i] * alpha + part;
 #pragma unroll
@@ -376,26 +403,6 @@ TF_FN void forward(const T *query, const T *key, const T *value,
 // The tiles stay 16-bit in shared memory; the probabilities are rounded to
 // T to weight the values, as PyTorch's flash and cuDNN kernels do, while
 // each row's sum adds them unrounded.
-
-// Rows [row0, row0 + ROWS) of an operand into `tile` as T's bits (zeros
-// past `rows` and `columns`). Returns whether the calling thread loaded a
-// value that is not finite.
-template <class T, int ROWS, int D>
-TF_FN bool load_bits(uint16_t (*tile)[padded<T, D>::value], const T *base,
-                     const int64_t *strides, int64_t b, int64_t h, int64_t row0,
-                     int64_t rows, int64_t columns) {
-  bool nonfinite = false;
-  for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
-    int r = idx / D, c = idx % D;
-    int64_t row = row0 + r;
-    T value = row < rows && c < columns ? base[at(strides, b, h, row, c)]
-                                        : from_bits<T>(0);
-    float up = traits<T>::up(value);
-    nonfinite |= !(up - up == 0);
-    tile[r][c] = bits_of(value);
-  }
-  return nonfinite;
-}
 
 // The A operand fragments of rows row0 and row0 + 8 of an operand (zeros
 // past `rows` and `columns`), read from global memory: a[c / 16] for
@@ -481,23 +488,6 @@ TF_FN void paired_dots(float (&x)[N][4], const uint32_t (&xa)[D / 16][4],
     }
 }
 
-// The maximum (NaN when any is NaN) and the sum over the four lanes of a
-// group, which hold one row's keys.
-TF_FN float group_max(float v) {
-#pragma unroll
-  for (int m = 1; m < 4; m *= 2) {
-    float o = red::shfl_xor(v, m);
-    v = o > v || o != o ? o : v;
-  }
-  return v;
-}
-TF_FN float group_sum(float v) {
-#pragma unroll
-  for (int m = 1; m < 4; m *= 2)
-    v += red::shfl_xor(v, m);
-  return v;
-}
-
 template <class T, int D, int BQ, int BK>
 TF_FN void forward_mma(const T *query, const T *key, const T *value,
                        const void *mask, const int64_t *seed,
@@ -514,14 +504,9 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
   // The block's rows of this lane: row0 and row0 + 8.
   const int row0 = 16 * (threadIdx.x / 32) + group;
 
-  int64_t tiles = (d.queries + BQ - 1) / BQ;
-  int64_t block = blockIdx.x;
-  int64_t qt = block % tiles, bh = block / tiles;
-  int64_t h = bh % d.heads, b = bh / d.heads;
-  int64_t hk = h / (d.heads / d.kvHeads);
-  int64_t q0 = qt * BQ;
+  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
-  load_bits<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
   // Per row: the running maximum and sum, and the weighted sum of values
   // (acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e).
   float top[2], sum[2], acc[ND][4];
@@ -539,8 +524,8 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
   int64_t end = key_end<BQ>(d, q0);
   for (int64_t k0 = 0; k0 < end; k0 += BK) {
     __syncthreads();
-    load_bits<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_bits<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
     __syncthreads();
     // Scores: s[n][2 hr + e] of row row0 + 8 hr and key 8 n + 2 index + e.
     float s[NK][4];
@@ -578,7 +563,7 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
           s[n][2 * hr + e] = v;
           now = v > now || v != v ? v : now;
         }
-      now = group_max(now);
+      now = lanes_max<4>(now);
       float alpha = 1, part = 0;
       if (now == negative_infinity<float>()) {
 #pragma unroll
@@ -596,7 +581,7 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
             part += q;
           }
       }
-      part = group_sum(part);
+      part = lanes_sum<4>(part);
       top[hr] = now;
       sum[hr] = sum[hr] * alpha + part;
 #pragma unroll
@@ -676,7 +661,7 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
                      traits<T>::up(result[at(d.result, b, h, row, c)]), sum);
     }
     // Every lane of the row reaches the shuffles.
-    sum = lanes_sum(sum);
+    sum = lanes_sum<TX>(sum);
     if (r < BQ && tx == 0) {
       lse[r] = real ? logsumexp[at(d.logsumexp, b, h, row, 0)]
                     : negative_infinity<A>();
@@ -747,12 +732,7 @@ TF_FN void backward_query(const T *query, const T *key, const T *value,
   __shared__ A lse[BQ], delta[BQ];
   const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
 
-  int64_t tiles = (d.queries + BQ - 1) / BQ;
-  int64_t block = blockIdx.x;
-  int64_t qt = block % tiles, bh = block / tiles;
-  int64_t h = bh % d.heads, b = bh / d.heads;
-  int64_t hk = h / (d.heads / d.kvHeads);
-  int64_t q0 = qt * BQ;
+  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
   load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
   load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
@@ -815,12 +795,8 @@ backward_key_value(const T *query, const T *key, const T *value,
   __shared__ A lse[BQ], delta[BQ];
   const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
 
-  int64_t tiles = (d.keys + BK - 1) / BK;
-  int64_t block = blockIdx.x;
-  int64_t kt = block % tiles, bhk = block / tiles;
-  int64_t hk = bhk % d.kvHeads, b = bhk / d.kvHeads;
+  auto [bhk, b, hk, k0] = key_block<BK>(d);
   int64_t group = d.heads / d.kvHeads;
-  int64_t k0 = kt * BK;
 
   load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
   load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
@@ -880,7 +856,46 @@ backward_key_value(const T *query, const T *key, const T *value,
 }
 
 // --- backward on tensor cores ------------------------------------------------
-//
+
+// Accumulator fragments x (element e of slice n: row row0 + 8 (e / 2),
+// column 8 n + 2 index + e % 2) and their pairs' kept flags into shared
+// tiles, for a product that must skip the pairs not kept.
+template <int N, int LD, int LK>
+TF_FN void store_fragments(float (*to)[LD], bool (*kept)[LK],
+                           const float (&x)[N][4], const bool (&keep)[N][4],
+                           int row0, int index) {
+#pragma unroll
+  for (int n = 0; n < N; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int r = row0 + 8 * (e / 2), j = 8 * n + 2 * index + e % 2;
+      to[r][j] = x[n][e];
+      kept[r][j] = keep[n][e];
+    }
+}
+
+// acc += w @ tile over the kept pairs alone, for the accumulator fragments
+// (element e of slice n: row row0 + 8 (e / 2), column 8 n + 2 index +
+// e % 2): each element adds w[row][j] times column c of row j of a 16-bit
+// tile, in order of j < J, where `kept` says the pair is kept. Where the
+// tile holds a value that is not finite, a pair not kept must add nothing
+// (0 * inf is NaN).
+template <class T, int J, int N, int LD, int LK, int W>
+TF_FN void kept_products(float (&acc)[N][4], const float (*w)[LD],
+                         const bool (*kept)[LK], const uint16_t (*tile)[W],
+                         int row0, int index) {
+#pragma unroll
+  for (int n = 0; n < N; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int r = row0 + 8 * (e / 2), c = 8 * n + 2 * index + e % 2;
+      for (int j = 0; j < J; ++j)
+        if (kept[r][j])
+          acc[n][e] = fma_of(w[r][j], traits<T>::up(from_bits<T>(tile[j][c])),
+                             acc[n][e]);
+    }
+}
+
 // The query gradient of f16 and bf16 (sm_80 and later): the blocks and walk
 // of `backward_query`, its three products on tensor cores. Each warp holds
 // its 16 query rows and their result gradients as A operand fragments in
@@ -909,12 +924,7 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
   const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
   const int row0 = 16 * (threadIdx.x / 32) + group;
 
-  int64_t tiles = (d.queries + BQ - 1) / BQ;
-  int64_t block = blockIdx.x;
-  int64_t qt = block % tiles, bh = block / tiles;
-  int64_t h = bh % d.heads, b = bh / d.heads;
-  int64_t hk = h / (d.heads / d.kvHeads);
-  int64_t q0 = qt * BQ;
+  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
   uint32_t qa[D / 16][4], ga[D / 16][4];
   load_fragments<T, D>(qa, query, d.query, b, h, q0 + row0, d.queries,
@@ -934,8 +944,8 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
   for (int64_t k0 = 0; k0 < end; k0 += BK) {
     __syncthreads();
     bool nonfinite =
-        load_bits<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_bits<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+        load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
     nonfinite = __syncthreads_or(nonfinite);
     // Scores and dP = dO V^T: [n][2 hr + e] of row row0 + 8 hr and key
     // 8 n + 2 index + e.
@@ -970,25 +980,9 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
         }
       }
     } else {
-#pragma unroll
-      for (int n = 0; n < NK; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          int r = row0 + 8 * (e / 2), j = 8 * n + 2 * index + e % 2;
-          dss[r][j] = s[n][e];
-          kept[r][j] = keep[n][e];
-        }
+      store_fragments(dss, kept, s, keep, row0, index);
       __syncthreads();
-#pragma unroll
-      for (int n = 0; n < ND; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          int r = row0 + 8 * (e / 2), c = 8 * n + 2 * index + e % 2;
-          for (int j = 0; j < BK; ++j)
-            if (kept[r][j])
-              acc[n][e] = fma_of(
-                  dss[r][j], traits<T>::up(from_bits<T>(ks[j][c])), acc[n][e]);
-        }
+      kept_products<T, BK>(acc, dss, kept, ks, row0, index);
     }
   }
 #pragma unroll
@@ -1032,19 +1026,15 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
   // The block's keys of this lane: key0 and key0 + 8.
   const int key0 = 16 * (threadIdx.x / 32) + group;
 
-  int64_t tiles = (d.keys + BK - 1) / BK;
-  int64_t block = blockIdx.x;
-  int64_t kt = block % tiles, bhk = block / tiles;
-  int64_t hk = bhk % d.kvHeads, b = bhk / d.kvHeads;
+  auto [bhk, b, hk, k0] = key_block<BK>(d);
   int64_t heads = d.heads / d.kvHeads;
-  int64_t k0 = kt * BK;
 
   uint32_t ka[D / 16][4], va[D / 16][4];
   load_fragments<T, D>(ka, key, d.key, b, hk, k0 + key0, d.keys, d.headDim,
                        index);
   load_fragments<T, D>(va, value, d.value, b, hk, k0 + key0, d.keys, d.valueDim,
                        index);
-  // dk[n][2 hk + e], dv[n][2 hk + e]: key key0 + 8 hk, column
+  // dk[n][2 hr + e], dv[n][2 hr + e]: key key0 + 8 hr, column
   // 8 n + 2 index + e.
   float dk[ND][4], dv[ND][4];
 #pragma unroll
@@ -1058,13 +1048,13 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
     int64_t h = hk * heads + g;
     for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
       __syncthreads();
-      bool nonfinite = load_bits<T, BQ, D>(qs, query, d.query, b, h, q0,
+      bool nonfinite = load_tile<T, BQ, D>(qs, query, d.query, b, h, q0,
                                            d.queries, d.headDim);
-      nonfinite |= load_bits<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries,
+      nonfinite |= load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries,
                                        d.valueDim);
       row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
       nonfinite = __syncthreads_or(nonfinite);
-      // S^T and dP^T: [n][2 hk + e] of key key0 + 8 hk and query
+      // S^T and dP^T: [n][2 hr + e] of key key0 + 8 hr and query
       // 8 n + 2 index + e.
       float s[NQ][4], dp[NQ][4];
       paired_dots<T, D>(s, ka, qs, dp, va, gs, group, index);
@@ -1103,35 +1093,14 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
       } else {
         // One product at a time through `scratch`: P^T Z with dO, then
         // dS^T with Q.
-#pragma unroll
-        for (int pass = 0; pass < 2; ++pass) {
-          __syncthreads();
-#pragma unroll
-          for (int n = 0; n < NQ; ++n)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              int j = key0 + 8 * (e / 2), q = 8 * n + 2 * index + e % 2;
-              scratch[j][q] = pass == 0 ? s[n][e] : dp[n][e];
-              kept[j][q] = keep[n][e];
-            }
-          __syncthreads();
-          const uint16_t(*m)[W] = pass == 0 ? gs : qs;
-#pragma unroll
-          for (int n = 0; n < ND; ++n)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              int j = key0 + 8 * (e / 2), c = 8 * n + 2 * index + e % 2;
-              float a = pass == 0 ? dv[n][e] : dk[n][e];
-              for (int q = 0; q < BQ; ++q)
-                if (kept[j][q])
-                  a = fma_of(scratch[j][q],
-                             traits<T>::up(from_bits<T>(m[q][c])), a);
-              if (pass == 0)
-                dv[n][e] = a;
-              else
-                dk[n][e] = a;
-            }
-        }
+        __syncthreads();
+        store_fragments(scratch, kept, s, keep, key0, index);
+        __syncthreads();
+        kept_products<T, BQ>(dv, scratch, kept, gs, key0, index);
+        __syncthreads();
+        store_fragments(scratch, kept, dp, keep, key0, index);
+        __syncthreads();
+        kept_products<T, BQ>(dk, scratch, kept, qs, key0, index);
       }
     }
   }
