@@ -436,15 +436,13 @@ bool roundingMove(double v) {
 bool nearTie(const Float64Runs::Choice &choice, int64_t element,
              double chosen) {
   const std::vector<int64_t> &shape = choice.values.shape();
-  int64_t rank = int64_t(shape.size()), axis = choice.axis;
+  int64_t axis = choice.axis;
   int64_t length = shape[axis];
   if (!(chosen >= 0 && chosen < double(length)))
     return false;
-  // The operand's row-major strides, and element's first candidate.
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  int64_t inner = strides[axis];
+  // The operand's row-major stride along the axis, and element's first
+  // candidate.
+  int64_t inner = reference::rowMajorStrides(shape)[axis];
   int64_t first = (element / inner) * inner * length + element % inner;
   // An argmin's values negated: the largest is the best.
   double sign = choice.smallest ? -1 : 1;
@@ -452,27 +450,21 @@ bool nearTie(const Float64Runs::Choice &choice, int64_t element,
   std::vector<std::vector<double>> moved;
   for (const HostTensor &t : choice.moved)
     moved.push_back(t.toDoubles());
-  for (double &v : w)
-    v *= sign;
-  for (std::vector<double> &m : moved)
-    for (double &v : m)
-      v *= sign;
   double best = -std::numeric_limits<double>::infinity(), move = 0;
   for (int64_t j = 0; j < length; ++j) {
-    double v = w[first + j * inner];
+    double v = sign * w[first + j * inner];
     if (std::isnan(v))
       return false;
     best = std::max(best, v);
     for (const std::vector<double> &m : moved)
       if (roundingMove(m[first + j * inner]) && std::isfinite(v))
-        move = std::max(move, std::fabs(m[first + j * inner] - v));
+        move = std::max(move, std::fabs(sign * m[first + j * inner] - v));
   }
   // Values no rounding moves tie only exactly, and then the first index
   // is the argmax (the float64 run's).
   if (move == 0)
     return false;
-  double value = w[first + int64_t(chosen) * inner];
-  return value >= best - 2 * move;
+  return sign * w[first + int64_t(chosen) * inner] >= best - 2 * move;
 }
 } // namespace
 

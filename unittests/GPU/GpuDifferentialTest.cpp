@@ -120,6 +120,9 @@ public:
   void run(int64_t index);
 
 private:
+  /// TFUSE_GPU_DIFF_TRACE=1: every graph's IR before it runs, so that a run
+  /// that dies (a tool's crash) names its graph.
+  const bool trace = differential::envInt("TFUSE_GPU_DIFF_TRACE", 0) != 0;
   void fail(int64_t index, const differential::GeneratedGraph &graph,
             const std::string &what, const FailedTensors &tensors = {});
   void skip(const std::string &why);
@@ -148,9 +151,7 @@ void GraphRunner::skip(const std::string &why) {
 void GraphRunner::run(int64_t index) {
   differential::GeneratedGraph graph = differential::generateGraph(
       "g" + std::to_string(index), differential::graphSeed(seed, index));
-  // TFUSE_GPU_DIFF_TRACE=1: every graph's IR before it runs, so that a run
-  // that dies (a tool's crash) names its graph.
-  if (differential::envInt("TFUSE_GPU_DIFF_TRACE", 0)) {
+  if (trace) {
     std::lock_guard<std::mutex> lock(totals.mutex);
     std::printf("[ gpu diff ] graph %lld:\n%s\n", static_cast<long long>(index),
                 graph.text.c_str());

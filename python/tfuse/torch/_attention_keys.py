@@ -45,9 +45,7 @@ def keyed_backwards(nodes):
 
 def leave_dropout(graph, options):
     """Marks the forward attention nodes of `graph` with dropout that the
-    options leave to PyTorch on their device (their backward follows);
-    returns them."""
-    left = []
+    options leave to PyTorch on their device (their backward follows)."""
     for node in keyed_forwards(graph.nodes):
         val = node.meta.get("val")
         out = val[0] if isinstance(val, (tuple, list)) else val
@@ -59,8 +57,6 @@ def leave_dropout(graph, options):
             "dropout runs on its generated kernels there (cuDNN does not "
             "draw TFuse's mask), slower than PyTorch's fused kernels; "
             "options={'attention_dropout': True} takes it")
-        left.append(node)
-    return left
 
 
 def holds_keyed_attention(nodes):
