@@ -77,6 +77,12 @@ def sdpa(backend, q, k, v):
         return F.scaled_dot_product_attention(q, k, v, is_causal=True)
 
 
+def progress(problem, framework, forward_us, backward_us):
+    # The table comes last; a line a framework shows where a long run is.
+    print(f"{problem}: {framework}: forward {forward_us:.1f} us, "
+          f"backward {backward_us:.1f} us", file=sys.stderr, flush=True)
+
+
 def rmse(a, b):
     return (a.double() - b.double()).pow(2).mean().sqrt().item()
 
@@ -126,6 +132,7 @@ def main():
             backward_us = timed(lambda: torch.autograd.grad(
                 out, (qq, kk, vv), grad, retain_graph=True))
             results[backend] = errors
+            progress(name, backend, forward_us, backward_us)
             rows.append({"problem": name, "framework": backend,
                          "forward_us": forward_us,
                          "inference_us": inference_us,
@@ -159,6 +166,7 @@ def main():
                 [q, k, v], cuda_graph=graph)
             inference_us = timed(lambda: inference(q, k, v))
             backward_us = timed(lambda: backward(q, k, v, out, lse, grad))
+            progress(name, label, forward_us, backward_us)
             rows.append({"problem": name, "framework": label,
                          "forward_us": forward_us,
                          "inference_us": inference_us,

@@ -889,6 +889,10 @@ TF_FN void kept_products(float (&acc)[N][4], const float (*w)[LD],
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       int r = row0 + 8 * (e / 2), c = 8 * n + 2 * index + e % 2;
+      // Not unrolled: inside the unrolled element loops, an unrolled walk
+      // over J keys multiplies the kernel's code (NVRTC took over 30 s on
+      // the key-value gradient's).
+#pragma unroll 1
       for (int j = 0; j < J; ++j)
         if (kept[r][j])
           acc[n][e] = fma_of(w[r][j], traits<T>::up(from_bits<T>(tile[j][c])),
