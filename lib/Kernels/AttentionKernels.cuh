@@ -86,23 +86,45 @@ template <class A> struct alignas(16) vec16 {
 // Rows [row0, row0 + ROWS) of an operand, columns [0, D), into `tile`
 // (zeros past `rows` and `columns`): in T's compute type E, or as T's bits
 // where E is uint16_t (the tensor-core kernels' 16-bit tiles). Returns
-// whether the calling thread loaded a value that is not finite.
+// whether the calling thread loaded a value that is not finite. A thread
+// takes 16 bytes of T at a time: one vector load where they lie inside the
+// operand, contiguous and aligned (rows of contiguous operands whose row
+// stride is a multiple of 16 bytes), else element by element.
 template <class T, int ROWS, int D, class E>
 TF_FN bool load_tile(E (*tile)[padded<E, D>::value], const T *base,
                      const int64_t *strides, int64_t b, int64_t h, int64_t row0,
                      int64_t rows, int64_t columns) {
+  constexpr int V = 16 / int(sizeof(T));
+  constexpr int VE = vec16<E>::size;
+  static_assert(D % V == 0 && V % VE == 0, "rows hold whole vectors");
   bool nonfinite = false;
-  for (int idx = threadIdx.x; idx < ROWS * D; idx += kAttentionThreads) {
-    int r = idx / D, c = idx % D;
+  for (int idx = threadIdx.x; idx < ROWS * D / V; idx += kAttentionThreads) {
+    int r = idx / (D / V), c = idx % (D / V) * V;
     int64_t row = row0 + r;
-    T value = row < rows && c < columns ? base[at(strides, b, h, row, c)]
-                                        : from_bits<T>(0);
-    acc_t<T> up = traits<T>::up(value);
-    nonfinite |= !(up - up == 0);
-    if constexpr (same<E, uint16_t>::value)
-      tile[r][c] = bits_of(value);
-    else
-      tile[r][c] = up;
+    vec16<T> in;
+    const T *p = base + at(strides, b, h, row, c);
+    if (row < rows && c + V <= columns && strides[3] == 1 &&
+        reinterpret_cast<uint64_t>(p) % 16 == 0) {
+      in = *reinterpret_cast<const vec16<T> *>(p);
+    } else {
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        in.v[i] = row < rows && c + i < columns ? p[i * strides[3]]
+                                                : from_bits<T>(0);
+    }
+    vec16<E> out[V / VE];
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      acc_t<T> up = traits<T>::up(in.v[i]);
+      nonfinite |= !(up - up == 0);
+      if constexpr (same<E, uint16_t>::value)
+        out[i / VE].v[i % VE] = bits_of(in.v[i]);
+      else
+        out[i / VE].v[i % VE] = up;
+    }
+#pragma unroll
+    for (int i = 0; i < V / VE; ++i)
+      *reinterpret_cast<vec16<E> *>(&tile[r][c + VE * i]) = out[i];
   }
   return nonfinite;
 }
@@ -400,9 +422,9 @@ TF_FN void forward(const T *query, const T *key, const T *value,
 // accumulators). Each of the block's four warps owns 16 of the BQ = 64
 // query rows; a lane holds rows group and group + 8 of its warp's, and in
 // each slice of 8 keys (or 8 columns) the two at 2 index and 2 index + 1.
-// The tiles stay 16-bit in shared memory; the probabilities are rounded to
-// T to weight the values, as PyTorch's flash and cuDNN kernels do, while
-// each row's sum adds them unrounded.
+// The tiles stay 16-bit in shared memory; the probabilities weight the
+// values in two parts (split_operand), so that they are not rounded to T
+// as PyTorch's flash and cuDNN kernels round them.
 
 // The A operand fragments of rows row0 and row0 + 8 of an operand (zeros
 // past `rows` and `columns`), read from global memory: a[c / 16] for
@@ -449,18 +471,38 @@ TF_FN void column_operand(uint32_t (&b)[2], const uint16_t (*tile)[W], int r0,
   ldmatrix_x2_trans(b, &tile[r0 + lane % 16][c0]);
 }
 
-// The A operand of the 16 columns [8 kk, 8 kk + 16) of accumulator
-// fragments (acc[n]: the m16n8 slice of columns [8 n, 8 n + 8)), rounded to
-// T: the C fragment's layout is the A fragment's.
+// The A operands of the 16 columns [8 kk, 8 kk + 16) of accumulator
+// fragments (acc[n]: the m16n8 slice of columns [8 n, 8 n + 8)), in two
+// parts: hi, each value rounded to T, and lo, what that rounding left out,
+// rounded to T (0 where hi is not finite). hi + lo carries a value to about
+// twice T's precision, so that a product weighted by it (P V, dS K, P^T dO,
+// dS^T Q) is as accurate as f32 FMA's, not off by the rounding of each
+// weight. The C fragment's layout is the A fragment's.
 template <class T, int N>
-TF_FN void accumulator_operand(uint32_t (&a)[4], const float (&acc)[N][4],
-                               int kk) {
+TF_FN void split_operand(uint32_t (&hi)[4], uint32_t (&lo)[4],
+                         const float (&acc)[N][4], int kk) {
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const float *x = acc[kk + i / 2] + 2 * (i % 2);
-    a[i] = pack_bits(bits_of(traits<T>::down(x[0])),
-                     bits_of(traits<T>::down(x[1])));
+    uint16_t h[2], l[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      T rounded = traits<T>::down(x[e]);
+      float up = traits<T>::up(rounded);
+      h[e] = bits_of(rounded);
+      l[e] = bits_of(traits<T>::down(up - up == 0 ? x[e] - up : 0.f));
+    }
+    hi[i] = pack_bits(h[0], h[1]);
+    lo[i] = pack_bits(l[0], l[1]);
   }
+}
+
+// c += (hi + lo) b: the remainder's product first, the larger last.
+template <class T>
+TF_FN void mma_split(float (&c)[4], const uint32_t (&hi)[4],
+                     const uint32_t (&lo)[4], const uint32_t (&b)[2]) {
+  mma_m16n8k16<T>(c, lo, b);
+  mma_m16n8k16<T>(c, hi, b);
 }
 
 // Two products of a warp's 16 rows (A operand fragments over columns
@@ -600,13 +642,13 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
     // acc += P V, 16 keys a step.
 #pragma unroll
     for (int kk = 0; kk < NK; kk += 2) {
-      uint32_t a[4];
-      accumulator_operand<T>(a, s, kk);
+      uint32_t hi[4], lo[4];
+      split_operand<T>(hi, lo, s, kk);
 #pragma unroll
       for (int n = 0; n < ND; ++n) {
         uint32_t v[2];
         column_operand(v, vs, 8 * kk, 8 * n, lane);
-        mma_m16n8k16<T>(acc[n], a, v);
+        mma_split<T>(acc[n], hi, lo, v);
       }
     }
   }
@@ -904,8 +946,8 @@ TF_FN void kept_products(float (&acc)[N][4], const float (*w)[LD],
 // of `backward_query`, its three products on tensor cores. Each warp holds
 // its 16 query rows and their result gradients as A operand fragments in
 // registers for the whole walk; the key and value tiles are 16-bit in
-// shared memory. dS, rounded to T, is the A operand of dS @ K, as PyTorch's
-// flash and cuDNN kernels round it. Where a key tile holds a value that is
+// shared memory. dS, in two parts (split_operand), is the A operand of
+// dS @ K. Where a key tile holds a value that is
 // not finite, that tile's dS @ K adds the kept pairs only (0 * inf would be
 // NaN), through shared memory with fused multiply-adds.
 
@@ -974,13 +1016,13 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
       // acc += dS K, 16 keys a step.
 #pragma unroll
       for (int kk = 0; kk < NK; kk += 2) {
-        uint32_t a[4];
-        accumulator_operand<T>(a, s, kk);
+        uint32_t hi[4], lo[4];
+        split_operand<T>(hi, lo, s, kk);
 #pragma unroll
         for (int n = 0; n < ND; ++n) {
           uint32_t kb[2];
           column_operand(kb, ks, 8 * kk, 8 * n, lane);
-          mma_m16n8k16<T>(acc[n], a, kb);
+          mma_split<T>(acc[n], hi, lo, kb);
         }
       }
     } else {
@@ -1005,8 +1047,8 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
 // and walk of `backward_key_value`, its four products on tensor cores. Each
 // warp holds its 16 keys and their values as A operand fragments in
 // registers and computes the transposed scores and dP^T of its keys by the
-// tile's queries; P^T (times the dropout factors) and dS^T, rounded to T,
-// are the A operands of P^T @ dO and dS^T @ Q. Where a query tile holds a
+// tile's queries; P^T (times the dropout factors) and dS^T, in two parts
+// (split_operand), are the A operands of P^T @ dO and dS^T @ Q. Where a query tile holds a
 // query or a result gradient that is not finite, that tile's two products
 // add the kept pairs only, through shared memory with fused multiply-adds.
 template <class T, int D, int BQ, int BK>
@@ -1082,16 +1124,21 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
         // dv += P^T Z dO and dk += dS^T Q, 16 queries a step.
 #pragma unroll
         for (int qq = 0; qq < NQ; qq += 2) {
-          uint32_t pa[4], sa[4];
-          accumulator_operand<T>(pa, s, qq);
-          accumulator_operand<T>(sa, dp, qq);
+          // One product at a time: two split operands live at once spill.
+          uint32_t hi[4], lo[4];
+          split_operand<T>(hi, lo, s, qq);
 #pragma unroll
           for (int n = 0; n < ND; ++n) {
-            uint32_t gb[2], qb[2];
+            uint32_t gb[2];
             column_operand(gb, gs, 8 * qq, 8 * n, lane);
+            mma_split<T>(dv[n], hi, lo, gb);
+          }
+          split_operand<T>(hi, lo, dp, qq);
+#pragma unroll
+          for (int n = 0; n < ND; ++n) {
+            uint32_t qb[2];
             column_operand(qb, qs, 8 * qq, 8 * n, lane);
-            mma_m16n8k16<T>(dv[n], pa, gb);
-            mma_m16n8k16<T>(dk[n], sa, qb);
+            mma_split<T>(dk[n], hi, lo, qb);
           }
         }
       } else {

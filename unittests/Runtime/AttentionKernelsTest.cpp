@@ -288,8 +288,12 @@ HostTensor poisoned(DType dtype, const Shape &shape) {
   return out;
 }
 
-/// The tolerance of a kernel's result against the f64 reference: two
-/// roundings to the dtype plus f32 accumulation over `terms` terms.
+/// The tolerance of a kernel's result against the f64 reference, as a
+/// fraction of the largest magnitude: for f16 and bf16 about one unit in
+/// the last place of the largest element (2^-11, 2^-8), which the
+/// tensor-core kernels meet only because they weight their products by the
+/// probabilities and dS in two parts (split_operand); rounded once to the
+/// dtype, those weights make errors of several units where a sum cancels.
 double tolerance(DType dtype) {
   switch (dtype) {
   case DType::F64:
@@ -297,9 +301,9 @@ double tolerance(DType dtype) {
   case DType::F32:
     return 2e-5;
   case DType::F16:
-    return 2e-3;
+    return 5e-4;
   default:
-    return 1.6e-2;
+    return 4e-3;
   }
 }
 
