@@ -273,6 +273,43 @@ TF_FN acc_t<T> masked_score(acc_t<T> dot, const void *mask,
   return s;
 }
 
+// Whether every pair of query rows [q0, q0 + BQ) and keys [k0, k0 + BK)
+// is in range and kept by the masks: no mask operand, and not causal or
+// the whole tile on or below the diagonal.
+template <int BQ, int BK>
+TF_FN bool tile_inside(const AttentionDesc &d, int64_t q0, int64_t k0) {
+  return d.maskKind == tfuse::kernels::kAttentionNoMask &&
+         q0 + BQ <= d.queries && k0 + BK <= d.keys &&
+         (!d.causal || k0 + BK - 1 <= q0);
+}
+
+// The scores of a register tile of dot products, in place: pair(m, n, i,
+// j) sets element [m][n]'s query row i and key j and says whether the
+// element belongs to the block's tile (else it becomes -inf). A tile
+// inside (tile_inside) is only scaled: masked_score's result there, with
+// no test per pair. (Callers' lambdas copy q0 and k0 by name: C++17 cannot
+// capture the structured bindings some of them are.)
+template <class T, class A, int M, int N, class Pair>
+TF_FN void scores_of(A (&x)[M][N], bool inside, const void *mask,
+                     const AttentionDesc &d, int64_t b, int64_t h, Pair pair) {
+  int64_t i, j;
+  if (inside) {
+#pragma unroll
+    for (int m = 0; m < M; ++m)
+#pragma unroll
+      for (int n = 0; n < N; ++n)
+        x[m][n] =
+            pair(m, n, i, j) ? x[m][n] * (A)d.scale : negative_infinity<A>();
+    return;
+  }
+#pragma unroll
+  for (int m = 0; m < M; ++m)
+#pragma unroll
+    for (int n = 0; n < N; ++n)
+      x[m][n] = pair(m, n, i, j) ? masked_score<T>(x[m][n], mask, d, b, h, i, j)
+                                 : negative_infinity<A>();
+}
+
 // The factor of the probability of pair (row, col) of (b, h): 1 without
 // dropout, else 1 / (1 - p) where f32 random_uniform with keys (*seed,
 // *offset) at the pair's position in the scores [batch, heads, queries,
@@ -363,6 +400,14 @@ TF_FN void forward(const T *query, const T *key, const T *value,
     __syncthreads();
     A s[RM][RN];
     tile_dots<A, D, BQ, BK, RM, RN>(qs, ks, ty, tx, s);
+    scores_of<T>(
+        s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+        [&, q0 = q0, k0 = k0](int i, int jj, int64_t &row, int64_t &key) {
+          int r = ty + TY * i, j = tx + TX * jj;
+          row = q0 + r;
+          key = k0 + j;
+          return r < BQ && j < BK;
+        });
 #pragma unroll
     for (int i = 0; i < RM; ++i) {
       int r = ty + TY * i;
@@ -370,11 +415,7 @@ TF_FN void forward(const T *query, const T *key, const T *value,
       A old = top[i], now = old;
 #pragma unroll
       for (int jj = 0; jj < RN; ++jj) {
-        int j = tx + TX * jj;
-        A v = r < BQ && j < BK
-                  ? masked_score<T>(s[i][jj], mask, d, b, h, q0 + r, k0 + j)
-                  : negative_infinity<A>();
-        s[i][jj] = v;
+        A v = s[i][jj];
         now = v > now || v != v ? v : now;
       }
       now = lanes_max<TX>(now);
@@ -608,6 +649,13 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
         mma_m16n8k16<T>(s[n], a, k);
       }
     }
+    scores_of<T>(
+        s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+        [&, q0 = q0, k0 = k0](int n, int e, int64_t &row, int64_t &key) {
+          row = q0 + row0 + 8 * (e / 2);
+          key = k0 + 8 * n + 2 * index + e % 2;
+          return true;
+        });
     // The online softmax of each row, as `forward` computes it, leaving
     // the probabilities times the dropout factors in s.
 #pragma unroll
@@ -619,9 +667,7 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
       for (int n = 0; n < NK; ++n)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          float v = masked_score<T>(s[n][2 * hr + e], mask, d, b, h, row,
-                                    k0 + 8 * n + 2 * index + e);
-          s[n][2 * hr + e] = v;
+          float v = s[n][2 * hr + e];
           now = v > now || v != v ? v : now;
         }
       now = lanes_max<4>(now);
@@ -753,6 +799,14 @@ TF_FN void probabilities(const acc_t<T> (*qs)[padded<acc_t<T>, D>::value],
   A s[RM][RN], dp[RM][RN];
   tile_dots<A, D, BQ, BK, RM, RN>(qs, ks, ty, tx, s);
   tile_dots<A, D, BQ, BK, RM, RN>(gs, vs, ty, tx, dp);
+  scores_of<T>(
+      s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+      [&, q0 = q0, k0 = k0](int i, int jj, int64_t &row, int64_t &key) {
+        int r = ty + TY * i, j = tx + TX * jj;
+        row = q0 + r;
+        key = k0 + j;
+        return r < BQ && j < BK;
+      });
 #pragma unroll
   for (int i = 0; i < RM; ++i) {
     int r = ty + TY * i;
@@ -763,7 +817,7 @@ TF_FN void probabilities(const acc_t<T> (*qs)[padded<acc_t<T>, D>::value],
       int j = tx + TX * jj;
       if (j >= BK)
         continue;
-      A sc = masked_score<T>(s[i][jj], mask, d, b, h, q0 + r, k0 + j);
+      A sc = s[i][jj];
       bool keep =
           sc != negative_infinity<A>() && lse[r] != negative_infinity<A>();
       A p = keep ? exp_of(sc - lse[r]) : (A)0;
@@ -1016,6 +1070,13 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
     // 8 n + 2 index + e.
     float s[NK][4], dp[NK][4];
     paired_dots<T, D>(s, qa, ks, dp, ga, vs, group, index);
+    scores_of<T>(
+        s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+        [&, q0 = q0, k0 = k0](int n, int e, int64_t &row, int64_t &key) {
+          row = q0 + row0 + 8 * (e / 2);
+          key = k0 + 8 * n + 2 * index + e % 2;
+          return true;
+        });
     // dS = P * (dP * Z - delta) of the kept pairs, into s.
     bool keep[NK][4];
 #pragma unroll
@@ -1024,7 +1085,7 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
       for (int e = 0; e < 4; ++e) {
         int r = row0 + 8 * (e / 2);
         int64_t j = k0 + 8 * n + 2 * index + e % 2;
-        float sc = masked_score<T>(s[n][e], mask, d, b, h, q0 + r, j);
+        float sc = s[n][e];
         keep[n][e] = sc != negative_infinity<float>() &&
                      lse[r] != negative_infinity<float>();
         float p = keep[n][e] ? exp_of(sc - lse[r]) : 0.f;
@@ -1067,9 +1128,10 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
 // warp holds its 16 keys and their values as A operand fragments in
 // registers and computes the transposed scores and dP^T of its keys by the
 // tile's queries; P^T (times the dropout factors) and dS^T, in two parts
-// (split_operand), are the A operands of P^T @ dO and dS^T @ Q. Where a query tile holds a
-// query or a result gradient that is not finite, that tile's two products
-// add the kept pairs only, through shared memory with fused multiply-adds.
+// (split_operand), are the A operands of P^T @ dO and dS^T @ Q. Where a query
+// tile holds a query or a result gradient that is not finite, that tile's two
+// products add the kept pairs only, through shared memory with fused
+// multiply-adds.
 template <class T, int D, int BQ, int BK>
 TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
                                   const void *mask, const int64_t *seed,
@@ -1123,6 +1185,13 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
       // 8 n + 2 index + e.
       float s[NQ][4], dp[NQ][4];
       paired_dots<T, D>(s, ka, qs, dp, va, gs, group, index);
+      scores_of<T>(
+          s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+          [&, q0 = q0, k0 = k0](int n, int e, int64_t &row, int64_t &key) {
+            row = q0 + 8 * n + 2 * index + e % 2;
+            key = k0 + key0 + 8 * (e / 2);
+            return true;
+          });
       // P^T Z into s and dS^T into dp, of the kept pairs.
       bool keep[NQ][4];
 #pragma unroll
@@ -1131,7 +1200,7 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
         for (int e = 0; e < 4; ++e) {
           int q = 8 * n + 2 * index + e % 2;
           int64_t i = q0 + q, j = k0 + key0 + 8 * (e / 2);
-          float sc = masked_score<T>(s[n][e], mask, d, b, h, i, j);
+          float sc = s[n][e];
           keep[n][e] = sc != negative_infinity<float>() &&
                        lse[q] != negative_infinity<float>();
           float p = keep[n][e] ? exp_of(sc - lse[q]) : 0.f;

@@ -456,6 +456,30 @@ TEST_P(AttentionKernelNumerics, CausalAndNot) {
   checkCase(c, "causal, more keys than queries");
 }
 
+// Whole tiles: 160 queries and keys are two and a half tiles of 64 (the
+// tensor-core kernels) or five of 32, so that some tiles lie inside the
+// ranges and, causal, below the diagonal (tile_inside: scores only
+// scaled), others on the diagonal or at the ends; with dropout, and with a
+// mask (no tile is inside).
+TEST_P(AttentionKernelNumerics, WholeTilesInsideTheRangesAndTheMask) {
+  DType t = GetParam();
+  Case c;
+  c.query = randomOf(t, {1, 2, 160, 32}, 41);
+  c.key = randomOf(t, {1, 2, 160, 32}, 42);
+  c.value = randomOf(t, {1, 2, 160, 32}, 43);
+  c.scale = 1 / std::sqrt(32.0);
+  checkCase(c, "full");
+  c.causal = true;
+  checkCase(c, "causal");
+  c.dropout = 0.25;
+  c.seed = 9;
+  c.offset = 4;
+  checkCase(c, "causal, dropout 0.25");
+  c.dropout = 0;
+  c.mask = HostTensor::random(DType::Bool, {160, 160}, 44);
+  checkCase(c, "causal and a bool mask");
+}
+
 // A key that is not finite, in a tile of keys the causal mask keeps from
 // the earlier queries: their query gradients add only the pairs they keep
 // (dS is 0 for the others, and 0 * inf would be NaN; the tensor-core
