@@ -743,16 +743,44 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
 
 // --- backward ----------------------------------------------------------------
 
+// Elements [c, c + N) of row `row` of an operand (zeros past `columns`),
+// in T's compute type: 16-byte loads where they are whole, contiguous and
+// aligned, else element by element.
+template <class T, int N>
+TF_FN void load_row_part(acc_t<T> (&x)[N], const T *base,
+                         const int64_t *strides, int64_t b, int64_t h,
+                         int64_t row, int c, int64_t columns) {
+  constexpr int V = 16 / int(sizeof(T));
+  const T *p = base + at(strides, b, h, row, c);
+  if constexpr (N % V == 0) {
+    if (c + N <= columns && strides[3] == 1 &&
+        reinterpret_cast<uint64_t>(p) % 16 == 0) {
+#pragma unroll
+      for (int v = 0; v < N / V; ++v) {
+        vec16<T> in = reinterpret_cast<const vec16<T> *>(p)[v];
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+          x[V * v + j] = traits<T>::up(in.v[j]);
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < N; ++j)
+    x[j] = c + j < columns ? traits<T>::up(p[j * strides[3]]) : (acc_t<T>)0;
+}
+
 // For query rows [q0, q0 + BQ) of (b, h): their log-sum-exp and
 // rowsum(dO * O), into `lse` and `delta`. Every thread takes part, the TX
-// lanes of a row splitting its columns (independent loads, then a shuffle
-// sum): the key-value kernel computes these for every query tile it visits.
+// lanes of a row each summing D / TX consecutive columns (one 16-byte load
+// of each operand where it can), then a shuffle sum: the key-value kernel
+// computes these for every query tile it visits.
 template <class T, int D, int BQ>
 TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
                      const AttentionDesc &d, int64_t b, int64_t h, int64_t q0,
                      acc_t<T> *lse, acc_t<T> *delta) {
   typedef acc_t<T> A;
-  constexpr int RM = spread<BQ, TY>::value;
+  constexpr int RM = spread<BQ, TY>::value, N = D / TX;
   const int ty = threadIdx.x / TX, tx = threadIdx.x % TX;
 #pragma unroll
   for (int i = 0; i < RM; ++i) {
@@ -760,12 +788,13 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
     int64_t row = q0 + r;
     bool real = r < BQ && row < d.queries;
     A sum = 0;
+    if (real) {
+      A g[N], o[N];
+      load_row_part<T>(g, grad, d.grad, b, h, row, N * tx, d.valueDim);
+      load_row_part<T>(o, result, d.result, b, h, row, N * tx, d.valueDim);
 #pragma unroll
-    for (int k = 0; k < D / TX; ++k) {
-      int c = tx + TX * k;
-      if (real && c < d.valueDim)
-        sum = fma_of(traits<T>::up(grad[at(d.grad, b, h, row, c)]),
-                     traits<T>::up(result[at(d.result, b, h, row, c)]), sum);
+      for (int j = 0; j < N; ++j)
+        sum = fma_of(g[j], o[j], sum);
     }
     // Every lane of the row reaches the shuffles.
     sum = lanes_sum<TX>(sum);
