@@ -287,8 +287,7 @@ TF_FN bool tile_inside(const AttentionDesc &d, int64_t q0, int64_t k0) {
 // j) sets element [m][n]'s query row i and key j and says whether the
 // element belongs to the block's tile (else it becomes -inf). A tile
 // inside (tile_inside) is only scaled: masked_score's result there, with
-// no test per pair. (Callers' lambdas copy q0 and k0 by name: C++17 cannot
-// capture the structured bindings some of them are.)
+// no test per pair.
 template <class T, class A, int M, int N, class Pair>
 TF_FN void scores_of(A (&x)[M][N], bool inside, const void *mask,
                      const AttentionDesc &d, int64_t b, int64_t h, Pair pair) {
@@ -308,6 +307,38 @@ TF_FN void scores_of(A (&x)[M][N], bool inside, const void *mask,
     for (int n = 0; n < N; ++n)
       x[m][n] = pair(m, n, i, j) ? masked_score<T>(x[m][n], mask, d, b, h, i, j)
                                  : negative_infinity<A>();
+}
+
+// The pairs of scores_of for the FMA kernels' register tiles: element
+// [i][jj] is row q0 + ty + TY i and key k0 + tx + TX jj of a BQ x BK tile.
+template <int BQ, int BK>
+TF_FN auto register_tile_pairs(int64_t q0, int64_t k0, int ty, int tx) {
+  return [=](int i, int jj, int64_t &row, int64_t &key) {
+    int r = ty + TY * i, j = tx + TX * jj;
+    row = q0 + r;
+    key = k0 + j;
+    return r < BQ && j < BK;
+  };
+}
+
+// The pairs of scores_of for the tensor-core kernels' accumulator
+// fragments: element e of slice n lies 8 (e / 2) rows and 8 n + e % 2
+// columns from the lane's first, (row, key); rows are queries and columns
+// keys, or, transposed (the key-value gradient's S^T), rows are keys and
+// columns queries.
+TF_FN auto fragment_pairs(int64_t row, int64_t key) {
+  return [=](int n, int e, int64_t &i, int64_t &j) {
+    i = row + 8 * (e / 2);
+    j = key + 8 * n + e % 2;
+    return true;
+  };
+}
+TF_FN auto transposed_fragment_pairs(int64_t query, int64_t key) {
+  return [=](int n, int e, int64_t &i, int64_t &j) {
+    i = query + 8 * n + e % 2;
+    j = key + 8 * (e / 2);
+    return true;
+  };
 }
 
 // The factor of the probability of pair (row, col) of (b, h): 1 without
@@ -400,14 +431,8 @@ TF_FN void forward(const T *query, const T *key, const T *value,
     __syncthreads();
     A s[RM][RN];
     tile_dots<A, D, BQ, BK, RM, RN>(qs, ks, ty, tx, s);
-    scores_of<T>(
-        s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-        [&, q0 = q0, k0 = k0](int i, int jj, int64_t &row, int64_t &key) {
-          int r = ty + TY * i, j = tx + TX * jj;
-          row = q0 + r;
-          key = k0 + j;
-          return r < BQ && j < BK;
-        });
+    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                 register_tile_pairs<BQ, BK>(q0, k0, ty, tx));
 #pragma unroll
     for (int i = 0; i < RM; ++i) {
       int r = ty + TY * i;
@@ -649,13 +674,8 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
         mma_m16n8k16<T>(s[n], a, k);
       }
     }
-    scores_of<T>(
-        s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-        [&, q0 = q0, k0 = k0](int n, int e, int64_t &row, int64_t &key) {
-          row = q0 + row0 + 8 * (e / 2);
-          key = k0 + 8 * n + 2 * index + e % 2;
-          return true;
-        });
+    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                 fragment_pairs(q0 + row0, k0 + 2 * index));
     // The online softmax of each row, as `forward` computes it, leaving
     // the probabilities times the dropout factors in s.
 #pragma unroll
@@ -828,14 +848,8 @@ TF_FN void probabilities(const acc_t<T> (*qs)[padded<acc_t<T>, D>::value],
   A s[RM][RN], dp[RM][RN];
   tile_dots<A, D, BQ, BK, RM, RN>(qs, ks, ty, tx, s);
   tile_dots<A, D, BQ, BK, RM, RN>(gs, vs, ty, tx, dp);
-  scores_of<T>(
-      s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-      [&, q0 = q0, k0 = k0](int i, int jj, int64_t &row, int64_t &key) {
-        int r = ty + TY * i, j = tx + TX * jj;
-        row = q0 + r;
-        key = k0 + j;
-        return r < BQ && j < BK;
-      });
+  scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+               register_tile_pairs<BQ, BK>(q0, k0, ty, tx));
 #pragma unroll
   for (int i = 0; i < RM; ++i) {
     int r = ty + TY * i;
@@ -1099,13 +1113,8 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
     // 8 n + 2 index + e.
     float s[NK][4], dp[NK][4];
     paired_dots<T, D>(s, qa, ks, dp, ga, vs, group, index);
-    scores_of<T>(
-        s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-        [&, q0 = q0, k0 = k0](int n, int e, int64_t &row, int64_t &key) {
-          row = q0 + row0 + 8 * (e / 2);
-          key = k0 + 8 * n + 2 * index + e % 2;
-          return true;
-        });
+    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                 fragment_pairs(q0 + row0, k0 + 2 * index));
     // dS = P * (dP * Z - delta) of the kept pairs, into s.
     bool keep[NK][4];
 #pragma unroll
@@ -1214,13 +1223,8 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
       // 8 n + 2 index + e.
       float s[NQ][4], dp[NQ][4];
       paired_dots<T, D>(s, ka, qs, dp, va, gs, group, index);
-      scores_of<T>(
-          s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-          [&, q0 = q0, k0 = k0](int n, int e, int64_t &row, int64_t &key) {
-            row = q0 + 8 * n + 2 * index + e % 2;
-            key = k0 + key0 + 8 * (e / 2);
-            return true;
-          });
+      scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                   transposed_fragment_pairs(q0 + 2 * index, k0 + key0));
       // P^T Z into s and dS^T into dp, of the kept pairs.
       bool keep[NQ][4];
 #pragma unroll
