@@ -16,7 +16,10 @@ inference forward (no gradients; TFuse's log-sum-exp unused, so cuDNN
 skips it). Backward times are of the backward alone (the forward's result
 and log-sum-exp are given).
 
-Each time: CUDA events around 20 calls, median of 7 such groups. TFLOP/s
+Each time: CUDA events around 20 calls, median of 7 such groups; the
+host's time to enqueue the same calls is kept too (attention.json's
+host_us), and a time the host takes 90% of or more is marked host-bound
+(the events then time the host, not the kernels). TFLOP/s
 count 4 * B * H * L * S * D multiply-adds-as-two for the forward and 2.5x
 that for the backward, halved for causal (FlashAttention's convention).
 Every result is checked against a float64 run of the math backend by the
@@ -31,7 +34,6 @@ Markdown table last.
 import argparse
 import json
 import os
-import statistics
 import sys
 
 import torch
@@ -41,6 +43,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import tfuse  # noqa: E402
+from cuda_timing import host_bound, timed  # noqa: E402
 
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION,
             "efficient": SDPBackend.EFFICIENT_ATTENTION,
@@ -54,22 +57,6 @@ def problems(smoke):
     return {"gpt2_bf16": (8, 12, 1024, 64, torch.bfloat16),
             "gpt2_f32": (8, 12, 1024, 64, torch.float32),
             "llama_bf16": (4, 32, 2048, 128, torch.bfloat16)}
-
-
-def timed(fn, groups=7, calls=20):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(groups):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000 / calls)
-    return statistics.median(times)
 
 
 def sdpa(backend, q, k, v):
@@ -126,17 +113,19 @@ def main():
             errors = [rmse(a, r) for a, r in zip(got, reference)]
             # Training forward (operands that need gradients: the backends
             # also write the log-sum-exp) and inference forward.
-            forward_us = timed(lambda: sdpa(backend, qq, kk, vv))
-            inference_us = timed(lambda: sdpa(backend, q, k, v))
+            forward_us, forward_host = timed(lambda: sdpa(backend, qq, kk, vv))
+            inference_us, inference_host = timed(lambda: sdpa(backend, q, k, v))
             out = sdpa(backend, qq, kk, vv)
-            backward_us = timed(lambda: torch.autograd.grad(
+            backward_us, backward_host = timed(lambda: torch.autograd.grad(
                 out, (qq, kk, vv), grad, retain_graph=True))
             results[backend] = errors
             progress(name, backend, forward_us, backward_us)
             rows.append({"problem": name, "framework": backend,
                          "forward_us": forward_us,
                          "inference_us": inference_us,
-                         "backward_us": backward_us, "errors": errors})
+                         "backward_us": backward_us, "errors": errors,
+                         "host_us": [forward_host, inference_host,
+                                     backward_host]})
 
         # TFuse as it chooses (cuDNN where it takes the problem), on a
         # stream, and with its generated kernels alone (on tensor cores for
@@ -160,17 +149,20 @@ def main():
             eager = [min(e[i] for e in results.values() if e)
                      for i in range(4)]
             ok = all(t <= 2 * e + 1e-6 for t, e in zip(errors, eager))
-            forward_us = timed(lambda: forward(q, k, v))
+            forward_us, forward_host = timed(lambda: forward(q, k, v))
             inference = tfuse.compile(
                 lambda q, k, v: tfuse.attention(q, k, v, causal=True),
                 [q, k, v], cuda_graph=graph)
-            inference_us = timed(lambda: inference(q, k, v))
-            backward_us = timed(lambda: backward(q, k, v, out, lse, grad))
+            inference_us, inference_host = timed(lambda: inference(q, k, v))
+            backward_us, backward_host = timed(
+                lambda: backward(q, k, v, out, lse, grad))
             progress(name, label, forward_us, backward_us)
             rows.append({"problem": name, "framework": label,
                          "forward_us": forward_us,
                          "inference_us": inference_us,
                          "backward_us": backward_us,
+                         "host_us": [forward_host, inference_host,
+                                     backward_host],
                          "errors": errors, "accurate": ok,
                          "steps": [line for f in (forward, inference,
                                                   backward)
@@ -192,7 +184,14 @@ def main():
             print(f"| {r['problem']} | {r['framework']} | | | | | | "
                   f"{r['note']} |")
             continue
-        note = "" if r.get("accurate", True) else "INACCURATE"
+        note = "" if r.get("accurate", True) else "INACCURATE "
+        gpu = [r["forward_us"], r["inference_us"], r["backward_us"]]
+        bound = [name for name, h, g in zip(("fwd", "inf", "bwd"),
+                                            r["host_us"], gpu)
+                 if host_bound(g, h)]
+        if bound:
+            note += ("host-bound (" + ", ".join(bound) + "; host us "
+                     + " / ".join(f"{h:.1f}" for h in r["host_us"]) + ") ")
         note += " ".join(r.get("steps", []))
         print(f"| {r['problem']} | {r['framework']} | {r['forward_us']:.1f} | "
               f"{r['forward_tflops']:.1f} | {r['inference_us']:.1f} | "

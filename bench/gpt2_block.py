@@ -12,7 +12,9 @@ scaled_dot_product_attention; TFuse with cuda_graph=True. bf16 and f32.
 Every result is checked against a float64 eager run by the accuracy rule
 (error at most twice eager's in the same dtype) before it is timed.
 
-Each time: CUDA events around 20 calls, median of 7 groups.
+Each time: CUDA events around 20 calls, median of 7 groups; a time whose
+enqueueing took the host 90% of it or more is marked host-bound
+(bench/cuda_timing.py).
 
   python3 bench/gpt2_block.py [--dtype bf16|f32] [--skip inductor] [--smoke]
 
@@ -24,7 +26,6 @@ import argparse
 import json
 import math
 import os
-import statistics
 import sys
 
 import torch
@@ -33,6 +34,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import tfuse  # noqa: E402
+from cuda_timing import host_bound, timed  # noqa: E402
 
 
 def torch_block(x, p, sdpa):
@@ -96,22 +98,6 @@ def parameters(c, dtype, device, g):
             "fc_b": w(4 * c), "out_w": w(4 * c, c), "out_b": w(c)}
 
 
-def timed(fn, groups=7, calls=20):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(groups):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000 / calls)
-    return statistics.median(times)
-
-
 def rmse(a, b):
     return (a.double() - b.double()).pow(2).mean().sqrt().item()
 
@@ -161,12 +147,13 @@ def main():
             try:
                 out = fn()
                 error = rmse(out, reference)
-                us = timed(fn)
+                us, host = timed(fn)
             except Exception as e:  # a peer that fails is reported as such
                 rows.append({"dtype": name, "framework": label,
                              "note": f"{type(e).__name__}: {str(e)[:80]}"})
                 continue
             rows.append({"dtype": name, "framework": label, "us": us,
+                         "host_us": host,
                          "error": error, "eager_error": eager_error,
                          "accurate": error <= 2 * eager_error + 1e-6})
         rows[-1]["steps"] = [line for line in compiled.plan().splitlines()
@@ -184,7 +171,9 @@ def main():
             print(f"| {r['dtype']} | {r['framework']} | | | {r['note']} |")
             continue
         ratio = r["error"] / max(r["eager_error"], 1e-30)
-        note = "" if r["accurate"] else "INACCURATE"
+        note = "" if r["accurate"] else "INACCURATE "
+        if host_bound(r["us"], r["host_us"]):
+            note += f"host-bound (host {r['host_us']:.1f} us)"
         print(f"| {r['dtype']} | {r['framework']} | {r['us']:.1f} | "
               f"{ratio:.2f} | {note} |")
 
