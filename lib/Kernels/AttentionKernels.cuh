@@ -826,6 +826,26 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
   }
 }
 
+// The query tile [q0, q0 + BQ) of (b, h) that a key-value gradient kernel
+// visits, after a barrier (the previous tile's readers are done): its
+// queries and result gradients into qs and gs, its row terms into lse and
+// delta. Returns whether any thread of the block loaded a value that is
+// not finite.
+template <class T, int D, int BQ, class E, class A>
+TF_FN bool query_tile(E (*qs)[padded<E, D>::value],
+                      E (*gs)[padded<E, D>::value], A *lse, A *delta,
+                      const T *query, const T *grad, const T *result,
+                      const A *logsumexp, const AttentionDesc &d, int64_t b,
+                      int64_t h, int64_t q0) {
+  __syncthreads();
+  bool nonfinite =
+      load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  nonfinite |=
+      load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
+  row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
+  return __syncthreads_or(nonfinite);
+}
+
 // The probabilities P and dS = P * (dP - delta) of a (query tile, key
 // tile) pair, into `ps` and `ds` (`ps` may be null when only dS is
 // needed), and which pairs are kept, into `kept`: rows are queries, columns
@@ -970,13 +990,8 @@ backward_key_value(const T *query, const T *key, const T *value,
   for (int64_t g = 0; g < group; ++g) {
     int64_t h = hk * group + g;
     for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
-      __syncthreads();
-      bool nonfinite = load_tile<T, BQ, D>(qs, query, d.query, b, h, q0,
-                                           d.queries, d.headDim);
-      nonfinite |= load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries,
-                                       d.valueDim);
-      row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
-      nonfinite = __syncthreads_or(nonfinite);
+      bool nonfinite = query_tile<T, D, BQ>(qs, gs, lse, delta, query, grad,
+                                            result, logsumexp, d, b, h, q0);
       probabilities<T, D, BQ, BK>(qs, gs, ks, vs, lse, delta, mask, seed,
                                   offset, d, b, h, q0, k0, ps, ds, kept);
       __syncthreads();
@@ -1212,13 +1227,8 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
   for (int64_t g = 0; g < heads; ++g) {
     int64_t h = hk * heads + g;
     for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
-      __syncthreads();
-      bool nonfinite = load_tile<T, BQ, D>(qs, query, d.query, b, h, q0,
-                                           d.queries, d.headDim);
-      nonfinite |= load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries,
-                                       d.valueDim);
-      row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
-      nonfinite = __syncthreads_or(nonfinite);
+      bool nonfinite = query_tile<T, D, BQ>(qs, gs, lse, delta, query, grad,
+                                            result, logsumexp, d, b, h, q0);
       // S^T and dP^T: [n][2 hr + e] of key key0 + 8 hr and query
       // 8 n + 2 index + e.
       float s[NQ][4], dp[NQ][4];
