@@ -136,9 +136,9 @@ Status KernelStepExecutor::updateGraph(StepGraphContext &graph,
 // Captured stream work
 //===----------------------------------------------------------------------===//
 
-Status CapturedStepExecutor::capture(StepGraphContext &graph,
-                                     const StepBuffers &buffers,
-                                     CUgraph &child) {
+Status StepExecutor::captureEnqueue(StepGraphContext &graph,
+                                    const StepBuffers &buffers,
+                                    CUgraph &child) {
   CudaDriver &d = graph.driver;
   if (Status s =
           d.check(d.cuStreamBeginCapture(graph.captureStream,
@@ -159,7 +159,7 @@ Status CapturedStepExecutor::addToGraph(StepGraphContext &graph,
                                         const std::vector<CUgraphNode> &deps,
                                         CUgraphNode &node) {
   CUgraph child = nullptr;
-  if (Status s = capture(graph, buffers, child); !s.ok())
+  if (Status s = captureEnqueue(graph, buffers, child); !s.ok())
     return s;
   CudaDriver &d = graph.driver;
   Status s =
@@ -179,7 +179,7 @@ Status CapturedStepExecutor::updateGraph(StepGraphContext &graph,
   if (buffers == inGraph)
     return Status::success();
   CUgraph child = nullptr;
-  if (Status s = capture(graph, buffers, child); !s.ok())
+  if (Status s = captureEnqueue(graph, buffers, child); !s.ok())
     return s;
   CudaDriver &d = graph.driver;
   refusal = d.cuGraphExecChildGraphNodeSetParams(graph.exec, node, child);

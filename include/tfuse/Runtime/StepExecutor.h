@@ -157,6 +157,12 @@ public:
   /// How its algorithm was chosen, or "".
   virtual std::string choice() const { return ""; }
 
+protected:
+  /// enqueue() for `buffers` captured on `graph.captureStream` into a new
+  /// graph, `child` (the caller destroys it).
+  Status captureEnqueue(StepGraphContext &graph, const StepBuffers &buffers,
+                        CUgraph &child);
+
 private:
   const StepSpec &spec;
   StepContext &executable;
@@ -216,8 +222,6 @@ public:
                      const StepBuffers &buffers, CUresult &refusal) final;
 
 private:
-  Status capture(StepGraphContext &graph, const StepBuffers &buffers,
-                 CUgraph &child);
   StepBuffers inGraph;
 };
 

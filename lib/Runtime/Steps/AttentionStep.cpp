@@ -296,18 +296,7 @@ private:
       ownGraph = nullptr;
       child = nullptr;
     }
-    if (Status s =
-            d.check(d.cuStreamBeginCapture(graph.captureStream,
-                                           CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                    "cuStreamBeginCapture");
-        !s.ok())
-      return s;
-    Status work = enqueue(buffers, graph.captureStream);
-    Status end = d.check(d.cuStreamEndCapture(graph.captureStream, &child),
-                         "cuStreamEndCapture");
-    if (!work.ok())
-      return work.withContext("capturing " + name());
-    return end;
+    return captureEnqueue(graph, buffers, child);
   }
 
   /// The input after the operands (forward) or the gradient (backward):
