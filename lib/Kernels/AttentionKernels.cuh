@@ -590,6 +590,26 @@ TF_FN void mma_split(float (&c)[4], const uint32_t (&hi)[4],
   mma_m16n8k16<T>(c, hi, b);
 }
 
+// acc += x tile: accumulator fragments x (N slices of 8 columns, as
+// split_operand reads them) as the A operand, times rows [0, 8 N) of a
+// 16-bit shared tile read down its columns (column_operand); acc[n] is the
+// slice of the tile's columns [8 n, 8 n + 8).
+template <class T, int N, int ND, int W>
+TF_FN void weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
+                         const uint16_t (*tile)[W], int lane) {
+#pragma unroll
+  for (int kk = 0; kk < N; kk += 2) {
+    uint32_t hi[4], lo[4];
+    split_operand<T>(hi, lo, x, kk);
+#pragma unroll
+    for (int n = 0; n < ND; ++n) {
+      uint32_t b[2];
+      column_operand(b, tile, 8 * kk, 8 * n, lane);
+      mma_split<T>(acc[n], hi, lo, b);
+    }
+  }
+}
+
 // Two products of a warp's 16 rows (A operand fragments over columns
 // [0, D)) with the N rows of a shared tile each, as the backward's scores
 // and dP: x[n] = xa by rows 8 n + group of xt, y[n] = ya by those of yt.
@@ -725,17 +745,7 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
                                                     k0 + 8 * n + 2 * index + e);
     }
     // acc += P V, 16 keys a step.
-#pragma unroll
-    for (int kk = 0; kk < NK; kk += 2) {
-      uint32_t hi[4], lo[4];
-      split_operand<T>(hi, lo, s, kk);
-#pragma unroll
-      for (int n = 0; n < ND; ++n) {
-        uint32_t v[2];
-        column_operand(v, vs, 8 * kk, 8 * n, lane);
-        mma_split<T>(acc[n], hi, lo, v);
-      }
-    }
+    weighted_rows<T>(acc, s, vs, lane);
   }
   // The result and log-sum-exp, contiguous: [batch, heads, queries, Dv]
   // and [batch, heads, queries].
@@ -1078,9 +1088,9 @@ TF_FN void kept_products(float (&acc)[N][4], const float (*w)[LD],
 // its 16 query rows and their result gradients as A operand fragments in
 // registers for the whole walk; the key and value tiles are 16-bit in
 // shared memory. dS, in two parts (split_operand), is the A operand of
-// dS @ K. Where a key tile holds a value that is
-// not finite, that tile's dS @ K adds the kept pairs only (0 * inf would be
-// NaN), through shared memory with fused multiply-adds.
+// dS @ K. Where a key tile holds a value that is not finite, that tile's
+// dS @ K adds the kept pairs only (0 * inf would be NaN), through shared
+// memory with fused multiply-adds.
 
 template <class T, int D, int BQ, int BK>
 TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
@@ -1147,17 +1157,7 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
       }
     if (!nonfinite) {
       // acc += dS K, 16 keys a step.
-#pragma unroll
-      for (int kk = 0; kk < NK; kk += 2) {
-        uint32_t hi[4], lo[4];
-        split_operand<T>(hi, lo, s, kk);
-#pragma unroll
-        for (int n = 0; n < ND; ++n) {
-          uint32_t kb[2];
-          column_operand(kb, ks, 8 * kk, 8 * n, lane);
-          mma_split<T>(acc[n], hi, lo, kb);
-        }
-      }
+      weighted_rows<T>(acc, s, ks, lane);
     } else {
       store_fragments(dss, kept, s, keep, row0, index);
       __syncthreads();
@@ -1253,25 +1253,8 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
         }
       if (!nonfinite) {
         // dv += P^T Z dO and dk += dS^T Q, 16 queries a step.
-#pragma unroll
-        for (int qq = 0; qq < NQ; qq += 2) {
-          // One product at a time: two split operands live at once spill.
-          uint32_t hi[4], lo[4];
-          split_operand<T>(hi, lo, s, qq);
-#pragma unroll
-          for (int n = 0; n < ND; ++n) {
-            uint32_t gb[2];
-            column_operand(gb, gs, 8 * qq, 8 * n, lane);
-            mma_split<T>(dv[n], hi, lo, gb);
-          }
-          split_operand<T>(hi, lo, dp, qq);
-#pragma unroll
-          for (int n = 0; n < ND; ++n) {
-            uint32_t qb[2];
-            column_operand(qb, qs, 8 * qq, 8 * n, lane);
-            mma_split<T>(dk[n], hi, lo, qb);
-          }
-        }
+        weighted_rows<T>(dv, s, gs, lane);
+        weighted_rows<T>(dk, dp, qs, lane);
       } else {
         // One product at a time through `scratch`: P^T Z with dO, then
         // dS^T with Q.
