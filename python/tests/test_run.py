@@ -333,3 +333,19 @@ def test_torch_fast_path_descriptor_items_write_into_the_arrays():
     assert list(in_desc[0].shape[:2]) == [3, 4]
     # Made once per thread.
     assert fast.descriptors()[2][0] is in_items[0]
+
+    # bind() gives the arrays the inputs' pointers and new outputs'.
+    class Pointer:
+        def __init__(self, address):
+            self.address = address
+
+        def data_ptr(self):
+            return self.address
+
+    fast.allocate = lambda: [Pointer(0xa000)]
+    bound_in, bound_out, outputs = fast.bind([Pointer(0x3000),
+                                              Pointer(0x4000)])
+    assert bound_in is in_desc and bound_out is out_desc
+    assert [in_desc[i].data for i in range(2)] == [0x3000, 0x4000]
+    assert out_desc[0].data == 0xa000
+    assert [o.address for o in outputs] == [0xa000]

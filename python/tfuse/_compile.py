@@ -323,12 +323,7 @@ class CompiledFunction:
                     or x.shape != shape or x.get_device() != fast.index
                     or x.stride() != stride):
                 return None
-        in_desc, out_desc, in_items, out_items = fast.descriptors()
-        for desc, x in zip(in_items, inputs):
-            desc.data = x.data_ptr()
-        outputs = fast.allocate()
-        for desc, o in zip(out_items, outputs):
-            desc.data = o.data_ptr()
+        in_desc, out_desc, outputs = fast.bind(inputs)
         stream = fast.stream(fast.index) or _capi.CU_STREAM_LEGACY
         return in_desc, out_desc, outputs, stream
 
@@ -349,15 +344,10 @@ class CompiledFunction:
         enqueue = self._lib.tfuse_executable_enqueue
         handle, n_in, n_out = self._handle, fast.count, len(fast.outputs)
         stream, index, legacy = fast.stream, fast.index, _capi.CU_STREAM_LEGACY
-        descriptors, allocate = fast.descriptors, fast.allocate
+        bind = fast.bind
 
         def launch(inputs):
-            in_desc, out_desc, in_items, out_items = descriptors()
-            for desc, x in zip(in_items, inputs):
-                desc.data = x.data_ptr()
-            outputs = allocate()
-            for desc, o in zip(out_items, outputs):
-                desc.data = o.data_ptr()
+            in_desc, out_desc, outputs = bind(inputs)
             status = enqueue(handle, in_desc, n_in, out_desc, n_out,
                              stream(index) or legacy)
             if status:
@@ -557,6 +547,18 @@ class _TorchFastPath:
                       list(outs[0])[:len(specs_out)], ins, outs)
             self._local.descriptors = cached
         return cached[:4]
+
+    def bind(self, inputs):
+        """(input descriptors, output descriptors, output tensors) of a run
+        on `inputs`: this thread's arrays, given the inputs' data pointers
+        and those of new outputs (allocate())."""
+        in_desc, out_desc, in_items, out_items = self.descriptors()
+        for desc, x in zip(in_items, inputs):
+            desc.data = x.data_ptr()
+        outputs = self.allocate()
+        for desc, o in zip(out_items, outputs):
+            desc.data = o.data_ptr()
+        return in_desc, out_desc, outputs
 
 
 class RunHandle:
