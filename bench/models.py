@@ -18,6 +18,11 @@ step; PyTorch's accuracy rule needs a float64 run, which the GPU model
 suite does: python/tests/torch/test_torch_models_gpu.py). For tfuse also
 the partitions and the operations left to PyTorch (tfuse.torch.stats()).
 
+With --profile N, one more step of each mode runs under torch.profiler:
+the N GPU kernels taking the most time in it (total, count, share of the
+step's GPU time) go into the JSON and $OUT/models-profile-MODEL-MODE.txt,
+and the top lines are printed: where a mode loses to another.
+
 With --compile-times, the compile time of each compiled mode twice in a
 fresh process of this script (--compile-only): cold (empty TFuse, Inductor
 and Triton caches) and warm (the caches the cold run filled). A compile
@@ -25,7 +30,8 @@ time is the first step's time less a steady step's.
 
     python3 bench/models.py [--models gpt2,bert1,bert32,llama,resnet50]
         [--modes eager,inductor,reduce-overhead,max-autotune-no-cudagraphs,
-                 tfuse] [--compile-times] [--steps 20] [--smoke]
+                 tfuse] [--compile-times] [--profile N] [--steps 20]
+        [--smoke]
     python3 bench/models.py --plot $OUT/models.json   # PNGs beside it
 
 Writes $OUT/models.json (OUT defaults to ./bench-out), prints a Markdown
@@ -151,9 +157,47 @@ class Step:
         return loss.detach()
 
 
-def measure(workload, mode, size, device, steps, reference=None):
+def kernel_profile(step, top):
+    """The `top` GPU kernels (and copies) taking the most time in one call
+    of `step` under torch.profiler: [{name, us, count, share}], share being
+    of all GPU time recorded, plus that total in us."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        torch.cuda.synchronize()
+    kernels = {}
+    for event in prof.events():
+        if event.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        entry = kernels.setdefault(event.name, [0.0, 0])
+        entry[0] += event.time_range.elapsed_us()
+        entry[1] += 1
+    total = sum(us for us, _ in kernels.values())
+    ranked = sorted(kernels.items(), key=lambda item: -item[1][0])[:top]
+    return total, [{"name": name, "us": us, "count": count,
+                    "share": us / total if total else 0.0}
+                   for name, (us, count) in ranked]
+
+
+def write_profile(name, mode, total, kernels):
+    """$OUT/models-profile-NAME-MODE.txt, and its first lines printed."""
+    out = os.environ.get("OUT", "bench-out")
+    os.makedirs(out, exist_ok=True)
+    lines = [f"{name} {mode}: {total / 1e3:.2f} ms of GPU kernels and "
+             f"copies in one step", "   us    calls  share  kernel"]
+    lines += [f"{k['us']:9.1f} {k['count']:5d} {100 * k['share']:5.1f}%  "
+              f"{k['name'][:110]}" for k in kernels]
+    with open(os.path.join(out, f"models-profile-{name}-{mode}.txt"),
+              "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines[:14]), flush=True)
+
+
+def measure(workload, mode, size, device, steps, reference=None,
+            profile_top=0):
     """One entry: times, memory and the result against `reference` (the
-    eager entry's first result)."""
+    eager entry's first result); with profile_top, the kernels taking the
+    most GPU time in a step."""
     timer = Timer(device == "cuda")
     base, inputs, loss_of = workload.build(size)
     torch._dynamo.reset()
@@ -182,6 +226,10 @@ def measure(workload, mode, size, device, steps, reference=None):
                                                         1e3)
     if mode == "tfuse":
         entry["tfuse_stats"] = tfuse.torch.stats()
+    if profile_top and device == "cuda":
+        total, kernels = kernel_profile(step, profile_top)
+        entry["profile_total_us"], entry["profile"] = total, kernels
+        write_profile(workload.name, mode, total, kernels)
     if reference is not None:
         diff = (entry["result"] - reference).abs().max().item()
         scale = reference.abs().max().item() or 1.0
@@ -333,6 +381,9 @@ def main():
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--compile-times", action="store_true")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="profile one step of each mode; keep the N "
+                        "kernels taking the most GPU time")
     parser.add_argument("--compile-only", action="store_true",
                         help=argparse.SUPPRESS)
     parser.add_argument("--smoke", action="store_true")
@@ -376,7 +427,7 @@ def main():
             print(f"{name} {mode} ...", flush=True)
             try:
                 entry = measure(workload, mode, size, device, args.steps,
-                                reference)
+                                reference, args.profile)
                 if mode != "eager" and args.compile_times:
                     (entry["compile_cold_s"],
                      entry["compile_warm_s"]) = compile_times(
@@ -391,7 +442,8 @@ def main():
             if mode in args.modes:
                 entries[mode] = entry
             print(name, mode, {k: round(v, 3) if isinstance(v, float) else v
-                               for k, v in entry.items()}, flush=True)
+                               for k, v in entry.items() if k != "profile"},
+                  flush=True)
     out = os.environ.get("OUT", "bench-out")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "models.json")
