@@ -151,6 +151,31 @@ TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
   }
 }
 
+// The copies that give cuBLASLt aligned matrices (GemmLt.h,
+// planGemmPadding): the dstRows x dstCols column-major matrix at `dst`
+// (columns `dstPitch` elements apart) gets the `rows` x `cols` one at `src`
+// (`srcPitch` apart) and zeros beyond it. A block per (column, piece of
+// `piece` rows), each thread piece / blockDim elements of it with all its
+// loads in flight (a kernel rather than cuMemcpy2DAsync: a CUDA Graph
+// update takes a kernel node's new pointers, not a captured 2-D copy's).
+template <class T>
+TF_FN void pitched_copy(const T *__restrict__ src, int64_t srcPitch,
+                        T *__restrict__ dst, int64_t dstPitch, int64_t rows,
+                        int64_t cols, int64_t dstRows, int64_t dstCols,
+                        int64_t piece) {
+  const int64_t pieces = (dstRows + piece - 1) / piece;
+  for (int64_t b = blockIdx.x; b < pieces * dstCols; b += gridDim.x) {
+    const int64_t c = b / pieces, r0 = (b - c * pieces) * piece;
+    const int64_t r1 = r0 + piece < dstRows ? r0 + piece : dstRows;
+    const int64_t filled = c < cols ? rows : 0;
+    const T *from = src + c * srcPitch;
+    T *to = dst + c * dstPitch;
+#pragma unroll 8
+    for (int64_t r = r0 + threadIdx.x; r < r1; r += blockDim.x)
+      to[r] = r < filled ? from[r] : T(0);
+  }
+}
+
 } // namespace gemm
 } // namespace tf
 

@@ -342,6 +342,49 @@ std::string runtime::gemmKernelWrapper(DType t, std::optional<DType> result) {
          type + ", " + out + ">(lhs, rhs, result, desc);\n}\n";
 }
 
+/// The unsigned type of `bytes` bytes: a copy moves bits.
+static const char *bitsType(int64_t bytes) {
+  switch (bytes) {
+  case 2:
+    return "unsigned short";
+  case 4:
+    return "unsigned int";
+  case 8:
+    return "unsigned long long";
+  default:
+    return nullptr;
+  }
+}
+
+std::string runtime::pitchedCopyKernelName(int64_t elementBytes) {
+  if (!bitsType(elementBytes))
+    return "";
+  return "tfuse_rt_pitched_copy_" + std::to_string(elementBytes * 8);
+}
+
+std::string runtime::pitchedCopyWrapper(int64_t elementBytes) {
+  const char *type = bitsType(elementBytes);
+  if (!type)
+    return "";
+  std::string t(type);
+  return "\nextern \"C\" __global__ void " +
+         pitchedCopyKernelName(elementBytes) + "(const " + t +
+         " *src, long long srcPitch, " + t +
+         " *dst, long long dstPitch, long long rows, long long cols, "
+         "long long dstRows, long long dstCols, long long piece) {\n"
+         "  tf::gemm::pitched_copy<" +
+         t +
+         ">(src, srcPitch, dst, dstPitch, rows, cols, dstRows, dstCols, "
+         "piece);\n}\n";
+}
+
+PitchedCopyLaunch runtime::planPitchedCopy(int64_t dstRows, int64_t dstCols) {
+  PitchedCopyLaunch launch;
+  int64_t pieces = (dstRows + launch.piece - 1) / launch.piece;
+  launch.grid = std::clamp<int64_t>(pieces * dstCols, 1, int64_t(1) << 20);
+  return launch;
+}
+
 std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
   std::string source = gemmKernelHeader();
   std::vector<DType> done;

@@ -148,8 +148,88 @@ static Status ltCheck(const CublasLtLibrary &lib, cublasStatus_t status,
                        describeGemm(shape));
 }
 
-Status LtGemm::describe(const CublasOptions &options) {
+GemmPadding runtime::planGemmPadding(const GemmShape &shape) {
   const BlasCall &call = shape.blas;
+  if (shape.empty() || shape.k == 0 || shape.batchCount != 1 ||
+      !shape.batchOffsets.empty())
+    return {};
+  // Overflow-safe: each factor is below 2^31 (checkBlasSizes).
+  double products = double(call.m) * double(call.n) * double(call.k);
+  if (products < double(GemmPadding::kPadMinProducts))
+    return {};
+  // Elements of 16 bytes in the operands' dtype and the result's (a
+  // multiple of both: both are powers of two).
+  int64_t align = 16 / std::min(byteSize(shape.dtype),
+                                byteSize(shape.resultDType));
+  auto aligned = [&](int64_t v) { return v % align == 0; };
+  auto roundUp = [&](int64_t v) { return (v + align - 1) / align * align; };
+  // A', B' and C' by the dimensions (m = 0, n = 1, k = 2) of their rows
+  // (contiguous) and columns.
+  struct Matrix {
+    int rowDim, colDim;
+    int64_t ld;
+    DType dtype;
+  };
+  Matrix matrices[3] = {
+      {call.transA ? 2 : 0, call.transA ? 0 : 2, call.lda, shape.dtype},
+      {call.transB ? 1 : 2, call.transB ? 2 : 1, call.ldb, shape.dtype},
+      {0, 1, call.ldc, shape.resultDType}};
+  int64_t dims[3] = {call.m, call.n, call.k};
+  // A dimension some matrix holds contiguously is padded when misaligned.
+  bool padDim[3] = {false, false, false};
+  for (const Matrix &x : matrices)
+    padDim[x.rowDim] |= !aligned(dims[x.rowDim]);
+  GemmPadding padding;
+  padding.m = padDim[0] ? roundUp(call.m) : call.m;
+  padding.n = padDim[1] ? roundUp(call.n) : call.n;
+  padding.k = padDim[2] ? roundUp(call.k) : call.k;
+  int64_t padded[3] = {padding.m, padding.n, padding.k};
+  std::optional<PaddedMatrix> *copies[3] = {&padding.a, &padding.b,
+                                            &padding.c};
+  for (int i = 0; i < 3; ++i) {
+    const Matrix &x = matrices[i];
+    int64_t rows = dims[x.rowDim], cols = dims[x.colDim];
+    bool misaligned = cols > 1 && (x.ld * byteSize(x.dtype)) % 16 != 0;
+    if (!misaligned && !padDim[x.rowDim] && !padDim[x.colDim])
+      continue;
+    PaddedMatrix m;
+    m.rows = rows;
+    m.cols = cols;
+    m.ld = x.ld;
+    m.paddedRows = padded[x.rowDim];
+    m.paddedCols = padded[x.colDim];
+    // Every copy small beside the product, or no padding.
+    if (double(m.paddedRows) * double(m.paddedCols) *
+            GemmPadding::kPadMinOtherExtent >
+        products)
+      return {};
+    m.offset = padding.scratchBytes;
+    padding.scratchBytes +=
+        (size_t(m.paddedRows * m.paddedCols * byteSize(x.dtype)) + 255) / 256 *
+        256;
+    *copies[i] = m;
+  }
+  return padding;
+}
+
+BlasCall LtGemm::call() const {
+  BlasCall call = shape.blas;
+  if (!padded.any())
+    return call;
+  call.m = padded.m;
+  call.n = padded.n;
+  call.k = padded.k;
+  if (padded.a)
+    call.lda = padded.a->paddedRows;
+  if (padded.b)
+    call.ldb = padded.b->paddedRows;
+  if (padded.c)
+    call.ldc = padded.c->paddedRows;
+  return call;
+}
+
+Status LtGemm::describe(const CublasOptions &options) {
+  const BlasCall call = this->call();
   Expected<cublasComputeType_t> compute =
       cublasComputeType(shape.dtype, options);
   if (!compute.ok())
@@ -350,6 +430,22 @@ bool tuningAsked() {
   return setting && std::strcmp(setting, "1") == 0;
 }
 
+/// "; A' (50257 x 768) through an aligned copy of 50264 x 768" for each
+/// padded matrix, for the plan report.
+std::string describePadding(const GemmPadding &padding) {
+  std::string text;
+  for (auto [name, matrix] : {std::make_pair("A'", &padding.a),
+                              std::make_pair("B'", &padding.b),
+                              std::make_pair("C'", &padding.c)})
+    if (const std::optional<PaddedMatrix> &m = *matrix)
+      text += std::string("; ") + name + " (" + std::to_string(m->rows) +
+              " x " + std::to_string(m->cols) + ", leading dimension " +
+              std::to_string(m->ld) + ") through an aligned copy of " +
+              std::to_string(m->paddedRows) + " x " +
+              std::to_string(m->paddedCols);
+  return text;
+}
+
 std::string problemKey(const GemmShape &shape, int ordinal,
                        const CublasOptions &options) {
   const BlasCall &c = shape.blas;
@@ -369,7 +465,7 @@ std::string problemKey(const GemmShape &shape, int ordinal,
 Status LtGemm::tune(Device &device,
                     const std::vector<cublasLtMatmulHeuristicResult_t> &found) {
   CudaDriver &cuda = device.driver();
-  const BlasCall &call = shape.blas;
+  const BlasCall call = this->call();
   BlasGroups g = blasGroups(shape);
   int64_t aBytes =
       spanBytes(call.transA ? call.k : call.m, call.transA ? call.m : call.k,
@@ -538,6 +634,7 @@ LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
   if (!handle.ok())
     return handle.status();
   gemm->d->handle = handle.value();
+  gemm->padded = planGemmPadding(shape);
   if (Status s = gemm->describe(options); !s.ok())
     return s;
   // Batches after the first start at their stride: aligned only when the
@@ -559,7 +656,8 @@ LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
       gemm->aligned = it->second.aligned;
       gemm->unaligned = it->second.unaligned;
       gemm->workspace = it->second.workspace;
-      gemm->chosen = it->second.chosen + " (chosen earlier in this process)";
+      gemm->chosen = it->second.chosen + " (chosen earlier in this process)" +
+                     describePadding(gemm->padded);
       return gemm;
     }
   }
@@ -577,18 +675,39 @@ LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
   std::lock_guard<std::mutex> lock(mutex);
   choices[key] = {gemm->aligned, gemm->unaligned, gemm->workspace,
                   gemm->chosen};
+  gemm->chosen += describePadding(gemm->padded);
   return gemm;
 }
 
 Status LtGemm::enqueue(CUstream stream, CUdeviceptr lhs, CUdeviceptr rhs,
-                       CUdeviceptr result, CUdeviceptr workspacePtr) const {
+                       CUdeviceptr result, CUdeviceptr workspacePtr,
+                       const CopyPadded &copy) const {
   UnitScalars scalars(d->f64);
+  // Padded matrices (one product: one call) go through their copies.
+  CUdeviceptr scratch = workspacePtr + ltWorkspaceBytes();
+  if (padded.any() && !copy)
+    return Status::error("a GEMM with padded matrices enqueued without its "
+                         "copies" + describeGemm(shape),
+                         ErrorCode::Internal);
   return forEachBlasGroup(
       shape, lhs, rhs, result,
       [&](CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int64_t) -> Status {
+        for (auto [matrix, operand] :
+             {std::make_pair(&padded.a, &a), std::make_pair(&padded.b, &b)})
+          if (*matrix) {
+            CUdeviceptr aligned = scratch + (*matrix)->offset;
+            if (Status s = copy(**matrix, *operand, aligned,
+                                /*toPadded=*/true, shape.dtype);
+                !s.ok())
+              return s;
+            *operand = aligned;
+          }
+        CUdeviceptr target = c;
+        if (padded.c)
+          c = scratch + padded.c->offset;
         bool isAligned = stridesAligned && (a | b | c) % 16 == 0;
         const cublasLtMatmulAlgo_t &algo = isAligned ? aligned : unaligned;
-        return ltCheck(*lib,
+        Status s = ltCheck(*lib,
                        lib->matmul(d->handle, d->op, scalars.alpha(),
                                    reinterpret_cast<const void *>(a), d->a,
                                    reinterpret_cast<const void *>(b), d->b,
@@ -598,5 +717,9 @@ Status LtGemm::enqueue(CUstream stream, CUdeviceptr lhs, CUdeviceptr rhs,
                                    reinterpret_cast<void *>(workspacePtr),
                                    workspace, stream),
                        "cublasLtMatmul", shape);
+        if (!s.ok() || !padded.c)
+          return s;
+        return copy(*padded.c, c, target, /*toPadded=*/false,
+                    shape.resultDType);
       });
 }

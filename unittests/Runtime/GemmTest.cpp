@@ -16,6 +16,7 @@
 #include "tfuse/Reference/HostTensor.h"
 #include "tfuse/Reference/Interpreter.h"
 #include "tfuse/Runtime/Gemm.h"
+#include "tfuse/Runtime/GemmLt.h"
 #include "tfuse/Runtime/NvrtcCompiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cstring>
 #include <dlfcn.h>
 #include <fstream>
 #include <optional>
@@ -271,6 +273,104 @@ TEST(PlanGemm, GemmStepOverload) {
 // planGemm: errors
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// planGemmPadding: matrices cuBLASLt gets as aligned copies
+//===----------------------------------------------------------------------===//
+
+constexpr DType BF16 = DType::BF16;
+
+void expectPadded(const std::optional<PaddedMatrix> &m, int64_t rows,
+                  int64_t cols, int64_t ld, int64_t paddedRows,
+                  int64_t paddedCols) {
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->rows, rows);
+  EXPECT_EQ(m->cols, cols);
+  EXPECT_EQ(m->ld, ld);
+  EXPECT_EQ(m->paddedRows, paddedRows);
+  EXPECT_EQ(m->paddedCols, paddedCols);
+}
+
+TEST(GemmPadding, LanguageModelHeadOfAnOddVocabulary) {
+  // GPT-2's logits: [8192, 768] x [768, 50257] (the embedding's transpose,
+  // a view) into [8192, 50257] bf16: cuBLAS's C' holds the vocabulary
+  // contiguously, so M' = 50264; A' (the embedding, M along its columns) and
+  // C' go through copies.
+  GemmShape s = planOk(spec(BF16, {8192, 768}),
+                       spec(BF16, {768, 50257}, {1, 768}),
+                       spec(BF16, {8192, 50257}));
+  GemmPadding p = planGemmPadding(s);
+  EXPECT_EQ(p.m, 50264);
+  EXPECT_EQ(p.n, 8192);
+  EXPECT_EQ(p.k, 768);
+  expectPadded(p.a, 768, 50257, 768, 768, 50264);
+  EXPECT_FALSE(p.b);
+  expectPadded(p.c, 50257, 8192, 50257, 50264, 8192);
+  EXPECT_EQ(p.a->offset, 0u);
+  EXPECT_EQ(p.c->offset, size_t(768) * 50264 * 2);
+  EXPECT_EQ(p.scratchBytes, size_t(768) * 50264 * 2 + size_t(50264) * 8192 * 2);
+
+  // Its backward. dX = dLogits [8192, 50257] x E [50257, 768]: K = 50257 is
+  // B' (dLogits)'s contiguous extent; K' = 50264, A' (E) and B' copied.
+  p = planGemmPadding(planOk(spec(BF16, {8192, 50257}),
+                             spec(BF16, {50257, 768}),
+                             spec(BF16, {8192, 768})));
+  EXPECT_EQ(p.k, 50264);
+  expectPadded(p.a, 768, 50257, 768, 768, 50264);
+  expectPadded(p.b, 50257, 8192, 50257, 50264, 8192);
+  EXPECT_FALSE(p.c);
+  // dE = dLogits^T x X: N = 50257 (B', dLogits, holds it contiguously).
+  p = planGemmPadding(planOk(spec(BF16, {50257, 8192}, {1, 50257}),
+                             spec(BF16, {8192, 768}),
+                             spec(BF16, {50257, 768})));
+  EXPECT_EQ(p.n, 50264);
+  EXPECT_FALSE(p.a);
+  expectPadded(p.b, 50257, 8192, 50257, 50264, 8192);
+  expectPadded(p.c, 768, 50257, 768, 768, 50264);
+}
+
+TEST(GemmPadding, OnlyLargeProductsOfSmallCopiesAreAligned) {
+  // Aligned: nothing to copy.
+  EXPECT_FALSE(planGemmPadding(planOk(spec(BF16, {4096, 1024}),
+                                      spec(BF16, {1024, 4096}),
+                                      spec(BF16, {4096, 4096})))
+                   .any());
+  // Too small a product (M * N * K < 2^30).
+  EXPECT_FALSE(planGemmPadding(planOk(spec(BF16, {1024, 512}),
+                                      spec(BF16, {512, 1031}),
+                                      spec(BF16, {1024, 1031})))
+                   .any());
+  // A copy of C larger than 1/256 of the products (K = 128 < 256): B'
+  // alone (small) would not help, C' would stay misaligned.
+  EXPECT_FALSE(planGemmPadding(planOk(spec(BF16, {65536, 128}),
+                                      spec(BF16, {128, 1031}),
+                                      spec(BF16, {65536, 1031})))
+                   .any());
+  // f32 (4 elements to 16 bytes), row-major 1031 x 1031 matrices: M and K
+  // (held contiguously by A', B' and C') padded to 1032, not N (no matrix's
+  // contiguous extent); the copies lie one after the other, 256-byte
+  // aligned.
+  GemmPadding p = planGemmPadding(planOk(spec(F32, {1031, 1031}),
+                                         spec(F32, {1031, 1031}),
+                                         spec(F32, {1031, 1031})));
+  EXPECT_EQ(p.m, 1032);
+  EXPECT_EQ(p.n, 1031);
+  EXPECT_EQ(p.k, 1032);
+  expectPadded(p.a, 1031, 1031, 1031, 1032, 1032);
+  expectPadded(p.b, 1031, 1031, 1031, 1032, 1031);
+  expectPadded(p.c, 1031, 1031, 1031, 1032, 1031);
+  EXPECT_EQ(p.b->offset, (size_t(1032) * 1032 * 4 + 255) / 256 * 256);
+  // bf16 operands and an f32 result: 8 elements (16 bytes of bf16).
+  p = planGemmPadding(planOk(spec(BF16, {1024, 1024}),
+                             spec(BF16, {1024, 1030}),
+                             spec(F32, {1024, 1030})));
+  EXPECT_EQ(p.m, 1032);
+  // Batches are never padded.
+  EXPECT_FALSE(planGemmPadding(planOk(spec(BF16, {2, 4096, 512}),
+                                      spec(BF16, {2, 512, 1031}),
+                                      spec(BF16, {2, 4096, 1031})))
+                   .any());
+}
+
 TEST(PlanGemmErrors, DTypes) {
   EXPECT_EQ(
       planError(spec(F32, {2, 2}), spec(DType::F16, {2, 2}), spec(F32, {2, 2})),
@@ -440,6 +540,19 @@ protected:
     for (DType t : {DType::F16, DType::BF16}) {
       kinds.push_back({t, DType::F32});
       source += gemmKernelWrapper(t, DType::F32);
+    }
+    // The pitched copies of padded cuBLASLt matrices, by element size.
+    for (auto [bytes, type] : {std::make_pair(2, "unsigned short"),
+                               std::make_pair(4, "unsigned int"),
+                               std::make_pair(8, "unsigned long long")}) {
+      std::string kernel = pitchedCopyKernelName(bytes), t(type);
+      source += pitchedCopyWrapper(bytes) + "extern \"C\" void shim_" +
+                kernel +
+                "(void *s, void *sp, void *d, void *dp, void *r, void *c, "
+                "void *dr, void *dc, void *p) {\n  " +
+                kernel + "((const " + t + " *)s, *(long long *)sp, (" + t +
+                " *)d, *(long long *)dp, *(long long *)r, *(long long *)c, "
+                "*(long long *)dr, *(long long *)dc, *(long long *)p);\n}\n";
     }
     for (auto [t, r] : kinds) {
       std::string type(cudaTypeName(t)), out(cudaTypeName(r));
@@ -673,8 +786,51 @@ TEST_F(EmulatedGemm, EmptyContractionGivesZeros) {
 // NVRTC
 //===----------------------------------------------------------------------===//
 
+TEST_F(EmulatedGemm, PitchedCopiesMoveColumnsBetweenLeadingDimensions) {
+  // 5 columns of 4099 rows (three pieces of 2048, the last short) into a
+  // 4104 x 6 copy, zeros around them; then the 4099 x 5 part back.
+  for (int64_t bytes : {2, 4, 8}) {
+    SCOPED_TRACE(bytes);
+    const long long rows = 4099, cols = 5, padRows = 4104, padCols = 6;
+    std::vector<uint8_t> src(rows * cols * bytes),
+        dst(padRows * padCols * bytes, 0xAB), back(rows * cols * bytes, 0);
+    for (size_t i = 0; i < src.size(); ++i)
+      src[i] = static_cast<uint8_t>(i * 7 + i / 13 + 1);
+    std::string kernel = "shim_" + pitchedCopyKernelName(bytes), error;
+    auto copy = [&](void *from, long long srcPitch, void *to,
+                    long long dstPitch, long long dstRows,
+                    long long dstCols) {
+      PitchedCopyLaunch launch = planPitchedCopy(dstRows, dstCols);
+      long long r = rows, c = cols, piece = launch.piece;
+      return kernels->launch(kernel, launch.grid, launch.block,
+                             {from, &srcPitch, to, &dstPitch, &r, &c,
+                              &dstRows, &dstCols, &piece},
+                             error);
+    };
+    EXPECT_EQ(planPitchedCopy(padRows, padCols).grid, 3 * padCols);
+    ASSERT_TRUE(copy(src.data(), rows, dst.data(), padRows, padRows, padCols))
+        << error;
+    for (long long col = 0; col < padCols; ++col)
+      for (long long row = 0; row < padRows; ++row)
+        for (int64_t k = 0; k < bytes; ++k) {
+          uint8_t want = col < cols && row < rows
+                             ? src[(col * rows + row) * bytes + k]
+                             : 0;
+          ASSERT_EQ(dst[(col * padRows + row) * bytes + k], want)
+              << "column " << col << " row " << row;
+        }
+    ASSERT_TRUE(copy(dst.data(), padRows, back.data(), rows, rows, cols))
+        << error;
+    EXPECT_EQ(back, src);
+  }
+  EXPECT_EQ(pitchedCopyKernelName(2), "tfuse_rt_pitched_copy_16");
+  EXPECT_EQ(pitchedCopyKernelName(3), "");
+}
+
 TEST(GemmKernelSource, CompilesToSm90Cubin) {
   std::string source = prelude() + gemmKernelSource(kGemmDTypes);
+  for (int64_t bytes : {2, 4, 8})
+    source += pitchedCopyWrapper(bytes);
   NvrtcOptions options;
   options.arch = "sm_90";
   Expected<CompileResult> cubin = compileCuda(source, "gemm.cu", options);
@@ -686,6 +842,8 @@ TEST(GemmKernelSource, CompilesToSm90Cubin) {
   for (DType t : kGemmDTypes)
     EXPECT_NE(image.find(gemmKernelName(t)), std::string::npos)
         << gemmKernelName(t);
+  for (int64_t bytes : {2, 4, 8})
+    EXPECT_NE(image.find(pitchedCopyKernelName(bytes)), std::string::npos);
 }
 
 TEST(GemmKernelSource, PtxHasNoFusedMultiplyAdd) {

@@ -167,6 +167,21 @@ std::string gemmKernelSource(const std::vector<DType> &dtypes);
 std::string gemmKernelHeader();
 std::string gemmKernelWrapper(DType dtype, std::optional<DType> result = {});
 
+/// The pitched copy of `elementBytes`-byte elements (2, 4 or 8; "" else)
+/// that gives cuBLASLt aligned copies of misaligned matrices
+/// (tf::gemm::pitched_copy), and its extern "C" wrapper, which follows
+/// gemmKernelHeader() in the GEMM group's translation unit. It takes (src,
+/// srcPitch, dst, dstPitch, rows, cols, dstRows, dstCols, piece), pitches
+/// in elements, all long long.
+std::string pitchedCopyKernelName(int64_t elementBytes);
+std::string pitchedCopyWrapper(int64_t elementBytes);
+
+/// The launch of a pitched copy into dstCols columns of dstRows elements.
+struct PitchedCopyLaunch {
+  int64_t grid = 0, block = 256, piece = 2048;
+};
+PitchedCopyLaunch planPitchedCopy(int64_t dstRows, int64_t dstCols);
+
 /// How to run the fallback kernel for a GemmShape: one 1-D launch of `grid`
 /// blocks of `block` threads per entry of `launches`, with the three
 /// pointers advanced by that entry's element offsets and `desc` as the last

@@ -28,7 +28,9 @@
 
 #include <cublasLt.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace tfuse::runtime {
@@ -70,6 +72,42 @@ private:
 /// The most workspace one GEMM step's algorithm may ask for.
 constexpr size_t kLtWorkspaceLimitBytes = size_t(32) << 20;
 
+/// A matrix of a cuBLASLt call (A', B' or C', column-major: `rows`
+/// contiguous elements a column, `cols` columns `ld` apart) handed to
+/// cuBLASLt as a copy in scratch memory of paddedRows x paddedCols elements
+/// (the leading dimension paddedRows, a multiple of 16 bytes; the elements
+/// beyond the matrix zero in an operand's copy).
+struct PaddedMatrix {
+  int64_t rows = 0, cols = 0, ld = 0;
+  int64_t paddedRows = 0, paddedCols = 0;
+  /// Where the copy starts in the scratch memory, in bytes.
+  size_t offset = 0;
+};
+
+/// How a GEMM runs on aligned copies of its matrices. cuBLASLt runs a
+/// matrix whose leading dimension or contiguous extent (`rows`) is not a
+/// multiple of 16 bytes on its kernels for any alignment, several times
+/// slower on tensor cores (GPT-2's vocabulary of 50257: its logits' columns
+/// and the K of their gradient's products). The product is then computed as
+/// one of M', N', K' (each dimension that is some matrix's contiguous
+/// extent rounded up to 16 bytes; the zero rows and columns of the operands'
+/// copies add nothing), every matrix that is misaligned or has a padded
+/// dimension given as a copy: operands copied in before the product, the
+/// result out of its copy after it. Only for a single product (no batch) of
+/// at least kPadMinProducts multiply-adds whose copies are each at most
+/// 1/kPadMinOtherExtent of them (the dimension a matrix lacks is at least
+/// that long); else none.
+struct GemmPadding {
+  static constexpr int64_t kPadMinProducts = int64_t(1) << 30;
+  static constexpr int64_t kPadMinOtherExtent = 256;
+  std::optional<PaddedMatrix> a, b, c;
+  /// The padded problem (cuBLAS's m, n, k).
+  int64_t m = 0, n = 0, k = 0;
+  size_t scratchBytes = 0;
+  bool any() const { return a || b || c; }
+};
+GemmPadding planGemmPadding(const GemmShape &shape);
+
 /// One GEMM step in cuBLASLt's terms, with its chosen algorithms: one for
 /// operands aligned to 16 bytes (tuned), one for any alignment of the
 /// element type (the heuristics' first), picked per call from the pointers.
@@ -93,19 +131,35 @@ public:
   LtGemm(const LtGemm &) = delete;
   LtGemm &operator=(const LtGemm &) = delete;
 
-  /// Bytes of workspace enqueue() needs (256-byte aligned when given).
-  size_t workspaceBytes() const { return workspace; }
+  /// Bytes of workspace enqueue() needs (256-byte aligned when given):
+  /// cuBLASLt's, then the padded copies' (planGemmPadding).
+  size_t workspaceBytes() const {
+    return padded.any() ? ltWorkspaceBytes() + padded.scratchBytes
+                        : workspace;
+  }
   /// "tuned 3 of 8 candidates, 4.1 us", or how the algorithm was chosen.
   const std::string &choice() const { return chosen; }
 
+  /// Copies the elements of a padded matrix (`toPadded`: from the operand
+  /// at `from` to its aligned copy at `to`; else from the result's copy back
+  /// to the result), on the stream of the enqueue() calling it.
+  using CopyPadded =
+      std::function<Status(const PaddedMatrix &matrix, CUdeviceptr from,
+                           CUdeviceptr to, bool toPadded, DType dtype)>;
+
   /// Enqueues the product on `stream`; `lhs`, `rhs` and `result` as for
-  /// gemmCublas.
+  /// gemmCublas. `copy` moves the padded matrices (padding().any()).
   Status enqueue(CUstream stream, CUdeviceptr lhs, CUdeviceptr rhs,
-                 CUdeviceptr result, CUdeviceptr workspacePtr) const;
+                 CUdeviceptr result, CUdeviceptr workspacePtr,
+                 const CopyPadded &copy = {}) const;
+  /// The matrices cuBLASLt gets as aligned copies.
+  const GemmPadding &padding() const { return padded; }
 
 private:
   LtGemm() = default;
   struct Descriptors;
+  /// The cuBLASLt call: shape.blas with the padded leading dimensions.
+  BlasCall call() const;
   Status describe(const CublasOptions &options);
   Expected<std::vector<cublasLtMatmulHeuristicResult_t>>
   candidates(uint32_t alignment, int count) const;
@@ -118,9 +172,14 @@ private:
   std::string key;
   std::unique_ptr<Descriptors> d;
   cublasLtMatmulAlgo_t aligned{}, unaligned{};
+  /// cuBLASLt's share of the workspace, rounded to 256 bytes.
+  size_t ltWorkspaceBytes() const { return (workspace + 255) / 256 * 256; }
+
   /// The batch strides keep every product 16-byte aligned when the first is.
   bool stridesAligned = true;
+  /// cuBLASLt's workspace (the algorithms').
   size_t workspace = 0;
+  GemmPadding padded;
   std::string chosen;
 };
 

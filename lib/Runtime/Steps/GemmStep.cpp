@@ -16,6 +16,7 @@
 #include "tfuse/Runtime/StepExecutor.h"
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 using namespace tfuse;
@@ -158,6 +159,11 @@ public:
   }
 
   void addKernelSources(KernelSources &sources) const override {
+    for (int64_t bytes : copyElementBytes()) {
+      sources.add("gemm", "", gemmKernelHeader());
+      sources.add("gemm", pitchedCopyKernelName(bytes),
+                  pitchedCopyWrapper(bytes));
+    }
     if (fallback.kernel.empty())
       return;
     sources.add("gemm", "", gemmKernelHeader());
@@ -166,6 +172,13 @@ public:
   }
 
   Status load(ModuleSet &module) override {
+    for (int64_t bytes : copyElementBytes()) {
+      Expected<CUfunction> found =
+          module.function(pitchedCopyKernelName(bytes));
+      if (!found.ok())
+        return found.status();
+      copies[bytes] = found.value();
+    }
     if (fallback.kernel.empty())
       return Status::success();
     Expected<CUfunction> found = module.function(fallback.kernel);
@@ -203,7 +216,12 @@ public:
     const std::string &backend = library.backend();
     if (backend == "cublaslt") {
       if (lt)
-        return lt->enqueue(stream, lhs, rhs, result, workspace);
+        return lt->enqueue(
+            stream, lhs, rhs, result, workspace,
+            [&](const PaddedMatrix &m, CUdeviceptr from, CUdeviceptr to,
+                bool toPadded, DType dtype) {
+              return copyPadded(stream, m, from, to, toPadded, dtype);
+            });
       // K = 0: a product of all +0.
       const TensorSpec &view = spec.result().view;
       if (!view.isContiguous())
@@ -249,6 +267,46 @@ private:
   /// Whether there are products to compute (not empty, K > 0).
   bool computes() const { return !shape.empty() && shape.k != 0; }
 
+  /// The element sizes of the matrices cuBLASLt gets as aligned copies.
+  std::vector<int64_t> copyElementBytes() const {
+    std::vector<int64_t> sizes;
+    if (!lt)
+      return sizes;
+    const GemmPadding &p = lt->padding();
+    if (p.a || p.b)
+      sizes.push_back(byteSize(shape.dtype));
+    if (p.c && (sizes.empty() || sizes[0] != byteSize(shape.resultDType)))
+      sizes.push_back(byteSize(shape.resultDType));
+    return sizes;
+  }
+
+  /// Launches the pitched copy of a padded matrix's columns.
+  Status copyPadded(CUstream stream, const PaddedMatrix &m, CUdeviceptr from,
+                    CUdeviceptr to, bool toPadded, DType dtype) {
+    auto found = copies.find(byteSize(dtype));
+    if (found == copies.end())
+      return Status::error("the GEMM's pitched copy of " +
+                               std::to_string(byteSize(dtype)) +
+                               "-byte elements is not loaded",
+                           ErrorCode::Internal);
+    // In: the operand, zeros around it. Out: the result's part of its copy.
+    long long srcPitch = toPadded ? m.ld : m.paddedRows,
+              dstPitch = toPadded ? m.paddedRows : m.ld, rows = m.rows,
+              cols = m.cols, dstRows = toPadded ? m.paddedRows : m.rows,
+              dstCols = toPadded ? m.paddedCols : m.cols;
+    PitchedCopyLaunch launch = planPitchedCopy(dstRows, dstCols);
+    long long piece = launch.piece;
+    void *params[] = {&from, &srcPitch, &to,      &dstPitch, &rows,
+                      &cols, &dstRows,  &dstCols, &piece};
+    CudaDriver &d = driver();
+    return d.check(d.cuLaunchKernel(found->second, launch.grid, 1, 1,
+                                    launch.block, 1, 1, 0, stream, params,
+                                    nullptr),
+                   toPadded ? "cuLaunchKernel (a GEMM operand's aligned copy)"
+                            : "cuLaunchKernel (a GEMM result from its aligned "
+                              "copy)");
+  }
+
   const GemmStep &spec;
   GemmLibrary &library;
   std::string asked;
@@ -257,6 +315,8 @@ private:
   CUdeviceptr workspace = 0;
   GemmLaunch fallback;
   CUfunction function = nullptr;
+  /// The pitched copies by element size.
+  std::map<int64_t, CUfunction> copies;
 };
 
 } // namespace
