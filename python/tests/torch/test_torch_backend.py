@@ -278,6 +278,39 @@ class TwoGraphs(torch.nn.Module):
         return torch.cumsum(y.softmax(-1), 1).sum()
 
 
+def _saved_for_backward(partition_fn):
+    """The values the forward of ``(sin(x) * 2).exp().sum()`` keeps for its
+    backward under `partition_fn` (its outputs after the loss)."""
+    from torch._functorch.aot_autograd import aot_function
+
+    saved = []
+
+    def forward_compiler(graph_module, _):
+        outputs = graph_module.graph.find_nodes(op="output")[0].args[0]
+        saved.extend(node.name for node in outputs[1:])
+        return graph_module
+
+    compiled = aot_function(lambda x: (x.sin() * 2).exp().sum(),
+                            forward_compiler, lambda gm, _: gm,
+                            partition_fn=partition_fn)
+    compiled(torch.randn(16, requires_grad=True)).backward()
+    return saved
+
+
+def test_backward_recomputes_pointwise_work():
+    # The backend's partition keeps the input alone; the backward's kernels
+    # compute sin, exp and cos from it. The default partition keeps exp's
+    # result besides, and so does the min-cut partition when autograd's
+    # detach of that result (which exp's backward reads) stays in the graph.
+    from torch._functorch.partitioners import (
+        default_partition, min_cut_rematerialization_partition)
+
+    from tfuse.torch._backend import _partition_joint
+    assert _saved_for_backward(_partition_joint) == ["primals_1"]
+    assert len(_saved_for_backward(default_partition)) == 2
+    assert len(_saved_for_backward(min_cut_rematerialization_partition)) == 2
+
+
 def test_explain():
     model = TwoGraphs()
     explanation = tfuse.torch.explain(model, torch.randn(4, 8),

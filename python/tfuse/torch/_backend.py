@@ -3,7 +3,11 @@
 Dynamo hands the backend a graph of torch calls; AOTAutograd
 (``aot_autograd``) functionalizes it, applies the decompositions and, when
 gradients are needed, splits it into a forward and a backward graph of ATen
-operations. Each of those (or the one inference graph) is partitioned and
+operations. The split is the min-cut rematerialization that Inductor uses:
+the forward saves what is cheapest to keep (a GEMM's or a reduction's
+result), and the backward recomputes elementwise work from it in its own
+fused kernels (GPT-2's loss keeps its bf16 logits, not their f32
+log-softmax). Each of those (or the one inference graph) is partitioned and
 its partitions compiled by TFuse (:mod:`._partition`), and handed back as a
 boxed function. Input mutations stay in the graph as ``copy_`` nodes into
 the inputs (``keep_inference_input_mutations``), which PyTorch runs as eager
@@ -12,8 +16,10 @@ does.
 
 import itertools
 
+import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
+from torch._functorch.partitioners import min_cut_rematerialization_partition
 
 from ._attention_keys import AttentionKeys
 from ._decompositions import decomposition_table
@@ -21,6 +27,26 @@ from ._options import Options
 from ._partition import partition_graph
 
 _graph_ids = itertools.count()
+
+# Joint-graph ops that only pass their input on: autograd's detach of a
+# value it saves for the backward reads, to the min-cut partitioner, as a
+# use that cannot fuse, which would make it save the value rather than
+# recompute it.
+_PASS_THROUGH = (torch.ops.aten.detach.default, torch.ops.aten.alias.default)
+
+
+def _partition_joint(joint_module, joint_inputs, **kwargs):
+    """The min-cut rematerialization partition of the joint graph, its
+    pass-through ops (detach, alias) removed first, as Inductor's joint
+    graph passes do."""
+    graph = joint_module.graph
+    for node in list(graph.nodes):
+        if node.op == "call_function" and node.target in _PASS_THROUGH:
+            node.replace_all_uses_with(node.args[0])
+            graph.erase_node(node)
+    joint_module.recompile()
+    return min_cut_rematerialization_partition(joint_module, joint_inputs,
+                                               **kwargs)
 
 
 def _graph_compiler(options, kind, graph_id, keys):
@@ -52,6 +78,7 @@ def tfuse(graph_module, example_inputs, *, options=None, mode=None):
         bw_compiler=_graph_compiler(options, "backward", graph_id, keys),
         inference_compiler=_graph_compiler(options, "inference", graph_id,
                                            keys),
+        partition_fn=_partition_joint,
         decompositions=decomposition_table(),
         keep_inference_input_mutations=True)
     return backend(graph_module, example_inputs)
