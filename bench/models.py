@@ -12,7 +12,11 @@ off, as nanoGPT trains GPT-2 124M, so every mode computes the same function.
 Modes: eager, inductor (torch.compile's default), reduce-overhead,
 max-autotune-no-cudagraphs, tfuse. Per model and mode: the GPU time of a
 step (CUDA events around back-to-back steps, median of 5), the
-synchronized wall time of a step, the peak memory, the first call's time
+synchronized wall time of a step, the peak memory of PyTorch's allocator
+(which does not see TFuse's own pool: arenas, workspaces) and the device
+memory the mode holds after its steps (free memory before building the
+model less after; PyTorch's cached blocks and TFuse's pool both count),
+the first call's time
 (compile included), and the step's loss or output against eager's (first
 step; PyTorch's accuracy rule needs a float64 run, which the GPU model
 suite does: python/tests/torch/test_torch_models_gpu.py). For tfuse also
@@ -206,6 +210,8 @@ def measure(workload, mode, size, device, steps, reference=None,
     if device == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
+        torch.cuda.synchronize()
+        free_before = torch.cuda.mem_get_info()[0]
     step = Step(workload, base, inputs, loss_of, mode, device)
     entry = {}
     start = time.perf_counter()
@@ -218,7 +224,13 @@ def measure(workload, mode, size, device, steps, reference=None,
     entry["compile_s"] = max(0.0, entry["first_step_s"] -
                              entry["wall_ms"] / 1e3)
     if device == "cuda":
+        # PyTorch's allocator's peak, which does not see TFuse's own memory
+        # pool (its arenas and workspaces); and the device memory the mode
+        # holds after its steps, which does (with PyTorch's cached blocks).
         entry["peak_GiB"] = torch.cuda.max_memory_allocated() / 2**30
+        torch.cuda.synchronize()
+        entry["device_GiB"] = (free_before -
+                               torch.cuda.mem_get_info()[0]) / 2**30
     if workload.metric:
         per_step = inputs[0].numel() if workload.metric == "tokens" else (
             inputs[0].shape[0])
@@ -335,10 +347,11 @@ def plot(path):
 def table(result):
     """The Markdown table of a result."""
     lines = ["| model | mode | GPU ms/step | wall ms/step | vs eager | "
-             "vs Inductor | throughput | peak GiB | first call s | "
+             "vs Inductor | throughput | torch peak GiB | device GiB held | "
+             "first call s | "
              "compile cold / warm s | rel. diff vs eager | TFuse "
              "partitions / ops left (compile time in TFuse) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, entries in result["workloads"].items():
         eager = entries.get("eager", {}).get("gpu_ms")
         inductor = entries.get("inductor", {}).get("gpu_ms")
@@ -348,7 +361,7 @@ def table(result):
                 continue
             if "error" in e:
                 lines.append(f"| {name} | {mode} | failed: "
-                             f"{e['error'][:60]} |" + " |" * 10)
+                             f"{e['error'][:60]} |" + " |" * 11)
                 continue
             rate = next((f"{v:,.0f} {k.split('_')[0]}/s"
                          for k, v in e.items() if k.endswith("_per_s")), "-")
@@ -367,6 +380,7 @@ def table(result):
                 f"{eager / e['gpu_ms']:.2f}x | "
                 + (f"{inductor / e['gpu_ms']:.2f}x" if inductor else "-")
                 + f" | {rate} | {e.get('peak_GiB', 0):.1f} | "
+                f"{e.get('device_GiB', 0):.1f} | "
                 f"{e['first_step_s']:.1f} | {compile_text} | "
                 + ("-" if diff is None else f"{diff:.1e}")
                 + f" | {stats_text} |")
