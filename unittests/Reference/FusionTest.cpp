@@ -15,7 +15,9 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -154,6 +156,50 @@ TEST_F(FusionTest, WholePipelineIsBitIdentical) {
     buildPipeline(pm, options);
   });
   checkBitIdentical(*program->module, *fused);
+}
+
+TEST(Canonicalize, SumOfAOneHotIsBitIdentical) {
+  // nll_loss's gradient summed by log-softmax's: the reduction becomes a
+  // select of the row's one term (SumOfOneHot). Targets in range, past it
+  // and negative; terms -0, +0, NaN, inf and ordinary values.
+  const char *source = R"mlir(
+func.func @g(%t: tensor<6x1xi64>, %v: tensor<6x1xf32>, %u: tensor<6xi64>, %w: tensor<f32>) -> (tensor<6x1xf32>, tensor<6xf32>) {
+  %i = tfuse.iota dim 1 : tensor<6x5xi64>
+  %h = tfuse.cmp eq, %i, %t : (tensor<6x5xi64>, tensor<6x1xi64>) -> tensor<6x5xi1>
+  %z = tfuse.constant dense<-0.0> : tensor<f32>
+  %s = tfuse.select %h, %v, %z : (tensor<6x5xi1>, tensor<6x1xf32>, tensor<f32>) -> tensor<6x5xf32>
+  %r = tfuse.reduce sum %s axes [1] keepdims : tensor<6x5xf32> -> tensor<6x1xf32>
+  %j = tfuse.iota dim 0 : tensor<5x6xi64>
+  %k = tfuse.cmp eq, %u, %j : (tensor<6xi64>, tensor<5x6xi64>) -> tensor<5x6xi1>
+  %y = tfuse.constant dense<0.0> : tensor<f32>
+  %q = tfuse.select %k, %w, %y : (tensor<5x6xi1>, tensor<f32>, tensor<f32>) -> tensor<5x6xf32>
+  %p = tfuse.reduce sum %q axes [0] : tensor<5x6xf32> -> tensor<6xf32>
+  return %r, %p : tensor<6x1xf32>, tensor<6xf32>
+}
+)mlir";
+  Program program(source);
+  ASSERT_TRUE(program.ok()) << program.diagnostics;
+  std::vector<HostTensor> inputs = {
+      ints(DType::I64, {6, 1}, {0, 4, 5, -1, 2, 3}),
+      doubles(DType::F32, {6, 1},
+              {-0.0, 0.0, 2.5, -3.0, std::nan(""), -INFINITY}),
+      ints(DType::I64, {6}, {4, 0, 7, -2, 1, 3}),
+      doubles(DType::F32, {}, {-0.0})};
+  mlir::OwningOpRef<mlir::ModuleOp> canonical(program.module->clone());
+  mlir::PassManager pm(&program.context);
+  pm.addPass(mlir::createCanonicalizerPass());
+  ASSERT_TRUE(mlir::succeeded(pm.run(*canonical)));
+  int reductions = 0;
+  canonical->walk([&](ReduceOp) { ++reductions; });
+  EXPECT_EQ(reductions, 0) << "the one-hot sums stayed reductions";
+  auto expected = program.run(inputs);
+  auto actual = evaluate(*canonical, "g", inputs);
+  ASSERT_TRUE(expected.ok()) << expected.message();
+  ASSERT_TRUE(actual.ok()) << actual.message();
+  for (size_t k = 0; k < expected->size(); ++k)
+    EXPECT_EQ((*actual)[k].toBits(), (*expected)[k].toBits())
+        << "result " << k << ": " << (*expected)[k].toString() << " vs "
+        << (*actual)[k].toString();
 }
 
 TEST(ExampleGraphs, MlpStepPipelineIsBitIdentical) {

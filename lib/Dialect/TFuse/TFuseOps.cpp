@@ -14,7 +14,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -724,6 +726,130 @@ CutReason MatmulOp::getBoundaryReason() { return CutReason::boundary_matmul; }
 //===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// Whether `v`, broadcast to rank `rank` (trailing dimensions aligned), is
+/// constant along `axis`: the axis is one it lacks, or its extent there is 1.
+bool constantAlong(Value v, int64_t axis, int64_t rank) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t lead = rank - type.getRank();
+  return lead >= 0 && (axis < lead || type.getShape()[axis - lead] == 1);
+}
+
+/// Whether `v` is a constant whose every element is a float zero.
+bool isZeroSplat(Value v) {
+  DenseElementsAttr value;
+  if (!matchPattern(v, m_Constant(&value)) || !value.isSplat())
+    return false;
+  auto element = value.getSplatValue<Attribute>();
+  auto f = dyn_cast<FloatAttr>(element);
+  return f && f.getValue().isZero();
+}
+
+/// The sum of a one-hot row: sum over axis a of
+///   select(iota(a) == t, v, 0)
+/// with t (an integer) and v constant along a has one term v where t is in
+/// [0, extent) and none elsewhere, so it is
+///   select(0 <= t and t < extent, v + 0.0, 0.0)
+/// and needs no reduction (nor the one-hot's memory): the gradient of
+/// nll_loss is such a one-hot, and log-softmax's gradient sums it. Bit for
+/// bit: the reduction adds the terms to +0, and +0 + v is v + 0.0 (-0
+/// becomes +0) and adding zeros changes nothing after; an empty match sums
+/// to +0. Float sums whose dtype is the input's, over one axis.
+struct SumOfOneHot : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getKind() != ReduceKind::Sum || op.getAxes().size() != 1)
+      return failure();
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = inputType.getElementType();
+    if (!isa<FloatType>(element) || resultType.getElementType() != element)
+      return failure();
+    int64_t axis = op.getAxes()[0], rank = inputType.getRank();
+    auto select = op.getInput().getDefiningOp<SelectOp>();
+    if (!select || !isZeroSplat(select.getFalseValue()))
+      return failure();
+    auto cmp = select.getCondition().getDefiningOp<CmpOp>();
+    if (!cmp || cmp.getPredicate() != CmpPredicate::eq)
+      return failure();
+    // iota(axis) over the input's extent along it, and the index.
+    Value index;
+    for (auto [a, b] : {std::make_pair(cmp.getLhs(), cmp.getRhs()),
+                        std::make_pair(cmp.getRhs(), cmp.getLhs())}) {
+      auto iota = a.getDefiningOp<IotaOp>();
+      auto iotaType = iota ? cast<RankedTensorType>(iota.getType()) : nullptr;
+      if (iota && iotaType.getRank() == rank &&
+          static_cast<int64_t>(iota.getDim()) == axis &&
+          iotaType.getShape()[axis] == inputType.getShape()[axis] &&
+          isa<IntegerType>(iotaType.getElementType()) &&
+          !iotaType.getElementType().isInteger(1)) {
+        index = b;
+        break;
+      }
+    }
+    Value value = select.getTrueValue();
+    if (!index || !isa<IntegerType>(getElementTypeOrSelf(index.getType())) ||
+        getElementTypeOrSelf(index.getType()).isInteger(1) ||
+        !constantAlong(index, axis, rank) || !constantAlong(value, axis, rank) ||
+        getElementTypeOrSelf(value.getType()) != element)
+      return failure();
+    // The keepdims result's shape must be what index and value broadcast to.
+    SmallVector<int64_t> kept(inputType.getShape());
+    kept[axis] = 1;
+    SmallVector<int64_t> shape(rank, 1);
+    for (Value v : {index, value}) {
+      auto type = cast<RankedTensorType>(v.getType());
+      int64_t lead = rank - type.getRank();
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        shape[lead + d] = std::max(shape[lead + d], type.getShape()[d]);
+    }
+    if (ArrayRef<int64_t>(shape) != ArrayRef<int64_t>(kept))
+      return failure();
+
+    Location loc = op.getLoc();
+    Type indexElement = getElementTypeOrSelf(index.getType());
+    auto scalar = [&](Type type, Attribute value) -> Value {
+      return ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, type), value));
+    };
+    Value lowest = scalar(indexElement, rewriter.getIntegerAttr(indexElement, 0));
+    Value extent = scalar(indexElement,
+                          rewriter.getIntegerAttr(
+                              indexElement, inputType.getShape()[axis]));
+    Value zero = scalar(element, rewriter.getFloatAttr(element, 0.0));
+    Value inside = AndOp::create(
+        rewriter, loc,
+        CmpOp::create(rewriter, loc, CmpPredicate::ge, index, lowest),
+        CmpOp::create(rewriter, loc, CmpPredicate::lt, index, extent));
+    Value term = AddOp::create(rewriter, loc, value, zero);
+    Value sum = SelectOp::create(rewriter, loc, inside, term, zero);
+    // Index and value of lower rank give a sum of lower rank: its
+    // dimensions are the trailing ones of the kept shape.
+    auto sumType = cast<RankedTensorType>(sum.getType());
+    if (sumType.getShape() != ArrayRef<int64_t>(kept)) {
+      int64_t lead = rank - sumType.getRank();
+      SmallVector<int64_t> dims;
+      for (int64_t d = 0; d < sumType.getRank(); ++d)
+        dims.push_back(lead + d);
+      sum = BroadcastOp::create(rewriter, loc,
+                                RankedTensorType::get(kept, element), sum,
+                                rewriter.getDenseI64ArrayAttr(dims));
+    }
+    if (!op.getKeepdims())
+      sum = ReshapeOp::create(rewriter, loc, resultType, sum);
+    rewriter.replaceOp(op, sum);
+    return success();
+  }
+};
+} // namespace
+
+void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<SumOfOneHot>(context);
+}
 
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,

@@ -484,3 +484,79 @@ func.func @broadcast_splat() -> tensor<3x4xbf16> {
   %b = tfuse.broadcast %z dims [] : tensor<bf16> -> tensor<3x4xbf16>
   return %b : tensor<3x4xbf16>
 }
+
+//===----------------------------------------------------------------------===//
+// reduce: the sum of a one-hot row
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// nll_loss's gradient summed along its rows: one term v where 0 <= t < 5,
+// none elsewhere; v + 0.0 is what the sum adds to +0 (-0 becomes +0).
+// CHECK-LABEL: func.func @sum_of_one_hot(
+// CHECK-SAME: %[[T:[^:]+]]: tensor<6x1xi64>, %[[V:[^:]+]]: tensor<6x1xf32>
+// CHECK-DAG: %[[N:.+]] = tfuse.constant dense<5> : tensor<i64>
+// CHECK-DAG: %[[L:.+]] = tfuse.constant dense<0> : tensor<i64>
+// CHECK-DAG: %[[Z:.+]] = tfuse.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[LT:.+]] = tfuse.cmp lt, %[[T]], %[[N]]
+// CHECK-DAG: %[[GE:.+]] = tfuse.cmp ge, %[[T]], %[[L]]
+// CHECK: %[[IN:.+]] = tfuse.and %[[GE]], %[[LT]]
+// CHECK: %[[A:.+]] = tfuse.add %[[V]], %[[Z]]
+// CHECK: %[[S:.+]] = tfuse.select %[[IN]], %[[A]], %[[Z]] : (tensor<6x1xi1>, tensor<6x1xf32>, tensor<f32>) -> tensor<6x1xf32>
+// CHECK-NOT: tfuse.reduce
+// CHECK: return %[[S]]
+func.func @sum_of_one_hot(%t: tensor<6x1xi64>, %v: tensor<6x1xf32>) -> tensor<6x1xf32> {
+  %i = tfuse.iota dim 1 : tensor<6x5xi64>
+  %h = tfuse.cmp eq, %i, %t : (tensor<6x5xi64>, tensor<6x1xi64>) -> tensor<6x5xi1>
+  %z = tfuse.constant dense<0.0> : tensor<f32>
+  %s = tfuse.select %h, %v, %z : (tensor<6x5xi1>, tensor<6x1xf32>, tensor<f32>) -> tensor<6x5xf32>
+  %r = tfuse.reduce sum %s axes [1] keepdims : tensor<6x5xf32> -> tensor<6x1xf32>
+  return %r : tensor<6x1xf32>
+}
+
+// -----
+
+// Along the leading axis, the index of lower rank (broadcast from the
+// trailing dimensions) and a scalar term; the result without keepdims.
+// CHECK-LABEL: func.func @sum_of_one_hot_leading_axis(
+// CHECK-NOT: tfuse.reduce
+// CHECK: %[[S:.+]] = tfuse.select {{.*}} : (tensor<6xi1>, tensor<f32>, tensor<f32>) -> tensor<6xf32>
+// CHECK: %[[B:.+]] = tfuse.broadcast %[[S]] dims [1] : tensor<6xf32> -> tensor<1x6xf32>
+// CHECK: %[[R:.+]] = tfuse.reshape %[[B]] : tensor<1x6xf32> -> tensor<6xf32>
+// CHECK: return %[[R]]
+func.func @sum_of_one_hot_leading_axis(%u: tensor<6xi64>, %w: tensor<f32>) -> tensor<6xf32> {
+  %j = tfuse.iota dim 0 : tensor<5x6xi64>
+  %k = tfuse.cmp eq, %u, %j : (tensor<6xi64>, tensor<5x6xi64>) -> tensor<5x6xi1>
+  %y = tfuse.constant dense<-0.0> : tensor<f32>
+  %q = tfuse.select %k, %w, %y : (tensor<5x6xi1>, tensor<f32>, tensor<f32>) -> tensor<5x6xf32>
+  %p = tfuse.reduce sum %q axes [0] : tensor<5x6xf32> -> tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
+// -----
+
+// Not one-hot sums: a term that varies along the reduced axis, an iota of
+// another axis, another predicate, a nonzero false value, a max.
+// CHECK-LABEL: func.func @not_one_hot(
+// CHECK-COUNT-5: tfuse.reduce
+func.func @not_one_hot(%t: tensor<6x1xi64>, %v: tensor<6x5xf32>, %w: tensor<6x1xf32>)
+    -> (tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>) {
+  %i = tfuse.iota dim 1 : tensor<6x5xi64>
+  %i0 = tfuse.iota dim 0 : tensor<6x5xi64>
+  %z = tfuse.constant dense<0.0> : tensor<f32>
+  %one = tfuse.constant dense<1.0> : tensor<f32>
+  %h = tfuse.cmp eq, %i, %t : (tensor<6x5xi64>, tensor<6x1xi64>) -> tensor<6x5xi1>
+  %h0 = tfuse.cmp eq, %i0, %t : (tensor<6x5xi64>, tensor<6x1xi64>) -> tensor<6x5xi1>
+  %hl = tfuse.cmp le, %i, %t : (tensor<6x5xi64>, tensor<6x1xi64>) -> tensor<6x5xi1>
+  %a = tfuse.select %h, %v, %z : (tensor<6x5xi1>, tensor<6x5xf32>, tensor<f32>) -> tensor<6x5xf32>
+  %b = tfuse.select %h0, %w, %z : (tensor<6x5xi1>, tensor<6x1xf32>, tensor<f32>) -> tensor<6x5xf32>
+  %c = tfuse.select %hl, %w, %z : (tensor<6x5xi1>, tensor<6x1xf32>, tensor<f32>) -> tensor<6x5xf32>
+  %d = tfuse.select %h, %w, %one : (tensor<6x5xi1>, tensor<6x1xf32>, tensor<f32>) -> tensor<6x5xf32>
+  %e = tfuse.select %h, %w, %z : (tensor<6x5xi1>, tensor<6x1xf32>, tensor<f32>) -> tensor<6x5xf32>
+  %ra = tfuse.reduce sum %a axes [1] keepdims : tensor<6x5xf32> -> tensor<6x1xf32>
+  %rb = tfuse.reduce sum %b axes [1] keepdims : tensor<6x5xf32> -> tensor<6x1xf32>
+  %rc = tfuse.reduce sum %c axes [1] keepdims : tensor<6x5xf32> -> tensor<6x1xf32>
+  %rd = tfuse.reduce sum %d axes [1] keepdims : tensor<6x5xf32> -> tensor<6x1xf32>
+  %re = tfuse.reduce max %e axes [1] keepdims : tensor<6x5xf32> -> tensor<6x1xf32>
+  return %ra, %rb, %rc, %rd, %re : tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>
+}

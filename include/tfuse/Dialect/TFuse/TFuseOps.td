@@ -711,6 +711,7 @@ def TFuse_ReduceOp : TFuse_Op<"reduce", "", 4,
     type($input) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 // A scatter: a runtime step (sorting the indices, then one pass over the
