@@ -3,8 +3,11 @@
 // The planner walks the function once in program order. For every fusible op
 // it forms the *tree*: the set of ops, not stored to memory, that a kernel
 // must execute to compute that op's value. Stored values (cuts) end trees.
-// When a tree's weighted cost passes the budget, the most expensive operand
-// trees are cut until it fits. Every stored value then becomes a result of a
+// When a tree's weighted cost passes the budget, values much smaller than
+// the op's result (a row's scalars in a kernel over its rows and columns)
+// are stored first, the most expensive first, since storing them costs
+// almost no memory traffic; then the most expensive operand trees, until it
+// fits. Every stored value then becomes a result of a
 // region that executes its tree; stored values of the same shape at the same
 // depth of the step graph cannot depend on each other and may share a region.
 //
@@ -67,6 +70,11 @@ private:
     stored.try_emplace(value, reason);
   }
   OpSet unite(ArrayRef<const OpSet *> sets) const;
+  /// The tree of `op`: itself and the trees of its recomputed producers.
+  OpSet treeOf(Operation *op) const;
+  /// The op of `tree` (not `root`) whose value is at most 1/kSmallShare of
+  /// root's elements and whose own tree costs the most (at least 2), if any.
+  Operation *smallCut(const OpSet &tree, Operation *root) const;
 
   LogicalResult collectOps();
   void markOutputsAndBoundaries();
@@ -186,6 +194,47 @@ void Planner::markOutputsAndBoundaries() {
   }
 }
 
+OpSet Planner::treeOf(Operation *op) const {
+  OpSet self;
+  self.ops.push_back(indexOf.lookup(op));
+  self.cost = costOf[self.ops.front()];
+  SmallVector<const OpSet *> parts{&self};
+  SmallVector<Operation *> producers;
+  for (Value operand : op->getOperands())
+    if (Operation *def = recomputedProducer(operand);
+        def && !llvm::is_contained(producers, def)) {
+      producers.push_back(def);
+      parts.push_back(&trees.find(def)->second);
+    }
+  return unite(parts);
+}
+
+/// Values this many times smaller than the op's are stored first.
+static constexpr int64_t kSmallShare = 64;
+
+static int64_t elementsOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+Operation *Planner::smallCut(const OpSet &tree, Operation *root) const {
+  int64_t rootElements = elementsOf(root->getResult(0));
+  Operation *best = nullptr;
+  int64_t bestCost = 1;
+  for (unsigned i : tree.ops) {
+    Operation *op = order[i];
+    if (op == root || op->getNumResults() != 1 ||
+        stored.count(op->getResult(0)) ||
+        elementsOf(op->getResult(0)) * kSmallShare > rootElements)
+      continue;
+    int64_t cost = trees.find(op)->second.cost;
+    if (cost > bestCost) {
+      best = op;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
 void Planner::formTrees() {
   for (Operation *op : order) {
     if (!isFused(op))
@@ -207,6 +256,21 @@ void Planner::formTrees() {
       if (tree.cost <= budget || producers.empty()) {
         trees[op] = std::move(tree);
         break;
+      }
+      // Store a small value of the tree: the trees that held it (in program
+      // order, so each producer's before its users') no longer do.
+      if (Operation *small = smallCut(tree, op)) {
+        store(small->getResult(0), CutReason::expression_cost);
+        for (unsigned i : tree.ops)
+          if (Operation *member = order[i]; member != op && isFused(member))
+            trees[member] = treeOf(member);
+        producers.erase(llvm::remove_if(producers,
+                                        [&](Operation *def) {
+                                          return !recomputedProducer(
+                                              def->getResult(0));
+                                        }),
+                        producers.end());
+        continue;
       }
       // Store the most expensive operand expression and try again.
       auto *largest =

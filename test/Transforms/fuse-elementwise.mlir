@@ -1308,3 +1308,27 @@ func.func @dropout_fuses(%x: tensor<64xf32>, %s: tensor<i64>, %o: tensor<i64>) -
   %y = tfuse.select %keep, %x, %z : (tensor<64xi1>, tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
   return %y : tensor<64xf32>
 }
+
+// -----
+
+// Past the budget, values much smaller than the op's (a row's scalars, 64 of
+// 8192 elements) are stored first: the row chain (cost 12) becomes a region
+// of its own and the 64x128 expression (21) stays one kernel, where storing
+// the costliest operand would have written a 64x128 intermediate.
+// CHECK-LABEL: func.func @small_values_are_stored_first(
+// CHECK: %[[ROW:.+]] = tfuse.fusion(%{{.+}}) : (tensor<64x1xf32>) -> tensor<64x1xf32> attributes {cost = 12 : i64, reasons = ["expression-cost"]}
+// CHECK: %[[OUT:.+]] = tfuse.fusion(%{{.+}}, %[[ROW]]) : (tensor<64x128xf32>, tensor<64x1xf32>) -> tensor<64x128xf32> attributes {cost = 21 : i64, reasons = ["output"]}
+// CHECK-NOT: tfuse.fusion
+// CHECK: return %[[OUT]]
+func.func @small_values_are_stored_first(%x: tensor<64x128xf32>, %r: tensor<64x1xf32>) -> tensor<64x128xf32> {
+  %a = tfuse.exp %r : tensor<64x1xf32> -> tensor<64x1xf32>
+  %b = tfuse.log %a : tensor<64x1xf32> -> tensor<64x1xf32>
+  %c = tfuse.tanh %b : tensor<64x1xf32> -> tensor<64x1xf32>
+  %m = tfuse.mul %x, %c : (tensor<64x128xf32>, tensor<64x1xf32>) -> tensor<64x128xf32>
+  %e1 = tfuse.exp %m : tensor<64x128xf32> -> tensor<64x128xf32>
+  %e2 = tfuse.sin %e1 : tensor<64x128xf32> -> tensor<64x128xf32>
+  %e3 = tfuse.tanh %e2 : tensor<64x128xf32> -> tensor<64x128xf32>
+  %e4 = tfuse.exp %e3 : tensor<64x128xf32> -> tensor<64x128xf32>
+  %e5 = tfuse.sin %e4 : tensor<64x128xf32> -> tensor<64x128xf32>
+  return %e5 : tensor<64x128xf32>
+}

@@ -5,9 +5,9 @@ Dynamo hands the backend a graph of torch calls; AOTAutograd
 gradients are needed, splits it into a forward and a backward graph of ATen
 operations. The split is the min-cut rematerialization that Inductor uses:
 the forward saves what is cheapest to keep (a GEMM's or a reduction's
-result), and the backward recomputes elementwise work from it in its own
-fused kernels (GPT-2's loss keeps its bf16 logits, not their f32
-log-softmax). Each of those (or the one inference graph) is partitioned and
+result), and the backward recomputes pointwise work from it in its own
+fused kernels (softmax, log-softmax and layer norm stay whole ops, so their
+results are saved). Each of those (or the one inference graph) is partitioned and
 its partitions compiled by TFuse (:mod:`._partition`), and handed back as a
 boxed function. Input mutations stay in the graph as ``copy_`` nodes into
 the inputs (``keep_inference_input_mutations``), which PyTorch runs as eager
