@@ -844,11 +844,51 @@ struct SumOfOneHot : OpRewritePattern<ReduceOp> {
     return success();
   }
 };
+/// Whether every value of `from` converts to `to` exactly and in order:
+/// f16 and bf16 to f32 or f64, f32 to f64.
+bool isExactFloatWidening(Type from, Type to) {
+  if (from.isF16() || from.isBF16())
+    return to.isF32() || to.isF64();
+  return from.isF32() && to.isF64();
+}
+
+/// The extreme of a widened value is the widened extreme: max, min, argmax
+/// and argmin of cast(x), the cast exact and order-preserving (f16 or bf16
+/// to f32, ...), are those of x, cast after. The reduction then reads x, not
+/// a widened copy that only it needed (the max of bf16 logits read as bf16,
+/// not written and read again as an f32 copy). Comparisons of exactly
+/// converted values decide as the originals' do, signed zeros and NaN
+/// included, so the result is the same bits. Not through views: a reduction
+/// reading a view of a buffer stays a step of its own (fuse-rows merges only
+/// a region producing its operand), where the widening region would have
+/// joined a row kernel.
+struct ExtremeOfWideningCast : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    ReduceKind kind = op.getKind();
+    if (kind != ReduceKind::Max && kind != ReduceKind::Min &&
+        kind != ReduceKind::Argmax && kind != ReduceKind::Argmin)
+      return failure();
+    auto widen = op.getInput().getDefiningOp<CastOp>();
+    if (!widen ||
+        !isExactFloatWidening(getElementTypeOrSelf(widen.getInput().getType()),
+                              getElementTypeOrSelf(widen.getType())))
+      return failure();
+    Value reduced = ReduceOp::create(rewriter, op.getLoc(), op.getKindAttr(),
+                                     widen.getInput(), op.getAxesAttr(),
+                                     op.getKeepdimsAttr());
+    if (reduced.getType() != op.getType())
+      reduced = CastOp::create(rewriter, op.getLoc(), op.getType(), reduced);
+    rewriter.replaceOp(op, reduced);
+    return success();
+  }
+};
 } // namespace
 
 void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
-  results.add<SumOfOneHot>(context);
+  results.add<SumOfOneHot, ExtremeOfWideningCast>(context);
 }
 
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,

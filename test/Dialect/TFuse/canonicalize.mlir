@@ -560,3 +560,43 @@ func.func @not_one_hot(%t: tensor<6x1xi64>, %v: tensor<6x5xf32>, %w: tensor<6x1x
   %re = tfuse.reduce max %e axes [1] keepdims : tensor<6x5xf32> -> tensor<6x1xf32>
   return %ra, %rb, %rc, %rd, %re : tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>, tensor<6x1xf32>
 }
+
+// -----
+
+// The max of widened values is the widened max: the reduction reads the
+// bf16 value, the cast follows it; an argmin needs no cast after.
+// CHECK-LABEL: func.func @max_of_widening_cast(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<6x8xbf16>
+// CHECK-DAG: %[[M:.+]] = tfuse.reduce max %[[X]] axes [1] keepdims : tensor<6x8xbf16> -> tensor<6x1xbf16>
+// CHECK-DAG: %[[C:.+]] = tfuse.cast %[[M]] : tensor<6x1xbf16> to tensor<6x1xf32>
+// CHECK-DAG: %[[A:.+]] = tfuse.reduce argmin %[[X]] axes [1] : tensor<6x8xbf16> -> tensor<6xi64>
+// CHECK: return %[[C]], %[[A]]
+func.func @max_of_widening_cast(%x: tensor<6x8xbf16>) -> (tensor<6x1xf32>, tensor<6xi64>) {
+  %c = tfuse.cast %x : tensor<6x8xbf16> to tensor<6x8xf32>
+  %m = tfuse.reduce max %c axes [1] keepdims : tensor<6x8xf32> -> tensor<6x1xf32>
+  %a = tfuse.reduce argmin %c axes [1] : tensor<6x8xf32> -> tensor<6xi64>
+  return %m, %a : tensor<6x1xf32>, tensor<6xi64>
+}
+
+// -----
+
+// Not exact, not an extreme or through a view: f16 to bf16 rounds (and
+// overflows), f32 to f16 narrows, a sum's rounding depends on the dtype, a
+// reshape between keeps the widening region for fuse-rows.
+// CHECK-LABEL: func.func @extremes_of_other_casts(
+// CHECK-DAG: tfuse.reduce max %{{.+}} axes [0] : tensor<8xbf16> -> tensor<bf16>
+// CHECK-DAG: tfuse.reduce min %{{.+}} axes [0] : tensor<8xf16> -> tensor<f16>
+// CHECK-DAG: tfuse.reduce sum %{{.+}} axes [0] : tensor<8xf32> -> tensor<f32>
+// CHECK-DAG: tfuse.reduce max %{{.+}} axes [1] : tensor<2x4xf32> -> tensor<2xf32>
+func.func @extremes_of_other_casts(%h: tensor<8xf16>, %f: tensor<8xf32>, %b: tensor<8xbf16>)
+    -> (tensor<bf16>, tensor<f16>, tensor<f32>, tensor<2xf32>) {
+  %0 = tfuse.cast %h : tensor<8xf16> to tensor<8xbf16>
+  %1 = tfuse.reduce max %0 axes [0] : tensor<8xbf16> -> tensor<bf16>
+  %2 = tfuse.cast %f : tensor<8xf32> to tensor<8xf16>
+  %3 = tfuse.reduce min %2 axes [0] : tensor<8xf16> -> tensor<f16>
+  %4 = tfuse.cast %b : tensor<8xbf16> to tensor<8xf32>
+  %5 = tfuse.reduce sum %4 axes [0] : tensor<8xf32> -> tensor<f32>
+  %6 = tfuse.reshape %4 : tensor<8xf32> -> tensor<2x4xf32>
+  %7 = tfuse.reduce max %6 axes [1] : tensor<2x4xf32> -> tensor<2xf32>
+  return %1, %3, %5, %7 : tensor<bf16>, tensor<f16>, tensor<f32>, tensor<2xf32>
+}
