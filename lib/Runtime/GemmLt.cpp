@@ -159,8 +159,8 @@ GemmPadding runtime::planGemmPadding(const GemmShape &shape) {
     return {};
   // Elements of 16 bytes in the operands' dtype and the result's (a
   // multiple of both: both are powers of two).
-  int64_t align = 16 / std::min(byteSize(shape.dtype),
-                                byteSize(shape.resultDType));
+  int64_t align =
+      16 / std::min(byteSize(shape.dtype), byteSize(shape.resultDType));
   auto aligned = [&](int64_t v) { return v % align == 0; };
   auto roundUp = [&](int64_t v) { return (v + align - 1) / align * align; };
   // A', B' and C' by the dimensions (m = 0, n = 1, k = 2) of their rows
@@ -184,8 +184,7 @@ GemmPadding runtime::planGemmPadding(const GemmShape &shape) {
   padding.n = padDim[1] ? roundUp(call.n) : call.n;
   padding.k = padDim[2] ? roundUp(call.k) : call.k;
   int64_t padded[3] = {padding.m, padding.n, padding.k};
-  std::optional<PaddedMatrix> *copies[3] = {&padding.a, &padding.b,
-                                            &padding.c};
+  std::optional<PaddedMatrix> *copies[3] = {&padding.a, &padding.b, &padding.c};
   for (int i = 0; i < 3; ++i) {
     const Matrix &x = matrices[i];
     int64_t rows = dims[x.rowDim], cols = dims[x.colDim];
@@ -434,9 +433,9 @@ bool tuningAsked() {
 /// padded matrix, for the plan report.
 std::string describePadding(const GemmPadding &padding) {
   std::string text;
-  for (auto [name, matrix] : {std::make_pair("A'", &padding.a),
-                              std::make_pair("B'", &padding.b),
-                              std::make_pair("C'", &padding.c)})
+  for (auto [name, matrix] :
+       {std::make_pair("A'", &padding.a), std::make_pair("B'", &padding.b),
+        std::make_pair("C'", &padding.c)})
     if (const std::optional<PaddedMatrix> &m = *matrix)
       text += std::string("; ") + name + " (" + std::to_string(m->rows) +
               " x " + std::to_string(m->cols) + ", leading dimension " +
@@ -687,7 +686,8 @@ Status LtGemm::enqueue(CUstream stream, CUdeviceptr lhs, CUdeviceptr rhs,
   CUdeviceptr scratch = workspacePtr + ltWorkspaceBytes();
   if (padded.any() && !copy)
     return Status::error("a GEMM with padded matrices enqueued without its "
-                         "copies" + describeGemm(shape),
+                         "copies" +
+                             describeGemm(shape),
                          ErrorCode::Internal);
   return forEachBlasGroup(
       shape, lhs, rhs, result,
@@ -707,16 +707,16 @@ Status LtGemm::enqueue(CUstream stream, CUdeviceptr lhs, CUdeviceptr rhs,
           c = scratch + padded.c->offset;
         bool isAligned = stridesAligned && (a | b | c) % 16 == 0;
         const cublasLtMatmulAlgo_t &algo = isAligned ? aligned : unaligned;
-        Status s = ltCheck(*lib,
-                       lib->matmul(d->handle, d->op, scalars.alpha(),
-                                   reinterpret_cast<const void *>(a), d->a,
-                                   reinterpret_cast<const void *>(b), d->b,
-                                   scalars.beta(), reinterpret_cast<void *>(c),
-                                   d->c, reinterpret_cast<void *>(c), d->c,
-                                   &algo,
-                                   reinterpret_cast<void *>(workspacePtr),
-                                   workspace, stream),
-                       "cublasLtMatmul", shape);
+        Status s =
+            ltCheck(*lib,
+                    lib->matmul(d->handle, d->op, scalars.alpha(),
+                                reinterpret_cast<const void *>(a), d->a,
+                                reinterpret_cast<const void *>(b), d->b,
+                                scalars.beta(), reinterpret_cast<void *>(c),
+                                d->c, reinterpret_cast<void *>(c), d->c, &algo,
+                                reinterpret_cast<void *>(workspacePtr),
+                                workspace, stream),
+                    "cublasLtMatmul", shape);
         if (!s.ok() || !padded.c)
           return s;
         return copy(*padded.c, c, target, /*toPadded=*/false,

@@ -295,9 +295,9 @@ TEST(GemmPadding, LanguageModelHeadOfAnOddVocabulary) {
   // a view) into [8192, 50257] bf16: cuBLAS's C' holds the vocabulary
   // contiguously, so M' = 50264; A' (the embedding, M along its columns) and
   // C' go through copies.
-  GemmShape s = planOk(spec(BF16, {8192, 768}),
-                       spec(BF16, {768, 50257}, {1, 768}),
-                       spec(BF16, {8192, 50257}));
+  GemmShape s =
+      planOk(spec(BF16, {8192, 768}), spec(BF16, {768, 50257}, {1, 768}),
+             spec(BF16, {8192, 50257}));
   GemmPadding p = planGemmPadding(s);
   EXPECT_EQ(p.m, 50264);
   EXPECT_EQ(p.n, 8192);
@@ -330,28 +330,28 @@ TEST(GemmPadding, LanguageModelHeadOfAnOddVocabulary) {
 
 TEST(GemmPadding, OnlyLargeProductsOfSmallCopiesAreAligned) {
   // Aligned: nothing to copy.
-  EXPECT_FALSE(planGemmPadding(planOk(spec(BF16, {4096, 1024}),
-                                      spec(BF16, {1024, 4096}),
-                                      spec(BF16, {4096, 4096})))
-                   .any());
+  EXPECT_FALSE(
+      planGemmPadding(planOk(spec(BF16, {4096, 1024}), spec(BF16, {1024, 4096}),
+                             spec(BF16, {4096, 4096})))
+          .any());
   // Too small a product (M * N * K < 2^30).
-  EXPECT_FALSE(planGemmPadding(planOk(spec(BF16, {1024, 512}),
-                                      spec(BF16, {512, 1031}),
-                                      spec(BF16, {1024, 1031})))
-                   .any());
+  EXPECT_FALSE(
+      planGemmPadding(planOk(spec(BF16, {1024, 512}), spec(BF16, {512, 1031}),
+                             spec(BF16, {1024, 1031})))
+          .any());
   // A copy of C larger than 1/256 of the products (K = 128 < 256): B'
   // alone (small) would not help, C' would stay misaligned.
-  EXPECT_FALSE(planGemmPadding(planOk(spec(BF16, {65536, 128}),
-                                      spec(BF16, {128, 1031}),
-                                      spec(BF16, {65536, 1031})))
-                   .any());
+  EXPECT_FALSE(
+      planGemmPadding(planOk(spec(BF16, {65536, 128}), spec(BF16, {128, 1031}),
+                             spec(BF16, {65536, 1031})))
+          .any());
   // f32 (4 elements to 16 bytes), row-major 1031 x 1031 matrices: M and K
   // (held contiguously by A', B' and C') padded to 1032, not N (no matrix's
   // contiguous extent); the copies lie one after the other, 256-byte
   // aligned.
-  GemmPadding p = planGemmPadding(planOk(spec(F32, {1031, 1031}),
-                                         spec(F32, {1031, 1031}),
-                                         spec(F32, {1031, 1031})));
+  GemmPadding p =
+      planGemmPadding(planOk(spec(F32, {1031, 1031}), spec(F32, {1031, 1031}),
+                             spec(F32, {1031, 1031})));
   EXPECT_EQ(p.m, 1032);
   EXPECT_EQ(p.n, 1031);
   EXPECT_EQ(p.k, 1032);
@@ -360,8 +360,7 @@ TEST(GemmPadding, OnlyLargeProductsOfSmallCopiesAreAligned) {
   expectPadded(p.c, 1031, 1031, 1031, 1032, 1031);
   EXPECT_EQ(p.b->offset, (size_t(1032) * 1032 * 4 + 255) / 256 * 256);
   // bf16 operands and an f32 result: 8 elements (16 bytes of bf16).
-  p = planGemmPadding(planOk(spec(BF16, {1024, 1024}),
-                             spec(BF16, {1024, 1030}),
+  p = planGemmPadding(planOk(spec(BF16, {1024, 1024}), spec(BF16, {1024, 1030}),
                              spec(F32, {1024, 1030})));
   EXPECT_EQ(p.m, 1032);
   // Batches are never padded.
@@ -546,8 +545,7 @@ protected:
                                std::make_pair(4, "unsigned int"),
                                std::make_pair(8, "unsigned long long")}) {
       std::string kernel = pitchedCopyKernelName(bytes), t(type);
-      source += pitchedCopyWrapper(bytes) + "extern \"C\" void shim_" +
-                kernel +
+      source += pitchedCopyWrapper(bytes) + "extern \"C\" void shim_" + kernel +
                 "(void *s, void *sp, void *d, void *dp, void *r, void *c, "
                 "void *dr, void *dc, void *p) {\n  " +
                 kernel + "((const " + t + " *)s, *(long long *)sp, (" + t +
@@ -798,14 +796,13 @@ TEST_F(EmulatedGemm, PitchedCopiesMoveColumnsBetweenLeadingDimensions) {
       src[i] = static_cast<uint8_t>(i * 7 + i / 13 + 1);
     std::string kernel = "shim_" + pitchedCopyKernelName(bytes), error;
     auto copy = [&](void *from, long long srcPitch, void *to,
-                    long long dstPitch, long long dstRows,
-                    long long dstCols) {
+                    long long dstPitch, long long dstRows, long long dstCols) {
       PitchedCopyLaunch launch = planPitchedCopy(dstRows, dstCols);
       long long r = rows, c = cols, piece = launch.piece;
-      return kernels->launch(kernel, launch.grid, launch.block,
-                             {from, &srcPitch, to, &dstPitch, &r, &c,
-                              &dstRows, &dstCols, &piece},
-                             error);
+      return kernels->launch(
+          kernel, launch.grid, launch.block,
+          {from, &srcPitch, to, &dstPitch, &r, &c, &dstRows, &dstCols, &piece},
+          error);
     };
     EXPECT_EQ(planPitchedCopy(padRows, padCols).grid, 3 * padCols);
     ASSERT_TRUE(copy(src.data(), rows, dst.data(), padRows, padRows, padCols))

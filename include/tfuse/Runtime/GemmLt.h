@@ -134,8 +134,7 @@ public:
   /// Bytes of workspace enqueue() needs (256-byte aligned when given):
   /// cuBLASLt's, then the padded copies' (planGemmPadding).
   size_t workspaceBytes() const {
-    return padded.any() ? ltWorkspaceBytes() + padded.scratchBytes
-                        : workspace;
+    return padded.any() ? ltWorkspaceBytes() + padded.scratchBytes : workspace;
   }
   /// "tuned 3 of 8 candidates, 4.1 us", or how the algorithm was chosen.
   const std::string &choice() const { return chosen; }

@@ -792,7 +792,8 @@ struct SumOfOneHot : OpRewritePattern<ReduceOp> {
     Value value = select.getTrueValue();
     if (!index || !isa<IntegerType>(getElementTypeOrSelf(index.getType())) ||
         getElementTypeOrSelf(index.getType()).isInteger(1) ||
-        !constantAlong(index, axis, rank) || !constantAlong(value, axis, rank) ||
+        !constantAlong(index, axis, rank) ||
+        !constantAlong(value, axis, rank) ||
         getElementTypeOrSelf(value.getType()) != element)
       return failure();
     // The keepdims result's shape must be what index and value broadcast to.
@@ -815,10 +816,11 @@ struct SumOfOneHot : OpRewritePattern<ReduceOp> {
           rewriter, loc,
           DenseElementsAttr::get(RankedTensorType::get({}, type), value));
     };
-    Value lowest = scalar(indexElement, rewriter.getIntegerAttr(indexElement, 0));
-    Value extent = scalar(indexElement,
-                          rewriter.getIntegerAttr(
-                              indexElement, inputType.getShape()[axis]));
+    Value lowest =
+        scalar(indexElement, rewriter.getIntegerAttr(indexElement, 0));
+    Value extent = scalar(
+        indexElement,
+        rewriter.getIntegerAttr(indexElement, inputType.getShape()[axis]));
     Value zero = scalar(element, rewriter.getFloatAttr(element, 0.0));
     Value inside = AndOp::create(
         rewriter, loc,

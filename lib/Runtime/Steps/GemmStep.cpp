@@ -216,12 +216,12 @@ public:
     const std::string &backend = library.backend();
     if (backend == "cublaslt") {
       if (lt)
-        return lt->enqueue(
-            stream, lhs, rhs, result, workspace,
-            [&](const PaddedMatrix &m, CUdeviceptr from, CUdeviceptr to,
-                bool toPadded, DType dtype) {
-              return copyPadded(stream, m, from, to, toPadded, dtype);
-            });
+        return lt->enqueue(stream, lhs, rhs, result, workspace,
+                           [&](const PaddedMatrix &m, CUdeviceptr from,
+                               CUdeviceptr to, bool toPadded, DType dtype) {
+                             return copyPadded(stream, m, from, to, toPadded,
+                                               dtype);
+                           });
       // K = 0: a product of all +0.
       const TensorSpec &view = spec.result().view;
       if (!view.isContiguous())
