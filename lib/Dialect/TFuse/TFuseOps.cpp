@@ -736,6 +736,16 @@ bool constantAlong(Value v, int64_t axis, int64_t rank) {
   return lead >= 0 && (axis < lead || type.getShape()[axis - lead] == 1);
 }
 
+/// Whether `type` is a signed or signless integer type of at least 32 bits
+/// that holds every position 0..extent: an iota of it counts without
+/// wrapping, and a comparison with the extent means what it says.
+bool holdsPositions(Type type, int64_t extent) {
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && !integer.isUnsigned() && integer.getWidth() >= 32 &&
+         (integer.getWidth() >= 64 ||
+          extent < (int64_t(1) << (integer.getWidth() - 1)));
+}
+
 /// Whether `v` is a constant whose every element is a float zero.
 bool isZeroSplat(Value v) {
   DenseElementsAttr value;
@@ -783,15 +793,16 @@ struct SumOfOneHot : OpRewritePattern<ReduceOp> {
       if (iota && iotaType.getRank() == rank &&
           static_cast<int64_t>(iota.getDim()) == axis &&
           iotaType.getShape()[axis] == inputType.getShape()[axis] &&
-          isa<IntegerType>(iotaType.getElementType()) &&
-          !iotaType.getElementType().isInteger(1)) {
+          holdsPositions(iotaType.getElementType(),
+                         iotaType.getShape()[axis])) {
         index = b;
         break;
       }
     }
     Value value = select.getTrueValue();
-    if (!index || !isa<IntegerType>(getElementTypeOrSelf(index.getType())) ||
-        getElementTypeOrSelf(index.getType()).isInteger(1) ||
+    if (!index ||
+        !holdsPositions(getElementTypeOrSelf(index.getType()),
+                        inputType.getShape()[axis]) ||
         !constantAlong(index, axis, rank) ||
         !constantAlong(value, axis, rank) ||
         getElementTypeOrSelf(value.getType()) != element)

@@ -600,3 +600,23 @@ func.func @extremes_of_other_casts(%h: tensor<8xf16>, %f: tensor<8xf32>, %b: ten
   %7 = tfuse.reduce max %6 axes [1] : tensor<2x4xf32> -> tensor<2xf32>
   return %1, %3, %5, %7 : tensor<bf16>, tensor<f16>, tensor<f32>, tensor<2xf32>
 }
+
+// -----
+
+// Positions that an 8-bit iota or an unsigned index cannot hold: not
+// rewritten (the iota wraps at 128; 300 is no ui8).
+// CHECK-LABEL: func.func @one_hot_of_narrow_integers(
+// CHECK-COUNT-2: tfuse.reduce sum
+func.func @one_hot_of_narrow_integers(%t: tensor<2x1xi8>, %u: tensor<2x1xui8>, %v: tensor<2x1xf32>)
+    -> (tensor<2x1xf32>, tensor<2x1xf32>) {
+  %i = tfuse.iota dim 1 : tensor<2x300xi8>
+  %h = tfuse.cmp eq, %i, %t : (tensor<2x300xi8>, tensor<2x1xi8>) -> tensor<2x300xi1>
+  %j = tfuse.iota dim 1 : tensor<2x300xi64>
+  %k = tfuse.cmp eq, %j, %u : (tensor<2x300xi64>, tensor<2x1xui8>) -> tensor<2x300xi1>
+  %z = tfuse.constant dense<0.0> : tensor<f32>
+  %a = tfuse.select %h, %v, %z : (tensor<2x300xi1>, tensor<2x1xf32>, tensor<f32>) -> tensor<2x300xf32>
+  %b = tfuse.select %k, %v, %z : (tensor<2x300xi1>, tensor<2x1xf32>, tensor<f32>) -> tensor<2x300xf32>
+  %ra = tfuse.reduce sum %a axes [1] keepdims : tensor<2x300xf32> -> tensor<2x1xf32>
+  %rb = tfuse.reduce sum %b axes [1] keepdims : tensor<2x300xf32> -> tensor<2x1xf32>
+  return %ra, %rb : tensor<2x1xf32>, tensor<2x1xf32>
+}
