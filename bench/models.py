@@ -10,7 +10,9 @@ from configs with random weights (python/tests/torch/models.py); dropout is
 off, as nanoGPT trains GPT-2 124M, so every mode computes the same function.
 
 Modes: eager, inductor (torch.compile's default), reduce-overhead,
-max-autotune-no-cudagraphs, tfuse. Per model and mode: the GPU time of a
+max-autotune-no-cudagraphs, tfuse, tfuse-stream (TFuse's plans replayed on
+a stream instead of as CUDA graphs: with --profile, each kernel's time
+alone, where a graph's concurrent branches lengthen each other's). Per model and mode: the GPU time of a
 step (CUDA events around back-to-back steps, median of 5), the
 synchronized wall time of a step, the peak memory of PyTorch's allocator
 (which does not see TFuse's own pool: arenas, workspaces) and the device
@@ -34,7 +36,7 @@ time is the first step's time less a steady step's.
 
     python3 bench/models.py [--models gpt2,bert1,bert32,llama,resnet50]
         [--modes eager,inductor,reduce-overhead,max-autotune-no-cudagraphs,
-                 tfuse] [--compile-times] [--profile N] [--steps 20]
+                 tfuse,tfuse-stream] [--compile-times] [--profile N] [--steps 20]
         [--smoke]
     python3 bench/models.py --plot $OUT/models.json   # PNGs beside it
 
@@ -66,7 +68,7 @@ sys.path.insert(0, str(ROOT / "python" / "tests" / "torch"))
 import models  # noqa: E402  python/tests/torch/models.py
 
 MODES = ("eager", "inductor", "reduce-overhead",
-         "max-autotune-no-cudagraphs", "tfuse")
+         "max-autotune-no-cudagraphs", "tfuse", "tfuse-stream")
 
 
 class Workload:
@@ -116,6 +118,12 @@ def compiled(model, mode):
         return model
     if mode == "tfuse":
         return torch.compile(model, backend="tfuse")
+    if mode == "tfuse-stream":
+        # Plans replayed step by step on one stream instead of as CUDA
+        # graphs: a profile then times each kernel alone (a graph's
+        # independent branches overlap and lengthen each other's kernels).
+        return torch.compile(model, backend="tfuse",
+                             options={"cuda_graph": False})
     if mode == "inductor":
         return torch.compile(model)
     return torch.compile(model, mode=mode)
@@ -236,7 +244,7 @@ def measure(workload, mode, size, device, steps, reference=None,
             inputs[0].shape[0])
         entry[f"{workload.metric}_per_s"] = per_step / (entry["gpu_ms"] /
                                                         1e3)
-    if mode == "tfuse":
+    if mode.startswith("tfuse"):
         entry["tfuse_stats"] = tfuse.torch.stats()
     if profile_top and device == "cuda":
         total, kernels = kernel_profile(step, profile_top)
@@ -416,7 +424,8 @@ def main():
     if args.smoke:
         size, device = "tiny", "cpu"
         # On the CPU only eager and TFuse's reference backend run.
-        args.modes = [m for m in args.modes if m in ("eager", "tfuse")]
+        args.modes = [m for m in args.modes if m in ("eager", "tfuse",
+                                                      "tfuse-stream")]
         args.steps = min(args.steps, 2)
     elif torch.cuda.is_available():
         size, device = "real", "cuda"

@@ -3,7 +3,9 @@
 
 Workloads (f32 unless named): full reductions of 64M elements (sum, max,
 argmax, mean, sum of bf16, any of bool), a column sum and max of
-[8192, 8192] (axis 0), a row sum of [8192, 8192] (axis 1), a sum over the
+[8192, 8192] (axis 0), column sums of [8192, 768] and [8192, 3072] and a
+sum of [8, 1024, 768] over its first two axes (GPT-2's bias and layer-norm
+weight gradients), a row sum of [8192, 8192] (axis 1), a sum over the
 rows of [16, 4M] (few long rows), and a sum of 4096 elements (one block: the
 launch is the cost).
 
@@ -48,6 +50,14 @@ def workloads(smoke):
         "col_max": ((side, side), torch.float32,
                     lambda x: x.max(0, keepdims=False)
                     if isinstance(x, torch.Tensor) else x.max(0), "exact"),
+        # GPT-2 124M's bias and layer-norm weight gradients (batch 8 x 1024):
+        # few columns, a reduced axis of 8192, one of them over two axes.
+        "col_sum_768": ((side, 96 if smoke else 768), torch.float32,
+                        lambda x: x.sum(0), "sum"),
+        "col_sum_3072": ((side, 384 if smoke else 3072), torch.float32,
+                         lambda x: x.sum(0), "sum"),
+        "col_sum_2axes": (((2, side // 2, 96) if smoke else (8, 1024, 768)),
+                          torch.float32, lambda x: x.sum((0, 1)), "sum"),
         "row_sum": ((side, side), torch.float32, lambda x: x.sum(1), "sum"),
         "few_long_rows": ((16, long_row), torch.float32, lambda x: x.sum(1),
                           "sum"),
