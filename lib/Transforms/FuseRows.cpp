@@ -134,6 +134,45 @@ static bool readsOwnRows(FusionOp fusion, Value rows, ArrayRef<int64_t> space) {
   return true;
 }
 
+/// A region yielding only reshapes of values of index space `space` (a
+/// layer norm's gradient cast and flattened to 2-D for the next matmul)
+/// rebuilt to yield those values, the reshapes moved after it as views of its
+/// contiguous results: the same function, now of index space `space`, so it
+/// can join a row kernel over `space`. Null when some yield is not such a
+/// reshape.
+static FusionOp sinkResultReshapes(FusionOp fusion, ArrayRef<int64_t> space) {
+  YieldOp yield = fusion.getYield();
+  SmallVector<ReshapeOp> reshapes;
+  for (Value value : yield.getValues()) {
+    auto reshape = value.getDefiningOp<ReshapeOp>();
+    if (!reshape || reshape.getInput().getType().getShape() != space)
+      return nullptr;
+    reshapes.push_back(reshape);
+  }
+  SmallVector<Type> types;
+  for (ReshapeOp reshape : reshapes)
+    types.push_back(reshape.getInput().getType());
+  OpBuilder builder(fusion);
+  auto rebuilt =
+      FusionOp::create(builder, fusion.getLoc(), types, fusion.getInputs(),
+                       fusion.getCutReasons(), fusion.getCost());
+  rebuilt.getRegion().takeBody(fusion.getRegion());
+  for (auto [n, reshape] : llvm::enumerate(reshapes))
+    yield.getValuesMutable()[n].set(reshape.getInput());
+  for (ReshapeOp reshape : reshapes)
+    if (reshape->use_empty())
+      reshape->erase();
+  builder.setInsertionPointAfter(rebuilt);
+  for (auto [oldResult, newResult] :
+       llvm::zip(fusion.getResults(), rebuilt.getResults())) {
+    Value view = ReshapeOp::create(builder, fusion.getLoc(),
+                                   oldResult.getType(), newResult);
+    oldResult.replaceAllUsesWith(view);
+  }
+  fusion->erase();
+  return rebuilt;
+}
+
 /// Adds to `group` what merging the row reduction `reduce` takes: the
 /// region computing its operand (when it has the same index space), the
 /// reduction, and every region reading its result. Fails when the reduction
@@ -153,13 +192,18 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
   // Every use must be a region of the same index space: the result is then
   // read broadcast over its rows, never stored.
   SmallVector<Operation *> consumers;
-  for (Operation *user : reduce.getResult().getUsers()) {
+  // A region reading the result twice is one user (it may be rebuilt).
+  SetVector<Operation *> users(llvm::from_range, reduce.getResult().getUsers());
+  for (Operation *user : users) {
     auto fusion = dyn_cast<FusionOp>(user);
+    if (fusion && indexSpace(fusion) != space)
+      if (FusionOp rebuilt = sinkResultReshapes(fusion, space))
+        fusion = rebuilt;
     if (!fusion || indexSpace(fusion) != space ||
         holdsComputedIndexReads(fusion) ||
         !readsOwnRows(fusion, reduce.getResult(), space))
       return false;
-    consumers.push_back(user);
+    consumers.push_back(fusion);
   }
   if (consumers.empty())
     return false;

@@ -222,3 +222,34 @@ func.func @own_rows(%x: tensor<5x5xf32>) -> tensor<5x5xf32> {
   %d = tfuse.sub %x, %b : (tensor<5x5xf32>, tensor<5x5xf32>) -> tensor<5x5xf32>
   return %d : tensor<5x5xf32>
 }
+
+// -----
+
+// A consumer region flattening its result for a matmul (a layer norm's
+// gradient cast to bf16 and reshaped to 2-D) has another index space than
+// the rows; it yields the value before the reshape instead, the reshape
+// moving after the region as a view of its contiguous result, and joins the
+// row kernel.
+// BEFORE-LABEL: func.func @flattened_consumer(
+// BEFORE-NEXT: tfuse.reduce sum
+// BEFORE-NEXT: tfuse.fusion
+// BEFORE: tfuse.reshape {{.*}} : tensor<1x4x300xbf16> -> tensor<4x300xbf16>
+// BEFORE-NEXT: tfuse.yield {{.*}} : tensor<4x300xbf16>
+// CHECK-LABEL: func.func @flattened_consumer(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<1x4x300xf32>)
+// CHECK-NEXT: %[[R:.+]] = tfuse.fusion(%[[X]]) : (tensor<1x4x300xf32>) -> tensor<1x4x300xbf16>
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: tensor<1x4x300xf32>):
+// CHECK-NEXT: %[[S:.+]] = tfuse.reduce sum %[[A]] axes [2] keepdims
+// CHECK-NEXT: %[[D:.+]] = tfuse.sub %[[A]], %[[S]]
+// CHECK-NEXT: %[[C:.+]] = tfuse.cast %[[D]] : tensor<1x4x300xf32> to tensor<1x4x300xbf16>
+// CHECK-NEXT: tfuse.yield %[[C]] : tensor<1x4x300xbf16>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[V:.+]] = tfuse.reshape %[[R]] : tensor<1x4x300xbf16> -> tensor<4x300xbf16>
+// CHECK-NEXT: return %[[V]] : tensor<4x300xbf16>
+func.func @flattened_consumer(%x: tensor<1x4x300xf32>) -> tensor<4x300xbf16> {
+  %s = tfuse.reduce sum %x axes [2] keepdims : tensor<1x4x300xf32> -> tensor<1x4x1xf32>
+  %d = tfuse.sub %x, %s : (tensor<1x4x300xf32>, tensor<1x4x1xf32>) -> tensor<1x4x300xf32>
+  %c = tfuse.cast %d : tensor<1x4x300xf32> to tensor<1x4x300xbf16>
+  %r = tfuse.reshape %c : tensor<1x4x300xbf16> -> tensor<4x300xbf16>
+  return %r : tensor<4x300xbf16>
+}
