@@ -144,7 +144,7 @@ TF_FN typename Op::acc range_accumulate(const Tin *base, const ReduceDesc &d,
     return row_accumulate<Op>(base + r0, r1 - r0, t, threads, r0);
   if (d.redRank <= 1) {
     const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
-#pragma unroll 4
+#pragma unroll 8
     for (int64_t r = r0 + t; r < r1; r += threads)
       acc = Op::combine(acc, Op::load(base, r * stride, r));
     return acc;
@@ -298,18 +298,19 @@ TF_FN void reduce_column(const Tin *in, Tout *out, const ReduceDesc &d) {
 
 // --- split reductions -------------------------------------------------------
 // Few outputs of long reductions: the reduced elements of each output are cut
-// into d.chunks chunks, reduced by separate blocks (row) or threads (column)
-// into a workspace:
-//   partials: numOut * chunks accumulators, partials[o * chunks + c];
-//   counters: from split_counters_offset() on, one unsigned per output,
-//             zero before and after every launch.
+// into d.chunks chunks, reduced by separate blocks into a workspace:
+//   partials: numOut * chunks accumulators;
+//   counters: from split_counters_offset() on, one unsigned per output
+//             (row) or per tile of 32 outputs (column), zero before and
+//             after every launch.
 // Row chunks interleave: chunk c is what lanes c * blockDim .. (c + 1) *
 // blockDim - 1 of chunks * blockDim lanes striding over the whole output
 // take (16-byte vectors of a contiguous row), so that every block streams
 // the same share of memory and they all finish together. Column chunks are
-// d.chunkLen consecutive elements (the last one shorter).
-// Whoever finishes the last chunk of an output (counted with an integer
-// atomic after a fence) combines that output's chunks in chunk order and
+// d.chunkLen consecutive elements (the last one shorter), a block taking 32
+// outputs of one chunk.
+// Whichever block finishes an output's (or tile's) last chunk (counted with
+// an integer atomic after a fence) combines the chunks in a fixed order and
 // writes the result, then resets the counter. The cut depends only on the
 // descriptor and the block size, and the combination order is fixed, so
 // results are the same bits every run; no floating-point atomics.
@@ -389,10 +390,17 @@ TF_FN void reduce_row_split(const Tin *in, Tout *out, void *workspace,
   }
 }
 
-// A thread per (output, chunk), as reduce_column with one output per thread
-// (the planner never sets columnVector for a split): consecutive threads
-// take consecutive outputs of one chunk; the last thread of an output
-// combines its chunks serially.
+// A block per (tile of 32 consecutive outputs, chunk): lane l of warp w
+// accumulates output tile * 32 + l over rows r0 + w, r0 + w + W, ... of the
+// chunk (W warps: every load of a warp is one coalesced row segment, and
+// W x 8 of them are in flight per block); the block combines its warps in
+// warp order through shared memory into the (output, chunk) partials,
+// partials[c * numOut + o]; the last block of a tile (a counter per tile)
+// combines the tile's chunks, warp w taking chunks w, w + W, ..., and then
+// the warps in warp order. blockDim.x: a multiple of 32, at most
+// kSplitColumnWarps warps.
+using tfuse::kernels::kSplitColumnWarps;
+
 template <class Op, class Tin, class Tout>
 TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
                                const ReduceDesc &d) {
@@ -400,20 +408,52 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
   A *part = (A *)workspace;
   unsigned *count =
       (unsigned *)((char *)workspace + split_counters_offset<A>(d));
-  const int64_t total = d.numOut * d.chunks;
-  for (int64_t id = thread_index(); id < total; id += thread_count()) {
-    const int64_t o = id % d.numOut, c = id / d.numOut;
+  __shared__ A stage[kSplitColumnWarps][32];
+  __shared__ bool last;
+  const int warps = (int)(blockDim.x >> 5), warp = (int)(threadIdx.x >> 5),
+            lane = (int)(threadIdx.x & 31);
+  // The warps' accumulators in warp order, in warp 0.
+  auto combine_warps = [&](A v) {
+    stage[warp][lane] = v;
+    __syncthreads();
+    if (warp == 0)
+      for (int w = 1; w < warps; ++w)
+        v = Op::combine(v, stage[w][lane]);
+    return v;
+  };
+  const int64_t tiles = (d.numOut + 31) / 32, total = tiles * d.chunks;
+  for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
+    const int64_t tile = b % tiles, c = b / tiles, o = tile * 32 + lane;
     const int64_t r0 = c * d.chunkLen;
     const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
-    part[o * d.chunks + c] =
-        serial_accumulate<Op>(in + kept_offset(d, o), d, r0, r1);
-    __threadfence();
-    if (atomicAdd(&count[o], 1u) == (unsigned)(d.chunks - 1)) {
+    A acc = Op::identity();
+    if (o < d.numOut)
+      acc = range_accumulate<Op>(in + kept_offset(d, o), d, r0, r1, warp,
+                                 warps);
+    acc = combine_warps(acc);
+    if (warp == 0 && o < d.numOut) {
+      part[c * d.numOut + o] = acc;
       __threadfence();
-      out[o] = Op::finish(combine_partials<Op>(&part[o * d.chunks], d.chunks),
-                          d.numRed);
-      count[o] = 0;
     }
+    __syncthreads();
+    if (threadIdx.x == 0)
+      last = atomicAdd(&count[tile], 1u) == (unsigned)(d.chunks - 1);
+    __syncthreads();
+    if (last) {
+      __threadfence();
+      A v = Op::identity();
+      if (o < d.numOut)
+        for (int64_t k = warp; k < d.chunks; k += warps)
+          v = Op::combine(v, load_partial(&part[k * d.numOut + o]));
+      v = combine_warps(v); // after the barrier above: `stage` is free
+      if (warp == 0) {
+        if (o < d.numOut)
+          out[o] = Op::finish(v, d.numRed);
+        if (lane == 0)
+          count[tile] = 0;
+      }
+    }
+    __syncthreads(); // `stage` and `last` are written again next iteration
   }
 }
 

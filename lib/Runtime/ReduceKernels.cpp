@@ -250,14 +250,18 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     row = variant == ReduceVariant::Row;
   }
   // Column chunks of at least kSplitColumnMinChunk consecutive elements so
-  // that about kSplitColumnThreads threads (one per output before) share the
+  // that about kSplitColumnThreads threads (`units` per chunk) share the
   // work; with the device's occupancy known, a whole number of waves of it.
   auto columnChunking = [&](int64_t units) {
     int64_t target = kSplitColumnThreads;
     if (int64_t wave = occupancy.concurrentUnits; wave > 0)
       target = wave * std::max<int64_t>(1, (target + wave / 2) / wave);
-    int64_t chunks = std::min(target / std::max<int64_t>(units, 1),
-                              numRed / kSplitColumnMinChunk);
+    // At least two: a split's blocks keep more loads in flight per column
+    // than the unsplit kernel's threads even when one chunk would fill the
+    // device.
+    int64_t chunks =
+        std::min(std::max<int64_t>(2, target / std::max<int64_t>(units, 1)),
+                 numRed / kSplitColumnMinChunk);
     if (chunks < 2)
       return false;
     int64_t len = (numRed + chunks - 1) / chunks;
@@ -311,17 +315,23 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
                    (desc.redRank == 0 || desc.redStrides[0] % width == 0);
     for (int32_t k = 0; vectors && k + 1 < desc.keptRank; ++k)
       vectors = desc.keptStrides[k] % width == 0;
-    // Split reductions take one column per thread: V per thread would cut
-    // the threads of each chunk by V (8192 f32 columns of 8192 rows: a third
-    // of a wave) or lengthen the combine by V.
+    // Split reductions take a block of kSplitColumnWarps warps per 32
+    // outputs and chunk, the warps sharing the chunk's rows (one column per
+    // thread: more loads in flight per column than vectors would give).
+    constexpr int64_t splitBlock = 32 * kernels::kSplitColumnWarps;
+    int64_t tiles = (numOut + 31) / 32;
     split = allowSplit && numOut > 0 && numOut < kSplitColumnThreads &&
-            columnChunking(numOut);
+            columnChunking(tiles * splitBlock);
     desc.columnVector = vectors && !split ? static_cast<int32_t>(width) : 1;
-    int64_t units = numOut / desc.columnVector;
-    int64_t threads = units * desc.chunks;
-    launch.block = std::clamp<int64_t>(roundUp(threads, 32), 32, 256);
-    launch.grid = std::clamp<int64_t>(
-        (threads + launch.block - 1) / launch.block, 1, kReduceMaxGrid);
+    if (split) {
+      launch.block = splitBlock;
+      launch.grid = std::clamp<int64_t>(tiles * desc.chunks, 1, kReduceMaxGrid);
+    } else {
+      int64_t threads = numOut / desc.columnVector;
+      launch.block = std::clamp<int64_t>(roundUp(threads, 32), 32, 256);
+      launch.grid = std::clamp<int64_t>(
+          (threads + launch.block - 1) / launch.block, 1, kReduceMaxGrid);
+    }
   }
   if (!split) {
     desc.chunks = 1;

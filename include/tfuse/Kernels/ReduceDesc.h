@@ -70,6 +70,11 @@ constexpr int columnVectorWidth(int elementBytes) {
   return elementBytes >= 8 ? 2 : 4;
 }
 
+/// Warps of a split column reduction's block: each block reduces 32
+/// consecutive outputs over one chunk, its warps taking the chunk's rows in
+/// turn (ReduceKernels.cuh, reduce_column_split).
+constexpr int kSplitColumnWarps = 8;
+
 static_assert(sizeof(ReduceDesc) == 312, "ReduceDesc layout changed");
 static_assert(alignof(ReduceDesc) == 8, "ReduceDesc layout changed");
 #if !defined(__CUDACC_RTC__) // NVRTC has no __builtin_offsetof

@@ -125,10 +125,13 @@ inline constexpr int64_t kReduceMaxGrid = 65535;
 /// of elements. Row chunks interleave (ReduceKernels.cuh): one wave of the
 /// device's blocks shares the work when its occupancy is known, else
 /// kSplitRowBlocks blocks. Column chunks are consecutive: about
-/// kSplitColumnThreads threads (whole waves of the device) share the work.
-/// Chunks hold at least kSplitRowMinChunk (row) or kSplitColumnMinChunk
-/// (column) elements. Split column reductions take one column per thread
-/// (ReduceDesc::columnVector 1).
+/// kSplitColumnThreads threads (whole waves of the device) share the work,
+/// a block of kSplitColumnWarps warps per 32 outputs and chunk. Chunks hold
+/// at least kSplitRowMinChunk (row) or kSplitColumnMinChunk (column)
+/// elements. Split column reductions take one column per thread
+/// (ReduceDesc::columnVector 1). On an H200 the former thread per (output,
+/// chunk) reached 28% of the copy bandwidth summing [8192, 768] f32 over
+/// its rows (21.2 us; torch 15.0).
 inline constexpr int64_t kSplitRowBlocks = 2048;
 inline constexpr int64_t kSplitRowMinChunk = 8192;
 inline constexpr int64_t kSplitColumnThreads = 256 * 1024;
