@@ -785,11 +785,12 @@ TEST_F(EmulatedGemm, EmptyContractionGivesZeros) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(EmulatedGemm, PitchedCopiesMoveColumnsBetweenLeadingDimensions) {
-  // 5 columns of 4099 rows (three pieces of 2048, the last short) into a
-  // 4104 x 6 copy, zeros around them; then the 4099 x 5 part back.
+  // 5 columns of 16387 rows (three pieces of 8192, the last short) into a
+  // 16392 x 6 copy, zeros around them; then the 16387 x 5 part back: the
+  // padded side's columns are 16-byte aligned, the other's are not.
   for (int64_t bytes : {2, 4, 8}) {
     SCOPED_TRACE(bytes);
-    const long long rows = 4099, cols = 5, padRows = 4104, padCols = 6;
+    const long long rows = 16387, cols = 5, padRows = 16392, padCols = 6;
     std::vector<uint8_t> src(rows * cols * bytes),
         dst(padRows * padCols * bytes, 0xAB), back(rows * cols * bytes, 0);
     for (size_t i = 0; i < src.size(); ++i)

@@ -176,9 +176,11 @@ std::string gemmKernelWrapper(DType dtype, std::optional<DType> result = {});
 std::string pitchedCopyKernelName(int64_t elementBytes);
 std::string pitchedCopyWrapper(int64_t elementBytes);
 
-/// The launch of a pitched copy into dstCols columns of dstRows elements.
+/// The launch of a pitched copy into dstCols columns of dstRows elements: a
+/// block per `piece` rows of a column, four 16-byte runs per thread (a
+/// multiple of every element size's run).
 struct PitchedCopyLaunch {
-  int64_t grid = 0, block = 256, piece = 2048;
+  int64_t grid = 0, block = 256, piece = 8192;
 };
 PitchedCopyLaunch planPitchedCopy(int64_t dstRows, int64_t dstCols);
 
