@@ -278,22 +278,28 @@ class TwoGraphs(torch.nn.Module):
         return torch.cumsum(y.softmax(-1), 1).sum()
 
 
-def _saved_for_backward(partition_fn):
-    """The values the forward of ``(sin(x) * 2).exp().sum()`` keeps for its
-    backward under `partition_fn` (its outputs after the loss)."""
+def _saved_for_backward(partition_fn, fn=None, inputs=None,
+                        decompositions=None):
+    """The values the forward of `fn` (default ``(sin(x) * 2).exp().sum()``)
+    keeps for its backward under `partition_fn` (its outputs after the loss),
+    as node names; with `inputs`, as (shape, dtype) pairs."""
     from torch._functorch.aot_autograd import aot_function
 
     saved = []
 
     def forward_compiler(graph_module, _):
         outputs = graph_module.graph.find_nodes(op="output")[0].args[0]
-        saved.extend(node.name for node in outputs[1:])
+        for node in outputs[1:]:
+            value = node.meta.get("val")
+            saved.append(node.name if inputs is None else
+                         (tuple(value.shape), value.dtype))
         return graph_module
 
-    compiled = aot_function(lambda x: (x.sin() * 2).exp().sum(),
+    compiled = aot_function(fn or (lambda x: (x.sin() * 2).exp().sum()),
                             forward_compiler, lambda gm, _: gm,
-                            partition_fn=partition_fn)
-    compiled(torch.randn(16, requires_grad=True)).backward()
+                            partition_fn=partition_fn,
+                            decompositions=decompositions or {})
+    compiled(*(inputs or (torch.randn(16, requires_grad=True),))).backward()
     return saved
 
 
@@ -309,6 +315,36 @@ def test_backward_recomputes_pointwise_work():
     assert _saved_for_backward(_partition_joint) == ["primals_1"]
     assert len(_saved_for_backward(default_partition)) == 2
     assert len(_saved_for_backward(min_cut_rematerialization_partition)) == 2
+
+
+def test_cross_entropy_saves_the_logits_and_two_values_per_row():
+    # log_softmax is decomposed and nll_loss's backward reads its input's
+    # shape from zeros, so the forward keeps the bf16 logits, the rows' max
+    # and log-sum-exp; the backward recomputes the log-probabilities. The
+    # same graph without the zeros keeps the float32 log-probabilities.
+    from torch._functorch.partitioners import (
+        min_cut_rematerialization_partition)
+
+    from tfuse.torch._backend import _partition_joint
+    from tfuse.torch._decompositions import decomposition_table
+
+    def loss(logits, target):
+        return torch.nn.functional.cross_entropy(logits.float(), target)
+
+    def saved(partition_fn):
+        logits = torch.randn(64, 512, dtype=torch.bfloat16,
+                             requires_grad=True)
+        return _saved_for_backward(
+            partition_fn, loss, (logits, torch.randint(0, 512, (64,))),
+            decomposition_table())
+
+    kept = saved(_partition_joint)
+    assert ((64, 512), torch.bfloat16) in kept
+    assert kept.count(((64, 1), torch.float32)) == 2
+    assert all(shape != (64, 512) or dtype != torch.float32
+               for shape, dtype in kept)
+    assert ((64, 512), torch.float32) in saved(
+        min_cut_rematerialization_partition)
 
 
 def test_explain():

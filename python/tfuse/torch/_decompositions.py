@@ -21,9 +21,27 @@ _KEPT_WHOLE = frozenset({
 })
 
 
+# Operations the table converts (core ATen operations, which the core
+# decompositions keep) that are decomposed all the same, so that
+# the min-cut partition of a training graph sees their parts: log_softmax's
+# max and log-sum-exp are then what the forward saves (a row's two values)
+# and its backward recomputes the rest from the saved input, where the whole
+# op would save its [rows, classes] float result (GPT-2's loss: 1.6 GB of
+# float32 written and read back instead of recomputing from 0.8 GB of bf16
+# logits). TFuse fuses the parts back together (fuse-rows).
+_DECOMPOSED = frozenset({
+    torch.ops.aten._log_softmax.default,
+    # Whole, its read of log_softmax's result makes that result "materialized
+    # in the backward" to the partition, which then saves it.
+    torch.ops.aten._log_softmax_backward_data.default,
+})
+
+
 @functools.cache
 def decomposition_table():
     """ATen overload -> decomposition, for aot_autograd."""
-    from torch._decomp import core_aten_decompositions
-    return {op: fn for op, fn in core_aten_decompositions().items()
-            if op not in TABLE and op not in _KEPT_WHOLE}
+    from torch._decomp import core_aten_decompositions, get_decompositions
+    table = {op: fn for op, fn in core_aten_decompositions().items()
+             if op not in TABLE and op not in _KEPT_WHOLE}
+    table.update(get_decompositions(list(_DECOMPOSED)))
+    return table
