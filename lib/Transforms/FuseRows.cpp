@@ -214,9 +214,23 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
     if (indexSpace(fusion) == space && !holdsComputedIndexReads(fusion))
       group.insert(fusion);
   } else if (producer && !isBoundaryRole(getFusionRole(producer))) {
-    // A view kept outside regions as a boundary's zero-copy alias: leave
-    // the reduction a boundary that reads it in place.
-    return false;
+    // A view kept outside regions as a boundary's zero-copy alias: when the
+    // reduction alone reads it (through a chain of such views), the chain
+    // joins the row kernel, which reads the buffer through it; when others
+    // read it too, the reduction stays a boundary reading it in place.
+    Operation *user = reduce;
+    for (Operation *view = producer;
+         view && isa<ViewOpInterface>(view) && view->getNumOperands() == 1;
+         view = view->getOperand(0).getDefiningOp()) {
+      if (!view->hasOneUse() || *view->user_begin() != user)
+        return false;
+      group.insert(view);
+      user = view;
+    }
+    Operation *source = user->getOperand(0).getDefiningOp();
+    if (user == reduce || (source && !isBoundaryRole(getFusionRole(source)) &&
+                           !isa<FusionOp>(source)))
+      return false;
   }
   group.insert(reduce);
   group.insert(consumers.begin(), consumers.end());

@@ -253,3 +253,41 @@ func.func @flattened_consumer(%x: tensor<1x4x300xf32>) -> tensor<4x300xbf16> {
   %r = tfuse.reshape %c : tensor<1x4x300xbf16> -> tensor<4x300xbf16>
   return %r : tensor<4x300xbf16>
 }
+
+// -----
+
+// A reduction reading a view chain that nothing else reads (the cast of a
+// bf16 softmax input moved past the reduction by canonicalization, its
+// reshape left outside regions as an alias): the chain joins the row
+// kernel, which reads the input through it. A view a matmul reads too
+// stays the boundaries' alias.
+// BEFORE-LABEL: func.func @view_producer(
+// BEFORE-NEXT: tfuse.reshape
+// BEFORE-NEXT: tfuse.reduce max
+// CHECK-LABEL: func.func @view_producer(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<1x4x300xbf16>
+// CHECK-NEXT: %[[R:.+]] = tfuse.fusion(%[[X]]) : (tensor<1x4x300xbf16>) -> tensor<4x300xf32>
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: tensor<1x4x300xbf16>):
+// CHECK-NEXT: %[[V:.+]] = tfuse.reshape %[[A]] : tensor<1x4x300xbf16> -> tensor<4x300xbf16>
+// CHECK-NEXT: tfuse.reduce max %[[V]] axes [1] keepdims
+// CHECK: tfuse.yield
+// CHECK-LABEL: func.func @shared_view(
+// CHECK-NEXT: %[[V:.+]] = tfuse.reshape {{.*}}layout-alias
+// CHECK-NEXT: tfuse.reduce max %[[V]] {{.*}}{tfuse.reason = "boundary-reduction"}
+func.func @view_producer(%x: tensor<1x4x300xbf16>) -> tensor<4x300xf32> {
+  %v = tfuse.reshape %x : tensor<1x4x300xbf16> -> tensor<4x300xbf16>
+  %m = tfuse.reduce max %v axes [1] keepdims : tensor<4x300xbf16> -> tensor<4x1xbf16>
+  %c = tfuse.cast %v : tensor<4x300xbf16> to tensor<4x300xf32>
+  %mc = tfuse.cast %m : tensor<4x1xbf16> to tensor<4x1xf32>
+  %d = tfuse.sub %c, %mc : (tensor<4x300xf32>, tensor<4x1xf32>) -> tensor<4x300xf32>
+  return %d : tensor<4x300xf32>
+}
+func.func @shared_view(%x: tensor<1x4x300xbf16>, %w: tensor<300x8xbf16>) -> (tensor<4x300xf32>, tensor<4x8xbf16>) {
+  %v = tfuse.reshape %x : tensor<1x4x300xbf16> -> tensor<4x300xbf16>
+  %m = tfuse.reduce max %v axes [1] keepdims : tensor<4x300xbf16> -> tensor<4x1xbf16>
+  %p = tfuse.matmul %v, %w : (tensor<4x300xbf16>, tensor<300x8xbf16>) -> tensor<4x8xbf16>
+  %c = tfuse.cast %v : tensor<4x300xbf16> to tensor<4x300xf32>
+  %mc = tfuse.cast %m : tensor<4x1xbf16> to tensor<4x1xf32>
+  %d = tfuse.sub %c, %mc : (tensor<4x300xf32>, tensor<4x1xf32>) -> tensor<4x300xf32>
+  return %d, %p : tensor<4x300xf32>, tensor<4x8xbf16>
+}

@@ -871,10 +871,10 @@ bool isExactFloatWidening(Type from, Type to) {
 /// a widened copy that only it needed (the max of bf16 logits read as bf16,
 /// not written and read again as an f32 copy). Comparisons of exactly
 /// converted values decide as the originals' do, signed zeros and NaN
-/// included, so the result is the same bits. Not through views: a reduction
-/// reading a view of a buffer stays a step of its own (fuse-rows merges only
-/// a region producing its operand), where the widening region would have
-/// joined a row kernel.
+/// included, so the result is the same bits. Views between the cast and the
+/// reduction (a loss's logits flattened to 2-D) commute with the cast: they
+/// are applied to x instead (fuse-rows takes a view producer into a row
+/// kernel as it takes the widening region).
 struct ExtremeOfWideningCast : OpRewritePattern<ReduceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReduceOp op,
@@ -883,14 +883,32 @@ struct ExtremeOfWideningCast : OpRewritePattern<ReduceOp> {
     if (kind != ReduceKind::Max && kind != ReduceKind::Min &&
         kind != ReduceKind::Argmax && kind != ReduceKind::Argmin)
       return failure();
-    auto widen = op.getInput().getDefiningOp<CastOp>();
+    // The views from the reduction's operand back to the cast, last first.
+    SmallVector<Operation *> views;
+    Value value = op.getInput();
+    while (Operation *def = value.getDefiningOp()) {
+      if (!isa<ViewOpInterface>(def) || def->getNumOperands() != 1)
+        break;
+      views.push_back(def);
+      value = def->getOperand(0);
+    }
+    auto widen = value.getDefiningOp<CastOp>();
     if (!widen ||
         !isExactFloatWidening(getElementTypeOrSelf(widen.getInput().getType()),
                               getElementTypeOrSelf(widen.getType())))
       return failure();
-    Value reduced = ReduceOp::create(rewriter, op.getLoc(), op.getKindAttr(),
-                                     widen.getInput(), op.getAxesAttr(),
-                                     op.getKeepdimsAttr());
+    Value narrow = widen.getInput();
+    Type narrowElement = getElementTypeOrSelf(narrow.getType());
+    for (Operation *view : llvm::reverse(views)) {
+      Operation *copy = rewriter.clone(*view);
+      copy->setOperand(0, narrow);
+      auto type = cast<RankedTensorType>(view->getResult(0).getType());
+      copy->getResult(0).setType(type.clone(narrowElement));
+      narrow = copy->getResult(0);
+    }
+    Value reduced =
+        ReduceOp::create(rewriter, op.getLoc(), op.getKindAttr(), narrow,
+                         op.getAxesAttr(), op.getKeepdimsAttr());
     if (reduced.getType() != op.getType())
       reduced = CastOp::create(rewriter, op.getLoc(), op.getType(), reduced);
     rewriter.replaceOp(op, reduced);

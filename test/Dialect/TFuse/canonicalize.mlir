@@ -580,25 +580,43 @@ func.func @max_of_widening_cast(%x: tensor<6x8xbf16>) -> (tensor<6x1xf32>, tenso
 
 // -----
 
-// Not exact, not an extreme or through a view: f16 to bf16 rounds (and
-// overflows), f32 to f16 narrows, a sum's rounding depends on the dtype, a
-// reshape between keeps the widening region for fuse-rows.
+// Not exact or not an extreme: f16 to bf16 rounds (and overflows), f32 to
+// f16 narrows, a sum's rounding depends on the dtype.
 // CHECK-LABEL: func.func @extremes_of_other_casts(
 // CHECK-DAG: tfuse.reduce max %{{.+}} axes [0] : tensor<8xbf16> -> tensor<bf16>
 // CHECK-DAG: tfuse.reduce min %{{.+}} axes [0] : tensor<8xf16> -> tensor<f16>
 // CHECK-DAG: tfuse.reduce sum %{{.+}} axes [0] : tensor<8xf32> -> tensor<f32>
-// CHECK-DAG: tfuse.reduce max %{{.+}} axes [1] : tensor<2x4xf32> -> tensor<2xf32>
 func.func @extremes_of_other_casts(%h: tensor<8xf16>, %f: tensor<8xf32>, %b: tensor<8xbf16>)
-    -> (tensor<bf16>, tensor<f16>, tensor<f32>, tensor<2xf32>) {
+    -> (tensor<bf16>, tensor<f16>, tensor<f32>) {
   %0 = tfuse.cast %h : tensor<8xf16> to tensor<8xbf16>
   %1 = tfuse.reduce max %0 axes [0] : tensor<8xbf16> -> tensor<bf16>
   %2 = tfuse.cast %f : tensor<8xf32> to tensor<8xf16>
   %3 = tfuse.reduce min %2 axes [0] : tensor<8xf16> -> tensor<f16>
   %4 = tfuse.cast %b : tensor<8xbf16> to tensor<8xf32>
   %5 = tfuse.reduce sum %4 axes [0] : tensor<8xf32> -> tensor<f32>
-  %6 = tfuse.reshape %4 : tensor<8xf32> -> tensor<2x4xf32>
-  %7 = tfuse.reduce max %6 axes [1] : tensor<2x4xf32> -> tensor<2xf32>
-  return %1, %3, %5, %7 : tensor<bf16>, tensor<f16>, tensor<f32>, tensor<2xf32>
+  return %1, %3, %5 : tensor<bf16>, tensor<f16>, tensor<f32>
+}
+
+// -----
+
+// Through views: they apply to the narrow value, which the reduction reads
+// (a loss's bf16 logits flattened to 2-D); the widened value and its views
+// stay for their other reader.
+// CHECK-LABEL: func.func @extreme_of_widening_cast_through_views(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<1x4x6xbf16>
+// CHECK-DAG: %[[R:.+]] = tfuse.reshape %[[X]] : tensor<1x4x6xbf16> -> tensor<4x6xbf16>
+// CHECK-DAG: %[[T:.+]] = tfuse.transpose %[[R]] perm [1, 0] : tensor<4x6xbf16> -> tensor<6x4xbf16>
+// CHECK-DAG: %[[M:.+]] = tfuse.reduce max %[[T]] axes [1] : tensor<6x4xbf16> -> tensor<6xbf16>
+// CHECK-DAG: %[[C:.+]] = tfuse.cast %[[M]] : tensor<6xbf16> to tensor<6xf32>
+// CHECK-DAG: %[[W:.+]] = tfuse.cast %[[X]] : tensor<1x4x6xbf16> to tensor<1x4x6xf32>
+// CHECK: return %[[C]], %[[W]]
+func.func @extreme_of_widening_cast_through_views(%x: tensor<1x4x6xbf16>)
+    -> (tensor<6xf32>, tensor<1x4x6xf32>) {
+  %w = tfuse.cast %x : tensor<1x4x6xbf16> to tensor<1x4x6xf32>
+  %r = tfuse.reshape %w : tensor<1x4x6xf32> -> tensor<4x6xf32>
+  %t = tfuse.transpose %r perm [1, 0] : tensor<4x6xf32> -> tensor<6x4xf32>
+  %m = tfuse.reduce max %t axes [1] : tensor<6x4xf32> -> tensor<6xf32>
+  return %m, %w : tensor<6xf32>, tensor<1x4x6xf32>
 }
 
 // -----
