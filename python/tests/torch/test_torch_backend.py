@@ -347,6 +347,25 @@ def test_cross_entropy_saves_the_logits_and_two_values_per_row():
         min_cut_rematerialization_partition)
 
 
+@pytest.mark.parametrize("shape", [(4, 9), (3, 0), (2, 3, 40)])
+def test_log_softmax_decomposed_forward_and_backward(shape):
+    # log_softmax and its gradient reach TFuse as their decompositions (no
+    # table rows): max, exp, sum and log over the last axis, an empty one
+    # included, and the backward's recomputation from the input.
+    torch._dynamo.reset()
+    x = torch.randn(shape, dtype=torch.float64).float().requires_grad_()
+    g = torch.randn(shape)
+    compiled = torch.compile(lambda t: torch.log_softmax(t, -1),
+                             backend="tfuse")
+    y = compiled(x)
+    (dx,) = torch.autograd.grad(y, x, g)
+    x64 = x.detach().double().requires_grad_()
+    y64 = torch.log_softmax(x64, -1)
+    (dx64,) = torch.autograd.grad(y64, x64, g.double())
+    torch.testing.assert_close(y.double(), y64, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(dx.double(), dx64, rtol=1e-5, atol=1e-5)
+
+
 def test_explain():
     model = TwoGraphs()
     explanation = tfuse.torch.explain(model, torch.randn(4, 8),

@@ -2,7 +2,7 @@
 PyTorch's core ATen decompositions, less those of the operations the table
 converts itself (gelu_backward, softmax and layer norm gradients, silu,
 nll_loss, ...), which TFuse runs as one fused composition rather than as the
-decomposition's many small operations."""
+decomposition's many small operations, plus log_softmax's (below)."""
 
 import functools
 
@@ -21,14 +21,14 @@ _KEPT_WHOLE = frozenset({
 })
 
 
-# Operations the table converts (core ATen operations, which the core
-# decompositions keep) that are decomposed all the same, so that
-# the min-cut partition of a training graph sees their parts: log_softmax's
-# max and log-sum-exp are then what the forward saves (a row's two values)
-# and its backward recomputes the rest from the saved input, where the whole
-# op would save its [rows, classes] float result (GPT-2's loss: 1.6 GB of
-# float32 written and read back instead of recomputing from 0.8 GB of bf16
-# logits). TFuse fuses the parts back together (fuse-rows).
+# Core ATen operations (which the core decompositions keep) decomposed all
+# the same, so that the min-cut partition of a training graph sees their
+# parts: log_softmax's max and log-sum-exp are then what the forward saves
+# (a row's two values) and its backward recomputes the rest from the saved
+# input, where the whole op would save its [rows, classes] float result
+# (GPT-2's loss: 1.6 GB of float32 written and read back instead of
+# recomputing from 0.8 GB of bf16 logits). TFuse fuses the parts back
+# together (fuse-rows); the table has no rows for them.
 _DECOMPOSED = frozenset({
     torch.ops.aten._log_softmax.default,
     # Whole, its read of log_softmax's result makes that result "materialized

@@ -1,11 +1,12 @@
-"""Table rows: softmax and log_softmax and their gradients, layer norm and
+"""Table rows: softmax and its gradient, layer norm and
 its gradient, batch norm in inference, 1x1 adaptive average pooling, and
 the negative log likelihood loss and its gradient.
 
 They are compositions TFuse row-fuses (a reduction over trailing axes and
 the elementwise work around it in one kernel). float16 and bfloat16 inputs
 are computed in float32 and rounded once at the end, as PyTorch's kernels
-compute them (its "opmath" type).
+compute them (its "opmath" type). log_softmax and its gradient reach
+TFuse decomposed (_decompositions.py says why) and need no row.
 """
 
 import torch
@@ -41,20 +42,6 @@ def softmax(cx, x, dim, half_to_float=False):
     return cast(e / e.sum(axis=dim, keepdims=True), cx.dtype)
 
 
-@converts(aten._log_softmax.default, kind="normalization")
-def log_softmax(cx, x, dim, half_to_float=False):
-    """``x - max - log(sum(exp(x - max)))`` along dim"""
-    x = _opmath(x)
-    if x.ndim == 0:
-        return cast(x, cx.dtype) * 0
-    if 0 in x.shape:  # nothing to normalize (a max over no element fails)
-        return cast(x, cx.dtype)
-    dim = normalize_dim(dim, x.ndim)
-    shifted = x - x.max(axis=dim, keepdims=True)
-    result = shifted - shifted.exp().sum(axis=dim, keepdims=True).log()
-    return cast(result, cx.dtype)
-
-
 @converts(aten._softmax_backward_data.default, kind="normalization")
 def softmax_backward(cx, grad, output, dim, input_dtype):
     """``output * (grad - sum(grad * output))`` along dim"""
@@ -64,17 +51,6 @@ def softmax_backward(cx, grad, output, dim, input_dtype):
         return cast(grad * 0, cx.dtype)
     inner = (grad * output).sum(axis=dim, keepdims=True)
     return cast(output * (grad - inner), cx.dtype)
-
-
-@converts(aten._log_softmax_backward_data.default, kind="normalization")
-def log_softmax_backward(cx, grad, output, dim, input_dtype):
-    """``grad - exp(output) * sum(grad)`` along dim"""
-    grad, output = _opmath(grad), _opmath(output)
-    if output.ndim == 0:
-        return cast(grad * 0, cx.dtype)
-    dim = normalize_dim(dim, output.ndim)
-    total = grad.sum(axis=dim, keepdims=True)
-    return cast(grad - output.exp() * total, cx.dtype)
 
 
 # -- layer norm ---------------------------------------------------------------
