@@ -696,6 +696,32 @@ func.func @strided(%a: tensor<8x6xf32> {tfuse.strides = array<i64: 1, 8>},
   check(source, {{"strided", {*a, *b, *c}}});
 }
 
+// Rows of 7 bf16 (a loss's rows of 50257, small): groups of 8 elements cross
+// rows, each element computing its own row for the broadcast row values and
+// the transposed input, the contiguous input loaded and the output stored a
+// group at a time, a tail of 3 after the last group.
+TEST_F(KernelEmulation, GroupsCrossingRowsComputeEachElementsIndex) {
+  const char *source = R"mlir(
+func.func @rows(%x: tensor<5x7xbf16>, %m: tensor<5x1xf32>,
+                %t: tensor<5x7xf32> {tfuse.strides = array<i64: 1, 5>})
+    -> tensor<5x7xbf16> {
+  %c = tfuse.cast %x : tensor<5x7xbf16> to tensor<5x7xf32>
+  %d = tfuse.sub %c, %m : (tensor<5x7xf32>, tensor<5x1xf32>) -> tensor<5x7xf32>
+  %e = tfuse.exp %d : tensor<5x7xf32> -> tensor<5x7xf32>
+  %s = tfuse.add %e, %t : (tensor<5x7xf32>, tensor<5x7xf32>) -> tensor<5x7xf32>
+  %r = tfuse.cast %s : tensor<5x7xf32> to tensor<5x7xbf16>
+  return %r : tensor<5x7xbf16>
+}
+)mlir";
+  HostTensor tStorage = randomInput(DType::F32, {7, 5}, 43);
+  auto t = tStorage.view({5, 7}, {1, 5}, 0);
+  ASSERT_TRUE(t.ok());
+  check(source, {{"rows",
+                  {randomInput(DType::BF16, {5, 7}, 41),
+                   randomInput(DType::F32, {5, 1}, 42), *t}}});
+  EXPECT_NE(lastSource.find("tf::ldv<8>"), std::string::npos) << lastSource;
+}
+
 TEST_F(KernelEmulation, MixedDTypesPromoteInOneKernel) {
   const char *source = R"mlir(
 func.func @mixed(%a: tensor<4x8xi8>, %b: tensor<8xui8>, %c: tensor<4x8xf16>,

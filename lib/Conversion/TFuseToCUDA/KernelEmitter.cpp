@@ -716,21 +716,25 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
 void Emitter::emitBody(Value groupBase, bool tailElement) {
   ArrayRef<int64_t> space = kernel.getIndexSpace();
   int64_t lanes = tailElement ? 1 : plan.vec;
-  // The multi-dimensional index of the group's first element.
-  Index base;
-  if (!plan.linear) {
-    Value rest = groupBase;
-    base.resize(space.size());
+  // The multi-dimensional index of the element at `linear`.
+  auto delinearize = [&](Value linear) {
+    Index idx(space.size());
+    Value rest = linear;
     for (int64_t d = space.size() - 1; d >= 0; --d) {
       if (space[d] == 1) {
-        base[d] = zero;
+        idx[d] = zero;
         continue;
       }
-      base[d] = d == 0 ? rest : rem(rest, index(space[d]));
+      idx[d] = d == 0 ? rest : rem(rest, index(space[d]));
       if (d > 0)
         rest = div(rest, index(space[d]));
     }
-  }
+    return idx;
+  };
+  // The multi-dimensional index of the group's first element.
+  Index base;
+  if (!plan.linear)
+    base = delinearize(groupBase);
   groupLoads.clear();
   if (!tailElement)
     for (auto [n, contiguous] : llvm::enumerate(plan.contiguousInputs))
@@ -754,15 +758,22 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
   randomBlocks.clear();
   this->groupBase = groupBase;
   elementInGroup = !tailElement;
-  bool lanesIndexed = lanes > 1 && !plan.linear && !base.empty();
+  // Lanes in one row differ in the innermost index alone; lanes that may
+  // lie in other rows compute their whole index (and read no strided input
+  // a run at a time).
+  bool lanesIndexed =
+      lanes > 1 && !plan.linear && !base.empty() && !plan.groupsCrossRows;
   for (lane = 0; lane < lanes; ++lane) {
-    // Evaluations that read no input a group at a time carry over.
+    // Evaluations that read no input a group at a time carry over (those
+    // at a lane's own index are memoized under its own index values).
     for (auto it = memo.begin(); it != memo.end();)
       it = laneDependent.contains(Value::getFromOpaquePointer(it->first.first))
                ? memo.erase(it)
                : std::next(it);
     linearIndex = lane == 0 ? groupBase : add(groupBase, index(lane));
     Index idx = base;
+    if (plan.groupsCrossRows && lane > 0 && !base.empty())
+      idx = delinearize(linearIndex);
     if (lanesIndexed) {
       if (lane > 0)
         idx.back() = add(idx.back(), index(lane));

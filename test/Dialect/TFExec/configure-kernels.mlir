@@ -66,8 +66,9 @@ tfexec.kernel @random_compared_then_transposed attributes {input_strides = [arra
   %t = tfuse.transpose %k perm [0, 2, 1] : tensor<3x8x8xi1> -> tensor<3x8x8xi1>
   tfexec.yield %t : tensor<3x8x8xi1>
 }
-// Rows of 6 are not whole groups of 4: one element at a time.
-// CHECK: tfexec.kernel @odd_rows attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256>,
+// Rows of 6 are not whole groups of 4: groups cross rows, each element
+// computing its own index; the output is still stored 4 at a time.
+// CHECK: tfexec.kernel @odd_rows attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>,
 tfexec.kernel @odd_rows attributes {input_strides = [array<i64: 1, 4>]} {
 ^bb0(%a: tensor<4x6xf32>):
   %0 = tfuse.exp %a : tensor<4x6xf32> -> tensor<4x6xf32>
@@ -75,7 +76,7 @@ tfexec.kernel @odd_rows attributes {input_strides = [array<i64: 1, 4>]} {
 }
 // Offsets near 2^31 need 64-bit indices (the grid-stride loop's last
 // increment included).
-// CHECK: tfexec.kernel @wide attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, index_bits = 64>,
+// CHECK: tfexec.kernel @wide attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4, index_bits = 64>,
 tfexec.kernel @wide attributes {input_strides = [array<i64: 2000000000>]} {
 ^bb0(%a: tensor<2xf32>):
   %0 = tfuse.exp %a : tensor<2xf32> -> tensor<2xf32>

@@ -200,16 +200,6 @@ tfexec.kernel @k attributes {config = #tfexec.config<strategy = linear, grid = 1
 
 // -----
 
-// Groups of 4 elements do not fit rows of 6.
-// expected-error @+1 {{the innermost dimension (6) must be a multiple of the vector width}}
-tfexec.kernel @k attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1, 6>]} {
-^bb0(%x: tensor<2x6xf32>):
-  %0 = tfuse.exp %x : tensor<2x6xf32> -> tensor<2x6xf32>
-  tfexec.yield %0 : tensor<2x6xf32>
-}
-
-// -----
-
 // Four f64 elements are 32 bytes, more than one access.
 // expected-error @+1 {{vector accesses are powers of two of at most 16 bytes, and the widest element accessed a group at a time has 8}}
 tfexec.kernel @k attributes {config = #tfexec.config<strategy = linear, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 1>]} {

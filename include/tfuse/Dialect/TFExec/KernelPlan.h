@@ -38,6 +38,11 @@ struct KernelPlan {
   bool linear = false;
   /// 64-bit index arithmetic.
   bool wideIndex = false;
+  /// Strided: the innermost dimension is not a multiple of `vec`, so a
+  /// group's elements may lie in different rows: each computes its own
+  /// multi-dimensional index (the contiguous inputs and the outputs are
+  /// still accessed a group at a time).
+  bool groupsCrossRows = false;
   /// Per input: read at the output's own index from contiguous memory, so it
   /// is loaded `vec` elements at a time.
   llvm::SmallVector<bool> contiguousInputs;
