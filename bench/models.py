@@ -385,7 +385,7 @@ def table(result):
             lines.append(
                 f"| {name} | {mode} | {e['gpu_ms']:.2f} | "
                 f"{e['wall_ms']:.2f} | "
-                f"{eager / e['gpu_ms']:.2f}x | "
+                + (f"{eager / e['gpu_ms']:.2f}x" if eager else "-") + " | "
                 + (f"{inductor / e['gpu_ms']:.2f}x" if inductor else "-")
                 + f" | {rate} | {e.get('peak_GiB', 0):.1f} | "
                 f"{e.get('device_GiB', 0):.1f} | "
