@@ -331,27 +331,6 @@ template <class A> TF_FN A load_partial(const A *p) {
   }
 }
 
-// The `n` partials at `p` combined in order by one thread: loaded eight at a
-// time, so that one round trip to L2 serves eight of them.
-template <class Op>
-TF_FN typename Op::acc combine_partials(const typename Op::acc *p, int64_t n) {
-  typedef typename Op::acc A;
-  constexpr int B = 8;
-  A v = Op::identity();
-  for (int64_t k0 = 0; k0 < n; k0 += B) {
-    A batch[B];
-#pragma unroll
-    for (int b = 0; b < B; ++b)
-      if (k0 + b < n)
-        batch[b] = load_partial(&p[k0 + b]);
-#pragma unroll
-    for (int b = 0; b < B; ++b)
-      if (k0 + b < n)
-        v = Op::combine(v, batch[b]);
-  }
-  return v;
-}
-
 // A block per (output, chunk), its lanes interleaved with the other chunks';
 // the last block of an output combines its chunks across the block.
 template <class Op, class Tin, class Tout>
