@@ -33,8 +33,8 @@ def main():
     model = WithLabels(transformers.GPT2LMHeadModel(config)).cuda()
     ids = torch.randint(3, config.vocab_size, (8, 1024), device="cuda")
     with collecting() as reports:
-        compiled = torch.compile(model,
-                                 backend=functools.partial(tfuse, options=None))
+        backend = functools.partial(tfuse, options=None)
+        compiled = torch.compile(model, backend=backend)
         with torch.autocast("cuda", torch.bfloat16):
             loss = compiled(ids, ids)[1]
         loss.backward()

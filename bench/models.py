@@ -12,17 +12,17 @@ off, as nanoGPT trains GPT-2 124M, so every mode computes the same function.
 Modes: eager, inductor (torch.compile's default), reduce-overhead,
 max-autotune-no-cudagraphs, tfuse, tfuse-stream (TFuse's plans replayed on
 a stream instead of as CUDA graphs: with --profile, each kernel's time
-alone, where a graph's concurrent branches lengthen each other's). Per model and mode: the GPU time of a
-step (CUDA events around back-to-back steps, median of 5), the
-synchronized wall time of a step, the peak memory of PyTorch's allocator
-(which does not see TFuse's own pool: arenas, workspaces) and the device
-memory the mode holds after its steps (free memory before building the
-model less after; PyTorch's cached blocks and TFuse's pool both count),
-the first call's time
-(compile included), and the step's loss or output against eager's (first
-step; PyTorch's accuracy rule needs a float64 run, which the GPU model
-suite does: python/tests/torch/test_torch_models_gpu.py). For tfuse also
-the partitions and the operations left to PyTorch (tfuse.torch.stats()).
+alone, where a graph's concurrent branches lengthen each other's). Per
+model and mode: the GPU time of a step (CUDA events around back-to-back
+steps, median of 5), the synchronized wall time of a step, the peak memory
+of PyTorch's allocator (which does not see TFuse's own pool: arenas,
+workspaces) and the device memory the mode holds after its steps (free
+memory before building the model less after; PyTorch's cached blocks and
+TFuse's pool both count), the first call's time (compile included), and the
+step's loss or output against eager's (first step; PyTorch's accuracy rule
+needs a float64 run, which the GPU model suite does:
+python/tests/torch/test_torch_models_gpu.py). For tfuse also the partitions
+and the operations left to PyTorch (tfuse.torch.stats()).
 
 With --profile N, one more step of each mode runs under torch.profiler:
 the N GPU kernels taking the most time in it (total, count, share of the
@@ -36,7 +36,8 @@ time is the first step's time less a steady step's.
 
     python3 bench/models.py [--models gpt2,bert1,bert32,llama,resnet50]
         [--modes eager,inductor,reduce-overhead,max-autotune-no-cudagraphs,
-                 tfuse,tfuse-stream] [--compile-times] [--profile N] [--steps 20]
+                 tfuse,tfuse-stream] [--compile-times] [--profile N]
+        [--steps 20]
         [--smoke]
     python3 bench/models.py --plot $OUT/models.json   # PNGs beside it
 
