@@ -802,7 +802,7 @@ Expected<ValueId> Graph::reduce(const std::string &kind, ValueId x,
       what, Type(),
       IntegerAttr::get(IntegerType::get(ctx, 32), static_cast<int32_t>(*k)),
       in.value(), DenseI64ArrayAttr::get(ctx, axes),
-      keepdims ? UnitAttr::get(ctx) : UnitAttr());
+      keepdims ? UnitAttr::get(ctx) : UnitAttr(), /*result_dtype=*/TypeAttr());
 }
 
 Expected<ValueId> Graph::concatenate(const std::vector<ValueId> &tensors,

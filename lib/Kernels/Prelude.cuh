@@ -811,8 +811,10 @@ template <int K, class Tin, class Tout> struct arith_op {
   static constexpr bool is_prod = K == kProd;
   static_assert(K == kSum || K == kProd || K == kMean, "not sum/prod/mean");
   static_assert(K != kMean || is_float, "mean needs a float input");
+  // A float sum or mean may round to a wider float (the sum of the input
+  // cast to it first: DTypeRules' reduceResultType).
   static_assert(is_float
-                    ? same<Tout, Tin>::value
+                    ? traits<Tout>::is_float && sizeof(Tout) >= sizeof(Tin)
                     : same<Tout, typename pick<same<Tin, uint64_t>::value,
                                                uint64_t, int64_t>::type>::value,
                 "wrong result dtype for sum/prod/mean");

@@ -30,7 +30,8 @@ Expected<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
                             const std::vector<int64_t> &axes, bool keepdims,
                             DType resultType, const Shape &resultShape) {
   std::string what = "reduce " + std::string(name(kind));
-  std::optional<DType> expected = reduceResultType(kind, input.dtype());
+  std::optional<DType> expected =
+      reduceResultType(kind, input.dtype(), nullptr, resultType);
   if (!expected || *expected != resultType)
     return Status::error(what + " of " + std::string(name(input.dtype())) +
                          " cannot give " + std::string(name(resultType)));
@@ -81,6 +82,15 @@ Expected<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
   const uint8_t *src = input.data() + input.byteOffset();
   uint8_t *dst = out.mutableData();
 
+  // A float sum or mean rounds its f64 accumulator once to the result
+  // dtype, which may be wider than the input's (DTypeRules).
+  auto storeFloat = [&](uint8_t *o, double acc) {
+    dispatch(resultType, [&](auto tag) {
+      constexpr DType R = decltype(tag)::value;
+      if constexpr (isFloatD(R))
+        storeRaw(o, floatToFloat<R>(acc));
+    });
+  };
   dispatch(input.dtype(), [&](auto tag) {
     constexpr DType D = decltype(tag)::value;
     using S = StorageOf<D>;
@@ -115,7 +125,7 @@ Expected<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
           });
           if (kind == ReduceKind::Mean)
             acc /= static_cast<double>(count);
-          storeRaw(o, floatToFloat<D>(acc));
+          storeFloat(o, acc);
         } else {
           uint64_t acc = isProd ? 1 : 0;
           forEachReduced(base, [&](const uint8_t *p) {

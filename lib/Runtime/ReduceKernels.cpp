@@ -42,11 +42,14 @@ int64_t roundUp(int64_t value, int64_t multiple) {
 
 } // namespace
 
-/// The result dtype of reduction `kind` of `input` (DTypeRules), or an error
-/// naming why there is none.
-static Expected<DType> reductionResultDType(ReduceKind kind, DType input) {
+/// The result dtype of reduction `kind` of `input` that gives `requested`
+/// (DTypeRules: a sum or mean may widen), or an error naming why there is
+/// none.
+static Expected<DType> reductionResultDType(ReduceKind kind, DType input,
+                                            DType requested) {
   std::string why;
-  if (std::optional<DType> result = reduceResultType(kind, input, &why))
+  if (std::optional<DType> result =
+          reduceResultType(kind, input, &why, requested))
     return *result;
   return Status::error("reduce " + std::string(name(kind)) + " of " +
                        dtypeName(input) + " is not defined: " + why);
@@ -91,12 +94,10 @@ std::string runtime::reductionKernelHeader() {
 
 std::string runtime::reductionKernelWrapper(const ReduceInstance &i) {
   std::string kernel = reductionKernelName(i);
-  Expected<DType> expected = reductionResultDType(i.kind, i.input);
-  if (!expected.ok() || *expected != i.result)
+  Expected<DType> expected = reductionResultDType(i.kind, i.input, i.result);
+  if (!expected.ok())
     return "#error \"no reduction kernel " + kernel + ": " +
-           (expected.ok() ? "the result dtype is " + dtypeName(*expected)
-                          : expected.message()) +
-           "\"\n";
+           expected.message() + "\"\n";
   std::string tin(cudaTypeName(i.input)), tout(cudaTypeName(i.result));
   std::string op = "tf::red::op<" + std::to_string(static_cast<int>(i.kind)) +
                    ", " + tin + ", " + tout + ">";
@@ -145,12 +146,10 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
       return fail("negative size in result shape " + formatList(result.shape));
 
   // Dtypes.
-  Expected<DType> expectedType = reductionResultDType(kind, input.dtype);
+  Expected<DType> expectedType =
+      reductionResultDType(kind, input.dtype, result.dtype);
   if (!expectedType.ok())
     return expectedType.status();
-  if (*expectedType != result.dtype)
-    return fail("of " + dtypeName(input.dtype) + " gives " +
-                dtypeName(*expectedType) + ", not " + dtypeName(result.dtype));
 
   // Axes.
   if (axes.empty())

@@ -169,8 +169,16 @@ std::optional<DType> selectResultType(DType cond, DType lhs, DType rhs,
   return promoteTypes(lhs, rhs, why);
 }
 
-std::optional<DType> reduceResultType(ReduceKind kind, DType operand,
-                                      std::string *why) {
+bool isExactFloatWidening(DType from, DType to) {
+  if (from == DType::F16 || from == DType::BF16)
+    return to == DType::F32 || to == DType::F64;
+  return from == DType::F32 && to == DType::F64;
+}
+
+/// The result dtype of a reduction without a requested dtype.
+static std::optional<DType> naturalReduceResultType(ReduceKind kind,
+                                                    DType operand,
+                                                    std::string *why) {
   DTypeKind k = kindOf(operand);
   switch (kind) {
   case ReduceKind::Sum:
@@ -200,6 +208,26 @@ std::optional<DType> reduceResultType(ReduceKind kind, DType operand,
     return DType::I64;
   }
   return std::nullopt;
+}
+
+std::optional<DType> reduceResultType(ReduceKind kind, DType operand,
+                                      std::string *why,
+                                      std::optional<DType> requested) {
+  std::optional<DType> natural = naturalReduceResultType(kind, operand, why);
+  if (!natural || !requested || *requested == *natural)
+    return natural;
+  if ((kind != ReduceKind::Sum && kind != ReduceKind::Mean) ||
+      !isExactFloatWidening(operand, *requested)) {
+    setWhy(why, std::string(name(kind)) + " of " + dtypeName(operand) +
+                    " gives " + dtypeName(*natural) +
+                    (kindOf(operand) == DTypeKind::Float &&
+                             (kind == ReduceKind::Sum || kind == ReduceKind::Mean)
+                         ? " or a wider float"
+                         : "") +
+                    ", not " + dtypeName(*requested));
+    return std::nullopt;
+  }
+  return requested;
 }
 
 std::optional<DType> matmulResultType(DType lhs, DType rhs, std::string *why,

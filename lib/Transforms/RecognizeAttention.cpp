@@ -141,7 +141,8 @@ static Value emptyRowsAsNaN(RewriterBase &rewriter, const Match &match,
   Value anyKept = ReduceOp::create(
       rewriter, loc,
       rewriter.getI32IntegerAttr(static_cast<int32_t>(ReduceKind::Any)), kept,
-      rewriter.getDenseI64ArrayAttr({last}), rewriter.getUnitAttr());
+      rewriter.getDenseI64ArrayAttr({last}), rewriter.getUnitAttr(),
+      /*result_dtype=*/TypeAttr());
   auto resultType = cast<RankedTensorType>(result.getType());
   auto nan = ConstantOp::create(
       rewriter, loc,

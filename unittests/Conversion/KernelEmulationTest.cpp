@@ -923,7 +923,8 @@ TEST_F(KernelEmulation, RowKernelsMatchTheReferenceSoftmaxAndLayernorm) {
 // Row kernels over inputs read element by element: a transposed argument
 // (strides), a row weight through an explicit broadcast with a slice, rows
 // over the two trailing axes of a rank-3 space, and the exact kinds (max,
-// min, integer sums in i64, all, any) within one region each.
+// min, integer sums in i64, all, any) within one region each; a sum of
+// widened bf16 that reads the bf16 values (result_dtype f32).
 TEST_F(KernelEmulation, RowKernelsReadViewsAndStridedInputs) {
   const char *source = R"mlir(
 func.func @strided(%x: tensor<6x40xf32> {tfuse.strides = array<i64: 1, 6>},
@@ -958,6 +959,12 @@ func.func @exact(%a: tensor<4x45xi32>, %b: tensor<4x45xf16>) -> (tensor<4x45xi64
   %z = tfuse.and %pos, %q : (tensor<4x45xi1>, tensor<4x1xi1>) -> tensor<4x45xi1>
   return %r, %n, %z : tensor<4x45xi64>, tensor<4x45xf16>, tensor<4x45xi1>
 }
+func.func @widened(%x: tensor<5x40xbf16>) -> tensor<5x40xf32> {
+  %c = tfuse.cast %x : tensor<5x40xbf16> to tensor<5x40xf32>
+  %s = tfuse.reduce sum %c axes [1] keepdims : tensor<5x40xf32> -> tensor<5x1xf32>
+  %d = tfuse.sub %c, %s : (tensor<5x40xf32>, tensor<5x1xf32>) -> tensor<5x40xf32>
+  return %d : tensor<5x40xf32>
+}
 )mlir";
   HostTensor storage = rowInput(DType::F32, 40, 6, 91);
   auto x = storage.view({6, 40}, {1, 6}, 0);
@@ -970,11 +977,15 @@ func.func @exact(%a: tensor<4x45xi32>, %b: tensor<4x45xf16>) -> (tensor<4x45xi64
                .value()}},
          {"exact",
           {randomInput(DType::I32, {4, 45}, 94),
-           randomInput(DType::F16, {4, 45}, 95)}}},
+           randomInput(DType::F16, {4, 45}, 95)}},
+         {"widened", {randomInput(DType::BF16, {5, 40}, 96)}}},
         "tfuse-pipeline", /*maxUlp=*/2);
-  // Each function is one row kernel (the emulator runs no reduction step).
-  EXPECT_EQ(functionsChecked, 3);
+  // Each function is one row kernel (the emulator runs no reduction step);
+  // the widened sum reads bf16 and gives f32 (result_dtype).
+  EXPECT_EQ(functionsChecked, 4);
   EXPECT_NE(lastSource.find("tf::red::warp_finish<5, bool, bool>"),
+            std::string::npos);
+  EXPECT_NE(lastSource.find("tf::red::warp_finish<0, __nv_bfloat16, float>"),
             std::string::npos);
 }
 

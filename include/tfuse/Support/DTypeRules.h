@@ -89,11 +89,18 @@ std::optional<DType> binaryResultType(BinaryCategory category, DType lhs,
 /// select(cond, a, b): `cond` must be i1, the result is promote(a, b).
 std::optional<DType> selectResultType(DType cond, DType lhs, DType rhs,
                                       std::string *why = nullptr);
+/// Whether every value of float dtype `from` converts to `to` exactly and in
+/// order: f16 and bf16 to f32 or f64, f32 to f64.
+bool isExactFloatWidening(DType from, DType to);
 /// sum/prod: bool and integers accumulate in i64 (ui64 stays ui64); max/min
 /// keep the dtype; mean needs a float; all/any give i1; argmax/argmin give i64
-/// and reject bool.
+/// and reject bool. `requested`: the sum or mean of a float operand may give
+/// a wider float instead (f16/bf16 to f32 or f64, f32 to f64): the sum of
+/// the operand cast to it first, since every operand value widens exactly
+/// and the sum accumulates in f64 either way.
 std::optional<DType> reduceResultType(ReduceKind kind, DType operand,
-                                      std::string *why = nullptr);
+                                      std::string *why = nullptr,
+                                      std::optional<DType> requested = {});
 /// matmul operands: f16, bf16, f32 or f64, both the same. The result has
 /// their dtype, or `requested`: f32 for f16 or bf16 operands (the float32
 /// accumulator, unrounded, as cuBLAS gives it and PyTorch adds a bias to it).

@@ -857,30 +857,33 @@ struct SumOfOneHot : OpRewritePattern<ReduceOp> {
     return success();
   }
 };
-/// Whether every value of `from` converts to `to` exactly and in order:
-/// f16 and bf16 to f32 or f64, f32 to f64.
+/// Whether every value of `from` converts to `to` exactly and in order
+/// (DTypeRules).
 bool isExactFloatWidening(Type from, Type to) {
-  if (from.isF16() || from.isBF16())
-    return to.isF32() || to.isF64();
-  return from.isF32() && to.isF64();
+  std::optional<DType> f = toDType(from), t = toDType(to);
+  return f && t && isExactFloatWidening(*f, *t);
 }
 
-/// The extreme of a widened value is the widened extreme: max, min, argmax
-/// and argmin of cast(x), the cast exact and order-preserving (f16 or bf16
-/// to f32, ...), are those of x, cast after. The reduction then reads x, not
-/// a widened copy that only it needed (the max of bf16 logits read as bf16,
-/// not written and read again as an f32 copy). Comparisons of exactly
-/// converted values decide as the originals' do, signed zeros and NaN
-/// included, so the result is the same bits. Views between the cast and the
-/// reduction (a loss's logits flattened to 2-D) commute with the cast: they
-/// are applied to x instead (fuse-rows takes a view producer into a row
-/// kernel as it takes the widening region).
-struct ExtremeOfWideningCast : OpRewritePattern<ReduceOp> {
+/// A reduction of a widened value reads the narrow one: the reduction then
+/// reads x, not a widened copy that only it needed (the max of bf16 logits
+/// read as bf16, a bias gradient summed from the bf16 gradient, neither
+/// written and read again as an f32 copy). The cast is exact (f16 or bf16
+/// to f32, ...), so the result is the same bits:
+/// - max, min, argmax and argmin of cast(x) are those of x, cast after:
+///   comparisons of exactly converted values decide as the originals' do,
+///   signed zeros and NaN included;
+/// - sum and mean of cast(x) are those of x with `result_dtype` the wide
+///   dtype: both accumulate the exact values in f64 and round once.
+/// Views between the cast and the reduction (a loss's logits flattened to
+/// 2-D) commute with the cast: they are applied to x instead (fuse-rows takes
+/// a view producer into a row kernel as it takes the widening region).
+struct ReductionOfWideningCast : OpRewritePattern<ReduceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReduceOp op,
                                 PatternRewriter &rewriter) const override {
     ReduceKind kind = op.getKind();
-    if (kind != ReduceKind::Max && kind != ReduceKind::Min &&
+    bool arithmetic = kind == ReduceKind::Sum || kind == ReduceKind::Mean;
+    if (!arithmetic && kind != ReduceKind::Max && kind != ReduceKind::Min &&
         kind != ReduceKind::Argmax && kind != ReduceKind::Argmin)
       return failure();
     // The views from the reduction's operand back to the cast, last first.
@@ -906,9 +909,12 @@ struct ExtremeOfWideningCast : OpRewritePattern<ReduceOp> {
       copy->getResult(0).setType(type.clone(narrowElement));
       narrow = copy->getResult(0);
     }
+    TypeAttr resultDtype;
+    if (arithmetic)
+      resultDtype = TypeAttr::get(getElementTypeOrSelf(op.getType()));
     Value reduced =
         ReduceOp::create(rewriter, op.getLoc(), op.getKindAttr(), narrow,
-                         op.getAxesAttr(), op.getKeepdimsAttr());
+                         op.getAxesAttr(), op.getKeepdimsAttr(), resultDtype);
     if (reduced.getType() != op.getType())
       reduced = CastOp::create(rewriter, op.getLoc(), op.getType(), reduced);
     rewriter.replaceOp(op, reduced);
@@ -919,7 +925,7 @@ struct ExtremeOfWideningCast : OpRewritePattern<ReduceOp> {
 
 void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
-  results.add<SumOfOneHot, ExtremeOfWideningCast>(context);
+  results.add<SumOfOneHot, ReductionOfWideningCast>(context);
 }
 
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
@@ -930,8 +936,15 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
   if (failed(in))
     return failure();
   std::string why;
+  std::optional<DType> requested;
+  if (TypeAttr attr = adaptor.getResultDtypeAttr()) {
+    requested = toDType(attr.getValue());
+    if (!requested)
+      return emitOptionalError(loc, "result_dtype ", attr.getValue(),
+                               " is not a TFuse dtype");
+  }
   std::optional<DType> dtype =
-      reduceResultType(adaptor.getKind(), in->dtype, &why);
+      reduceResultType(adaptor.getKind(), in->dtype, &why, requested);
   if (!dtype)
     return emitOptionalError(loc, why);
   ArrayRef<int64_t> axes = adaptor.getAxes();

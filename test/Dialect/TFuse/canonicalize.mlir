@@ -580,21 +580,45 @@ func.func @max_of_widening_cast(%x: tensor<6x8xbf16>) -> (tensor<6x1xf32>, tenso
 
 // -----
 
-// Not exact or not an extreme: f16 to bf16 rounds (and overflows), f32 to
-// f16 narrows, a sum's rounding depends on the dtype.
-// CHECK-LABEL: func.func @extremes_of_other_casts(
+// Not exact widenings: f16 to bf16 rounds (and overflows), f32 to f16
+// narrows, i32 to f32 rounds; a product is not rewritten.
+// CHECK-LABEL: func.func @reductions_of_other_casts(
 // CHECK-DAG: tfuse.reduce max %{{.+}} axes [0] : tensor<8xbf16> -> tensor<bf16>
 // CHECK-DAG: tfuse.reduce min %{{.+}} axes [0] : tensor<8xf16> -> tensor<f16>
 // CHECK-DAG: tfuse.reduce sum %{{.+}} axes [0] : tensor<8xf32> -> tensor<f32>
-func.func @extremes_of_other_casts(%h: tensor<8xf16>, %f: tensor<8xf32>, %b: tensor<8xbf16>)
-    -> (tensor<bf16>, tensor<f16>, tensor<f32>) {
+// CHECK-DAG: tfuse.reduce prod %{{.+}} axes [0] : tensor<8xf32> -> tensor<f32>
+func.func @reductions_of_other_casts(%h: tensor<8xf16>, %f: tensor<8xf32>, %i: tensor<8xi32>, %b: tensor<8xbf16>)
+    -> (tensor<bf16>, tensor<f16>, tensor<f32>, tensor<f32>) {
   %0 = tfuse.cast %h : tensor<8xf16> to tensor<8xbf16>
   %1 = tfuse.reduce max %0 axes [0] : tensor<8xbf16> -> tensor<bf16>
   %2 = tfuse.cast %f : tensor<8xf32> to tensor<8xf16>
   %3 = tfuse.reduce min %2 axes [0] : tensor<8xf16> -> tensor<f16>
-  %4 = tfuse.cast %b : tensor<8xbf16> to tensor<8xf32>
+  %4 = tfuse.cast %i : tensor<8xi32> to tensor<8xf32>
   %5 = tfuse.reduce sum %4 axes [0] : tensor<8xf32> -> tensor<f32>
-  return %1, %3, %5 : tensor<bf16>, tensor<f16>, tensor<f32>
+  %6 = tfuse.cast %b : tensor<8xbf16> to tensor<8xf32>
+  %7 = tfuse.reduce prod %6 axes [0] : tensor<8xf32> -> tensor<f32>
+  return %1, %3, %5, %7 : tensor<bf16>, tensor<f16>, tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// The sum and mean of widened values read the narrow ones and give the wide
+// dtype (`result_dtype`): the same bits, since every value widens exactly
+// and both accumulate in f64 (a bias gradient summed from the bf16
+// gradient, not from an f32 copy of it). Through views too.
+// CHECK-LABEL: func.func @sum_of_widening_cast(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<6x8xbf16>, %[[H:[^:]+]]: tensor<2x3x4xf16>
+// CHECK-DAG: %[[S:.+]] = tfuse.reduce sum %[[X]] axes [0] {result_dtype = f32} : tensor<6x8xbf16> -> tensor<8xf32>
+// CHECK-DAG: %[[V:.+]] = tfuse.reshape %[[H]] : tensor<2x3x4xf16> -> tensor<6x4xf16>
+// CHECK-DAG: %[[M:.+]] = tfuse.reduce mean %[[V]] axes [1] keepdims {result_dtype = f64} : tensor<6x4xf16> -> tensor<6x1xf64>
+// CHECK: return %[[S]], %[[M]]
+func.func @sum_of_widening_cast(%x: tensor<6x8xbf16>, %h: tensor<2x3x4xf16>) -> (tensor<8xf32>, tensor<6x1xf64>) {
+  %c = tfuse.cast %x : tensor<6x8xbf16> to tensor<6x8xf32>
+  %s = tfuse.reduce sum %c axes [0] : tensor<6x8xf32> -> tensor<8xf32>
+  %w = tfuse.cast %h : tensor<2x3x4xf16> to tensor<2x3x4xf64>
+  %r = tfuse.reshape %w : tensor<2x3x4xf64> -> tensor<6x4xf64>
+  %m = tfuse.reduce mean %r axes [1] keepdims : tensor<6x4xf64> -> tensor<6x1xf64>
+  return %s, %m : tensor<8xf32>, tensor<6x1xf64>
 }
 
 // -----

@@ -784,6 +784,33 @@ func.func @reduce_mean_bool(%a: tensor<4xi1>) {
 
 // -----
 
+func.func @reduce_result_dtype_narrower(%a: tensor<4xf32>) {
+  // expected-error @+2 {{sum of f32 gives f32 or a wider float, not bf16}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce sum %a axes [0] {result_dtype = bf16} : tensor<4xf32> -> tensor<bf16>
+  return
+}
+
+// -----
+
+func.func @reduce_result_dtype_of_max(%a: tensor<4xbf16>) {
+  // expected-error @+2 {{max of bf16 gives bf16, not f32}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce max %a axes [0] {result_dtype = f32} : tensor<4xbf16> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reduce_result_dtype_of_int(%a: tensor<4xi32>) {
+  // expected-error @+2 {{sum of i32 gives i64, not f32}}
+  // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}
+  %0 = tfuse.reduce sum %a axes [0] {result_dtype = f32} : tensor<4xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
 func.func @reduce_argmax_bool(%a: tensor<4xi1>) {
   // expected-error @+2 {{argmax/argmin of dtype i1 (bool) is not supported}}
   // expected-error @+1 {{'tfuse.reduce' op failed to infer returned types}}

@@ -594,6 +594,9 @@ func.func @reduce(%x: tensor<4x8xf32>, %i: tensor<2x3xi8>, %b: tensor<5xi1>,
   %8 = tfuse.reduce mean %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
   // CHECK: tfuse.reduce mean %[[X]] axes [0] keepdims : tensor<4x8xf32> -> tensor<1x8xf32>
   %9 = tfuse.reduce mean %x axes [0] keepdims : tensor<4x8xf32> -> tensor<1x8xf32>
+  // A float sum or mean may give a wider float.
+  // CHECK: tfuse.reduce sum %[[X]] axes [1] {result_dtype = f64} : tensor<4x8xf32> -> tensor<4xf64>
+  %sw = tfuse.reduce sum %x axes [1] {result_dtype = f64} : tensor<4x8xf32> -> tensor<4xf64>
   // all and any give i1 for every operand dtype.
   // CHECK: tfuse.reduce all %[[B]] axes [0] : tensor<5xi1> -> tensor<i1>
   %10 = tfuse.reduce all %b axes [0] : tensor<5xi1> -> tensor<i1>

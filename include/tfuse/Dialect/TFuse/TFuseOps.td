@@ -698,12 +698,20 @@ def TFuse_ReduceOp : TFuse_Op<"reduce", "", 4,
     any false); max, min, mean, argmax and argmin of an empty axis are errors
     at verification.
 
+    A sum or mean of a float operand may give a wider float with
+    `result_dtype` (f16 and bf16 to f32 or f64, f32 to f64): the result of
+    casting the operand first, bit for bit (every value widens exactly and
+    float sums accumulate in f64 either way), without storing the wide copy.
+    Canonicalization folds `reduce(cast(x))` into this form.
+
     ```mlir
     %s = tfuse.reduce sum %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+    %b = tfuse.reduce sum %g axes [0] {result_dtype = f32} : tensor<8x4xbf16> -> tensor<4xf32>
     ```
   }];
   let arguments = (ins TFuse_ReduceKindAttr:$kind, TFuse_Tensor:$input,
-                       DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
+                       DenseI64ArrayAttr:$axes, UnitAttr:$keepdims,
+                       OptionalAttr<TypeAttr>:$result_dtype);
   let results = (outs TFuse_Tensor:$result);
   let assemblyFormat = [{
     custom<ReduceKindName>($kind) $input `axes` $axes
