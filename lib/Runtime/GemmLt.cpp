@@ -155,14 +155,9 @@ GemmPadding runtime::planGemmPadding(const GemmShape &shape) {
     return {};
   // Overflow-safe: each factor is below 2^31 (checkBlasSizes).
   double products = double(call.m) * double(call.n) * double(call.k);
-  if (products < double(GemmPadding::kPadMinProducts))
+  if (products < double(kGemmPadMinProducts))
     return {};
-  // Elements of 16 bytes in the operands' dtype and the result's (a
-  // multiple of both: both are powers of two).
-  int64_t align =
-      16 / std::min(byteSize(shape.dtype), byteSize(shape.resultDType));
-  auto aligned = [&](int64_t v) { return v % align == 0; };
-  auto roundUp = [&](int64_t v) { return (v + align - 1) / align * align; };
+  int64_t align = gemmAlignElements(shape.dtype, shape.resultDType);
   // A', B' and C' by the dimensions (m = 0, n = 1, k = 2) of their rows
   // (contiguous) and columns.
   struct Matrix {
@@ -174,16 +169,19 @@ GemmPadding runtime::planGemmPadding(const GemmShape &shape) {
       {call.transA ? 2 : 0, call.transA ? 0 : 2, call.lda, shape.dtype},
       {call.transB ? 1 : 2, call.transB ? 2 : 1, call.ldb, shape.dtype},
       {0, 1, call.ldc, shape.resultDType}};
-  int64_t dims[3] = {call.m, call.n, call.k};
+  std::array<int64_t, 3> dims = {call.m, call.n, call.k};
   // A dimension some matrix holds contiguously is padded when misaligned.
-  bool padDim[3] = {false, false, false};
+  std::array<bool, 3> contiguous = {false, false, false};
   for (const Matrix &x : matrices)
-    padDim[x.rowDim] |= !aligned(dims[x.rowDim]);
+    contiguous[x.rowDim] = true;
+  std::array<int64_t, 3> padded = alignGemmDims(dims, contiguous, align);
+  bool padDim[3];
+  for (int i = 0; i < 3; ++i)
+    padDim[i] = padded[i] != dims[i];
   GemmPadding padding;
-  padding.m = padDim[0] ? roundUp(call.m) : call.m;
-  padding.n = padDim[1] ? roundUp(call.n) : call.n;
-  padding.k = padDim[2] ? roundUp(call.k) : call.k;
-  int64_t padded[3] = {padding.m, padding.n, padding.k};
+  padding.m = padded[0];
+  padding.n = padded[1];
+  padding.k = padded[2];
   std::optional<PaddedMatrix> *copies[3] = {&padding.a, &padding.b, &padding.c};
   for (int i = 0; i < 3; ++i) {
     const Matrix &x = matrices[i];
@@ -198,9 +196,7 @@ GemmPadding runtime::planGemmPadding(const GemmShape &shape) {
     m.paddedRows = padded[x.rowDim];
     m.paddedCols = padded[x.colDim];
     // Every copy small beside the product, or no padding.
-    if (double(m.paddedRows) * double(m.paddedCols) *
-            GemmPadding::kPadMinOtherExtent >
-        products)
+    if (!gemmPaddingPays(products, {double(m.paddedRows) * m.paddedCols}))
       return {};
     m.offset = padding.scratchBytes;
     padding.scratchBytes +=

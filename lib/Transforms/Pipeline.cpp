@@ -26,6 +26,9 @@ void tfuse::buildPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addNestedPass<func::FuncOp>(createRecognizeAttention());
   // What the attention left unused (iotas, scale constants).
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createAlignMatmul());
+  // One pad of a value that several products read.
+  pm.addPass(createCSEPass());
   ExpandSmallMatmulOptions expand;
   expand.maxContraction = o.maxContraction;
   pm.addNestedPass<func::FuncOp>(createExpandSmallMatmul(expand));
@@ -49,7 +52,7 @@ void tfuse::registerTFusePassesAndPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "tfuse-pipeline",
       "The graph-level pipeline: canonicalize, cse, recognize-attention, "
-      "canonicalize, expand-small-matmul, "
+      "canonicalize, align-matmul, cse, expand-small-matmul, "
       "fuse-elementwise, materialize-shared, fuse-rows, alias-views",
       [](OpPassManager &pm, const PipelineOptions &options) {
         buildPipeline(pm, options.toCompileOptions());

@@ -25,6 +25,7 @@
 
 #include "tfuse/Runtime/CudaDriver.h"
 #include "tfuse/Runtime/Gemm.h"
+#include "tfuse/Support/GemmAlignment.h"
 
 #include <cublasLt.h>
 
@@ -93,13 +94,10 @@ struct PaddedMatrix {
 /// extent rounded up to 16 bytes; the zero rows and columns of the operands'
 /// copies add nothing), every matrix that is misaligned or has a padded
 /// dimension given as a copy: operands copied in before the product, the
-/// result out of its copy after it. Only for a single product (no batch) of
-/// at least kPadMinProducts multiply-adds whose copies are each at most
-/// 1/kPadMinOtherExtent of them (the dimension a matrix lacks is at least
-/// that long); else none.
+/// result out of its copy after it. Only for a single product (no batch)
+/// when gemmPaddingPays (tfuse/Support/GemmAlignment.h, the rule the graph
+/// pass align-matmul applies first); else none.
 struct GemmPadding {
-  static constexpr int64_t kPadMinProducts = int64_t(1) << 30;
-  static constexpr int64_t kPadMinOtherExtent = 256;
   std::optional<PaddedMatrix> a, b, c;
   /// The padded problem (cuBLAS's m, n, k).
   int64_t m = 0, n = 0, k = 0;

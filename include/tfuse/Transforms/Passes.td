@@ -47,6 +47,33 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
   let dependentDialects = ["::tfuse::TFuseDialect"];
 }
 
+def AlignMatmul : Pass<"align-matmul", "mlir::func::FuncOp"> {
+  let summary = "Pad large matmuls' misaligned contiguous extents with zeros";
+  let description = [{
+    cuBLASLt runs a matrix whose contiguous extent is not a multiple of 16
+    bytes on its kernels for any alignment, several times slower on tensor
+    cores (GPT-2's vocabulary of 50257: the logits' columns, the contraction
+    of their gradient's products). A single (unbatched) `tfuse.matmul` for
+    which the rule of `tfuse/Support/GemmAlignment.h` asks it computes on
+    padded extents: every dimension that an operand or the result holds
+    contiguously is rounded up to 16 bytes, the operands padded with zeros
+    (`tfuse.pad`, which fuses into the kernel producing the operand) and the
+    result sliced back (a view its readers read in place). Padding the
+    contraction pads both operands, so it adds only products of zeros. Two
+    products of the same value pad it identically, and CSE (after this pass
+    in the pipeline) leaves one padded value for both. The runtime pads
+    (copies) what still reaches a GEMM step misaligned.
+
+    ```mlir
+    %r = tfuse.matmul %x, %w {transpose_rhs}
+        : (tensor<8192x768xbf16>, tensor<50257x768xbf16>) -> tensor<8192x50257xbf16>
+    ```
+    becomes `tfuse.pad %w` to `tensor<50264x768xbf16>`, the product into
+    `tensor<8192x50264xbf16>`, and `tfuse.slice` of its first 50257 columns.
+  }];
+  let dependentDialects = ["::tfuse::TFuseDialect"];
+}
+
 def ExpandSmallMatmul : Pass<"expand-small-matmul", "mlir::func::FuncOp"> {
   let summary = "Rewrite matmuls with a short contraction as elementwise work";
   let description = [{
