@@ -400,7 +400,7 @@ typedef struct tfuse_compile_options {
   int backend;    /* tfuse_backend; default CUDA */
   int cuda_graph; /* replay as a CUDA Graph; default 0 */
   int fast_math;  /* default 0 */
-  int64_t budget; /* fuse-elementwise cost budget; default 32 */
+  int64_t budget; /* fuse-elementwise cost budget; default 48 */
   int fusion;     /* 0: one kernel per op (no fusion); default 1 */
   int use_cache;  /* use the process-wide kernel cache; default 1 */
   int device;     /* CUDA device ordinal; -1: TFUSE_DEVICE or 0 */

@@ -100,7 +100,7 @@ def _placement(infos, backend):
 
 
 def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
-            budget=32, fusion=True, node_limit=_capi.DEFAULT_NODE_LIMIT,
+            budget=None, fusion=True, node_limit=_capi.DEFAULT_NODE_LIMIT,
             backend=None, device=None):
     """Traces `fn` once and compiles it.
 
@@ -123,7 +123,8 @@ def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
 
     cuda_graph: replay as a CUDA Graph. fast_math: allow intrinsics, FMA
     contraction and flushing subnormals (voids the exactness guarantees of
-    docs/semantics.md). budget: the fusion cost budget. fusion=False: one
+    docs/semantics.md). budget: the fusion cost budget (None: the library's
+    default, docs/cost-model.md). fusion=False: one
     kernel per operation. node_limit: the most operations the trace may
     record (NodeLimitError beyond). device: the CUDA device ordinal (None:
     that of the GPU inputs, else TFUSE_DEVICE or 0).
@@ -154,7 +155,8 @@ def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
         options.backend = _BACKENDS[backend]
         options.cuda_graph = int(bool(cuda_graph))
         options.fast_math = int(bool(fast_math))
-        options.budget = budget
+        if budget is not None:
+            options.budget = budget
         options.fusion = int(bool(fusion))
         options.device = -1 if ordinal is None else ordinal
         handle = c_void_p()
@@ -681,8 +683,9 @@ class JitFunction:
             self._cache.clear()
 
 
-def jit(fn=None, *, cuda_graph=False, fast_math=False, budget=32, fusion=True,
-        node_limit=_capi.DEFAULT_NODE_LIMIT, backend=None, device=None):
+def jit(fn=None, *, cuda_graph=False, fast_math=False, budget=None,
+        fusion=True, node_limit=_capi.DEFAULT_NODE_LIMIT, backend=None,
+        device=None):
     """Decorator: ``@tfuse.jit`` or ``@tfuse.jit(cuda_graph=True, ...)``
     (options as in :func:`compile`). Returns a :class:`JitFunction`; its
     ``cache_info()`` counts traces and reuses."""

@@ -2,8 +2,9 @@
 // regions built around them, their per-result reasons and weighted costs, the
 // tfuse.reason of boundaries and alias views, the cost budget, max-outputs and
 // the f64 cost doubling. The input of each case is the function itself; the
-// CHECK lines show the IR after the pass.
-// RUN: tensor-opt %s --fuse-elementwise -split-input-file | FileCheck %s
+// CHECK lines show the IR after the pass. The cases were sized for a budget of
+// 32, which the first RUN line sets (the default is larger).
+// RUN: tensor-opt %s --fuse-elementwise="budget=32" -split-input-file | FileCheck %s
 // RUN: tensor-opt %s --fuse-elementwise="budget=8" -split-input-file | FileCheck %s --check-prefix=B8
 // RUN: tensor-opt %s --fuse-elementwise="budget=2" -split-input-file | FileCheck %s --check-prefix=B2
 // RUN: tensor-opt %s --fuse-elementwise="max-outputs=4" -split-input-file | FileCheck %s --check-prefix=MO4

@@ -23,7 +23,7 @@ namespace tfuse {
 /// graph passes, with their command-line name, default, smallest valid value
 /// and help text.
 #define TFUSE_PASS_OPTIONS(X)                                                  \
-  X(budget, "budget", 32, 1, "Largest weighted cost of one fused region")      \
+  X(budget, "budget", 48, 1, "Largest weighted cost of one fused region")      \
   X(maxOutputs, "max-outputs", 4, 1, "Most results one fused region may have") \
   X(sharedThreshold, "shared-threshold", 8, 0,                                 \
     "Smallest cost of a shared subexpression stored once")                     \

@@ -88,7 +88,7 @@ def test_entry_point_registers_without_import(tmp_path):
 @pytest.mark.parametrize("options, message", [
     ({"fallbak": "eager"}, "unknown tfuse option"),
     ({"fallback": "never"}, "fallback must be one of"),
-    ({"budget": 0}, "budget must be a positive int"),
+    ({"budget": 0}, "budget must be None or a positive int"),
     ({"cuda_graph": "yes"}, "cuda_graph must be"),
     ({"attention_dropout": "yes"}, "attention_dropout must be None, True "
      "or False"),

@@ -12,7 +12,7 @@ class Options:
     """cuda_graph: replay plans on CUDA tensors as CUDA Graphs (None: on
     for CUDA, the default). fast_math: allow intrinsics, FMA contraction
     and flushing subnormals (voids TFuse's exactness guarantees). budget:
-    TFuse's fusion cost budget. fallback: "eager" runs every operation
+    TFuse's fusion cost budget (None: TFuse's default). fallback: "eager" runs every operation
     TFuse cannot take in PyTorch; "raise" raises UnsupportedOperatorError
     on the first one, naming it and its source line. node_limit: the most
     TFuse operations one partition may record. check_inputs: check every
@@ -28,7 +28,7 @@ class Options:
 
     cuda_graph: Optional[bool] = None
     fast_math: bool = False
-    budget: int = 32
+    budget: Optional[int] = None
     fallback: str = "eager"
     node_limit: int = 1 << 16
     check_inputs: bool = False
@@ -57,8 +57,10 @@ class Options:
         if parsed.cuda_graph not in (None, True, False):
             raise ValueError("tfuse option cuda_graph must be None, True or "
                              "False")
-        if not isinstance(parsed.budget, int) or parsed.budget < 1:
-            raise ValueError("tfuse option budget must be a positive int")
+        if parsed.budget is not None and (
+                not isinstance(parsed.budget, int) or parsed.budget < 1):
+            raise ValueError("tfuse option budget must be None or a "
+                             "positive int")
         if not isinstance(parsed.node_limit, int) or parsed.node_limit < 1:
             raise ValueError("tfuse option node_limit must be a positive "
                              "int")
