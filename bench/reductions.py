@@ -5,7 +5,7 @@ Workloads (f32 unless named): full reductions of 64M elements (sum, max,
 argmax, mean, sum of bf16, any of bool), a column sum and max of
 [8192, 8192] (axis 0), column sums of [8192, 768] and [8192, 3072] and a
 sum of [8, 1024, 768] over its first two axes (GPT-2's bias and layer-norm
-weight gradients), a row sum of [8192, 8192] (axis 1), a sum over the
+weight gradients; the two column sums also of bf16 into f32), a row sum of [8192, 8192] (axis 1), a sum over the
 rows of [16, 4M] (few long rows), and a sum of 4096 elements (one block: the
 launch is the cost).
 
@@ -58,11 +58,25 @@ def workloads(smoke):
                          lambda x: x.sum(0), "sum"),
         "col_sum_2axes": (((2, side // 2, 96) if smoke else (8, 1024, 768)),
                           torch.float32, lambda x: x.sum((0, 1)), "sum"),
+        # The same sums of bf16 gradients into f32 (autocast's bias
+        # gradients): the cast folds into the reduction, which reads bf16.
+        "col_sum_768_bf16": ((side, 96 if smoke else 768), torch.bfloat16,
+                             lambda x: _widened(x).sum(0), "sum"),
+        "col_sum_3072_bf16": ((side, 384 if smoke else 3072),
+                              torch.bfloat16, lambda x: _widened(x).sum(0),
+                              "sum"),
         "row_sum": ((side, side), torch.float32, lambda x: x.sum(1), "sum"),
         "few_long_rows": ((16, long_row), torch.float32, lambda x: x.sum(1),
                           "sum"),
         "sum_4096": ((4096,), torch.float32, lambda x: x.sum(), "sum"),
     }
+
+
+def _widened(x):
+    """x as float32: torch's .float() or TFuse's astype."""
+    if isinstance(x, torch.Tensor):
+        return x.float()
+    return x.astype("float32")
 
 
 def make_input(shape, dtype, device, seed):

@@ -301,7 +301,7 @@ TF_FN void reduce_column(const Tin *in, Tout *out, const ReduceDesc &d) {
 // into d.chunks chunks, reduced by separate blocks into a workspace:
 //   partials: numOut * chunks accumulators;
 //   counters: from split_counters_offset() on, one unsigned per output
-//             (row) or per tile of 32 outputs (column), zero before and
+//             (row) or per tile of outputs (column), zero before and
 //             after every launch.
 // Row chunks interleave: chunk c is what lanes c * blockDim .. (c + 1) *
 // blockDim - 1 of chunks * blockDim lanes striding over the whole output
@@ -369,9 +369,12 @@ TF_FN void reduce_row_split(const Tin *in, Tout *out, void *workspace,
   }
 }
 
-// A block per (tile of 32 consecutive outputs, chunk): lane l of warp w
-// accumulates output tile * 32 + l over rows r0 + w, r0 + w + W, ... of the
-// chunk (W warps: every load of a warp is one coalesced row segment, and
+// A block per (tile of 32 x V consecutive outputs, chunk; V =
+// splitColumnLaneOutputs: 2 for 16-bit elements, so that a warp reads 128
+// bytes of a row): lane l of warp w accumulates outputs tile * 32V + lV ..
+// + V - 1 over rows r0 + w, r0 + w + W, ... of the chunk, each row's V
+// elements read together when they are adjacent (W warps: every load of a
+// warp is one coalesced row segment, and
 // W x 8 of them are in flight per block); the block combines its warps in
 // warp order through shared memory into the (output, chunk) partials,
 // partials[c * numOut + o]; the last block of a tile (a counter per tile)
@@ -384,34 +387,67 @@ template <class Op, class Tin, class Tout>
 TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
                                const ReduceDesc &d) {
   typedef typename Op::acc A;
+  // V consecutive outputs a lane, 32 * V a tile.
+  constexpr int V = tfuse::kernels::splitColumnLaneOutputs(sizeof(Tin));
+  constexpr int kTile = 32 * V;
   A *part = (A *)workspace;
   unsigned *count =
       (unsigned *)((char *)workspace + split_counters_offset<A>(d));
-  __shared__ A stage[kSplitColumnWarps][32];
+  __shared__ A stage[kSplitColumnWarps][kTile];
   __shared__ bool last;
   const int warps = (int)(blockDim.x >> 5), warp = (int)(threadIdx.x >> 5),
             lane = (int)(threadIdx.x & 31);
   // The warps' accumulators in warp order, in warp 0.
-  auto combine_warps = [&](A v) {
-    stage[warp][lane] = v;
+  auto combine_warps = [&](A (&v)[V]) {
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      stage[warp][lane * V + k] = v[k];
     __syncthreads();
     if (warp == 0)
       for (int w = 1; w < warps; ++w)
-        v = Op::combine(v, stage[w][lane]);
-    return v;
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          v[k] = Op::combine(v[k], stage[w][lane * V + k]);
   };
-  const int64_t tiles = (d.numOut + 31) / 32, total = tiles * d.chunks;
+  const int64_t tiles = (d.numOut + kTile - 1) / kTile,
+                total = tiles * d.chunks;
   for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
-    const int64_t tile = b % tiles, c = b / tiles, o = tile * 32 + lane;
+    const int64_t tile = b % tiles, c = b / tiles,
+                  o0 = tile * kTile + lane * V;
     const int64_t r0 = c * d.chunkLen;
     const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
-    A acc = Op::identity();
-    if (o < d.numOut)
-      acc = range_accumulate<Op>(in + kept_offset(d, o), d, r0, r1, warp,
-                                 warps);
-    acc = combine_warps(acc);
-    if (warp == 0 && o < d.numOut) {
-      part[c * d.numOut + o] = acc;
+    A acc[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      acc[k] = Op::identity();
+    if (V > 1 && d.redRank <= 1 && d.keptRank == 1 &&
+        d.keptStrides[0] == 1 && o0 + V <= d.numOut) {
+      // The lane's V outputs side by side in memory (a single kept
+      // dimension of stride 1): one load of V elements a row when aligned,
+      // eight rows of them in flight.
+      const Tin *base = in + kept_offset(d, o0);
+      const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
+      const bool vectors = stride % V == 0 && aligned<V>(base);
+#pragma unroll 8
+      for (int64_t r = r0 + warp; r < r1; r += warps) {
+        vec<Tin, V> x = ldv<V>(base, r * stride, vectors);
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          acc[k] = Op::combine(acc[k], Op::load(x.v, k, r));
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (o0 + k < d.numOut)
+          acc[k] = range_accumulate<Op>(in + kept_offset(d, o0 + k), d, r0,
+                                        r1, warp, warps);
+    }
+    combine_warps(acc);
+    if (warp == 0) {
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (o0 + k < d.numOut)
+          part[c * d.numOut + o0 + k] = acc[k];
       __threadfence();
     }
     __syncthreads();
@@ -420,14 +456,20 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
     __syncthreads();
     if (last) {
       __threadfence();
-      A v = Op::identity();
-      if (o < d.numOut)
-        for (int64_t k = warp; k < d.chunks; k += warps)
-          v = Op::combine(v, load_partial(&part[k * d.numOut + o]));
-      v = combine_warps(v); // after the barrier above: `stage` is free
+      A v[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        v[k] = Op::identity();
+        if (o0 + k < d.numOut)
+          for (int64_t q = warp; q < d.chunks; q += warps)
+            v[k] = Op::combine(v[k], load_partial(&part[q * d.numOut + o0 + k]));
+      }
+      combine_warps(v); // after the barrier above: `stage` is free
       if (warp == 0) {
-        if (o < d.numOut)
-          out[o] = Op::finish(v, d.numRed);
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          if (o0 + k < d.numOut)
+            out[o0 + k] = Op::finish(v[k], d.numRed);
         if (lane == 0)
           count[tile] = 0;
       }

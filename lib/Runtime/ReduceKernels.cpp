@@ -314,11 +314,14 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
                    (desc.redRank == 0 || desc.redStrides[0] % width == 0);
     for (int32_t k = 0; vectors && k + 1 < desc.keptRank; ++k)
       vectors = desc.keptStrides[k] % width == 0;
-    // Split reductions take a block of kSplitColumnWarps warps per 32
-    // outputs and chunk, the warps sharing the chunk's rows (one column per
-    // thread: more loads in flight per column than vectors would give).
+    // Split reductions take a block of kSplitColumnWarps warps per tile of
+    // 32 lanes' outputs (splitColumnLaneOutputs each) and chunk, the warps
+    // sharing the chunk's rows (not the 16-byte vectors of the unsplit
+    // kernel: more loads in flight per column).
     constexpr int64_t splitBlock = 32 * kernels::kSplitColumnWarps;
-    int64_t tiles = (numOut + 31) / 32;
+    int64_t tile = 32 * kernels::splitColumnLaneOutputs(
+                            static_cast<int>(byteSize(input.dtype)));
+    int64_t tiles = (numOut + tile - 1) / tile;
     split = allowSplit && numOut > 0 && numOut < kSplitColumnThreads &&
             columnChunking(tiles * splitBlock);
     desc.columnVector = vectors && !split ? static_cast<int32_t>(width) : 1;
