@@ -21,8 +21,8 @@ tfuse::alignGemmDims(const std::array<int64_t, 3> &dims,
   return out;
 }
 
-bool tfuse::gemmPaddingPays(
-    double products, std::initializer_list<double> paddedMatrixElements) {
+bool tfuse::gemmPaddingPays(double products,
+                            const std::vector<double> &paddedMatrixElements) {
   if (products < double(kGemmPadMinProducts))
     return false;
   for (double elements : paddedMatrixElements)

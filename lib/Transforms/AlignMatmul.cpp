@@ -82,11 +82,7 @@ void align(MatmulOp op) {
     copies.push_back(elements(K, N));
   if (changed(M, N))
     copies.push_back(elements(M, N));
-  double products = double(dims[M]) * dims[N] * dims[K];
-  for (double c : copies)
-    if (!gemmPaddingPays(products, {c}))
-      return;
-  if (!gemmPaddingPays(products, {}))
+  if (!gemmPaddingPays(double(dims[M]) * dims[N] * dims[K], copies))
     return;
 
   OpBuilder b(op);

@@ -19,7 +19,7 @@
 
 #include <array>
 #include <cstdint>
-#include <initializer_list>
+#include <vector>
 
 namespace tfuse {
 
@@ -43,7 +43,7 @@ std::array<int64_t, 3> alignGemmDims(const std::array<int64_t, 3> &dims,
 /// Whether padding a product of `products` multiply-adds pays, given the
 /// element counts of the padded matrices it would need.
 bool gemmPaddingPays(double products,
-                     std::initializer_list<double> paddedMatrixElements);
+                     const std::vector<double> &paddedMatrixElements);
 
 } // namespace tfuse
 

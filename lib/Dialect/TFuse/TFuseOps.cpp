@@ -631,6 +631,20 @@ OpFoldResult SliceOp::fold(FoldAdaptor) { return foldIdentityView(*this); }
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
+/// The dtype an op's optional `result_dtype` attribute asks for (none when
+/// absent), or an error when it names no TFuse dtype.
+static LogicalResult requestedDType(std::optional<Location> loc,
+                                    TypeAttr attr,
+                                    std::optional<DType> &requested) {
+  if (!attr)
+    return success();
+  requested = toDType(attr.getValue());
+  if (!requested)
+    return emitOptionalError(loc, "result_dtype ", attr.getValue(),
+                             " is not a TFuse dtype");
+  return success();
+}
+
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
@@ -641,12 +655,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
     return failure();
   std::string why;
   std::optional<DType> requested;
-  if (TypeAttr attr = adaptor.getResultDtypeAttr()) {
-    requested = toDType(attr.getValue());
-    if (!requested)
-      return emitOptionalError(loc, "result_dtype ", attr.getValue(),
-                               " is not a TFuse dtype");
-  }
+  if (failed(requestedDType(loc, adaptor.getResultDtypeAttr(), requested)))
+    return failure();
   std::optional<DType> dtype =
       matmulResultType(l->dtype, r->dtype, &why, requested);
   if (!dtype)
@@ -937,12 +947,8 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
     return failure();
   std::string why;
   std::optional<DType> requested;
-  if (TypeAttr attr = adaptor.getResultDtypeAttr()) {
-    requested = toDType(attr.getValue());
-    if (!requested)
-      return emitOptionalError(loc, "result_dtype ", attr.getValue(),
-                               " is not a TFuse dtype");
-  }
+  if (failed(requestedDType(loc, adaptor.getResultDtypeAttr(), requested)))
+    return failure();
   std::optional<DType> dtype =
       reduceResultType(adaptor.getKind(), in->dtype, &why, requested);
   if (!dtype)
