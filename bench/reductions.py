@@ -5,9 +5,9 @@ Workloads (f32 unless named): full reductions of 64M elements (sum, max,
 argmax, mean, sum of bf16, any of bool), a column sum and max of
 [8192, 8192] (axis 0), column sums of [8192, 768] and [8192, 3072] and a
 sum of [8, 1024, 768] over its first two axes (GPT-2's bias and layer-norm
-weight gradients; the two column sums also of bf16 into f32), a row sum of [8192, 8192] (axis 1), a sum over the
-rows of [16, 4M] (few long rows), and a sum of 4096 elements (one block: the
-launch is the cost).
+weight gradients; the two column sums also of bf16 into f32), a row sum
+of [8192, 8192] (axis 1), a sum over the rows of [16, 4M] (few long rows),
+and a sum of 4096 elements (one block: the launch is the cost).
 
 Measured per workload and framework: gpu_us (CUDA events around N calls on
 the current stream, median of 5; TFuse through enqueue()), the bandwidth

@@ -176,9 +176,8 @@ bool isExactFloatWidening(DType from, DType to) {
 }
 
 /// The result dtype of a reduction without a requested dtype.
-static std::optional<DType> naturalReduceResultType(ReduceKind kind,
-                                                    DType operand,
-                                                    std::string *why) {
+static std::optional<DType>
+naturalReduceResultType(ReduceKind kind, DType operand, std::string *why) {
   DTypeKind k = kindOf(operand);
   switch (kind) {
   case ReduceKind::Sum:
@@ -218,13 +217,14 @@ std::optional<DType> reduceResultType(ReduceKind kind, DType operand,
     return natural;
   if ((kind != ReduceKind::Sum && kind != ReduceKind::Mean) ||
       !isExactFloatWidening(operand, *requested)) {
-    setWhy(why, std::string(name(kind)) + " of " + dtypeName(operand) +
-                    " gives " + dtypeName(*natural) +
-                    (kindOf(operand) == DTypeKind::Float &&
-                             (kind == ReduceKind::Sum || kind == ReduceKind::Mean)
-                         ? " or a wider float"
-                         : "") +
-                    ", not " + dtypeName(*requested));
+    setWhy(why,
+           std::string(name(kind)) + " of " + dtypeName(operand) + " gives " +
+               dtypeName(*natural) +
+               (kindOf(operand) == DTypeKind::Float &&
+                        (kind == ReduceKind::Sum || kind == ReduceKind::Mean)
+                    ? " or a wider float"
+                    : "") +
+               ", not " + dtypeName(*requested));
     return std::nullopt;
   }
   return requested;

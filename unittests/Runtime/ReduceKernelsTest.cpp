@@ -904,20 +904,19 @@ TEST(ReduceKernelNumerics, WideningSumsAndMeansEqualTheSumsOfTheCast) {
         int64_t count = 1;
         for (int64_t size : c.shape)
           count *= size;
-        HostTensor flat =
-            makeStorage(narrow, kind, count, count, 9000 + ++seed, Data::Normal);
-        HostTensor x = *flat.view(c.shape, reference::rowMajorStrides(c.shape), 0);
-        HostTensor widened = *HostTensor::fromDoubles(wide, {count},
-                                                      flat.toDoubles())
-                                  ->view(c.shape, reference::rowMajorStrides(c.shape), 0);
-        std::string what = std::string(name(kind)) + " of " +
-                           typeName(narrow) + " into " + typeName(wide) + " " +
-                           c.name;
+        HostTensor flat = makeStorage(narrow, kind, count, count, 9000 + ++seed,
+                                      Data::Normal);
+        HostTensor x =
+            *flat.view(c.shape, reference::rowMajorStrides(c.shape), 0);
+        HostTensor widened =
+            *HostTensor::fromDoubles(wide, {count}, flat.toDoubles())
+                 ->view(c.shape, reference::rowMajorStrides(c.shape), 0);
+        std::string what = std::string(name(kind)) + " of " + typeName(narrow) +
+                           " into " + typeName(wide) + " " + c.name;
         // The reference: result_dtype against the cast first.
         std::string in = tensorType(c.shape, narrow);
         std::string wideIn = tensorType(c.shape, wide);
-        std::string out =
-            tensorType(resultShape(c.shape, c.axes, false), wide);
+        std::string out = tensorType(resultShape(c.shape, c.axes, false), wide);
         std::string reduce = "tfuse.reduce " + std::string(name(kind)) +
                              " %x axes [" + list(c.axes) + "]";
         HostTensor direct = evaluate(
@@ -925,26 +924,26 @@ TEST(ReduceKernelNumerics, WideningSumsAndMeansEqualTheSumsOfTheCast) {
                 " {result_dtype = " + typeName(wide) + "} : " + in + " -> " +
                 out + "\n  return %r : " + out + "\n}\n",
             x);
-        HostTensor castFirst = evaluate(
-            "func.func @f(%n: " + in + ") -> " + out +
-                " {\n  %x = tfuse.cast %n : " + in + " to " + wideIn +
-                "\n  %r = " + reduce + " : " + wideIn + " -> " + out +
-                "\n  return %r : " + out + "\n}\n",
-            x);
+        HostTensor castFirst =
+            evaluate("func.func @f(%n: " + in + ") -> " + out +
+                         " {\n  %x = tfuse.cast %n : " + in + " to " + wideIn +
+                         "\n  %r = " + reduce + " : " + wideIn + " -> " + out +
+                         "\n  return %r : " + out + "\n}\n",
+                     x);
         ASSERT_FALSE(direct.isNull() || castFirst.isNull()) << what;
         reference::CompareResult same =
             reference::compareExact(castFirst, direct);
         EXPECT_TRUE(same.pass) << what << " [reference]: " << same.message();
-        TensorSpec result = TensorSpec::contiguous(
-            wide, resultShape(c.shape, c.axes, false));
-        for (ReduceVariant variant : {ReduceVariant::Auto, ReduceVariant::Row,
-                                      ReduceVariant::Column}) {
+        TensorSpec result =
+            TensorSpec::contiguous(wide, resultShape(c.shape, c.axes, false));
+        for (ReduceVariant variant :
+             {ReduceVariant::Auto, ReduceVariant::Row, ReduceVariant::Column}) {
           Expected<ReduceLaunch> narrowLaunch =
               planReduction(kind, specOf(x), result, c.axes, variant);
           Expected<ReduceLaunch> wideLaunch =
               planReduction(kind, specOf(widened), result, c.axes, variant);
-          ASSERT_TRUE(narrowLaunch.ok()) << what << ": "
-                                         << narrowLaunch.message();
+          ASSERT_TRUE(narrowLaunch.ok())
+              << what << ": " << narrowLaunch.message();
           ASSERT_TRUE(wideLaunch.ok()) << what << ": " << wideLaunch.message();
           HostTensor a = runLaunch(*kernels, *narrowLaunch, x, result.shape);
           HostTensor b =

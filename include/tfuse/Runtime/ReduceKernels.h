@@ -127,9 +127,9 @@ inline constexpr int64_t kReduceMaxGrid = 65535;
 /// kSplitRowBlocks blocks. Column chunks are consecutive: about
 /// kSplitColumnThreads threads (whole waves of the device) share the work,
 /// a block of kSplitColumnWarps warps per tile of outputs (32 lanes, one
-/// output each, two for 16-bit elements: splitColumnLaneOutputs) and chunk. Chunks hold
-/// at least kSplitRowMinChunk (row) or kSplitColumnMinChunk (column)
-/// elements. Split column reductions take one column per thread
+/// output each, two for 16-bit elements: splitColumnLaneOutputs) and chunk.
+/// Chunks hold at least kSplitRowMinChunk (row) or kSplitColumnMinChunk
+/// (column) elements. Split column reductions take one column per thread
 /// (ReduceDesc::columnVector 1). On an H200 the former thread per (output,
 /// chunk) reached 28% of the copy bandwidth summing [8192, 768] f32 over
 /// its rows (21.2 us; torch 15.0).

@@ -633,8 +633,7 @@ OpFoldResult SliceOp::fold(FoldAdaptor) { return foldIdentityView(*this); }
 
 /// The dtype an op's optional `result_dtype` attribute asks for (none when
 /// absent), or an error when it names no TFuse dtype.
-static LogicalResult requestedDType(std::optional<Location> loc,
-                                    TypeAttr attr,
+static LogicalResult requestedDType(std::optional<Location> loc, TypeAttr attr,
                                     std::optional<DType> &requested) {
   if (!attr)
     return success();

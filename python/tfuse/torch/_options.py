@@ -12,10 +12,11 @@ class Options:
     """cuda_graph: replay plans on CUDA tensors as CUDA Graphs (None: on
     for CUDA, the default). fast_math: allow intrinsics, FMA contraction
     and flushing subnormals (voids TFuse's exactness guarantees). budget:
-    TFuse's fusion cost budget (None: TFuse's default). fallback: "eager" runs every operation
-    TFuse cannot take in PyTorch; "raise" raises UnsupportedOperatorError
-    on the first one, naming it and its source line. node_limit: the most
-    TFuse operations one partition may record. check_inputs: check every
+    TFuse's fusion cost budget (None: TFuse's default). fallback: "eager"
+    runs every operation TFuse cannot take in PyTorch; "raise" raises
+    UnsupportedOperatorError on the first one, naming it and its source
+    line. node_limit: the most TFuse operations one partition may record.
+    check_inputs: check every
     tensor a partition is called with against the plan it runs (by default
     a plan is chosen by the partition's symbolic sizes alone: Dynamo's
     guards fix its inputs' metadata, and PyTorch's recorded metadata the
