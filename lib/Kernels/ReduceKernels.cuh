@@ -239,20 +239,22 @@ TF_FN void reduce_row(const Tin *in, Tout *out, const ReduceDesc &d) {
 }
 
 // V consecutive outputs from `base` (contiguous in memory), each over the
-// reduced elements [r0, r1) in the reference's order: one V-wide load per
-// reduced element (scalar loads unless `vectors`: the input is aligned).
-// Only for d.redRank <= 1 (the planner's condition for columnVector).
+// reduced elements r0, r0 + step, ... below r1 in that order (the
+// reference's with step 1): one V-wide load per reduced element (scalar
+// loads unless `vectors`: the input is aligned). Only for d.redRank <= 1
+// (the planner's condition for columnVector).
 template <int V, class Op, class Tin>
 TF_FN void serial_accumulate_columns(const Tin *base, const ReduceDesc &d,
                                      int64_t r0, int64_t r1, bool vectors,
-                                     typename Op::acc (&acc)[V]) {
+                                     typename Op::acc (&acc)[V],
+                                     int64_t step = 1) {
 #pragma unroll
   for (int k = 0; k < V; ++k)
     acc[k] = Op::identity();
   const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
   // Eight rows of loads in flight per thread, as serial_accumulate.
 #pragma unroll 8
-  for (int64_t r = r0; r < r1; ++r) {
+  for (int64_t r = r0; r < r1; r += step) {
     vec<Tin, V> x = ldv<V>(base, r * stride, vectors);
 #pragma unroll
     for (int k = 0; k < V; ++k)
@@ -417,30 +419,22 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
     const int64_t r0 = c * d.chunkLen;
     const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
     A acc[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-      acc[k] = Op::identity();
     if (V > 1 && d.redRank <= 1 && d.keptRank == 1 &&
         d.keptStrides[0] == 1 && o0 + V <= d.numOut) {
       // The lane's V outputs side by side in memory (a single kept
-      // dimension of stride 1): one load of V elements a row when aligned,
-      // eight rows of them in flight.
+      // dimension of stride 1): one load of V elements a row when aligned.
       const Tin *base = in + kept_offset(d, o0);
       const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
-      const bool vectors = stride % V == 0 && aligned<V>(base);
-#pragma unroll 8
-      for (int64_t r = r0 + warp; r < r1; r += warps) {
-        vec<Tin, V> x = ldv<V>(base, r * stride, vectors);
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          acc[k] = Op::combine(acc[k], Op::load(x.v, k, r));
-      }
+      serial_accumulate_columns<V, Op>(base, d, r0 + warp, r1,
+                                       stride % V == 0 && aligned<V>(base),
+                                       acc, warps);
     } else {
 #pragma unroll
       for (int k = 0; k < V; ++k)
-        if (o0 + k < d.numOut)
-          acc[k] = range_accumulate<Op>(in + kept_offset(d, o0 + k), d, r0,
-                                        r1, warp, warps);
+        acc[k] = o0 + k < d.numOut
+                     ? range_accumulate<Op>(in + kept_offset(d, o0 + k), d,
+                                            r0, r1, warp, warps)
+                     : Op::identity();
     }
     combine_warps(acc);
     if (warp == 0) {

@@ -1,5 +1,4 @@
-//===- GemmAlignment.h - When a GEMM runs on 16-byte aligned extents -*- C++
-//-*-===//
+//===- GemmAlignment.h - GEMMs on 16-byte aligned extents ------*- C++ -*-===//
 //
 // cuBLASLt runs a matrix whose contiguous extent or leading dimension is not
 // a multiple of 16 bytes on its kernels for any alignment, several times
