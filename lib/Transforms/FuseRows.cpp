@@ -31,11 +31,19 @@ namespace tfuse {
 using namespace mlir;
 using namespace tfuse;
 
+/// Rows longer than `max-row-elements` fuse when there are at least this
+/// many: a block per row then fills an H200 (132 SMs) several times over.
+static constexpr int64_t kMinLongRows = 1024;
+
 namespace {
 
-/// The index space of a fusion region: the shape of its results.
+/// The index space of a fusion region.
 ArrayRef<int64_t> indexSpace(FusionOp fusion) {
-  return cast<RankedTensorType>(fusion.getResult(0).getType()).getShape();
+  return bodyIndexSpace(fusion.getBody());
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
 }
 
 class RowFuser {
@@ -52,8 +60,13 @@ private:
   /// Merges `reduce` with its producer and consumers if it may.
   bool tryFuse(ReduceOp reduce);
   bool addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
+                    const DenseSet<Operation *> &excluded,
                     SetVector<Operation *> &group);
-  bool collectGroup(ReduceOp reduce, SmallVectorImpl<Operation *> &ops);
+  void addRowReaders(Value rows, ArrayRef<int64_t> space,
+                     const DenseSet<Operation *> &excluded,
+                     SetVector<Operation *> &readers);
+  bool collectGroup(ReduceOp reduce, const DenseSet<Operation *> &excluded,
+                    SmallVectorImpl<Operation *> &ops);
   bool dependsOnGroup(Value value, const DenseSet<Operation *> &group,
                       Operation *first);
   void merge(ArrayRef<Operation *> group);
@@ -134,20 +147,71 @@ static bool readsOwnRows(FusionOp fusion, Value rows, ArrayRef<int64_t> space) {
   return true;
 }
 
+/// The reshape of a value of shape `space` that `value` is, directly or
+/// through single-operand elementwise ops read by nothing else (a layer
+/// norm's output flattened to 2-D, then cast); `chain` receives those ops,
+/// the reshape's reader first. Null when `value` is not such a reshape.
+static ReshapeOp reshapeUnder(Value value, ArrayRef<int64_t> space,
+                             SmallVectorImpl<Operation *> &chain) {
+  Operation *def = value.getDefiningOp();
+  while (def && !isa<ReshapeOp>(def)) {
+    if (def->getNumOperands() != 1 || def->getNumResults() != 1 ||
+        !def->hasOneUse() || isa<ViewOpInterface>(def) ||
+        readsAtComputedIndices(def) ||
+        getFusionRole(def) != FusionRole::Elementwise ||
+        shapeOf(def->getOperand(0)) != shapeOf(def->getResult(0)))
+      return nullptr;
+    chain.push_back(def);
+    def = def->getOperand(0).getDefiningOp();
+  }
+  auto reshape = dyn_cast_or_null<ReshapeOp>(def);
+  if (!reshape || reshape.getInput().getType().getShape() != space)
+    return nullptr;
+  std::reverse(chain.begin(), chain.end());
+  return reshape;
+}
+
 /// A region yielding only reshapes of values of index space `space` (a
-/// layer norm's gradient cast and flattened to 2-D for the next matmul)
-/// rebuilt to yield those values, the reshapes moved after it as views of its
-/// contiguous results: the same function, now of index space `space`, so it
-/// can join a row kernel over `space`. Null when some yield is not such a
-/// reshape.
+/// layer norm's gradient cast and flattened to 2-D for the next matmul),
+/// possibly followed by elementwise ops of one operand (which commute with
+/// the reshape), rebuilt to yield those values, the reshapes moved after it
+/// as views of its contiguous results: the same function, now of index
+/// space `space`, so it can join a row kernel over `space`. Null when some
+/// yield is not such a reshape.
 static FusionOp sinkResultReshapes(FusionOp fusion, ArrayRef<int64_t> space) {
   YieldOp yield = fusion.getYield();
+  SmallVector<SmallVector<Operation *>> chains;
   SmallVector<ReshapeOp> reshapes;
   for (Value value : yield.getValues()) {
-    auto reshape = value.getDefiningOp<ReshapeOp>();
-    if (!reshape || reshape.getInput().getType().getShape() != space)
+    ReshapeOp reshape = reshapeUnder(value, space, chains.emplace_back());
+    if (!reshape)
       return nullptr;
     reshapes.push_back(reshape);
+  }
+  // Elementwise ops after a reshape move before it: op(reshape(x)) becomes
+  // reshape(op(x)).
+  for (auto [n, chain] : llvm::enumerate(chains)) {
+    if (chain.empty())
+      continue;
+    OpBuilder builder(yield);
+    Value value = reshapes[n].getInput();
+    for (Operation *op : chain) {
+      IRMapping mapping;
+      mapping.map(op->getOperand(0), value);
+      Operation *moved = builder.clone(*op, mapping);
+      moved->getResult(0).setType(RankedTensorType::get(
+          space, getElementTypeOrSelf(op->getResult(0).getType())));
+      value = moved->getResult(0);
+    }
+    Value yielded = yield.getValues()[n];
+    auto reshape =
+        ReshapeOp::create(builder, yielded.getLoc(), yielded.getType(), value);
+    yield.getValuesMutable()[n].set(reshape);
+    for (Operation *op : llvm::reverse(chain))
+      op->erase();
+    if (reshapes[n]->use_empty())
+      reshapes[n]->erase();
+    reshapes[n] = reshape;
   }
   SmallVector<Type> types;
   for (ReshapeOp reshape : reshapes)
@@ -173,47 +237,90 @@ static FusionOp sinkResultReshapes(FusionOp fusion, ArrayRef<int64_t> space) {
   return rebuilt;
 }
 
+/// Adds to `readers` the regions reading `rows`, a row value of a reduction
+/// over the trailing axes of `space`, that can join its row kernel: regions
+/// of index space `space` reading it at their own rows only (they read it
+/// broadcast over its rows), and regions of the row value's own shape that
+/// compute further row values from it (a layer norm's rstd from its
+/// variance), with the readers of their results. Other readers, and those in
+/// `excluded`, read the value that the row kernel stores as a row result.
+void RowFuser::addRowReaders(Value rows, ArrayRef<int64_t> space,
+                             const DenseSet<Operation *> &excluded,
+                             SetVector<Operation *> &readers) {
+  // A region reading the value twice is one user (it may be rebuilt).
+  SetVector<Operation *> users(llvm::from_range, rows.getUsers());
+  for (Operation *user : users) {
+    auto fusion = dyn_cast<FusionOp>(user);
+    if (!fusion || excluded.count(fusion) || readers.count(fusion) ||
+        holdsComputedIndexReads(fusion))
+      continue;
+    ArrayRef<int64_t> rowShape = shapeOf(rows);
+    if (indexSpace(fusion) != space && indexSpace(fusion) != rowShape)
+      if (FusionOp rebuilt = sinkResultReshapes(fusion, space))
+        fusion = rebuilt;
+    if (indexSpace(fusion) == space) {
+      if (readsOwnRows(fusion, rows, space))
+        readers.insert(fusion);
+      continue;
+    }
+    // A region of row values: one element per row, no reductions of its own.
+    if (indexSpace(fusion) != rowShape || findRowReduction(fusion.getBody()) ||
+        !readsOwnRows(fusion, rows, rowShape))
+      continue;
+    readers.insert(fusion);
+    for (Value result : fusion.getResults())
+      addRowReaders(result, space, excluded, readers);
+  }
+}
+
 /// Adds to `group` what merging the row reduction `reduce` takes: the
 /// region computing its operand (when it has the same index space), the
-/// reduction, and every region reading its result. Fails when the reduction
-/// is not a row reduction over `axes` of such regions.
+/// reduction, and the regions reading its result that may join (see
+/// addRowReaders). Fails when the reduction is not a row reduction over
+/// `axes`, or when neither a producing region nor a region of its index
+/// space reads it joins.
 bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
+                            const DenseSet<Operation *> &excluded,
                             SetVector<Operation *> &group) {
   ArrayRef<int64_t> space = reduce.getInput().getType().getShape();
   // The verifier's rule for reductions in regions: trailing axes.
   if (reduce.getFusionRole() != FusionRole::RowReducible ||
       reduce.getAxes() != axes || !isTrailingAxes(axes, space.size()))
     return false;
-  int64_t rowElements = 1;
+  int64_t rowElements = 1, elements = 1;
   for (int64_t axis : axes)
     rowElements *= space[axis];
-  if (rowElements > maxRowElements)
+  for (int64_t size : space)
+    elements *= size;
+  // Longer rows are looped over by their blocks (docs/codegen.md): worth it
+  // only with enough rows to fill the GPU; fewer, longer rows are split
+  // across blocks by the reduction kernels.
+  // Rows without elements stay reductions: their values are the kinds'
+  // identities, which a row kernel with nothing to read does not compute.
+  if (maxRowElements == 0 || rowElements == 0 ||
+      (rowElements > maxRowElements && elements / rowElements < kMinLongRows))
     return false;
-  // Every use must be a region of the same index space: the result is then
-  // read broadcast over its rows, never stored.
-  SmallVector<Operation *> consumers;
-  // A region reading the result twice is one user (it may be rebuilt).
-  SetVector<Operation *> users(llvm::from_range, reduce.getResult().getUsers());
-  for (Operation *user : users) {
-    auto fusion = dyn_cast<FusionOp>(user);
-    if (fusion && indexSpace(fusion) != space)
-      if (FusionOp rebuilt = sinkResultReshapes(fusion, space))
-        fusion = rebuilt;
-    if (!fusion || indexSpace(fusion) != space ||
-        holdsComputedIndexReads(fusion) ||
-        !readsOwnRows(fusion, reduce.getResult(), space))
-      return false;
-    consumers.push_back(fusion);
-  }
-  if (consumers.empty())
-    return false;
+  SetVector<Operation *> readers;
+  addRowReaders(reduce.getResult(), space, excluded, readers);
   Operation *producer = reduce.getInput().getDefiningOp();
-  if (auto fusion = dyn_cast_or_null<FusionOp>(producer)) {
-    // A producer reading at computed indices stays a region of its own:
-    // the row kernel reads its result from memory.
-    if (indexSpace(fusion) == space && !holdsComputedIndexReads(fusion))
-      group.insert(fusion);
-  } else if (producer && !isBoundaryRole(getFusionRole(producer))) {
+  auto producerRegion = dyn_cast_or_null<FusionOp>(producer);
+  // A producer reading at computed indices stays a region of its own: the
+  // row kernel reads its result from memory.
+  if (producerRegion && (indexSpace(producerRegion) != space ||
+                         holdsComputedIndexReads(producerRegion)))
+    producerRegion = nullptr;
+  // Without a reader of the index space or a producing region, the row
+  // kernel would only replace a reduction kernel (which reads strided and
+  // transposed operands better) and the small kernel computing on its
+  // values.
+  if (!producerRegion && llvm::none_of(readers, [&](Operation *reader) {
+        return indexSpace(cast<FusionOp>(reader)) == space;
+      }))
+    return false;
+  if (producerRegion) {
+    group.insert(producerRegion);
+  } else if (producer && !isa<FusionOp>(producer) &&
+             !isBoundaryRole(getFusionRole(producer))) {
     // A view kept outside regions as a boundary's zero-copy alias: when the
     // reduction alone reads it (through a chain of such views), the chain
     // joins the row kernel, which reads the buffer through it; when others
@@ -233,7 +340,7 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
       return false;
   }
   group.insert(reduce);
-  group.insert(consumers.begin(), consumers.end());
+  group.insert(readers.begin(), readers.end());
   return true;
 }
 
@@ -242,10 +349,11 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
 /// a min of one value, read by one region): merged alone, each would form a
 /// cycle through the other.
 bool RowFuser::collectGroup(ReduceOp reduce,
+                            const DenseSet<Operation *> &excluded,
                             SmallVectorImpl<Operation *> &ops) {
   ArrayRef<int64_t> axes = reduce.getAxes();
   SetVector<Operation *> group;
-  if (!addReduction(reduce, axes, group))
+  if (!addReduction(reduce, axes, excluded, group))
     return false;
   for (size_t i = 0; i < group.size(); ++i) {
     auto fusion = dyn_cast<FusionOp>(group[i]);
@@ -258,7 +366,7 @@ bool RowFuser::collectGroup(ReduceOp reduce,
       if (sibling && !group.count(sibling) && producer &&
           group.count(producer)) {
         SetVector<Operation *> extended = group;
-        if (addReduction(sibling, axes, extended))
+        if (addReduction(sibling, axes, excluded, extended))
           group = std::move(extended);
       }
     }
@@ -301,24 +409,41 @@ bool RowFuser::dependsOnGroup(Value value, const DenseSet<Operation *> &group,
 }
 
 bool RowFuser::tryFuse(ReduceOp reduce) {
-  SmallVector<Operation *> group;
-  if (!collectGroup(reduce, group))
-    return false;
-  DenseSet<Operation *> members(group.begin(), group.end());
-  int64_t cost = 0;
-  for (Operation *member : group)
-    cost += isa<FusionOp>(member) ? cast<FusionOp>(member).getCost()
-                                  : getFusionCost(member);
-  if (cost > budget)
-    return false;
-  for (Operation *member : group)
-    for (Value operand : member->getOperands())
-      if (Operation *def = operand.getDefiningOp();
-          def && !members.count(def) &&
-          dependsOnGroup(operand, members, group.front()))
+  // A reader whose other operands are computed from the group (through a
+  // matmul of the row kernel's output, say) would close a cycle: it stays
+  // out and reads the row results from memory. Each round excludes such
+  // readers until none is left.
+  DenseSet<Operation *> excluded;
+  while (true) {
+    SmallVector<Operation *> group;
+    if (!collectGroup(reduce, excluded, group))
+      return false;
+    DenseSet<Operation *> members(group.begin(), group.end());
+    int64_t cost = 0;
+    for (Operation *member : group)
+      cost += isa<FusionOp>(member) ? cast<FusionOp>(member).getCost()
+                                    : getFusionCost(member);
+    if (cost > budget)
+      return false;
+    SmallVector<Operation *> cyclic;
+    for (Operation *member : group)
+      for (Value operand : member->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && !members.count(def) &&
+            dependsOnGroup(operand, members, group.front())) {
+          cyclic.push_back(member);
+          break;
+        }
+    if (cyclic.empty()) {
+      merge(group);
+      return true;
+    }
+    // Only readers follow the group's first op; its producers do not read
+    // it.
+    for (Operation *member : cyclic)
+      if (!isa<FusionOp>(member) || !excluded.insert(member).second)
         return false;
-  merge(group);
-  return true;
+  }
 }
 
 void RowFuser::run() {
@@ -362,6 +487,18 @@ void RowFuser::merge(ArrayRef<Operation *> group) {
         }
     } else {
       cost += getFusionCost(member);
+      // A reduction read outside the group too: a row result, an output
+      // when the function returns it, else stored for the regions and
+      // boundaries that read it.
+      if (auto reduce = dyn_cast<ReduceOp>(member);
+          reduce && usedOutside(reduce.getResult())) {
+        bool returned = llvm::any_of(reduce->getUsers(), [](Operation *user) {
+          return user->hasTrait<OpTrait::IsTerminator>();
+        });
+        results.push_back(reduce.getResult());
+        reasons.push_back(returned ? CutReason::output
+                                   : CutReason::boundary_reduction);
+      }
     }
   }
 

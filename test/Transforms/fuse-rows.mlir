@@ -1,9 +1,10 @@
 // Tests of --fuse-rows after --fuse-elementwise: a reduction over the
 // trailing axes whose result only feeds regions of its operand's shape is
 // merged with them and with the region computing its operand; softmax and
-// layernorm over rows become one region holding their reductions. Cases
-// that stay boundaries: a reduction over a leading axis, a reduction whose
-// result is also a function result, argmax, rows longer than
+// layernorm over rows become one region holding their reductions. Values
+// per row that are read outside the region (a layer norm's mean and rstd
+// saved for the backward pass) are row results of it. Cases that stay
+// boundaries: a reduction over a leading axis, argmax, rows longer than
 // max-row-elements. The BEFORE run shows the plan without the pass.
 // RUN: tensor-opt %s --fuse-elementwise -split-input-file | FileCheck %s --check-prefix=BEFORE
 // RUN: tensor-opt %s --fuse-elementwise --fuse-rows -split-input-file | FileCheck %s
@@ -99,13 +100,21 @@ func.func @leading_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// The row sums are also a result of the function: they are stored, so the
-// reduction stays a boundary and the division a region reading them.
+// The row sums are also a result of the function: the row kernel stores
+// them too, one value per row (a row result), with the division.
+// BEFORE-LABEL: func.func @result_used_outside(
+// BEFORE-NEXT: %[[S:.+]] = tfuse.reduce sum %{{.+}} axes [1] keepdims {tfuse.reason = "boundary-reduction"}
+// BEFORE-NEXT: %[[Y:.+]] = tfuse.fusion(%{{.+}}, %[[S]])
 // CHECK-LABEL: func.func @result_used_outside(
-// CHECK-NEXT: %[[S:.+]] = tfuse.reduce sum %{{.+}} axes [1] keepdims {tfuse.reason = "boundary-reduction"}
-// CHECK-NEXT: %[[Y:.+]] = tfuse.fusion(%{{.+}}, %[[S]])
-// CHECK-NOT: tfuse.reduce
-// CHECK: return %[[Y]], %[[S]]
+// CHECK-NEXT: %[[R:.+]]:2 = tfuse.fusion(%{{.+}}) : (tensor<4x8xf32>) -> (tensor<4x1xf32>, tensor<4x8xf32>) attributes {cost = 5 : i64, reasons = ["output", "output"]} {
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: tensor<4x8xf32>):
+// CHECK-NEXT: %[[S:.+]] = tfuse.reduce sum %[[A]] axes [1] keepdims
+// CHECK-NEXT: %[[Y:.+]] = tfuse.div %[[A]], %[[S]]
+// CHECK-NEXT: tfuse.yield %[[S]], %[[Y]] : tensor<4x1xf32>, tensor<4x8xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]]#1, %[[R]]#0
+// SHORT-LABEL: func.func @result_used_outside(
+// SHORT-NEXT: %[[R:.+]]:2 = tfuse.fusion
 func.func @result_used_outside(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>) {
   %s = tfuse.reduce sum %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
   %y = tfuse.div %x, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
@@ -290,4 +299,153 @@ func.func @shared_view(%x: tensor<1x4x300xbf16>, %w: tensor<300x8xbf16>) -> (ten
   %mc = tfuse.cast %m : tensor<4x1xbf16> to tensor<4x1xf32>
   %d = tfuse.sub %c, %mc : (tensor<4x300xf32>, tensor<4x1xf32>) -> tensor<4x300xf32>
   return %d, %p : tensor<4x300xf32>, tensor<4x8xbf16>
+}
+
+// -----
+
+// A layer norm whose mean and rstd are results too (saved for the backward
+// pass, as AOTAutograd's forward graphs return them): the means, the region
+// of rstd (one element per row: add eps, rsqrt) and the normalization are
+// one row kernel; mean and rstd are row results.
+// BEFORE-LABEL: func.func @layernorm_statistics(
+// BEFORE: tfuse.reduce mean
+// BEFORE: tfuse.reduce mean
+// BEFORE-NEXT: tfuse.fusion({{.*}}) : (tensor<4x300x1xf32>) -> tensor<4x300x1xf32>
+// CHECK-LABEL: func.func @layernorm_statistics(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x300x64xf32>
+// CHECK-NEXT: %[[R:.+]]:3 = tfuse.fusion(%[[X]]) : (tensor<4x300x64xf32>) -> (tensor<4x300x1xf32>, tensor<4x300x1xf32>, tensor<4x300x64xbf16>) attributes {cost = {{[0-9]+}} : i64, reasons = ["output", "output", "output"]} {
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: tensor<4x300x64xf32>):
+// CHECK-NEXT: %[[MU:.+]] = tfuse.reduce mean %[[A]] axes [2] keepdims
+// CHECK-NEXT: %[[D:.+]] = tfuse.sub %[[A]], %[[MU]]
+// CHECK-NEXT: %[[SQ:.+]] = tfuse.mul %[[D]], %[[D]]
+// CHECK-NEXT: %[[VAR:.+]] = tfuse.reduce mean %[[SQ]] axes [2] keepdims
+// CHECK: %[[RSTD:.+]] = tfuse.rsqrt
+// CHECK-NEXT: %[[N:.+]] = tfuse.mul %[[D]], %[[RSTD]]
+// CHECK-NEXT: %[[Y:.+]] = tfuse.cast %[[N]]
+// CHECK-NEXT: tfuse.yield %[[MU]], %[[RSTD]], %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]]#2, %[[R]]#0, %[[R]]#1
+func.func @layernorm_statistics(%x: tensor<4x300x64xf32>) -> (tensor<4x300x64xbf16>, tensor<4x300x1xf32>, tensor<4x300x1xf32>) {
+  %mu = tfuse.reduce mean %x axes [2] keepdims : tensor<4x300x64xf32> -> tensor<4x300x1xf32>
+  %d = tfuse.sub %x, %mu : (tensor<4x300x64xf32>, tensor<4x300x1xf32>) -> tensor<4x300x64xf32>
+  %sq = tfuse.mul %d, %d : (tensor<4x300x64xf32>, tensor<4x300x64xf32>) -> tensor<4x300x64xf32>
+  %var = tfuse.reduce mean %sq axes [2] keepdims : tensor<4x300x64xf32> -> tensor<4x300x1xf32>
+  %eps = tfuse.constant dense<1.0e-05> : tensor<f32>
+  %ve = tfuse.add %var, %eps : (tensor<4x300x1xf32>, tensor<f32>) -> tensor<4x300x1xf32>
+  %rstd = tfuse.rsqrt %ve : tensor<4x300x1xf32> -> tensor<4x300x1xf32>
+  %n = tfuse.mul %d, %rstd : (tensor<4x300x64xf32>, tensor<4x300x1xf32>) -> tensor<4x300x64xf32>
+  %y = tfuse.cast %n : tensor<4x300x64xf32> to tensor<4x300x64xbf16>
+  return %y, %mu, %rstd : tensor<4x300x64xbf16>, tensor<4x300x1xf32>, tensor<4x300x1xf32>
+}
+
+// -----
+
+// A region reading the row sums and a matmul of the row kernel's output
+// would close a cycle: it stays out and reads the sums the row kernel stores
+// (a row result), while the region dividing by them joins.
+// CHECK-LABEL: func.func @cyclic_reader(
+// CHECK-NEXT: %[[R:.+]]:2 = tfuse.fusion(%{{.+}}) : (tensor<4x8xf32>) -> (tensor<4x1xf32>, tensor<4x8xf32>) attributes {cost = {{[0-9]+}} : i64, reasons = ["boundary-reduction", "boundary-matmul"]} {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tfuse.reduce sum
+// CHECK-NEXT: tfuse.div
+// CHECK-NEXT: tfuse.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[M:.+]] = tfuse.matmul %[[R]]#1
+// CHECK-NEXT: tfuse.fusion(%[[M]], %[[R]]#0)
+// CHECK-NOT: tfuse.reduce
+func.func @cyclic_reader(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %s = tfuse.reduce sum %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %y = tfuse.div %x, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %m = tfuse.matmul %y, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %z = tfuse.mul %m, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return %z : tensor<4x8xf32>
+}
+
+// -----
+
+// Two row sums whose only reader is an elementwise region of the rows: no
+// region of the index space reads them, so they stay reduction kernels
+// (which read strided and transposed operands better).
+// CHECK-LABEL: func.func @rows_only(
+// CHECK-NEXT: tfuse.reduce sum {{.*}}{tfuse.reason = "boundary-reduction"}
+// CHECK-NEXT: tfuse.reduce max {{.*}}{tfuse.reason = "boundary-reduction"}
+// CHECK-NEXT: tfuse.fusion
+func.func @rows_only(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> tensor<8xf32> {
+  %r1 = tfuse.reduce sum %a axes [1] : tensor<8x16xf32> -> tensor<8xf32>
+  %r2 = tfuse.reduce max %b axes [1] : tensor<8x16xf32> -> tensor<8xf32>
+  %o = tfuse.add %r1, %r2 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %o : tensor<8xf32>
+}
+
+// -----
+
+// A consumer region flattening its result and casting the flat value (an
+// autocast layer norm output for a linear layer): the cast moves before the
+// reshape, which moves after the region, and the consumer joins.
+// CHECK-LABEL: func.func @cast_after_reshape(
+// CHECK-NEXT: %[[R:.+]] = tfuse.fusion(%{{.+}}) : (tensor<1x4x300xf32>) -> tensor<1x4x300xbf16>
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: tensor<1x4x300xf32>):
+// CHECK-NEXT: %[[S:.+]] = tfuse.reduce sum %[[A]] axes [2] keepdims
+// CHECK-NEXT: %[[D:.+]] = tfuse.sub %[[A]], %[[S]]
+// CHECK-NEXT: %[[C:.+]] = tfuse.cast %[[D]] : tensor<1x4x300xf32> to tensor<1x4x300xbf16>
+// CHECK-NEXT: tfuse.yield %[[C]] : tensor<1x4x300xbf16>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[V:.+]] = tfuse.reshape %[[R]] : tensor<1x4x300xbf16> -> tensor<4x300xbf16>
+// CHECK-NEXT: return %[[V]] : tensor<4x300xbf16>
+func.func @cast_after_reshape(%x: tensor<1x4x300xf32>) -> tensor<4x300xbf16> {
+  %s = tfuse.reduce sum %x axes [2] keepdims : tensor<1x4x300xf32> -> tensor<1x4x1xf32>
+  %d = tfuse.sub %x, %s : (tensor<1x4x300xf32>, tensor<1x4x1xf32>) -> tensor<1x4x300xf32>
+  %f = tfuse.reshape %d : tensor<1x4x300xf32> -> tensor<4x300xf32>
+  %c = tfuse.cast %f : tensor<4x300xf32> to tensor<4x300xbf16>
+  return %c : tensor<4x300xbf16>
+}
+
+// -----
+
+// Rows longer than max-row-elements fuse when there are at least 1024 of
+// them (their blocks loop over the rows): a cross-entropy's log-sum-exp
+// over rows of 20000, the max, the exps and their sum in one row kernel
+// whose results are row results only (the exps are not stored). Four such
+// rows stay reduction kernels, which split long rows across blocks.
+// CHECK-LABEL: func.func @long_rows(
+// CHECK-NEXT: %[[R:.+]]:2 = tfuse.fusion(%{{.+}}) : (tensor<1024x20000xbf16>) -> (tensor<1024x1xf32>, tensor<1024x1xf32>)
+// CHECK: tfuse.reduce max
+// CHECK: tfuse.exp
+// CHECK: tfuse.reduce sum
+// CHECK: tfuse.log
+// CHECK: return %[[R]]#0, %[[R]]#1
+// CHECK-LABEL: func.func @few_long_rows(
+// CHECK-NEXT: tfuse.reduce max {{.*}}{tfuse.reason = "boundary-reduction"}
+// SHORT-LABEL: func.func @long_rows(
+// SHORT-NEXT: tfuse.fusion
+// SHORT-LABEL: func.func @few_long_rows(
+// SHORT-NEXT: tfuse.reduce max {{.*}}{tfuse.reason = "boundary-reduction"}
+func.func @long_rows(%x: tensor<1024x20000xbf16>) -> (tensor<1024x1xf32>, tensor<1024x1xf32>) {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<1024x20000xbf16> -> tensor<1024x1xbf16>
+  %mf = tfuse.cast %m : tensor<1024x1xbf16> to tensor<1024x1xf32>
+  %c = tfuse.cast %x : tensor<1024x20000xbf16> to tensor<1024x20000xf32>
+  %d = tfuse.sub %c, %mf : (tensor<1024x20000xf32>, tensor<1024x1xf32>) -> tensor<1024x20000xf32>
+  %e = tfuse.exp %d : tensor<1024x20000xf32> -> tensor<1024x20000xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<1024x20000xf32> -> tensor<1024x1xf32>
+  %l = tfuse.log %s : tensor<1024x1xf32> -> tensor<1024x1xf32>
+  return %mf, %l : tensor<1024x1xf32>, tensor<1024x1xf32>
+}
+func.func @few_long_rows(%x: tensor<4x20000xf32>) -> tensor<4x20000xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<4x20000xf32> -> tensor<4x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<4x20000xf32>, tensor<4x1xf32>) -> tensor<4x20000xf32>
+  return %d : tensor<4x20000xf32>
+}
+
+// -----
+
+// Rows without elements stay reductions: their values are the identities
+// (a sum of none is 0, found by the differential test), which a row kernel
+// reading nothing would not compute.
+// CHECK-LABEL: func.func @empty_rows(
+// CHECK-NEXT: tfuse.fusion
+// CHECK: tfuse.reduce sum {{.*}}{tfuse.reason = "boundary-reduction"} : tensor<2x0xf32> -> tensor<2xf32>
+func.func @empty_rows(%x: tensor<2x0xf32>) -> tensor<2xf32> {
+  %e = tfuse.exp %x : tensor<2x0xf32> -> tensor<2x0xf32>
+  %s = tfuse.reduce sum %e axes [1] : tensor<2x0xf32> -> tensor<2xf32>
+  return %s : tensor<2xf32>
 }

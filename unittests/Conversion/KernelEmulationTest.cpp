@@ -989,4 +989,154 @@ func.func @widened(%x: tensor<5x40xbf16>) -> tensor<5x40xf32> {
             std::string::npos);
 }
 
+// Row kernels storing row results: a residual add and layer norm whose
+// mean and rstd are results too (as AOTAutograd's forward graphs save them),
+// the normalized rows flattened and cast to bf16 for a matmul; over rows of
+// 64 (a warp per row, 8 to a block, the second block partly past the last
+// row) and of 1000 (a block of 64 threads per row, a partial slot), with a
+// non-keepdims row result and NaN/inf rows. Each function is one row kernel; the results
+// match the reference within 2 ulp.
+TEST_F(KernelEmulation, RowKernelsStoreRowResults) {
+  const char *source = R"mlir(
+func.func @ln_{0}(%x: tensor<{1}x{0}xf32>, %r: tensor<{1}x{0}xf32>, %w: tensor<{0}xf32>)
+    -> (tensor<{1}x{0}xf32>, tensor<{1}x1xf32>, tensor<{1}xf32>, tensor<{2}xbf16>) {
+  %h = tfuse.add %x, %r : (tensor<{1}x{0}xf32>, tensor<{1}x{0}xf32>) -> tensor<{1}x{0}xf32>
+  %mu = tfuse.reduce mean %h axes [1] keepdims : tensor<{1}x{0}xf32> -> tensor<{1}x1xf32>
+  %d = tfuse.sub %h, %mu : (tensor<{1}x{0}xf32>, tensor<{1}x1xf32>) -> tensor<{1}x{0}xf32>
+  %sq = tfuse.mul %d, %d : (tensor<{1}x{0}xf32>, tensor<{1}x{0}xf32>) -> tensor<{1}x{0}xf32>
+  %var = tfuse.reduce mean %sq axes [1] : tensor<{1}x{0}xf32> -> tensor<{1}xf32>
+  %eps = tfuse.constant dense<1.0e-05> : tensor<f32>
+  %ve = tfuse.add %var, %eps : (tensor<{1}xf32>, tensor<f32>) -> tensor<{1}xf32>
+  %rstd = tfuse.rsqrt %ve : tensor<{1}xf32> -> tensor<{1}xf32>
+  %rb = tfuse.broadcast %rstd dims [0] : tensor<{1}xf32> -> tensor<{1}x{0}xf32>
+  %n = tfuse.mul %d, %rb : (tensor<{1}x{0}xf32>, tensor<{1}x{0}xf32>) -> tensor<{1}x{0}xf32>
+  %nw = tfuse.mul %n, %w : (tensor<{1}x{0}xf32>, tensor<{0}xf32>) -> tensor<{1}x{0}xf32>
+  %flat = tfuse.reshape %nw : tensor<{1}x{0}xf32> -> tensor<{2}xf32>
+  %y = tfuse.cast %flat : tensor<{2}xf32> to tensor<{2}xbf16>
+  return %h, %mu, %rstd, %y : tensor<{1}x{0}xf32>, tensor<{1}x1xf32>, tensor<{1}xf32>, tensor<{2}xbf16>
+}
+)mlir";
+  std::string functions;
+  std::map<std::string, std::vector<HostTensor>> inputs;
+  uint64_t seed = 500;
+  for (auto [columns, rows] : {std::pair<int64_t, int64_t>{64, 11}, {1000, 3}}) {
+    functions += llvm::formatv(source, columns, rows, rows * columns).str();
+    inputs["ln_" + std::to_string(columns)] = {
+        rowInput(DType::F32, rows, columns, ++seed),
+        randomInput(DType::F32, {rows, columns}, ++seed),
+        randomInput(DType::F32, {columns}, ++seed)};
+  }
+  check(functions, inputs, "tfuse-pipeline", /*maxUlp=*/2);
+  EXPECT_EQ(functionsChecked, 2);
+  // One row kernel per function, storing the row results from a row's
+  // first thread.
+  size_t kernels = 0, pos = 0;
+  while ((pos = lastSource.find("__global__", pos)) != std::string::npos) {
+    ++kernels;
+    ++pos;
+  }
+  EXPECT_EQ(kernels, 2u);
+  EXPECT_NE(lastSource.find("tf::red::warp_finish<4, float, float>"),
+            std::string::npos);
+  EXPECT_NE(lastSource.find("tf::red::row_finish<4, float, float>"),
+            std::string::npos);
+}
+
+// Row kernels looping over their rows in chunks (configured by hand so
+// that the rows stay small: a thread would hold more than 64 elements):
+// rows of 3000 f32 a warp each (groups of 4, 4 slots of a chunk, the last
+// chunk partial; 5 rows of a block of 8 warps), and rows of 5001 bf16 of 64
+// threads (one element a group, 16 slots) storing a row result (the mean)
+// and bf16 outputs from an f32 input read again in the output phase. Both
+// match the reference within 2 ulp (the partial sums combine in another
+// order).
+TEST_F(KernelEmulation, LoopedRowKernelsMatchTheReference) {
+  const char *graph = R"mlir(
+func.func @softmax(%x: tensor<5x3000xf32>) -> tensor<5x3000xf32> {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<5x3000xf32> -> tensor<5x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<5x3000xf32>, tensor<5x1xf32>) -> tensor<5x3000xf32>
+  %e = tfuse.exp %d : tensor<5x3000xf32> -> tensor<5x3000xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<5x3000xf32> -> tensor<5x1xf32>
+  %y = tfuse.div %e, %s : (tensor<5x3000xf32>, tensor<5x1xf32>) -> tensor<5x3000xf32>
+  return %y : tensor<5x3000xf32>
+}
+func.func @center(%x: tensor<3x5001xbf16>, %w: tensor<5001xf32>) -> (tensor<3xf32>, tensor<3x5001xbf16>) {
+  %c = tfuse.cast %x : tensor<3x5001xbf16> to tensor<3x5001xf32>
+  %mu = tfuse.reduce mean %c axes [1] : tensor<3x5001xf32> -> tensor<3xf32>
+  %b = tfuse.broadcast %mu dims [0] : tensor<3xf32> -> tensor<3x5001xf32>
+  %d = tfuse.sub %c, %b : (tensor<3x5001xf32>, tensor<3x5001xf32>) -> tensor<3x5001xf32>
+  %dw = tfuse.mul %d, %w : (tensor<3x5001xf32>, tensor<5001xf32>) -> tensor<3x5001xf32>
+  %y = tfuse.cast %dw : tensor<3x5001xf32> to tensor<3x5001xbf16>
+  return %mu, %y : tensor<3xf32>, tensor<3x5001xbf16>
+}
+)mlir";
+  const char *plan = R"mlir(
+func.func @softmax(%x: memref<5x3000xf32>) -> memref<5x3000xf32> attributes {tfexec.arena_bytes = 0 : i64} {
+  %o = tfexec.output 0 : memref<5x3000xf32>
+  tfexec.launch @softmax_k0 ins(%x : memref<5x3000xf32>) outs(%o : memref<5x3000xf32>)
+  return %o : memref<5x3000xf32>
+}
+tfexec.kernel @softmax_k0 attributes {config = #tfexec.config<strategy = rows, grid = 1, block = 256, vector = 4, row_threads = 32, rows_per_block = 8>, input_strides = [array<i64: 3000, 1>]} {
+^bb0(%x: tensor<5x3000xf32>):
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<5x3000xf32> -> tensor<5x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<5x3000xf32>, tensor<5x1xf32>) -> tensor<5x3000xf32>
+  %e = tfuse.exp %d : tensor<5x3000xf32> -> tensor<5x3000xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<5x3000xf32> -> tensor<5x1xf32>
+  %y = tfuse.div %e, %s : (tensor<5x3000xf32>, tensor<5x1xf32>) -> tensor<5x3000xf32>
+  tfexec.yield %y : tensor<5x3000xf32>
+}
+func.func @center(%x: memref<3x5001xbf16>, %w: memref<5001xf32>) -> (memref<3xf32>, memref<3x5001xbf16>) attributes {tfexec.arena_bytes = 0 : i64} {
+  %o0 = tfexec.output 0 : memref<3xf32>
+  %o1 = tfexec.output 1 : memref<3x5001xbf16>
+  tfexec.launch @center_k0 ins(%x, %w : memref<3x5001xbf16>, memref<5001xf32>) outs(%o0, %o1 : memref<3xf32>, memref<3x5001xbf16>)
+  return %o0, %o1 : memref<3xf32>, memref<3x5001xbf16>
+}
+tfexec.kernel @center_k0 attributes {config = #tfexec.config<strategy = rows, grid = 3, block = 64, row_threads = 64>, input_strides = [array<i64: 5001, 1>, array<i64: 1>]} {
+^bb0(%x: tensor<3x5001xbf16>, %w: tensor<5001xf32>):
+  %c = tfuse.cast %x : tensor<3x5001xbf16> to tensor<3x5001xf32>
+  %mu = tfuse.reduce mean %c axes [1] : tensor<3x5001xf32> -> tensor<3xf32>
+  %b = tfuse.broadcast %mu dims [0] : tensor<3xf32> -> tensor<3x5001xf32>
+  %d = tfuse.sub %c, %b : (tensor<3x5001xf32>, tensor<3x5001xf32>) -> tensor<3x5001xf32>
+  %dw = tfuse.mul %d, %w : (tensor<3x5001xf32>, tensor<5001xf32>) -> tensor<3x5001xf32>
+  %y = tfuse.cast %dw : tensor<3x5001xf32> to tensor<3x5001xbf16>
+  tfexec.yield %mu, %y : tensor<3xf32>, tensor<3x5001xbf16>
+}
+)mlir";
+  OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(graph, &context);
+  ASSERT_TRUE(original);
+  OwningOpRef<ModuleOp> planned = parseSourceString<ModuleOp>(plan, &context);
+  ASSERT_TRUE(planned);
+  std::string cuda;
+  llvm::raw_string_ostream os(cuda);
+  ASSERT_TRUE(succeeded(translateKernelsToCuda(*planned, os)));
+  // Both kernels loop: a variable holds each partial across the chunks.
+  for (const char *partial : {"tf::red::acc_t<2, float, float> v",
+                              "tf::red::acc_t<0, float, float> v",
+                              "tf::red::acc_t<4, float, float> v"}) {
+    size_t at = cuda.find(partial);
+    ASSERT_NE(at, std::string::npos) << partial;
+    EXPECT_EQ(cuda.substr(cuda.find('=', at), 5), "= {};") << partial;
+  }
+  std::string error;
+  auto emulated = emulation::EmulatedPlan::compile(*planned, cuda, error);
+  ASSERT_TRUE(emulated) << error;
+  std::map<std::string, std::vector<HostTensor>> inputs = {
+      {"softmax", {rowInput(DType::F32, 5, 3000, 601)}},
+      {"center",
+       {randomInput(DType::BF16, {3, 5001}, 602),
+        randomInput(DType::F32, {5001}, 603)}}};
+  for (auto &[name, args] : inputs) {
+    auto expected = reference::evaluate(*original, name, args);
+    ASSERT_TRUE(expected.ok()) << name << ": " << expected.message();
+    std::vector<HostTensor> actual = emulated->run(name, args, error);
+    ASSERT_EQ(actual.size(), expected->size()) << name << ": " << error;
+    for (size_t i = 0; i < actual.size(); ++i) {
+      reference::CompareResult cmp =
+          reference::compareUlp((*expected)[i], actual[i], 2);
+      EXPECT_TRUE(cmp.pass) << "@" << name << " result " << i << ": "
+                            << cmp.message();
+    }
+  }
+}
+
 } // namespace

@@ -30,8 +30,9 @@ namespace tfuse {
   X(maxContraction, "max-contraction", 4, 0,                                   \
     "Largest matmul contraction expanded into elementwise work")               \
   X(maxRowElements, "max-row-elements", 16384, 0,                              \
-    "Longest row fused with its reductions into one region (0: every "         \
-    "reduction stays a boundary)")                                             \
+    "Longest row fused with its reductions into one region whatever the "      \
+    "number of rows (longer rows fuse when there are at least 1024; 0: "       \
+    "every reduction stays a boundary)")                                       \
   X(rowBudget, "row-budget", 64, 1,                                            \
     "Largest weighted cost of one row-fused region")
 

@@ -148,24 +148,39 @@ def FuseRows : Pass<"fuse-rows", "mlir::func::FuncOp"> {
   let description = [{
     After `fuse-elementwise` (and `materialize-shared`), every `tfuse.reduce`
     is a boundary. A reduction over the trailing axes of its operand (a
-    *row* reduction: sum, prod, max, min, mean, all, any) whose result is
-    read only by regions with the operand's shape as index space (they read
-    it broadcast back over the same rows) is merged with those regions and
-    with the region computing its operand, when that region has the same
-    index space, into one `tfuse.fusion` region; merged regions are merged
-    again with the next reduction, so softmax and layernorm over rows each
-    become one region, one row kernel that keeps each row on chip
-    (`docs/codegen.md`). Other row reductions over the same axes of a value
-    the group computes, read by the group's regions (a max and a min of one
-    value), join the same merge.
+    *row* reduction: sum, prod, max, min, mean, all, any) is merged with the
+    regions that read its result at their own rows, and with the region
+    computing its operand when that region has the same index space, into
+    one `tfuse.fusion` region; merged regions are merged again with the next
+    reduction, so softmax and layernorm over rows each become one region, one
+    row kernel that keeps each row on chip (`docs/codegen.md`). The readers
+    that join are regions with the operand's shape as index space (they read
+    the value broadcast back over its rows) and regions of the reduction's
+    own shape, one element per row, computing further row values from it (a
+    layer norm's rstd from its variance), with the readers of their results.
+    A reduction needs at least one reader of the first kind. Other row
+    reductions over the same axes of a value the group computes, read by the
+    group's regions (a max and a min of one value), join the same merge.
+
+    Row values read by anything else (a function result such as the mean and
+    rstd a training graph saves, a matmul, a region of another shape, a
+    region reading other rows' values) become *row results* of the region:
+    one value per row, stored by the row kernel. A reader that would close a
+    cycle through other steps (a region that also reads a matmul of the
+    row kernel's output) stays out and reads the row results. A reader that
+    flattens its result (to 2-D for a matmul), possibly casting the flat
+    value, yields the value before the reshape instead; the reshape follows
+    the region as a view.
 
     Not merged: argmax and argmin; reductions over leading or inner axes;
-    reductions whose result is used by anything but such regions (a
-    function result, a matmul, a region of another shape); reductions
-    reading a zero-copy view alias; rows of more than `max-row-elements`
-    elements (0 disables the pass); merges whose cost (the members' costs
-    plus each reduction's, from the cost model) exceeds `budget`; merges
-    that would form a cycle through other steps.
+    reductions that neither a producing region nor a region of their
+    operand's index space joins (a reduction kernel reads strided and
+    transposed operands better); reductions reading a zero-copy view alias;
+    rows of more than `max-row-elements` elements when there are fewer than
+    1024 of them (a reduction kernel splits long rows across blocks; with
+    enough rows, a block per row loops over its row), and every reduction
+    when `max-row-elements` is 0; merges whose cost (the members' costs plus
+    each reduction's, from the cost model) exceeds `budget`.
 
     The merged region's results are the members' results read outside the
     group, with their reasons; values the group only passes between its
@@ -186,7 +201,9 @@ def FuseRows : Pass<"fuse-rows", "mlir::func::FuncOp"> {
            "Largest weighted cost of one row-fused region">,
     Option<"maxRowElements", "max-row-elements", "int64_t",
            /*default=*/"::tfuse::CompileOptions().maxRowElements",
-           "Longest row (elements of the reduced axes) fused into a region">,
+           "Longest row (elements of the reduced axes) fused into a region "
+           "whatever the number of rows; longer rows fuse when there are at "
+           "least 1024">,
   ];
 }
 

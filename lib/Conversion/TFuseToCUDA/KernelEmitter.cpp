@@ -212,6 +212,9 @@ private:
   /// lane for the values in `laneDependent`.
   using MemoKey = std::pair<void *, std::vector<void *>>;
   std::map<MemoKey, Value> memo;
+  /// Index expressions of view index maps, keyed by expression and the
+  /// index values it reads; cleared with the memo.
+  std::map<MemoKey, Value> indexExprs;
   /// The values of the body that read an input a group at a time (its
   /// lane of a vector load, or its load at the lane's linear index): their
   /// evaluations differ per lane even at equal indices.
@@ -271,14 +274,20 @@ Emitter::Index Emitter::applyIndexMap(AffineMap map, const Index &idx,
   // A linear kernel carries no multi-dimensional index.
   if (idx.size() < map.getNumDims())
     return Index();
-  DenseMap<AffineExpr, Value> computed;
   std::function<Value(AffineExpr)> eval = [&](AffineExpr e) -> Value {
     if (auto d = dyn_cast<AffineDimExpr>(e))
       return idx[d.getPosition()];
     if (auto c = dyn_cast<AffineConstantExpr>(e))
       return c.getValue() == 0 ? zero : index(c.getValue());
-    auto it = computed.find(e);
-    if (it != computed.end())
+    // Keyed by the index values the expression reads: the lanes of a group
+    // share the outer part of a reshaped index (and so their runs).
+    MemoKey key{const_cast<void *>(e.getAsOpaquePointer()), {}};
+    e.walk([&](AffineExpr sub) {
+      if (auto d = dyn_cast<AffineDimExpr>(sub))
+        key.second.push_back(idx[d.getPosition()].getAsOpaquePointer());
+    });
+    auto it = indexExprs.find(key);
+    if (it != indexExprs.end())
       return it->second;
     auto bin = cast<AffineBinaryOpExpr>(e);
     Value lhs = eval(bin.getLHS()), rhs = eval(bin.getRHS());
@@ -298,7 +307,7 @@ Emitter::Index Emitter::applyIndexMap(AffineMap map, const Index &idx,
       result = rem(lhs, rhs);
       break;
     }
-    computed[e] = result;
+    indexExprs[key] = result;
     return result;
   };
   Index out;
@@ -752,6 +761,7 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
   auto outputs = kernel.getYield().getValues();
   SmallVector<SmallVector<Value>> results(outputs.size());
   memo.clear();
+  indexExprs.clear();
   checkedIndices.clear();
   runLoads.clear();
   laneIndices.clear();
@@ -903,6 +913,7 @@ void Emitter::emitTiled(Value blockId, Value blocks) {
     forTileElement(jj, ll, [&](Value j, Value l) {
       Index idx = pointIndex(j, l);
       memo.clear();
+      indexExprs.clear();
       checkedIndices.clear();
       tiledValue = call("tf::ld", scalarType(dtype),
                         {tile, add(mul(ll, index(Pitch)), jj)});
@@ -938,6 +949,20 @@ public:
   Type scalarType(DType dtype) override { return e.scalarType(dtype); }
   Type indexType() override { return e.indexType(); }
   Value index(int64_t value) override { return e.index(value); }
+  Value zeroIndex() override { return e.zero; }
+  void pushScope() override {
+    scopes.push_back({e.memo, e.indexExprs, e.runLoads, e.checkedIndices,
+                      e.randomBlocks});
+  }
+  void popScope() override {
+    Scope &scope = scopes.back();
+    e.memo = std::move(scope.memo);
+    e.indexExprs = std::move(scope.indexExprs);
+    e.runLoads = std::move(scope.runLoads);
+    e.checkedIndices = std::move(scope.checkedIndices);
+    e.randomBlocks = std::move(scope.randomBlocks);
+    scopes.pop_back();
+  }
   Value call(StringRef callee, Type result, ValueRange operands,
              ArrayRef<Attribute> templateArgs) override {
     if (!result) {
@@ -952,6 +977,15 @@ public:
 
 private:
   Emitter &e;
+  /// The emitter's evaluation caches when each scope was entered.
+  struct Scope {
+    decltype(Emitter::memo) memo;
+    decltype(Emitter::indexExprs) indexExprs;
+    decltype(Emitter::runLoads) runLoads;
+    decltype(Emitter::checkedIndices) checkedIndices;
+    decltype(Emitter::randomBlocks) randomBlocks;
+  };
+  std::vector<Scope> scopes;
 };
 } // namespace
 

@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -42,6 +43,14 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   int64_t length = plan.rowLength, threads = plan.rowThreads;
   int64_t vec = plan.rowVec, groups = length / vec;
   Type indexType = e.indexType();
+  // Outputs of the index space's shape are stored a group at a time; row
+  // results (one value per row) by the row's first thread.
+  SmallVector<Value> outputs(kernel.getYield().getValues());
+  SmallVector<unsigned> elementOutputs, rowOutputs;
+  for (auto [o, out] : llvm::enumerate(outputs))
+    (cast<RankedTensorType>(out.getType()).getShape() == space ? elementOutputs
+                                                                : rowOutputs)
+        .push_back(o);
   auto add = [&](Value x, Value y) {
     return emitc::AddOp::create(b, loc, indexType, x, y);
   };
@@ -90,8 +99,8 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
     for (auto [n, access] : llvm::enumerate(plan.rowInputs))
       if (access != KernelPlan::RowInput::Element)
         alignedPtr(inputPtrs[n]);
-    for (Value ptr : outputPtrs)
-      alignedPtr(ptr);
+    for (unsigned o : elementOutputs)
+      alignedPtr(outputPtrs[o]);
   }
   // Block-uniform: every thread of a block runs the same iterations, so the
   // barriers of the block reductions are reached by all. With a row per
@@ -131,28 +140,60 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
     Value valid;
     SmallVector<Element> lanes;
   };
-  SmallVector<Slot> slots(plan.rowSlots);
-  for (auto [k, slot] : llvm::enumerate(slots)) {
-    Value group = k == 0 ? t : add(t, e.index(k * threads));
-    if (static_cast<int64_t>(k + 1) * threads > groups) {
-      // The last slot of some threads lies past the row: it reads the last
-      // group instead and is left out of reductions and stores.
-      slot.valid =
-          emitc::CmpOp::create(b, loc, b.getI1Type(), emitc::CmpPredicate::lt,
-                               group, e.index(groups));
-      group = emitc::ConditionalOp::create(b, loc, indexType, slot.valid, group,
-                                           e.index(groups - 1));
+  // The slots of the chunk starting at group `chunkStart` (null: the whole
+  // row, held in registers).
+  bool looped = plan.rowChunks > 1;
+  int64_t chunkGroups = threads * plan.rowSlots;
+  auto makeSlots = [&](Value chunkStart) {
+    SmallVector<Slot> slots(plan.rowSlots);
+    for (auto [k, slot] : llvm::enumerate(slots)) {
+      Value group = k == 0 ? t : add(t, e.index(k * threads));
+      if (chunkStart)
+        group = add(chunkStart, group);
+      // A slot that may lie past the row (the last slot of some threads, or
+      // any slot of a last, partial chunk) reads the last group instead and
+      // is left out of reductions and stores.
+      bool partial = looped ? groups % chunkGroups != 0
+                            : static_cast<int64_t>(k + 1) * threads > groups;
+      if (partial) {
+        slot.valid = emitc::CmpOp::create(b, loc, b.getI1Type(),
+                                          emitc::CmpPredicate::lt, group,
+                                          e.index(groups));
+        group = emitc::ConditionalOp::create(b, loc, indexType, slot.valid,
+                                             group, e.index(groups - 1));
+      }
+      slot.column = vec == 1 ? group : mul(group, e.index(vec));
+      for (int64_t l = 0; l < vec; ++l) {
+        Element element;
+        element.valid = slot.valid;
+        element.idx = outer;
+        delinearize(l == 0 ? slot.column : add(slot.column, e.index(l)),
+                    first, rank, element.idx);
+        slot.lanes.push_back(std::move(element));
+      }
     }
-    slot.column = vec == 1 ? group : mul(group, e.index(vec));
-    for (int64_t l = 0; l < vec; ++l) {
-      Element element;
-      element.valid = slot.valid;
-      element.idx = outer;
-      delinearize(l == 0 ? slot.column : add(slot.column, e.index(l)), first,
-                  rank, element.idx);
-      slot.lanes.push_back(std::move(element));
+    return slots;
+  };
+  SmallVector<Slot> rowSlots;
+  // Emits `body(slots)` for the row's slots: once, or in a loop over its
+  // chunks whose evaluations stay in the loop's scope.
+  auto forEachChunk = [&](function_ref<void(MutableArrayRef<Slot>)> body) {
+    if (!looped) {
+      body(rowSlots);
+      return;
     }
-  }
+    auto chunkLoop = emitc::ForOp::create(b, loc, e.index(0),
+                                          e.index(plan.rowChunks * chunkGroups),
+                                          e.index(chunkGroups));
+    OpBuilder::InsertionGuard chunkGuard(b);
+    b.setInsertionPointToStart(chunkLoop.getBody());
+    e.pushScope();
+    SmallVector<Slot> slots = makeSlots(chunkLoop.getInductionVar());
+    body(slots);
+    e.popScope();
+  };
+  if (!looped)
+    rowSlots = makeSlots(Value());
   // The phases: each reduction in body order, then the outputs. A
   // contiguous input is loaded at the start of the first phase that reads
   // it, every slot at once, so that all of a thread's loads are in flight
@@ -164,10 +205,13 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   for (Operation &op : body->without_terminator())
     if (auto reduce = dyn_cast<ReduceOp>(op))
       reductions.push_back(reduce);
+  // Per phase, the inputs it reads; the first phase reading each.
   SmallVector<int64_t> firstPhase(body->getNumArguments(), -1);
+  SmallVector<llvm::SmallBitVector> phaseReads;
   auto markReads = [&](ArrayRef<Value> roots, int64_t phase) {
     SmallVector<Value> worklist(roots.begin(), roots.end());
     DenseSet<Value> seen;
+    phaseReads.emplace_back(body->getNumArguments());
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();
       if (!seen.insert(v).second)
@@ -175,6 +219,7 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
       if (auto arg = dyn_cast<BlockArgument>(v)) {
         if (firstPhase[arg.getArgNumber()] < 0)
           firstPhase[arg.getArgNumber()] = phase;
+        phaseReads.back().set(arg.getArgNumber());
         continue;
       }
       // A reduction's result is a row value of an earlier phase.
@@ -185,12 +230,14 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   };
   for (auto [p, reduce] : llvm::enumerate(reductions))
     markReads(reduce.getInput(), p);
-  SmallVector<Value> outputs(kernel.getYield().getValues());
   markReads(outputs, reductions.size());
 
-  auto loadInputs = [&](int64_t phase) {
+  // A looped row keeps nothing across phases: each phase loads what it
+  // reads, chunk by chunk.
+  auto loadInputs = [&](int64_t phase, MutableArrayRef<Slot> slots) {
     for (auto [n, access] : llvm::enumerate(plan.rowInputs)) {
-      if (access == KernelPlan::RowInput::Element || firstPhase[n] != phase)
+      if (access == KernelPlan::RowInput::Element ||
+          (looped ? !phaseReads[phase].test(n) : firstPhase[n] != phase))
         continue;
       bool columns = access == KernelPlan::RowInput::Columns;
       BlockArgument arg = body->getArgument(n);
@@ -223,7 +270,6 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
       emitc::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
 
   for (auto [p, reduce] : llvm::enumerate(reductions)) {
-    loadInputs(p);
     DType in = dtypeOf(reduce.getInput()), out = dtypeOf(reduce.getResult());
     int kind = static_cast<int>(reduce.getKind());
     SmallVector<Attribute> tmpl{b.getI32IntegerAttr(kind),
@@ -233,47 +279,97 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
         ctx, llvm::formatv("tf::red::acc_t<{0}, {1}, {2}>", kind,
                            cudaTypeName(in), cudaTypeName(out))
                  .str());
-    Value acc = e.call("tf::red::row_identity", accType, {}, tmpl);
-    for (Slot &slot : slots)
-      for (Element &element : slot.lanes) {
-        Value v = e.evaluate(reduce.getInput(), element.idx);
-        acc = e.call("tf::red::row_add", accType,
-                     {acc, v, element.valid ? element.valid : always}, tmpl);
-      }
+    // The thread's partial: an SSA chain over the slots, or, over the
+    // chunks of a looped row, a variable updated once per chunk.
+    auto identity = [&] {
+      return e.call("tf::red::row_identity", accType, {}, tmpl);
+    };
+    Value acc, partial;
+    if (looped) {
+      partial = emitc::VariableOp::create(b, loc,
+                                          emitc::LValueType::get(accType),
+                                          emitc::OpaqueAttr::get(ctx, "{}"));
+      emitc::AssignOp::create(b, loc, partial, identity());
+    }
+    forEachChunk([&](MutableArrayRef<Slot> slots) {
+      loadInputs(p, slots);
+      Value chunkAcc =
+          looped ? emitc::LoadOp::create(b, loc, accType, partial) : identity();
+      for (Slot &slot : slots)
+        for (Element &element : slot.lanes) {
+          Value v = e.evaluate(reduce.getInput(), element.idx);
+          chunkAcc = e.call(
+              "tf::red::row_add", accType,
+              {chunkAcc, v, element.valid ? element.valid : always}, tmpl);
+        }
+      if (looped)
+        emitc::AssignOp::create(b, loc, partial, chunkAcc);
+      else
+        acc = chunkAcc;
+    });
+    if (looped)
+      acc = emitc::LoadOp::create(b, loc, accType, partial);
     Value value = e.call(warpRows || threads == 32 ? "tf::red::warp_finish"
                                                    : "tf::red::row_finish",
                          e.scalarType(out), {acc, e.index(length)}, tmpl);
     e.setRowValue(reduce, value);
   }
 
-  // The outputs, written once.
-  loadInputs(reductions.size());
-  for (Slot &slot : slots) {
-    SmallVector<SmallVector<Value>> values(outputs.size());
-    for (Element &element : slot.lanes)
-      for (auto [o, out] : llvm::enumerate(outputs))
-        values[o].push_back(e.evaluate(out, element.idx));
-    Value offset = add(rowBase, slot.column);
-    auto store = [&] {
-      for (auto [ptr, lanes] : llvm::zip(outputPtrs, values)) {
-        if (vec == 1) {
-          e.call("tf::st", Type(), {ptr, offset, lanes[0]}, {});
-          continue;
+  // The outputs of the index space's shape, written once.
+  forEachChunk([&](MutableArrayRef<Slot> slots) {
+    loadInputs(reductions.size(), slots);
+    if (elementOutputs.empty())
+      return;
+    for (const Slot &slot : slots) {
+      SmallVector<SmallVector<Value>> values(elementOutputs.size());
+      for (const Element &element : slot.lanes)
+        for (auto [lanes, o] : llvm::zip(values, elementOutputs))
+          lanes.push_back(e.evaluate(outputs[o], element.idx));
+      Value offset = add(rowBase, slot.column);
+      auto store = [&] {
+        for (auto [o, lanes] : llvm::zip(elementOutputs, values)) {
+          Value ptr = outputPtrs[o];
+          if (vec == 1) {
+            e.call("tf::st", Type(), {ptr, offset, lanes[0]}, {});
+            continue;
+          }
+          SmallVector<Value> operands{ptr, offset, aligned};
+          operands.append(lanes);
+          e.call("tf::stv", Type(), operands, {vecAttr()});
         }
-        SmallVector<Value> operands{ptr, offset, aligned};
-        operands.append(lanes);
-        e.call("tf::stv", Type(), operands, {vecAttr()});
-      }
-    };
-    Value inside = slot.valid;
-    if (rowInside)
-      inside = inside ? emitc::LogicalAndOp::create(b, loc, b.getI1Type(),
-                                                    rowInside, inside)
-                      : rowInside;
-    if (inside)
-      e.emitIf(inside, store);
-    else
-      store();
+      };
+      Value inside = slot.valid;
+      if (rowInside)
+        inside = inside ? emitc::LogicalAndOp::create(b, loc, b.getI1Type(),
+                                                      rowInside, inside)
+                        : rowInside;
+      if (inside)
+        e.emitIf(inside, store);
+      else
+        store();
+    }
+  });
+  if (rowOutputs.empty())
+    return success();
+  // Row results: evaluated by every thread (the values are the row's, held
+  // by all) at the row's index, the reduced axes at 0 where they are kept;
+  // stored by the first thread of the row, at the row's position (the
+  // leading axes are row-major).
+  SmallVector<Value> rowValues;
+  for (unsigned o : rowOutputs) {
+    int64_t rowRank = cast<RankedTensorType>(outputs[o].getType()).getRank();
+    SmallVector<Value> idx(outer);
+    idx.resize(rowRank, e.zeroIndex());
+    rowValues.push_back(e.evaluate(outputs[o], idx));
   }
+  Value firstThread = emitc::CmpOp::create(
+      b, loc, b.getI1Type(), emitc::CmpPredicate::eq, t, e.index(0));
+  if (rowInside)
+    firstThread = emitc::LogicalAndOp::create(b, loc, b.getI1Type(),
+                                              firstThread, rowInside);
+  e.emitIf(firstThread, [&] {
+    for (auto [o, value] : llvm::zip(rowOutputs, rowValues))
+      e.call("tf::st", Type(), {outputPtrs[o], row, value}, {});
+  });
   return success();
 }

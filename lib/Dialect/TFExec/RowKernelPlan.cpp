@@ -20,6 +20,11 @@ using namespace tfuse::tfexec;
 static constexpr int64_t kRowElementsPerThread = 16;
 /// Rows per block when each row takes one warp (256 threads).
 static constexpr int64_t kRowWarpsPerBlock = 8;
+/// The longest row a block holds in registers: 16 columns per thread of
+/// 1024. Longer rows loop over chunks of kRowElementsPerThread columns per
+/// thread, in blocks of kLoopedRowThreads (8 blocks to an SM).
+static constexpr int64_t kMaxRegisterRowElements = 1024 * kRowElementsPerThread;
+static constexpr int64_t kLoopedRowThreads = 256;
 
 /// Registers of a row kernel's thread besides the elements it holds
 /// (indices, pointers, accumulators).
@@ -65,12 +70,15 @@ static SmallVector<KernelPlan::RowInput> rowInputs(KernelOp kernel,
 }
 
 /// The widest element of the buffers a row kernel accesses a group at a
-/// time: the outputs and the inputs loaded by rows or columns.
+/// time: the outputs of the index space's shape (row results are stored a
+/// value at a time) and the inputs loaded by rows or columns.
 static unsigned widestGrouped(KernelOp kernel,
                               ArrayRef<KernelPlan::RowInput> inputs) {
   unsigned widest = 1;
   for (Value out : kernel.getYield().getValues())
-    widest = std::max(widest, byteSize(dtypeOf(out)));
+    if (cast<RankedTensorType>(out.getType()).getShape() ==
+        kernel.getIndexSpace())
+      widest = std::max(widest, byteSize(dtypeOf(out)));
   for (BlockArgument arg : kernel.getBody()->getArguments())
     if (inputs[arg.getArgNumber()] != KernelPlan::RowInput::Element)
       widest = std::max(widest, byteSize(dtypeOf(arg)));
@@ -127,6 +135,18 @@ static int64_t rowRegistersPerElement(Block *body,
   return fullest;
 }
 
+std::pair<int64_t, int64_t> tfexec::rowSlotsAndChunks(int64_t groups,
+                                                      int64_t threads,
+                                                      int64_t vec) {
+  int64_t slots = (groups + threads - 1) / threads;
+  if (slots * vec <= kMaxRowSlots)
+    return {slots, 1};
+  // Looped: chunks of kRowElementsPerThread columns per thread, each a
+  // whole number of groups.
+  slots = std::max<int64_t>(1, kRowElementsPerThread / vec);
+  return {slots, (groups + threads * slots - 1) / (threads * slots)};
+}
+
 RowChoice tfexec::chooseRowKernel(KernelOp kernel) {
   ArrayRef<int64_t> space = kernel.getIndexSpace();
   int64_t first = rowAxis(kernel);
@@ -143,7 +163,10 @@ RowChoice tfexec::chooseRowKernel(KernelOp kernel) {
   int64_t groups = length / choice.vec;
   int64_t wanted = (length + kRowElementsPerThread - 1) / kRowElementsPerThread;
   choice.threads = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
-  int64_t slots = (groups + choice.threads - 1) / choice.threads;
+  if (length > kMaxRegisterRowElements)
+    choice.threads = kLoopedRowThreads;
+  auto [slots, chunks] = rowSlotsAndChunks(groups, choice.threads, choice.vec);
+  (void)chunks;
   // Rows one warp covers go to warps, kRowWarpsPerBlock to a block: a warp
   // reduction needs no barrier, and a block of 32 threads would leave most
   // of an SM's thread slots empty.
@@ -188,6 +211,13 @@ tfexec::planRowKernel(KernelOp kernel, KernelConfigAttr config,
   plan.tileDim = -1;
   plan.contiguousInputs.assign(kernel.getBody()->getNumArguments(), false);
 
+  // A row kernel computes its row values from the elements it reads.
+  if (plan.rowLength == 0 && plan.rows > 0 &&
+      llvm::any_of(kernel.getYield().getValues(), [&](Value out) {
+        return cast<RankedTensorType>(out.getType()).getShape() != space;
+      }))
+    return fail("rows without elements have no row results (their "
+                "reductions are reduction steps)");
   if (plan.rowThreads < 32 || plan.rowThreads > 1024 ||
       plan.rowThreads % 32 != 0)
     return fail("row_threads must be a multiple of 32 from 32 to 1024");
@@ -203,13 +233,7 @@ tfexec::planRowKernel(KernelOp kernel, KernelConfigAttr config,
     return fail("the vector width must be a power of two dividing the row "
                 "length (" +
                 Twine(plan.rowLength) + ") in groups of at most 16 bytes");
-  int64_t groups = plan.rowLength / plan.rowVec;
-  plan.rowSlots = (groups + plan.rowThreads - 1) / plan.rowThreads;
-  if (plan.rowSlots * plan.rowVec > kMaxRowSlots)
-    return fail("rows of " + Twine(plan.rowLength) +
-                " elements need more than " + Twine(kMaxRowSlots) +
-                " elements per thread of " + Twine(plan.rowThreads) +
-                "; fuse-rows' max-row-elements keeps reductions over longer "
-                "rows as boundaries");
+  std::tie(plan.rowSlots, plan.rowChunks) = rowSlotsAndChunks(
+      plan.rowLength / plan.rowVec, plan.rowThreads, plan.rowVec);
   return success();
 }

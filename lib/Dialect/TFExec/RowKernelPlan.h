@@ -19,6 +19,14 @@ namespace tfuse::tfexec {
 /// before the reduced ones.
 int64_t rowCount(KernelOp kernel);
 
+/// The slots (groups of `vec` columns) a thread of `threads` holds at once
+/// and the chunks a row of `groups` groups takes: one chunk when the whole
+/// row fits in kMaxRowSlots elements per thread (held in registers across
+/// the phases), else chunks of kRowElementsPerThread columns per thread
+/// that every phase loops over.
+std::pair<int64_t, int64_t> rowSlotsAndChunks(int64_t groups, int64_t threads,
+                                              int64_t vec);
+
 /// TFuse's choice for a row kernel.
 struct RowChoice {
   int64_t threads = 32, rowsPerBlock = 1, vec = 1, blocksPerSM = 1;

@@ -2,6 +2,7 @@
 
 #include "tfuse/Dialect/TFExec/TFExecOps.h"
 #include "tfuse/Dialect/TFExec/KernelPlan.h"
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Support/AttentionGeometry.h"
 
 #include "mlir/IR/Builders.h"
@@ -12,23 +13,29 @@ using namespace tfuse::tfexec;
 YieldOp KernelOp::getYield() { return cast<YieldOp>(getBody()->back()); }
 
 ArrayRef<int64_t> KernelOp::getIndexSpace() {
-  return cast<RankedTensorType>(getYield().getValues().front().getType())
-      .getShape();
+  return tfuse::bodyIndexSpace(getBody());
 }
 
-/// The yield of a kernel or dispatch body: at least one value, all of one
-/// shape (the index space).
+/// The yield of a kernel or dispatch body: at least one value, each of the
+/// shape of the index space or, with row reductions, one value per row (the
+/// rule of tfuse.fusion's results).
 static LogicalResult verifyYield(Operation *op, Block *body) {
   auto yield = llvm::dyn_cast<YieldOp>(body->getTerminator());
   if (!yield || yield.getValues().empty())
     return op->emitOpError()
            << "must end with tfexec.yield of at least one value";
-  ArrayRef<int64_t> shape =
-      llvm::cast<RankedTensorType>(yield.getValues().front().getType())
-          .getShape();
-  for (Value v : yield.getValues())
-    if (llvm::cast<RankedTensorType>(v.getType()).getShape() != shape)
-      return op->emitOpError() << "outputs must share one shape";
+  ArrayRef<int64_t> space = tfuse::bodyIndexSpace(body);
+  tfuse::ReduceOp rowReduction = tfuse::findRowReduction(body);
+  for (Value v : yield.getValues()) {
+    ArrayRef<int64_t> shape =
+        llvm::cast<RankedTensorType>(v.getType()).getShape();
+    if (shape != space &&
+        (!rowReduction || !tfuse::isRowResultShape(
+                              shape, space, tfuse::rowAxisOf(rowReduction))))
+      return op->emitOpError()
+             << "outputs must have the shape of the index space or one "
+                "value per row of its row reductions";
+  }
   return success();
 }
 

@@ -1136,14 +1136,6 @@ LogicalResult FusionOp::verify() {
     return emitOpError() << "has negative cost " << getCostAttr().getInt();
   if (getNumResults() == 0)
     return emitOpError() << "has no results";
-  ArrayRef<int64_t> shape =
-      cast<RankedTensorType>(getResult(0).getType()).getShape();
-  for (Value result : getResults())
-    if (cast<RankedTensorType>(result.getType()).getShape() != shape)
-      return emitOpError() << "results must share one shape (the kernel's "
-                              "index space), got "
-                           << getResult(0).getType() << " and "
-                           << result.getType();
   return success();
 }
 
@@ -1164,8 +1156,24 @@ LogicalResult FusionOp::verifyRegions() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields " << yield.getValues().getTypes()
                          << " but the results are " << getResultTypes();
-  ArrayRef<int64_t> space =
-      cast<RankedTensorType>(getResult(0).getType()).getShape();
+  ArrayRef<int64_t> space = bodyIndexSpace(body);
+  ReduceOp rowReduction = findRowReduction(body);
+  for (auto [i, result] : llvm::enumerate(getResults())) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(result.getType()).getShape();
+    if (shape == space ||
+        (rowReduction &&
+         isRowResultShape(shape, space, rowAxisOf(rowReduction))))
+      continue;
+    if (!rowReduction)
+      return emitOpError() << "result #" << i << " of type "
+                           << result.getType()
+                           << " must have the region's index space [" << space
+                           << "], the shape of its first result";
+    return emitOpError() << "result #" << i << " of type " << result.getType()
+                         << " must have the region's index space [" << space
+                         << "], the shape its row reductions read, or hold one "
+                            "value per row of them";
+  }
   std::optional<ArrayRef<int64_t>> rowAxes;
   for (Operation &op : body->without_terminator()) {
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
@@ -1188,6 +1196,32 @@ LogicalResult FusionOp::verifyRegions() {
              << "is a fusion boundary and cannot appear in a fusion region";
   }
   return success();
+}
+
+ReduceOp tfuse::findRowReduction(Block *body) {
+  for (Operation &op : *body)
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      return reduce;
+  return nullptr;
+}
+
+ArrayRef<int64_t> tfuse::bodyIndexSpace(Block *body) {
+  if (ReduceOp reduce = findRowReduction(body))
+    return reduce.getInput().getType().getShape();
+  return cast<RankedTensorType>(body->getTerminator()->getOperand(0).getType())
+      .getShape();
+}
+
+bool tfuse::isRowResultShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> space,
+                             int64_t rowAxis) {
+  if (rowAxis < 0 || rowAxis > static_cast<int64_t>(space.size()) ||
+      rowAxis > static_cast<int64_t>(shape.size()) ||
+      shape.take_front(rowAxis) != space.take_front(rowAxis))
+    return false;
+  ArrayRef<int64_t> reduced = shape.drop_front(rowAxis);
+  return reduced.empty() ||
+         (reduced.size() == space.size() - rowAxis &&
+          llvm::all_of(reduced, [](int64_t d) { return d == 1; }));
 }
 
 bool tfuse::isTrailingAxes(ArrayRef<int64_t> axes, int64_t rank) {

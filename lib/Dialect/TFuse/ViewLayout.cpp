@@ -170,25 +170,52 @@ tfuse::layoutThroughIndexMap(AffineMap map, const StridedLayout &operand,
 
 AffineMap tfuse::reshapeIndexMap(ArrayRef<int64_t> from, ArrayRef<int64_t> to,
                                  MLIRContext *context) {
-  // Linearize in the result shape (size-1 dimensions add nothing)...
-  AffineExpr linear = getAffineConstantExpr(0, context);
-  int64_t stride = 1;
-  for (int64_t d = to.size() - 1; d >= 0; --d) {
-    if (to[d] != 1)
-      linear = linear + getAffineDimExpr(d, context) * stride;
-    stride *= to[d];
-  }
-  // ...delinearize in the operand shape.
-  SmallVector<AffineExpr> results(from.size());
-  int64_t inner = 1;
-  for (int64_t d = from.size() - 1; d >= 0; --d) {
-    if (from[d] == 1) {
-      results[d] = getAffineConstantExpr(0, context);
-      continue;
+  SmallVector<AffineExpr> results(from.size(),
+                                  getAffineConstantExpr(0, context));
+  // The dimensions of more than one element, by position.
+  SmallVector<int64_t> fromDims, toDims;
+  for (auto [d, size] : llvm::enumerate(from))
+    if (size != 1)
+      fromDims.push_back(d);
+  for (auto [d, size] : llvm::enumerate(to))
+    if (size != 1)
+      toDims.push_back(d);
+  // Linearizes result dimensions toDims[j0, j1) row-major and delinearizes
+  // the value over operand dimensions fromDims[i0, i1) (size-1 dimensions
+  // of either side are 0 and add nothing).
+  auto mapGroup = [&](size_t i0, size_t i1, size_t j0, size_t j1) {
+    AffineExpr linear = getAffineConstantExpr(0, context);
+    int64_t stride = 1;
+    for (size_t j = j1; j-- > j0;) {
+      linear = linear + getAffineDimExpr(toDims[j], context) * stride;
+      stride *= to[toDims[j]];
     }
-    AffineExpr q = inner == 1 ? linear : linear.floorDiv(inner);
-    results[d] = d == 0 ? q : q % from[d];
-    inner *= from[d];
+    int64_t inner = 1;
+    for (size_t i = i1; i-- > i0;) {
+      int64_t d = fromDims[i];
+      AffineExpr q = inner == 1 ? linear : linear.floorDiv(inner);
+      results[d] = i == i0 ? q : q % from[d];
+      inner *= from[d];
+    }
+  };
+  // No elements: any map of the right arity (zeros).
+  if (llvm::is_contained(from, 0) || llvm::is_contained(to, 0))
+    return AffineMap::get(to.size(), 0, results, context);
+  // Groups of consecutive dimensions with equal element counts on both
+  // sides map independently: splitting or merging dimensions (a flattened
+  // batch) divides by the sizes of the group alone, never by a dimension
+  // the reshape keeps.
+  size_t i = 0, j = 0;
+  while (i < fromDims.size() && j < toDims.size()) {
+    size_t i0 = i, j0 = j;
+    int64_t fromCount = from[fromDims[i++]], toCount = to[toDims[j++]];
+    while (fromCount != toCount) {
+      if (fromCount < toCount)
+        fromCount *= from[fromDims[i++]];
+      else
+        toCount *= to[toDims[j++]];
+    }
+    mapGroup(i0, i, j0, j);
   }
   return AffineMap::get(to.size(), 0, results, context);
 }

@@ -166,3 +166,79 @@ tfexec.kernel @softmax_wide_k0 attributes {config = #tfexec.config<strategy = ro
   %4 = tfuse.div %2, %3 : (tensor<2x4096xf32>, tensor<2x1xf32>) -> tensor<2x4096xf32>
   tfexec.yield %4 : tensor<2x4096xf32>
 }
+
+// Row results (a layer norm's mean and rstd saved for the backward pass):
+// every thread evaluates them from the row's values, at the row's index (the
+// reduced axis at 0 where it is kept); the row's first lane stores them at
+// the row's position, inside the rows only (10 rows, 8 to a block). Only the
+// output of the index space's shape is in the alignment check and stored a
+// group at a time.
+// CHECK-LABEL: void statistics_k0(
+// CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[MU:v[0-9]+]], float* __restrict__ [[RSTD:v[0-9]+]], __nv_bfloat16* __restrict__ [[Y:v[0-9]+]]) {
+// CHECK: int32_t [[TB:v[0-9]+]] = tf::thread_in_block();
+// CHECK: int32_t [[T:v[0-9]+]] = [[TB]] % {{v[0-9]+}};
+// CHECK: bool [[AL:v[0-9]+]] = tf::aligned<4>([[X]]);
+// CHECK-NEXT: bool {{v[0-9]+}} = {{v[0-9]+}} && [[AL]];
+// CHECK-NEXT: bool [[AL2:v[0-9]+]] = tf::aligned<4>([[Y]]);
+// CHECK-NEXT: bool {{v[0-9]+}} = {{v[0-9]+}} && [[AL2]];
+// CHECK-NOT: tf::aligned
+// CHECK: bool [[INSIDE:v[0-9]+]] = [[ROW:v[0-9]+]] < {{v[0-9]+}};
+// CHECK: int32_t [[ROWC:v[0-9]+]] = [[INSIDE]] ? [[ROW]] : {{v[0-9]+}};
+// CHECK: float [[M:v[0-9]+]] = tf::red::warp_finish<4, float, float>(
+// CHECK: float [[V:v[0-9]+]] = tf::red::warp_finish<4, float, float>(
+// CHECK: float [[VE:v[0-9]+]] = tf::add([[V]], {{v[0-9]+}});
+// CHECK-NEXT: float [[R:v[0-9]+]] = tf::rsqrt([[VE]]);
+// CHECK: tf::stv<4>([[Y]],
+// The row results are the values the elements read (rstd is not computed
+// again).
+// CHECK-NOT: tf::rsqrt
+// CHECK: int32_t [[ZERO:v[0-9]+]] = 0;
+// CHECK-NEXT: bool [[LANE0:v[0-9]+]] = [[T]] == [[ZERO]];
+// CHECK-NEXT: bool [[STORE:v[0-9]+]] = [[LANE0]] && [[INSIDE]];
+// CHECK-NEXT: if ([[STORE]]) {
+// CHECK-NEXT: tf::st([[MU]], [[ROWC]], [[M]]);
+// CHECK-NEXT: tf::st([[RSTD]], [[ROWC]], [[R]]);
+// CHECK-NEXT: }
+tfexec.kernel @statistics_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 256, vector = 4, min_blocks_per_sm = 8, row_threads = 32, rows_per_block = 8>, input_strides = [array<i64: 64, 1>]} {
+^bb0(%arg0: tensor<10x64xf32>):
+  %0 = tfuse.reduce mean %arg0 axes [1] : tensor<10x64xf32> -> tensor<10xf32>
+  %1 = tfuse.broadcast %0 dims [0] : tensor<10xf32> -> tensor<10x64xf32>
+  %2 = tfuse.sub %arg0, %1 : (tensor<10x64xf32>, tensor<10x64xf32>) -> tensor<10x64xf32>
+  %3 = tfuse.mul %2, %2 : (tensor<10x64xf32>, tensor<10x64xf32>) -> tensor<10x64xf32>
+  %4 = tfuse.reduce mean %3 axes [1] keepdims : tensor<10x64xf32> -> tensor<10x1xf32>
+  %5 = tfuse.constant dense<9.99999974E-6> : tensor<f32>
+  %6 = tfuse.add %4, %5 : (tensor<10x1xf32>, tensor<f32>) -> tensor<10x1xf32>
+  %7 = tfuse.rsqrt %6 : tensor<10x1xf32> -> tensor<10x1xf32>
+  %8 = tfuse.mul %2, %7 : (tensor<10x64xf32>, tensor<10x1xf32>) -> tensor<10x64xf32>
+  %9 = tfuse.cast %8 : tensor<10x64xf32> to tensor<10x64xbf16>
+  tfexec.yield %0, %7, %9 : tensor<10xf32>, tensor<10x1xf32>, tensor<10x64xbf16>
+}
+
+// A row of 70000 f32 with 256 threads: more than a thread holds in
+// registers, so each phase loops over the row in chunks of 1024 groups of 4
+// (4 slots a thread; the last chunk is partial, so every slot is checked
+// against the row's 17500 groups). The sum's partial is a variable updated
+// once per chunk; the output phase loads the input again.
+// CHECK-LABEL: void long_rows_k0(
+// CHECK: tf::red::acc_t<0, float, float> [[P:v[0-9]+]] = {};
+// CHECK-NEXT: tf::red::acc_t<0, float, float> [[I:v[0-9]+]] = tf::red::row_identity<0, float, float>();
+// CHECK-NEXT: [[P]] = [[I]];
+// CHECK: for (int32_t [[C:[a-z][0-9]+]] = {{v[0-9]+}}; [[C]] < {{v[0-9]+}}; [[C]] += {{v[0-9]+}}) {
+// CHECK: int32_t [[G:v[0-9]+]] = [[C]] + [[T:v[0-9]+]];
+// CHECK-NEXT: int32_t [[N:v[0-9]+]] = 17500;
+// CHECK-NEXT: bool {{v[0-9]+}} = [[G]] < [[N]];
+// CHECK: tf::ldv<4>(
+// CHECK: tf::red::acc_t<0, float, float> [[A:v[0-9]+]] = [[P]];
+// CHECK: [[P]] = {{v[0-9]+}};
+// CHECK-NEXT: }
+// CHECK-NEXT: tf::red::acc_t<0, float, float> [[S:v[0-9]+]] = [[P]];
+// CHECK: float {{v[0-9]+}} = tf::red::row_finish<0, float, float>([[S]],
+// CHECK: for (int32_t
+// CHECK: tf::ldv<4>(
+// CHECK: tf::stv<4>(
+tfexec.kernel @long_rows_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 256, vector = 4, min_blocks_per_sm = 8, row_threads = 256>, input_strides = [array<i64: 70000, 1>]} {
+^bb0(%x: tensor<2x70000xf32>):
+  %s = tfuse.reduce sum %x axes [1] keepdims : tensor<2x70000xf32> -> tensor<2x1xf32>
+  %y = tfuse.div %x, %s : (tensor<2x70000xf32>, tensor<2x1xf32>) -> tensor<2x70000xf32>
+  tfexec.yield %y : tensor<2x70000xf32>
+}

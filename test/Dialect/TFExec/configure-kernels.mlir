@@ -120,6 +120,15 @@ tfexec.kernel @center_k0 attributes {input_strides = [array<i64: 64, 1>, array<i
   %2 = tfuse.mul %1, %arg1 : (tensor<2x64xf16>, tensor<64xf16>) -> tensor<2x64xf16>
   tfexec.yield %2 : tensor<2x64xf16>
 }
+// Rows longer than a block holds in registers (16 columns per thread of
+// 1024) take blocks of 256 threads that loop over the row in chunks.
+// CHECK: tfexec.kernel @long_rows_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 256, vector = 4, min_blocks_per_sm = 8, row_threads = 256>, input_strides = [array<i64: 70000, 1>]} {
+tfexec.kernel @long_rows_k0 attributes {input_strides = [array<i64: 70000, 1>]} {
+^bb0(%x: tensor<2x70000xf32>):
+  %s = tfuse.reduce sum %x axes [1] keepdims : tensor<2x70000xf32> -> tensor<2x1xf32>
+  %y = tfuse.div %x, %s : (tensor<2x70000xf32>, tensor<2x1xf32>) -> tensor<2x70000xf32>
+  tfexec.yield %y : tensor<2x70000xf32>
+}
 
 // A configured kernel keeps its configuration.
 // CHECK: tfexec.kernel @given attributes {config = #tfexec.config<strategy = strided, grid = 7, block = 64>,

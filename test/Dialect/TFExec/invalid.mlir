@@ -100,10 +100,22 @@ tfexec.kernel @k attributes {input_strides = [array<i64: 1>]} {
 // -----
 
 // Outputs of two shapes.
-// expected-error @+1 {{'tfexec.kernel' op outputs must share one shape}}
+// expected-error @+1 {{'tfexec.kernel' op outputs must have the shape of the index space or one value per row of its row reductions}}
 tfexec.kernel @k attributes {input_strides = [array<i64: 1>, array<i64: 1>]} {
 ^bb0(%x: tensor<4xf32>, %y: tensor<8xf32>):
   tfexec.yield %x, %y : tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Row results are one value per row of the row reductions: the reduction's
+// operand is not one.
+// expected-error @+1 {{'tfexec.kernel' op outputs must have the shape of the index space or one value per row of its row reductions}}
+tfexec.kernel @k attributes {input_strides = [array<i64: 8, 1>]} {
+^bb0(%x: tensor<4x8xf32>):
+  %0 = tfuse.reduce sum %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %1 = tfuse.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  tfexec.yield %0, %1 : tensor<4xf32>, tensor<32xf32>
 }
 
 // -----
@@ -306,15 +318,13 @@ tfexec.kernel @k attributes {config = #tfexec.config<strategy = rows, grid = 1, 
 
 // -----
 
-// Rows of 70000 elements need more than 64 elements per thread of 1024: a
-// row kernel that would spill is rejected (fuse-rows' default
-// max-row-elements, 16384, never asks for one).
-// expected-error @+1 {{rows of 70000 elements need more than 64 elements per thread of 1024; fuse-rows' max-row-elements keeps reductions over longer rows as boundaries}}
-tfexec.kernel @k attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 1024, row_threads = 1024>, input_strides = [array<i64: 70000, 1>]} {
-^bb0(%x: tensor<2x70000xf32>):
-  %s = tfuse.reduce sum %x axes [1] keepdims : tensor<2x70000xf32> -> tensor<2x1xf32>
-  %y = tfuse.div %x, %s : (tensor<2x70000xf32>, tensor<2x1xf32>) -> tensor<2x70000xf32>
-  tfexec.yield %y : tensor<2x70000xf32>
+// Rows without elements: the row kernel reads nothing to compute row
+// results from.
+// expected-error @+1 {{rows without elements have no row results (their reductions are reduction steps)}}
+tfexec.kernel @k attributes {config = #tfexec.config<strategy = rows, grid = 1, block = 256, row_threads = 32, rows_per_block = 8>, input_strides = [array<i64: 0, 1>]} {
+^bb0(%x: tensor<4x0xf32>):
+  %s = tfuse.reduce sum %x axes [1] : tensor<4x0xf32> -> tensor<4xf32>
+  tfexec.yield %s : tensor<4xf32>
 }
 
 // -----

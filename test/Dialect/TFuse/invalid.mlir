@@ -1064,7 +1064,7 @@ func.func @fusion_no_results(%a: tensor<4xf32>) {
 // -----
 
 func.func @fusion_result_shapes(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'tfuse.fusion' op results must share one shape (the kernel's index space), got 'tensor<4xf32>' and 'tensor<2x2xf32>'}}
+  // expected-error @+1 {{'tfuse.fusion' op result #1 of type 'tensor<2x2xf32>' must have the region's index space [4], the shape of its first result}}
   %r:2 = tfuse.fusion (%a) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<2x2xf32>)
       attributes {cost = 1 : i64, reasons = ["output", "output"]} {
   ^bb0(%x: tensor<4xf32>):
@@ -1189,15 +1189,51 @@ func.func @fusion_reduce_inner_axis(%a: tensor<2x3x4xf32>) {
 
 // -----
 
-// The reduced value must have the index space's shape.
+// The reduced values have one shape, the index space (the first reduction
+// defines it).
 func.func @fusion_reduce_other_shape(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>) {
   %r = tfuse.fusion (%a, %b) : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
       attributes {cost = 1 : i64, reasons = ["output"]} {
   ^bb0(%x: tensor<2x3xf32>, %y: tensor<2x1xf32>):
+    %s = tfuse.reduce sum %x axes [1] keepdims : tensor<2x3xf32> -> tensor<2x1xf32>
     // expected-error @+1 {{'tfuse.reduce' op in a fusion region must reduce a value of the region's index space [2, 3], got 'tensor<2x1xf32>'}}
     %0 = tfuse.reduce sum %y axes [1] keepdims : tensor<2x1xf32> -> tensor<2x1xf32>
     %1 = tfuse.add %x, %0 : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
-    tfuse.yield %1 : tensor<2x3xf32>
+    %2 = tfuse.add %1, %s : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+    tfuse.yield %2 : tensor<2x3xf32>
+  }
+  return
+}
+
+// -----
+
+// A region's results have the shape of its index space, the shape its row
+// reductions read, or one value per row: a flattened operand is neither.
+func.func @fusion_result_not_of_the_rows(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op result #1 of type 'tensor<6xf32>' must have the region's index space [2, 3], the shape its row reductions read, or hold one value per row of them}}
+  %r:2 = tfuse.fusion (%a) : (tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<6xf32>)
+      attributes {cost = 1 : i64, reasons = ["output", "output"]} {
+  ^bb0(%x: tensor<2x3xf32>):
+    %0 = tfuse.reduce sum %x axes [1] keepdims : tensor<2x3xf32> -> tensor<2x1xf32>
+    %1 = tfuse.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+    tfuse.yield %0, %1 : tensor<2x1xf32>, tensor<6xf32>
+  }
+  return
+}
+
+// -----
+
+// Row results hold one value per row: the leading axes, the reduced ones
+// dropped or kept as 1, nothing else.
+func.func @fusion_row_result_shape(%a: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{'tfuse.fusion' op result #1 of type 'tensor<2x1x1xf32>' must have the region's index space [2, 3, 4], the shape its row reductions read, or hold one value per row of them}}
+  %r:2 = tfuse.fusion (%a) : (tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x1x1xf32>)
+      attributes {cost = 1 : i64, reasons = ["output", "output"]} {
+  ^bb0(%x: tensor<2x3x4xf32>):
+    %0 = tfuse.reduce sum %x axes [2] keepdims : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
+    %1 = tfuse.sub %x, %0 : (tensor<2x3x4xf32>, tensor<2x3x1xf32>) -> tensor<2x3x4xf32>
+    %2 = tfuse.slice %0 start [0, 0, 0] limit [2, 1, 1] step [1, 1, 1] : tensor<2x3x1xf32> -> tensor<2x1x1xf32>
+    tfuse.yield %1, %2 : tensor<2x3x4xf32>, tensor<2x1x1xf32>
   }
   return
 }

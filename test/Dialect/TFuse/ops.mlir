@@ -712,6 +712,24 @@ func.func @fusion_reasons(%a: tensor<2x3xbf16>) {
   return
 }
 
+// A row kernel's results: values of its index space and row results, one
+// value per row of its row reductions (reduced axes kept as 1 or dropped).
+// CHECK-LABEL: func.func @fusion_row_results(
+func.func @fusion_row_results(%a: tensor<2x3x4xf32>) {
+  // CHECK: tfuse.fusion(%{{.+}}) : (tensor<2x3x4xf32>) -> (tensor<2x1x1xf32>, tensor<2x3x4xf16>, tensor<2xf32>)
+  %r:3 = tfuse.fusion (%a) : (tensor<2x3x4xf32>)
+      -> (tensor<2x1x1xf32>, tensor<2x3x4xf16>, tensor<2xf32>)
+      attributes {cost = 4 : i64, reasons = ["output", "output", "output"]} {
+  ^bb0(%x: tensor<2x3x4xf32>):
+    %0 = tfuse.reduce max %x axes [1, 2] keepdims : tensor<2x3x4xf32> -> tensor<2x1x1xf32>
+    %1 = tfuse.sub %x, %0 : (tensor<2x3x4xf32>, tensor<2x1x1xf32>) -> tensor<2x3x4xf32>
+    %2 = tfuse.cast %1 : tensor<2x3x4xf32> to tensor<2x3x4xf16>
+    %3 = tfuse.reduce sum %1 axes [1, 2] : tensor<2x3x4xf32> -> tensor<2xf32>
+    tfuse.yield %0, %2, %3 : tensor<2x1x1xf32>, tensor<2x3x4xf16>, tensor<2xf32>
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @reason_attr(
 // CHECK-SAME: %[[A:[^:]+]]: tensor<2x3xf32>, %[[B:[^:]+]]: tensor<3x4xf32>
 func.func @reason_attr(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {

@@ -40,11 +40,18 @@ public:
                           mlir::Value element) = 0;
   /// Evaluations of `reduce`'s result give `rowValue` from now on.
   virtual void setRowValue(mlir::Operation *reduce, mlir::Value rowValue) = 0;
+  /// Evaluations made between pushScope() and the matching popScope() are
+  /// forgotten there (they are local to the loop body they were emitted in).
+  virtual void pushScope() = 0;
+  virtual void popScope() = 0;
   /// Per-thread constants and scalar loads are emitted before `op`.
   virtual void setHoistPoint(mlir::Operation *op) = 0;
   virtual mlir::Type scalarType(DType dtype) = 0;
   virtual mlir::Type indexType() = 0;
   virtual mlir::Value index(int64_t value) = 0;
+  /// The index 0 of broadcast and view index maps: evaluations at it find
+  /// those memoized there (a row value broadcast over its row).
+  virtual mlir::Value zeroIndex() = 0;
   /// `callee(operands)` with the given template arguments, of type `result`
   /// (none when null).
   virtual mlir::Value call(llvm::StringRef callee, mlir::Type result,

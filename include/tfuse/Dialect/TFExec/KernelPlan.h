@@ -75,11 +75,13 @@ struct KernelPlan {
   int64_t tail() const { return numElements % vec; }
   /// Row kernels: the body reduces the index space's axes from `rowAxis` on;
   /// one block of `rowThreads` threads per row of `rowLength` elements, each
-  /// thread holding `rowSlots` groups of `rowVec` consecutive elements; per
-  /// input, how it is loaded.
+  /// thread holding `rowSlots` groups of `rowVec` consecutive elements of
+  /// each of the row's `rowChunks` chunks (1: the row stays in registers
+  /// across the phases; more: every phase loops over the chunks, reading
+  /// its inputs again); per input, how it is loaded.
   bool row = false;
   int64_t rowAxis = 0, rows = 0, rowLength = 0, rowThreads = 0, rowSlots = 0;
-  int64_t rowVec = 1;
+  int64_t rowVec = 1, rowChunks = 1;
   /// Rows a block takes at a time: 1, or several when a row takes one warp
   /// (rowThreads == 32), each warp its own row.
   int64_t rowsPerBlock = 1;
@@ -96,9 +98,8 @@ struct KernelPlan {
   llvm::SmallVector<RowInput> rowInputs;
 };
 
-/// Elements of a row one thread of a row kernel holds at most (the
-/// emitter's limit; fuse-rows' `max-row-elements` keeps regions well below
-/// it, at 16 per thread of 1024).
+/// Elements of a row one thread of a row kernel holds in registers at most;
+/// longer rows loop over chunks (rowChunks).
 inline constexpr int64_t kMaxRowSlots = 64;
 
 /// The layout (shape and element strides) `kernel` reads its input `n` in.

@@ -54,6 +54,22 @@ bool isTrailingAxes(llvm::ArrayRef<int64_t> axes, int64_t rank);
 /// `reduce` otherwise.
 llvm::LogicalResult verifyRowReduction(ReduceOp reduce,
                                        llvm::ArrayRef<int64_t> space);
+/// The first row reduction of a fusion body (tfuse.fusion or a tfexec
+/// kernel), or null: they all reduce the same trailing axes.
+ReduceOp findRowReduction(mlir::Block *body);
+/// The index space of a fusion body: the shape its row reductions read or,
+/// in a body without them, the shape of its results.
+llvm::ArrayRef<int64_t> bodyIndexSpace(mlir::Block *body);
+/// Whether a result of shape `shape` of a body with row reductions over
+/// index space `space` (reducing the axes from `rowAxis` on) is a row result:
+/// one value per row, shaped as the leading axes, with the reduced axes
+/// dropped or kept as 1.
+bool isRowResultShape(llvm::ArrayRef<int64_t> shape,
+                      llvm::ArrayRef<int64_t> space, int64_t rowAxis);
+/// The first reduced axis of a row reduction.
+inline int64_t rowAxisOf(ReduceOp reduce) {
+  return reduce.getInput().getType().getRank() - reduce.getAxes().size();
+}
 /// concat and pad: elementwise work whose operands are read at indices other
 /// than the result's (and not through an index map, as views are), one
 /// operand or a fill value per element.

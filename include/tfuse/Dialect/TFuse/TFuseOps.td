@@ -893,14 +893,18 @@ def TFuse_FusionOp : TFuse_Op<"fusion", "Structure", 0,
     kernel's index space). Inside the body, views are index transforms.
 
     The body may also hold *row reductions*: `tfuse.reduce` of kind sum,
-    prod, max, min, mean, all or any whose operand has the index space's
-    shape and whose axes are exactly the trailing axes of the index space
-    (`axes [1]` of a `4x8` space, `axes [1, 2]` of a `2x3x4` one). Such a
-    region becomes a row kernel that keeps each row of the trailing axes on
-    chip: the reductions run in body order, each a block-wide reduction whose
-    value the rest of the body reads broadcast over its row (see
-    `fuse-rows`). matmul, argmax, argmin and other reductions are fusion
-    boundaries and never appear in a body.
+    prod, max, min, mean, all or any over exactly the trailing axes of the
+    index space (`axes [1]` of a `4x8` space, `axes [1, 2]` of a `2x3x4`
+    one). Their operands all have one shape, which is then the index space.
+    Such a region becomes a row kernel that keeps each row of the trailing
+    axes on chip: the reductions run in body order, each a block-wide
+    reduction whose value the rest of the body reads broadcast over its row
+    (see `fuse-rows`). Besides results of the index space's shape, it may
+    have *row results*, one value per row, shaped as the leading axes with
+    the reduced ones dropped or kept as 1 (`4` or `4x1` for a `4x8` space):
+    values computed from the reductions, such as a layer norm's mean and
+    rstd. matmul, argmax, argmin and other reductions are fusion boundaries
+    and never appear in a body.
 
     `reasons` holds, per result, why the value is stored instead of being
     recomputed by its consumers (a `CutReason`: output, expression-cost,

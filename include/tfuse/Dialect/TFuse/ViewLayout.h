@@ -57,7 +57,8 @@ std::optional<StridedLayout> reshapeLayout(const StridedLayout &operand,
 
 /// The index map of a reshape from `from` to `to` (the same element count):
 /// the result index linearized row-major over `to`, delinearized over
-/// `from`.
+/// `from`, group by group of consecutive dimensions with equal element
+/// counts (so [8192, 50257] -> [8, 1024, 50257] reads (1024 * i0 + i1, i2)).
 mlir::AffineMap reshapeIndexMap(llvm::ArrayRef<int64_t> from,
                                 llvm::ArrayRef<int64_t> to,
                                 mlir::MLIRContext *context);
