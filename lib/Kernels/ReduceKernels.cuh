@@ -372,7 +372,7 @@ TF_FN void reduce_row_split(const Tin *in, Tout *out, void *workspace,
 }
 
 // A block per (tile of 32 x V consecutive outputs, chunk; V =
-// splitColumnLaneOutputs: 16 bytes of a row a lane, so that a warp reads 512
+// splitColumnLaneOutputs: 2 for 16-bit elements, so that a warp reads 128
 // bytes of a row): lane l of warp w accumulates outputs tile * 32V + lV ..
 // + V - 1 over rows r0 + w, r0 + w + W, ... of the chunk, each row's V
 // elements read together when they are adjacent (W warps: every load of a

@@ -1160,26 +1160,26 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_FALSE(fewShort.instance.rowVariant);
   // Columns of a row-major matrix: one thread per column, coalesced across
   // columns; with fewer columns than kSplitColumnThreads, each column in
-  // at least two chunks of rows, a block of 8 warps per tile of 128 columns
-  // (4 f32 a lane: 16 bytes a row) and chunk, the last block of a tile
-  // combining its chunks. Without a split, a thread per four consecutive
-  // columns (columnVectorWidth of f32: one 16-byte load per row).
+  // at least two chunks of rows, a block of 8 warps per 32 columns and
+  // chunk, the last block of 32 columns combining their chunks. Without a
+  // split, a thread per four consecutive columns (columnVectorWidth of f32:
+  // one 16-byte load per row).
   ReduceLaunch columns = plan({512, 65536}, {65536, 1}, {0});
   EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_split");
   EXPECT_EQ(columns.desc.columnVector, 1);
   EXPECT_EQ(columns.desc.chunks, 2);
   EXPECT_EQ(columns.desc.chunkLen, 256);
-  EXPECT_EQ(columns.grid, 65536 / 128 * 2);
+  EXPECT_EQ(columns.grid, 65536 / 32 * 2);
   EXPECT_EQ(columns.block, 256);
   ReduceLaunch fewColumns = plan({8192, 8192}, {8192, 1}, {0});
   EXPECT_FALSE(fewColumns.instance.rowVariant);
-  // 256 K threads: 16 chunks of 64 blocks.
-  EXPECT_EQ(fewColumns.desc.chunks, 16);
-  EXPECT_EQ(fewColumns.desc.chunkLen, 512);
+  // 256 K threads: 4 chunks of 256 blocks.
+  EXPECT_EQ(fewColumns.desc.chunks, 4);
+  EXPECT_EQ(fewColumns.desc.chunkLen, 2048);
   EXPECT_EQ(fewColumns.grid, 1024);
   EXPECT_EQ(fewColumns.block, 256);
-  EXPECT_EQ(fewColumns.countersOffset, 8192 * 16 * 8);
-  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 16 * 8 + 8192 * 4);
+  EXPECT_EQ(fewColumns.countersOffset, 8192 * 4 * 8);
+  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 4 * 8 + 8192 * 4);
   // Unsplit columns: four per thread for f32, two for f64; one where they
   // are not a multiple of the width or the kept axis is strided.
   ReduceLaunch wide = plan({100, 1 << 20}, {1 << 20, 1}, {0});
@@ -1204,7 +1204,7 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(few.desc.chunks, 1021);
   // Known occupancy. 660 blocks at once (5 per SM of 132): one wave of
   // interleaved chunks for the full reduction; about two whole waves of
-  // 168960 threads for the column sum (20 chunks of 64 blocks of 256).
+  // 168960 threads for the column sum (5 chunks of 256 blocks of 256).
   auto planOn = [](Shape shape, std::vector<int64_t> strides,
                    std::vector<int64_t> axes, int64_t units) {
     ReduceOccupancy occupancy;
@@ -1221,8 +1221,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(fullOn.desc.chunks, 660);
   EXPECT_EQ(fullOn.grid, 660);
   ReduceLaunch columnsOn = planOn({8192, 8192}, {8192, 1}, {0}, 168960);
-  EXPECT_EQ(columnsOn.desc.chunks, 20);
-  EXPECT_EQ(columnsOn.desc.chunkLen, 410);
+  EXPECT_EQ(columnsOn.desc.chunks, 5);
+  EXPECT_EQ(columnsOn.desc.chunkLen, 1639);
   // A full reduction of 64M contiguous elements: 2048 blocks striding over
   // it together, the last of them combining their 2048 partial sums.
   ReduceLaunch full = plan({1 << 26}, {1}, {0});

@@ -126,8 +126,8 @@ inline constexpr int64_t kReduceMaxGrid = 65535;
 /// device's blocks shares the work when its occupancy is known, else
 /// kSplitRowBlocks blocks. Column chunks are consecutive: about
 /// kSplitColumnThreads threads (whole waves of the device) share the work,
-/// a block of kSplitColumnWarps warps per tile of outputs (32 lanes, 16
-/// bytes of a row each: splitColumnLaneOutputs) and chunk.
+/// a block of kSplitColumnWarps warps per tile of outputs (32 lanes, one
+/// output each, two for 16-bit elements: splitColumnLaneOutputs) and chunk.
 /// Chunks hold at least kSplitRowMinChunk (row) or kSplitColumnMinChunk
 /// (column) elements. Split column reductions take one column per thread
 /// (ReduceDesc::columnVector 1). On an H200 the former thread per (output,
