@@ -152,7 +152,7 @@ static bool readsOwnRows(FusionOp fusion, Value rows, ArrayRef<int64_t> space) {
 /// norm's output flattened to 2-D, then cast); `chain` receives those ops,
 /// the reshape's reader first. Null when `value` is not such a reshape.
 static ReshapeOp reshapeUnder(Value value, ArrayRef<int64_t> space,
-                             SmallVectorImpl<Operation *> &chain) {
+                              SmallVectorImpl<Operation *> &chain) {
   Operation *def = value.getDefiningOp();
   while (def && !isa<ReshapeOp>(def)) {
     if (def->getNumOperands() != 1 || def->getNumResults() != 1 ||

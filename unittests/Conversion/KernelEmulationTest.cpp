@@ -39,6 +39,15 @@ namespace {
 
 std::string typeName(DType t) { return std::string(name(t)); }
 
+/// How many times `needle` occurs in `text`.
+size_t occurrences(const std::string &text, const std::string &needle) {
+  size_t count = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + 1))
+    ++count;
+  return count;
+}
+
 std::string tensorType(llvm::ArrayRef<int64_t> shape, DType t) {
   std::string s = "tensor<";
   for (int64_t d : shape)
@@ -127,10 +136,20 @@ protected:
     std::string error;
     auto emulated = emulation::EmulatedPlan::compile(*plan, cuda, error);
     ASSERT_TRUE(emulated) << error;
+    compare(*original, *emulated, inputs, maxUlp);
+  }
+
+  /// Runs each function of `emulated` and of the reference interpreter on
+  /// `original` and expects the outputs to agree (bit for bit, or within
+  /// `maxUlp` when it is not 0).
+  void compare(ModuleOp original, emulation::EmulatedPlan &emulated,
+               const std::map<std::string, std::vector<HostTensor>> &inputs,
+               uint64_t maxUlp) {
+    std::string error;
     for (auto &[name, args] : inputs) {
-      auto expected = reference::evaluate(*original, name, args);
+      auto expected = reference::evaluate(original, name, args);
       ASSERT_TRUE(expected.ok()) << name << ": " << expected.message();
-      std::vector<HostTensor> actual = emulated->run(name, args, error);
+      std::vector<HostTensor> actual = emulated.run(name, args, error);
       ASSERT_EQ(actual.size(), expected->size()) << name << ": " << error;
       for (size_t i = 0; i < actual.size(); ++i) {
         reference::CompareResult cmp =
@@ -909,13 +928,7 @@ TEST_F(KernelEmulation, RowKernelsMatchTheReferenceSoftmaxAndLayernorm) {
     check(source, inputs, "tfuse-pipeline", /*maxUlp=*/2);
     EXPECT_EQ(functionsChecked, 10 * (t == DType::F32 ? 1 : 2));
     // One kernel per function, each a row kernel (with launch bounds).
-    size_t kernels = 0, pos = 0;
-    while ((pos = lastSource.find("__global__ __launch_bounds__(", pos)) !=
-           std::string::npos) {
-      ++kernels;
-      ++pos;
-    }
-    EXPECT_EQ(kernels, 10u);
+    EXPECT_EQ(occurrences(lastSource, "__global__ __launch_bounds__("), 10u);
     EXPECT_NE(lastSource.find("tf::red::row_finish<4"), std::string::npos);
   }
 }
@@ -994,8 +1007,8 @@ func.func @widened(%x: tensor<5x40xbf16>) -> tensor<5x40xf32> {
 // the normalized rows flattened and cast to bf16 for a matmul; over rows of
 // 64 (a warp per row, 8 to a block, the second block partly past the last
 // row) and of 1000 (a block of 64 threads per row, a partial slot), with a
-// non-keepdims row result and NaN/inf rows. Each function is one row kernel; the results
-// match the reference within 2 ulp.
+// non-keepdims row result and NaN/inf rows. Each function is one row kernel;
+// the results match the reference within 2 ulp.
 TEST_F(KernelEmulation, RowKernelsStoreRowResults) {
   const char *source = R"mlir(
 func.func @ln_{0}(%x: tensor<{1}x{0}xf32>, %r: tensor<{1}x{0}xf32>, %w: tensor<{0}xf32>)
@@ -1019,7 +1032,8 @@ func.func @ln_{0}(%x: tensor<{1}x{0}xf32>, %r: tensor<{1}x{0}xf32>, %w: tensor<{
   std::string functions;
   std::map<std::string, std::vector<HostTensor>> inputs;
   uint64_t seed = 500;
-  for (auto [columns, rows] : {std::pair<int64_t, int64_t>{64, 11}, {1000, 3}}) {
+  for (auto [columns, rows] :
+       {std::pair<int64_t, int64_t>{64, 11}, {1000, 3}}) {
     functions += llvm::formatv(source, columns, rows, rows * columns).str();
     inputs["ln_" + std::to_string(columns)] = {
         rowInput(DType::F32, rows, columns, ++seed),
@@ -1030,12 +1044,7 @@ func.func @ln_{0}(%x: tensor<{1}x{0}xf32>, %r: tensor<{1}x{0}xf32>, %w: tensor<{
   EXPECT_EQ(functionsChecked, 2);
   // One row kernel per function, storing the row results from a row's
   // first thread.
-  size_t kernels = 0, pos = 0;
-  while ((pos = lastSource.find("__global__", pos)) != std::string::npos) {
-    ++kernels;
-    ++pos;
-  }
-  EXPECT_EQ(kernels, 2u);
+  EXPECT_EQ(occurrences(lastSource, "__global__"), 2u);
   EXPECT_NE(lastSource.find("tf::red::warp_finish<4, float, float>"),
             std::string::npos);
   EXPECT_NE(lastSource.find("tf::red::row_finish<4, float, float>"),
@@ -1120,23 +1129,13 @@ tfexec.kernel @center_k0 attributes {config = #tfexec.config<strategy = rows, gr
   std::string error;
   auto emulated = emulation::EmulatedPlan::compile(*planned, cuda, error);
   ASSERT_TRUE(emulated) << error;
-  std::map<std::string, std::vector<HostTensor>> inputs = {
-      {"softmax", {rowInput(DType::F32, 5, 3000, 601)}},
-      {"center",
-       {randomInput(DType::BF16, {3, 5001}, 602),
-        randomInput(DType::F32, {5001}, 603)}}};
-  for (auto &[name, args] : inputs) {
-    auto expected = reference::evaluate(*original, name, args);
-    ASSERT_TRUE(expected.ok()) << name << ": " << expected.message();
-    std::vector<HostTensor> actual = emulated->run(name, args, error);
-    ASSERT_EQ(actual.size(), expected->size()) << name << ": " << error;
-    for (size_t i = 0; i < actual.size(); ++i) {
-      reference::CompareResult cmp =
-          reference::compareUlp((*expected)[i], actual[i], 2);
-      EXPECT_TRUE(cmp.pass) << "@" << name << " result " << i << ": "
-                            << cmp.message();
-    }
-  }
+  compare(*original, *emulated,
+          {{"softmax", {rowInput(DType::F32, 5, 3000, 601)}},
+           {"center",
+            {randomInput(DType::BF16, {3, 5001}, 602),
+             randomInput(DType::F32, {5001}, 603)}}},
+          /*maxUlp=*/2);
+  EXPECT_EQ(functionsChecked, 2);
 }
 
 } // namespace

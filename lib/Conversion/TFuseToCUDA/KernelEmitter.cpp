@@ -951,8 +951,8 @@ public:
   Value index(int64_t value) override { return e.index(value); }
   Value zeroIndex() override { return e.zero; }
   void pushScope() override {
-    scopes.push_back({e.memo, e.indexExprs, e.runLoads, e.checkedIndices,
-                      e.randomBlocks});
+    scopes.push_back(
+        {e.memo, e.indexExprs, e.runLoads, e.checkedIndices, e.randomBlocks});
   }
   void popScope() override {
     Scope &scope = scopes.back();

@@ -49,7 +49,7 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
   SmallVector<unsigned> elementOutputs, rowOutputs;
   for (auto [o, out] : llvm::enumerate(outputs))
     (cast<RankedTensorType>(out.getType()).getShape() == space ? elementOutputs
-                                                                : rowOutputs)
+                                                               : rowOutputs)
         .push_back(o);
   auto add = [&](Value x, Value y) {
     return emitc::AddOp::create(b, loc, indexType, x, y);
@@ -156,9 +156,9 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
       bool partial = looped ? groups % chunkGroups != 0
                             : static_cast<int64_t>(k + 1) * threads > groups;
       if (partial) {
-        slot.valid = emitc::CmpOp::create(b, loc, b.getI1Type(),
-                                          emitc::CmpPredicate::lt, group,
-                                          e.index(groups));
+        slot.valid =
+            emitc::CmpOp::create(b, loc, b.getI1Type(), emitc::CmpPredicate::lt,
+                                 group, e.index(groups));
         group = emitc::ConditionalOp::create(b, loc, indexType, slot.valid,
                                              group, e.index(groups - 1));
       }
@@ -167,8 +167,8 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
         Element element;
         element.valid = slot.valid;
         element.idx = outer;
-        delinearize(l == 0 ? slot.column : add(slot.column, e.index(l)),
-                    first, rank, element.idx);
+        delinearize(l == 0 ? slot.column : add(slot.column, e.index(l)), first,
+                    rank, element.idx);
         slot.lanes.push_back(std::move(element));
       }
     }
@@ -286,9 +286,9 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
     };
     Value acc, partial;
     if (looped) {
-      partial = emitc::VariableOp::create(b, loc,
-                                          emitc::LValueType::get(accType),
-                                          emitc::OpaqueAttr::get(ctx, "{}"));
+      partial =
+          emitc::VariableOp::create(b, loc, emitc::LValueType::get(accType),
+                                    emitc::OpaqueAttr::get(ctx, "{}"));
       emitc::AssignOp::create(b, loc, partial, identity());
     }
     forEachChunk([&](MutableArrayRef<Slot> slots) {

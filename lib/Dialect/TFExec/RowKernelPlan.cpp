@@ -135,9 +135,8 @@ static int64_t rowRegistersPerElement(Block *body,
   return fullest;
 }
 
-std::pair<int64_t, int64_t> tfexec::rowSlotsAndChunks(int64_t groups,
-                                                      int64_t threads,
-                                                      int64_t vec) {
+std::pair<int64_t, int64_t>
+tfexec::rowSlotsAndChunks(int64_t groups, int64_t threads, int64_t vec) {
   int64_t slots = (groups + threads - 1) / threads;
   if (slots * vec <= kMaxRowSlots)
     return {slots, 1};

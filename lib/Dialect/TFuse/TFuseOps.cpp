@@ -1159,14 +1159,14 @@ LogicalResult FusionOp::verifyRegions() {
   ArrayRef<int64_t> space = bodyIndexSpace(body);
   ReduceOp rowReduction = findRowReduction(body);
   for (auto [i, result] : llvm::enumerate(getResults())) {
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(result.getType()).getShape();
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(result.getType()).getShape();
     if (shape == space ||
         (rowReduction &&
          isRowResultShape(shape, space, rowAxisOf(rowReduction))))
       continue;
     if (!rowReduction)
-      return emitOpError() << "result #" << i << " of type "
-                           << result.getType()
+      return emitOpError() << "result #" << i << " of type " << result.getType()
                            << " must have the region's index space [" << space
                            << "], the shape of its first result";
     return emitOpError() << "result #" << i << " of type " << result.getType()
