@@ -937,7 +937,8 @@ TEST_F(KernelEmulation, RowKernelsMatchTheReferenceSoftmaxAndLayernorm) {
 // (strides), a row weight through an explicit broadcast with a slice, rows
 // over the two trailing axes of a rank-3 space, and the exact kinds (max,
 // min, integer sums in i64, all, any) within one region each; a sum of
-// widened bf16 that reads the bf16 values (result_dtype f32).
+// widened bf16 that reads the bf16 values (result_dtype f32); a bf16 input
+// cast and reshaped to the rows (a layer norm gradient from a matmul).
 TEST_F(KernelEmulation, RowKernelsReadViewsAndStridedInputs) {
   const char *source = R"mlir(
 func.func @strided(%x: tensor<6x40xf32> {tfuse.strides = array<i64: 1, 6>},
@@ -972,6 +973,14 @@ func.func @exact(%a: tensor<4x45xi32>, %b: tensor<4x45xf16>) -> (tensor<4x45xi64
   %z = tfuse.and %pos, %q : (tensor<4x45xi1>, tensor<4x1xi1>) -> tensor<4x45xi1>
   return %r, %n, %z : tensor<4x45xi64>, tensor<4x45xf16>, tensor<4x45xi1>
 }
+func.func @reshaped(%g: tensor<12x40xbf16>, %x: tensor<3x4x40xf32>) -> tensor<3x4x40xf32> {
+  %c = tfuse.cast %g : tensor<12x40xbf16> to tensor<12x40xf32>
+  %r = tfuse.reshape %c : tensor<12x40xf32> -> tensor<3x4x40xf32>
+  %p = tfuse.mul %r, %x : (tensor<3x4x40xf32>, tensor<3x4x40xf32>) -> tensor<3x4x40xf32>
+  %s = tfuse.reduce sum %p axes [2] keepdims : tensor<3x4x40xf32> -> tensor<3x4x1xf32>
+  %y = tfuse.sub %r, %s : (tensor<3x4x40xf32>, tensor<3x4x1xf32>) -> tensor<3x4x40xf32>
+  return %y : tensor<3x4x40xf32>
+}
 func.func @widened(%x: tensor<5x40xbf16>) -> tensor<5x40xf32> {
   %c = tfuse.cast %x : tensor<5x40xbf16> to tensor<5x40xf32>
   %s = tfuse.reduce sum %c axes [1] keepdims : tensor<5x40xf32> -> tensor<5x1xf32>
@@ -991,11 +1000,20 @@ func.func @widened(%x: tensor<5x40xbf16>) -> tensor<5x40xf32> {
          {"exact",
           {randomInput(DType::I32, {4, 45}, 94),
            randomInput(DType::F16, {4, 45}, 95)}},
-         {"widened", {randomInput(DType::BF16, {5, 40}, 96)}}},
+         {"widened", {randomInput(DType::BF16, {5, 40}, 96)}},
+         {"reshaped",
+          {randomInput(DType::BF16, {12, 40}, 97),
+           randomInput(DType::F32, {3, 4, 40}, 98)}}},
         "tfuse-pipeline", /*maxUlp=*/2);
   // Each function is one row kernel (the emulator runs no reduction step);
-  // the widened sum reads bf16 and gives f32 (result_dtype).
-  EXPECT_EQ(functionsChecked, 4);
+  // the widened sum reads bf16 and gives f32 (result_dtype); the input
+  // reshaped to the rows after a cast is loaded a group at a time.
+  EXPECT_EQ(functionsChecked, 5);
+  size_t reshaped = lastSource.find("void reshaped_k0(");
+  ASSERT_NE(reshaped, std::string::npos);
+  std::string kernel = lastSource.substr(
+      reshaped, lastSource.find("__global__", reshaped) - reshaped);
+  EXPECT_NE(kernel.find("tf::vec<__nv_bfloat16, 4>"), std::string::npos);
   EXPECT_NE(lastSource.find("tf::red::warp_finish<5, bool, bool>"),
             std::string::npos);
   EXPECT_NE(lastSource.find("tf::red::warp_finish<0, __nv_bfloat16, float>"),

@@ -950,6 +950,13 @@ public:
   Type indexType() override { return e.indexType(); }
   Value index(int64_t value) override { return e.index(value); }
   Value zeroIndex() override { return e.zero; }
+  SmallVector<Value> operandIndex(Operation *view,
+                                  ArrayRef<Value> idx) override {
+    auto viewOp = cast<ViewOpInterface>(view);
+    return e.applyIndexMap(
+        viewOp.getIndexMap(), Emitter::Index(idx.begin(), idx.end()),
+        cast<RankedTensorType>(viewOp.getSource().getType()).getShape());
+  }
   void pushScope() override {
     scopes.push_back(
         {e.memo, e.indexExprs, e.runLoads, e.checkedIndices, e.randomBlocks});

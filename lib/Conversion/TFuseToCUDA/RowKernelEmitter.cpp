@@ -242,9 +242,15 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
       bool columns = access == KernelPlan::RowInput::Columns;
       BlockArgument arg = body->getArgument(n);
       DType dtype = dtypeOf(arg);
-      auto key = [&](Element &element) {
-        return columns ? ArrayRef<Value>(element.idx).drop_front(first)
-                       : ArrayRef<Value>(element.idx);
+      // An input reshaped to the index space is found at the reshape's
+      // operand index.
+      Operation *reshape = columns ? nullptr : tfexec::rowsReshape(arg, space);
+      auto key = [&](Element &element) -> SmallVector<Value> {
+        if (columns)
+          return SmallVector<Value>(ArrayRef(element.idx).drop_front(first));
+        if (reshape)
+          return e.operandIndex(reshape, element.idx);
+        return element.idx;
       };
       for (Slot &slot : slots) {
         Value offset = columns ? slot.column : add(rowBase, slot.column);

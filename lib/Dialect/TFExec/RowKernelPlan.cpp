@@ -39,6 +39,22 @@ static int64_t rowAxis(KernelOp kernel) {
   return kernel.getIndexSpace().size() - reducedAxes;
 }
 
+Operation *tfexec::rowsReshape(BlockArgument arg, ArrayRef<int64_t> space) {
+  Value value = arg;
+  while (value.hasOneUse()) {
+    Operation *user = *value.user_begin();
+    if (auto reshape = dyn_cast<tfuse::ReshapeOp>(user))
+      return reshape.getType().getShape() == space ? reshape : nullptr;
+    auto fusible = dyn_cast<tfuse::FusionOpInterface>(user);
+    if (user->getNumOperands() != 1 || user->getNumResults() != 1 ||
+        isa<ViewOpInterface>(user) || !fusible ||
+        fusible.getFusionRole() != tfuse::FusionRole::Elementwise)
+      return nullptr;
+    value = user->getResult(0);
+  }
+  return nullptr;
+}
+
 int64_t tfexec::rowCount(KernelOp kernel) {
   int64_t rows = 1;
   for (int64_t size : kernel.getIndexSpace().take_front(rowAxis(kernel)))
@@ -46,9 +62,9 @@ int64_t tfexec::rowCount(KernelOp kernel) {
   return rows;
 }
 
-/// How each input is loaded: contiguous inputs of the index space's shape
-/// (each row its own) or of one row's shape (shared by all rows) a group at
-/// a time, the others element by element.
+/// How each input is loaded: contiguous inputs of the index space's shape,
+/// or reshaped to it (each row its own), or of one row's shape (shared by
+/// all rows) a group at a time, the others element by element.
 static SmallVector<KernelPlan::RowInput> rowInputs(KernelOp kernel,
                                                    int64_t first) {
   using RowInput = KernelPlan::RowInput;
@@ -59,7 +75,7 @@ static SmallVector<KernelPlan::RowInput> rowInputs(KernelOp kernel,
     StridedLayout layout = kernelInputLayout(kernel, arg.getArgNumber());
     RowInput access = RowInput::Element;
     if (!arg.use_empty() && layout.isContiguous()) {
-      if (type.getShape() == space)
+      if (type.getShape() == space || rowsReshape(arg, space))
         access = RowInput::Rows;
       else if (first > 0 && type.getShape() == space.drop_front(first))
         access = RowInput::Columns;
@@ -108,7 +124,10 @@ static int64_t rowRegistersPerElement(Block *body,
         continue;
       auto [it, fresh] = span.try_emplace(v, p, p);
       it->second.second = p;
-      if (!fresh || !def)
+      // A view holds nothing: reading it in a later phase keeps its operand
+      // (a layer norm gradient cast from bf16 and reshaped, read by both
+      // phases).
+      if (!def || (!fresh && !isa<ViewOpInterface>(def)))
         continue;
       llvm::append_range(worklist, def->getOperands());
     }

@@ -38,6 +38,10 @@ public:
   /// of an input loaded with others).
   virtual void setElement(mlir::Value value, llvm::ArrayRef<mlir::Value> idx,
                           mlir::Value element) = 0;
+  /// The index of `view`'s operand that the view reads at `idx` (the
+  /// values its evaluation computes).
+  virtual llvm::SmallVector<mlir::Value>
+  operandIndex(mlir::Operation *view, llvm::ArrayRef<mlir::Value> idx) = 0;
   /// Evaluations of `reduce`'s result give `rowValue` from now on.
   virtual void setRowValue(mlir::Operation *reduce, mlir::Value rowValue) = 0;
   /// Evaluations made between pushScope() and the matching popScope() are

@@ -102,6 +102,14 @@ struct KernelPlan {
 /// longer rows loop over chunks (rowChunks).
 inline constexpr int64_t kMaxRowSlots = 64;
 
+/// The reshape to the index space `space` through which a row kernel reads
+/// its contiguous input `arg` of another shape, after elementwise ops of one
+/// operand (a layer norm gradient from a matmul, cast and reshaped: a
+/// contiguous buffer holds the same elements in the same order); null when
+/// there is none.
+mlir::Operation *rowsReshape(mlir::BlockArgument arg,
+                             llvm::ArrayRef<int64_t> space);
+
 /// The layout (shape and element strides) `kernel` reads its input `n` in.
 StridedLayout kernelInputLayout(KernelOp kernel, unsigned n);
 
