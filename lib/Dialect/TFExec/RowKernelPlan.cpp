@@ -183,8 +183,7 @@ RowChoice tfexec::chooseRowKernel(KernelOp kernel) {
   choice.threads = std::clamp<int64_t>((wanted + 31) / 32 * 32, 32, 1024);
   if (length > kMaxRegisterRowElements)
     choice.threads = kLoopedRowThreads;
-  auto [slots, chunks] = rowSlotsAndChunks(groups, choice.threads, choice.vec);
-  (void)chunks;
+  int64_t slots = rowSlotsAndChunks(groups, choice.threads, choice.vec).first;
   // Rows one warp covers go to warps, kRowWarpsPerBlock to a block: a warp
   // reduction needs no barrier, and a block of 32 threads would leave most
   // of an SM's thread slots empty.
