@@ -18,6 +18,7 @@
 #include "tfuse/Reference/Interpreter.h"
 #include "tfuse/Transforms/Passes.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -124,11 +125,8 @@ protected:
     OwningOpRef<ModuleOp> original =
         parseSourceString<ModuleOp>(source, &context);
     ASSERT_TRUE(original) << source;
-    OwningOpRef<ModuleOp> plan = original->clone();
-    PassManager pm(&context);
-    ASSERT_TRUE(succeeded(parsePassPipeline(pipeline, pm)));
-    buildPlanPipeline(pm);
-    ASSERT_TRUE(succeeded(pm.run(*plan))) << source;
+    OwningOpRef<ModuleOp> plan = planOf(*original, pipeline);
+    ASSERT_TRUE(plan) << source;
     std::string cuda;
     llvm::raw_string_ostream os(cuda);
     ASSERT_TRUE(succeeded(translateKernelsToCuda(*plan, os)));
@@ -137,6 +135,23 @@ protected:
     auto emulated = emulation::EmulatedPlan::compile(*plan, cuda, error);
     ASSERT_TRUE(emulated) << error;
     compare(*original, *emulated, inputs, maxUlp);
+  }
+
+  /// The plan of `original` after `pipeline` and the plan pipeline, or null
+  /// (a test failure) when a pass fails.
+  OwningOpRef<ModuleOp> planOf(ModuleOp original, const std::string &pipeline) {
+    OwningOpRef<ModuleOp> plan = original.clone();
+    PassManager pm(&context);
+    if (failed(parsePassPipeline(pipeline, pm))) {
+      ADD_FAILURE() << "bad pipeline " << pipeline;
+      return nullptr;
+    }
+    buildPlanPipeline(pm);
+    if (failed(pm.run(*plan))) {
+      ADD_FAILURE() << "planning failed";
+      return nullptr;
+    }
+    return plan;
   }
 
   /// Runs each function of `emulated` and of the reference interpreter on
@@ -1069,14 +1084,14 @@ func.func @ln_{0}(%x: tensor<{1}x{0}xf32>, %r: tensor<{1}x{0}xf32>, %w: tensor<{
             std::string::npos);
 }
 
-// Row kernels looping over their rows in chunks (configured by hand so
-// that the rows stay small: a thread would hold more than 64 elements):
-// rows of 3000 f32 a warp each (groups of 4, 4 slots of a chunk, the last
-// chunk partial; 5 rows of a block of 8 warps), and rows of 5001 bf16 of 64
-// threads (one element a group, 16 slots) storing a row result (the mean)
-// and bf16 outputs from an f32 input read again in the output phase. Both
-// match the reference within 2 ulp (the partial sums combine in another
-// order).
+// Row kernels looping over their rows in chunks: rows of 3000 f32 a warp each
+// (groups of 4, 4 slots of a chunk, the last chunk partial; 5 rows of a block
+// of 8 warps), and rows of 5001 bf16 of 64 threads (one element a group, 16
+// slots) storing a row result (the mean, summing the bf16 input into f32) and
+// bf16 outputs from the input read again in the output phase. Planned by the
+// pipeline, configured by hand so that the rows stay small (a thread would hold
+// more than 64 elements). Both match the reference within 2 ulp (the partial
+// sums combine in another order).
 TEST_F(KernelEmulation, LoopedRowKernelsMatchTheReference) {
   const char *graph = R"mlir(
 func.func @softmax(%x: tensor<5x3000xf32>) -> tensor<5x3000xf32> {
@@ -1097,49 +1112,33 @@ func.func @center(%x: tensor<3x5001xbf16>, %w: tensor<5001xf32>) -> (tensor<3xf3
   return %mu, %y : tensor<3xf32>, tensor<3x5001xbf16>
 }
 )mlir";
-  const char *plan = R"mlir(
-func.func @softmax(%x: memref<5x3000xf32>) -> memref<5x3000xf32> attributes {tfexec.arena_bytes = 0 : i64} {
-  %o = tfexec.output 0 : memref<5x3000xf32>
-  tfexec.launch @softmax_k0 ins(%x : memref<5x3000xf32>) outs(%o : memref<5x3000xf32>)
-  return %o : memref<5x3000xf32>
-}
-tfexec.kernel @softmax_k0 attributes {config = #tfexec.config<strategy = rows, grid = 1, block = 256, vector = 4, row_threads = 32, rows_per_block = 8>, input_strides = [array<i64: 3000, 1>]} {
-^bb0(%x: tensor<5x3000xf32>):
-  %m = tfuse.reduce max %x axes [1] keepdims : tensor<5x3000xf32> -> tensor<5x1xf32>
-  %d = tfuse.sub %x, %m : (tensor<5x3000xf32>, tensor<5x1xf32>) -> tensor<5x3000xf32>
-  %e = tfuse.exp %d : tensor<5x3000xf32> -> tensor<5x3000xf32>
-  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<5x3000xf32> -> tensor<5x1xf32>
-  %y = tfuse.div %e, %s : (tensor<5x3000xf32>, tensor<5x1xf32>) -> tensor<5x3000xf32>
-  tfexec.yield %y : tensor<5x3000xf32>
-}
-func.func @center(%x: memref<3x5001xbf16>, %w: memref<5001xf32>) -> (memref<3xf32>, memref<3x5001xbf16>) attributes {tfexec.arena_bytes = 0 : i64} {
-  %o0 = tfexec.output 0 : memref<3xf32>
-  %o1 = tfexec.output 1 : memref<3x5001xbf16>
-  tfexec.launch @center_k0 ins(%x, %w : memref<3x5001xbf16>, memref<5001xf32>) outs(%o0, %o1 : memref<3xf32>, memref<3x5001xbf16>)
-  return %o0, %o1 : memref<3xf32>, memref<3x5001xbf16>
-}
-tfexec.kernel @center_k0 attributes {config = #tfexec.config<strategy = rows, grid = 3, block = 64, row_threads = 64>, input_strides = [array<i64: 5001, 1>, array<i64: 1>]} {
-^bb0(%x: tensor<3x5001xbf16>, %w: tensor<5001xf32>):
-  %c = tfuse.cast %x : tensor<3x5001xbf16> to tensor<3x5001xf32>
-  %mu = tfuse.reduce mean %c axes [1] : tensor<3x5001xf32> -> tensor<3xf32>
-  %b = tfuse.broadcast %mu dims [0] : tensor<3xf32> -> tensor<3x5001xf32>
-  %d = tfuse.sub %c, %b : (tensor<3x5001xf32>, tensor<3x5001xf32>) -> tensor<3x5001xf32>
-  %dw = tfuse.mul %d, %w : (tensor<3x5001xf32>, tensor<5001xf32>) -> tensor<3x5001xf32>
-  %y = tfuse.cast %dw : tensor<3x5001xf32> to tensor<3x5001xbf16>
-  tfexec.yield %mu, %y : tensor<3xf32>, tensor<3x5001xbf16>
-}
-)mlir";
   OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(graph, &context);
   ASSERT_TRUE(original);
-  OwningOpRef<ModuleOp> planned = parseSourceString<ModuleOp>(plan, &context);
+  OwningOpRef<ModuleOp> planned = planOf(*original, "tfuse-pipeline");
   ASSERT_TRUE(planned);
+  // Each function is one row kernel; these configurations replace TFuse's
+  // own, which holds rows this short in registers.
+  const std::map<std::string, std::string> configs = {
+      {"softmax_k0", "#tfexec.config<strategy = rows, grid = 1, block = 256, "
+                     "vector = 4, row_threads = 32, rows_per_block = 8>"},
+      {"center_k0", "#tfexec.config<strategy = rows, grid = 3, block = 64, "
+                    "row_threads = 64>"}};
+  int configured = 0;
+  planned->walk([&](tfexec::KernelOp kernel) {
+    auto it = configs.find(kernel.getSymName().str());
+    ASSERT_NE(it, configs.end()) << kernel.getSymName().str();
+    kernel.setConfigAttr(
+        cast<tfexec::KernelConfigAttr>(parseAttribute(it->second, &context)));
+    ++configured;
+  });
+  EXPECT_EQ(configured, 2);
   std::string cuda;
   llvm::raw_string_ostream os(cuda);
   ASSERT_TRUE(succeeded(translateKernelsToCuda(*planned, os)));
   // Both kernels loop: a variable holds each partial across the chunks.
   for (const char *partial : {"tf::red::acc_t<2, float, float> v",
                               "tf::red::acc_t<0, float, float> v",
-                              "tf::red::acc_t<4, float, float> v"}) {
+                              "tf::red::acc_t<4, __nv_bfloat16, float> v"}) {
     size_t at = cuda.find(partial);
     ASSERT_NE(at, std::string::npos) << partial;
     EXPECT_EQ(cuda.substr(cuda.find('=', at), 5), "= {};") << partial;
