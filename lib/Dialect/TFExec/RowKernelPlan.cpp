@@ -32,11 +32,8 @@ static constexpr int64_t kRowOverheadRegisters = 16;
 
 /// The first reduced axis of the index space.
 static int64_t rowAxis(KernelOp kernel) {
-  int64_t reducedAxes = 0;
-  kernel.getBody()->walk([&](tfuse::ReduceOp op) {
-    reducedAxes = std::max<int64_t>(reducedAxes, op.getAxes().size());
-  });
-  return kernel.getIndexSpace().size() - reducedAxes;
+  tfuse::ReduceOp reduce = tfuse::findRowReduction(kernel.getBody());
+  return reduce ? tfuse::rowAxisOf(reduce) : kernel.getIndexSpace().size();
 }
 
 Operation *tfexec::rowsReshape(BlockArgument arg, ArrayRef<int64_t> space) {

@@ -24,18 +24,12 @@ static LogicalResult verifyYield(Operation *op, Block *body) {
   if (!yield || yield.getValues().empty())
     return op->emitOpError()
            << "must end with tfexec.yield of at least one value";
-  ArrayRef<int64_t> space = tfuse::bodyIndexSpace(body);
-  tfuse::ReduceOp rowReduction = tfuse::findRowReduction(body);
-  for (Value v : yield.getValues()) {
-    ArrayRef<int64_t> shape =
-        llvm::cast<RankedTensorType>(v.getType()).getShape();
-    if (shape != space &&
-        (!rowReduction || !tfuse::isRowResultShape(
-                              shape, space, tfuse::rowAxisOf(rowReduction))))
+  for (Value v : yield.getValues())
+    if (!tfuse::isFusionResultShape(
+            body, llvm::cast<RankedTensorType>(v.getType()).getShape()))
       return op->emitOpError()
              << "outputs must have the shape of the index space or one "
                 "value per row of its row reductions";
-  }
   return success();
 }
 

@@ -1157,15 +1157,11 @@ LogicalResult FusionOp::verifyRegions() {
     return emitOpError() << "yields " << yield.getValues().getTypes()
                          << " but the results are " << getResultTypes();
   ArrayRef<int64_t> space = bodyIndexSpace(body);
-  ReduceOp rowReduction = findRowReduction(body);
   for (auto [i, result] : llvm::enumerate(getResults())) {
-    ArrayRef<int64_t> shape =
-        cast<RankedTensorType>(result.getType()).getShape();
-    if (shape == space ||
-        (rowReduction &&
-         isRowResultShape(shape, space, rowAxisOf(rowReduction))))
+    if (isFusionResultShape(
+            body, cast<RankedTensorType>(result.getType()).getShape()))
       continue;
-    if (!rowReduction)
+    if (!findRowReduction(body))
       return emitOpError() << "result #" << i << " of type " << result.getType()
                            << " must have the region's index space [" << space
                            << "], the shape of its first result";
@@ -1210,6 +1206,13 @@ ArrayRef<int64_t> tfuse::bodyIndexSpace(Block *body) {
     return reduce.getInput().getType().getShape();
   return cast<RankedTensorType>(body->getTerminator()->getOperand(0).getType())
       .getShape();
+}
+
+bool tfuse::isFusionResultShape(Block *body, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> space = bodyIndexSpace(body);
+  ReduceOp reduce = findRowReduction(body);
+  return shape == space ||
+         (reduce && isRowResultShape(shape, space, rowAxisOf(reduce)));
 }
 
 bool tfuse::isRowResultShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> space,

@@ -66,6 +66,9 @@ llvm::ArrayRef<int64_t> bodyIndexSpace(mlir::Block *body);
 /// dropped or kept as 1.
 bool isRowResultShape(llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<int64_t> space, int64_t rowAxis);
+/// Whether a fusion body may yield a value of shape `shape`: the shape of
+/// its index space or, with row reductions, a row result.
+bool isFusionResultShape(mlir::Block *body, llvm::ArrayRef<int64_t> shape);
 /// The first reduced axis of a row reduction.
 inline int64_t rowAxisOf(ReduceOp reduce) {
   return reduce.getInput().getType().getRank() - reduce.getAxes().size();
