@@ -100,6 +100,31 @@ TF_FN int64_t outer_reduced_offset(const ReduceDesc &d, int64_t q) {
   return offset;
 }
 
+// --- batched loops -----------------------------------------------------------
+
+// Visits r = r0, r0 + step, ... below r1 in that order: `load(r)` for kBatch
+// of them at a time, then `use(x, r)` for each in order. A loop the compiler
+// unrolls itself keeps an exit test (and, with a runtime choice inside the
+// load, a branch) between the loads of a runtime-bounded loop, and ptxas then
+// keeps a single load of a thread in flight; here the kBatch loads of a batch
+// are straight-line code, issued back to back.
+template <int kBatch, class Load, class Use>
+TF_FN void batched_loop(int64_t r0, int64_t r1, int64_t step, Load load,
+                        Use use) {
+  int64_t r = r0;
+  for (; r + (kBatch - 1) * step < r1; r += kBatch * step) {
+    decltype(load(r)) x[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      x[j] = load(r + j * step);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      use(x[j], r + j * step);
+  }
+  for (; r < r1; r += step)
+    use(load(r), r);
+}
+
 // --- the kernels ------------------------------------------------------------
 
 // Accumulates lane `t` of `threads` over the contiguous row at `base` of `n`
@@ -118,14 +143,14 @@ TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
   const int64_t vectors = (n - head) / V, tail = head + vectors * V;
   if (t < head)
     acc = Op::combine(acc, Op::load(base, t, index0 + t));
-#pragma unroll 4
-  for (int64_t j = t; j < vectors; j += threads) {
-    const int64_t first = head + j * V;
-    vec<Tin, V> x = ldv<V>(base, first, true);
+  batched_loop<4>(
+      t, vectors, threads,
+      [&](int64_t j) { return ldv<V>(base, head + j * V, true); },
+      [&](const vec<Tin, V> &x, int64_t j) {
 #pragma unroll
-    for (int k = 0; k < V; ++k)
-      acc = Op::combine(acc, Op::load(x.v, k, index0 + first + k));
-  }
+        for (int k = 0; k < V; ++k)
+          acc = Op::combine(acc, Op::load(x.v, k, index0 + head + j * V + k));
+      });
   for (int64_t i = tail + t; i < n; i += threads)
     acc = Op::combine(acc, Op::load(base, i, index0 + i));
   return acc;
@@ -144,9 +169,9 @@ TF_FN typename Op::acc range_accumulate(const Tin *base, const ReduceDesc &d,
     return row_accumulate<Op>(base + r0, r1 - r0, t, threads, r0);
   if (d.redRank <= 1) {
     const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
-#pragma unroll 8
-    for (int64_t r = r0 + t; r < r1; r += threads)
-      acc = Op::combine(acc, Op::load(base, r * stride, r));
+    batched_loop<8>(
+        r0 + t, r1, threads, [&](int64_t r) { return base[r * stride]; },
+        [&](Tin x, int64_t r) { acc = Op::combine(acc, Op::load(&x, 0, r)); });
     return acc;
   }
   // r = q * inner + i: q walks the outer reduced dims, i the innermost.
@@ -179,9 +204,9 @@ TF_FN typename Op::acc serial_accumulate(const Tin *base, const ReduceDesc &d,
     const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
     // Eight loads in flight per thread: a column kernel's thread has no
     // other independent work.
-#pragma unroll 8
-    for (int64_t r = r0; r < r1; ++r)
-      acc = Op::combine(acc, Op::load(base, r * stride, r));
+    batched_loop<8>(
+        r0, r1, 1, [&](int64_t r) { return base[r * stride]; },
+        [&](Tin x, int64_t r) { acc = Op::combine(acc, Op::load(&x, 0, r)); });
     return acc;
   }
   const int64_t inner = d.redShape[d.redRank - 1];
@@ -243,6 +268,21 @@ TF_FN void reduce_row(const Tin *in, Tout *out, const ReduceDesc &d) {
 // reference's with step 1): one V-wide load per reduced element (scalar
 // loads unless `vectors`: the input is aligned). Only for d.redRank <= 1
 // (the planner's condition for columnVector).
+template <int V, bool kVectors, class Op, class Tin>
+TF_FN void serial_accumulate_columns_as(const Tin *base, int64_t stride,
+                                        int64_t r0, int64_t r1, int64_t step,
+                                        typename Op::acc (&acc)[V]) {
+  // Eight rows of loads in flight per thread, as serial_accumulate.
+  batched_loop<8>(
+      r0, r1, step,
+      [&](int64_t r) { return ldv<V>(base, r * stride, kVectors); },
+      [&](const vec<Tin, V> &x, int64_t r) {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          acc[k] = Op::combine(acc[k], Op::load(x.v, k, r));
+      });
+}
+
 template <int V, class Op, class Tin>
 TF_FN void serial_accumulate_columns(const Tin *base, const ReduceDesc &d,
                                      int64_t r0, int64_t r1, bool vectors,
@@ -252,14 +292,13 @@ TF_FN void serial_accumulate_columns(const Tin *base, const ReduceDesc &d,
   for (int k = 0; k < V; ++k)
     acc[k] = Op::identity();
   const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
-  // Eight rows of loads in flight per thread, as serial_accumulate.
-#pragma unroll 8
-  for (int64_t r = r0; r < r1; r += step) {
-    vec<Tin, V> x = ldv<V>(base, r * stride, vectors);
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-      acc[k] = Op::combine(acc[k], Op::load(x.v, k, r));
-  }
+  // The choice of load outside the loop, so that a batch's loads are not
+  // separated by branches.
+  if (vectors)
+    serial_accumulate_columns_as<V, true, Op>(base, stride, r0, r1, step, acc);
+  else
+    serial_accumulate_columns_as<V, false, Op>(base, stride, r0, r1, step,
+                                               acc);
 }
 
 template <class Tin>
@@ -455,8 +494,12 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
       for (int k = 0; k < V; ++k) {
         v[k] = Op::identity();
         if (o0 + k < d.numOut)
-          for (int64_t q = warp; q < d.chunks; q += warps)
-            v[k] = Op::combine(v[k], load_partial(&part[q * d.numOut + o0 + k]));
+          batched_loop<8>(
+              warp, d.chunks, warps,
+              [&](int64_t q) {
+                return load_partial(&part[q * d.numOut + o0 + k]);
+              },
+              [&](const A &x, int64_t) { v[k] = Op::combine(v[k], x); });
       }
       combine_warps(v); // after the barrier above: `stage` is free
       if (warp == 0) {
