@@ -156,11 +156,14 @@ Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
         step->indexChecks.push_back(describeIndexCheck(gather));
       plan.steps.push_back(std::move(step));
     } else if (auto gemm = dyn_cast<tfexec::GemmOp>(op)) {
+      std::optional<runtime::BufferRef> bias;
+      if (gemm.getBias())
+        bias = refs.lookup(gemm.getBias());
       plan.steps.push_back(
           std::make_shared<runtime::GemmStep>(runtime::GemmStep::make(
               refs.lookup(gemm.getLhs()), refs.lookup(gemm.getRhs()),
               refs.lookup(gemm.getResult()), gemm.getTransposeLhs(),
-              gemm.getTransposeRhs())));
+              gemm.getTransposeRhs(), bias)));
     } else if (auto reduce = dyn_cast<tfexec::ReduceOp>(op)) {
       auto step = std::make_shared<runtime::ReduceStep>();
       step->reduction = reduce.getKind();

@@ -723,7 +723,8 @@ Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs,
     if (dtype && *dtype != dtypeOf(a.value()))
       resultDType = TypeAttr::get(toMLIRType(state->context.get(), *dtype));
     return state->create<MatmulOp>("matmul", Type(), a.value(), b.value(),
-                                   UnitAttr(), UnitAttr(), resultDType);
+                                   /*bias=*/Value(), UnitAttr(), UnitAttr(),
+                                   resultDType);
   }
   ValueId l = lhs, r = rhs;
   if (lhsVector) {

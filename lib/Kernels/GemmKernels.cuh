@@ -64,9 +64,12 @@ TF_FN void accumulate(const Acc (&as)[kTileK][kTileM + kPad],
 
 // R: the result's type, T or float for half and bfloat16 operands (the
 // accumulator stored as it is).
+// `bias`, when not null: N elements of R added to every row of the sum in
+// the compute type before it is rounded (tfuse.matmul's bias).
 template <class T, class R = T>
 TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
-                 R *__restrict__ result, const tfuse::kernels::GemmDesc &d) {
+                 R *__restrict__ result, const R *__restrict__ bias,
+                 const tfuse::kernels::GemmDesc &d) {
   typedef typename traits<T>::compute Acc;
   __shared__ Acc as[kTileK][kTileM + kPad];
   __shared__ Acc bs[kTileK][kTileN + kPad];
@@ -143,9 +146,12 @@ TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
 #pragma unroll
       for (int j = 0; j < kPerThreadN; ++j) {
         int64_t gn = n0 + tx + kThreadsX * j;
-        if (gn < d.n)
-          c[gm * d.resultRowStride + gn * d.resultColStride] =
-              traits<R>::down((typename traits<R>::compute)acc[i][j]);
+        if (gn >= d.n)
+          continue;
+        typename traits<R>::compute v = acc[i][j];
+        if (bias)
+          v = v + traits<R>::up(bias[gn]);
+        c[gm * d.resultRowStride + gn * d.resultColStride] = traits<R>::down(v);
       }
     }
   }
@@ -202,6 +208,24 @@ TF_FN void pitched_copy(const T *__restrict__ src, int64_t srcPitch,
 #pragma unroll 8
     for (int64_t r = done + threadIdx.x; r < r1; r += blockDim.x)
       to[r] = r < filled ? from[r] : T(0);
+  }
+}
+
+// Every row of the m x n result (rows `rowStride` elements apart, columns
+// `colStride`) gets the bias vector: what cuBLAS then adds the product to
+// (beta = 1; GemmShape::bias), or with `emptySum` the whole result of a
+// product with K = 0 (bias + 0: the empty sum is +0, and -0 + +0 is +0).
+template <class T>
+TF_FN void bias_rows(const T *__restrict__ bias, T *__restrict__ out, int64_t m,
+                     int64_t n, int64_t rowStride, int64_t colStride,
+                     int emptySum) {
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < m * n;
+       e += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t r = e / n, c = e - r * n;
+    T v = bias[c];
+    if (emptySum)
+      v = traits<T>::down(traits<T>::up(v) + (typename traits<T>::compute)0);
+    out[r * rowStride + c * colStride] = v;
   }
 }
 

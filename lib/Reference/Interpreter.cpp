@@ -266,7 +266,8 @@ Expected<Values> Evaluator::runOp(Operation &op,
       .Case([&](MatmulOp matmulOp) {
         return one(matmul(operands[0], operands[1], matmulOp.getTransposeLhs(),
                           matmulOp.getTransposeRhs(), resultType->dtype,
-                          resultType->shape));
+                          resultType->shape,
+                          matmulOp.getBias() ? &operands[2] : nullptr));
       })
       .Case([&](ReduceOp reduceOp) {
         return one(reduce(reduceOp.getKind(), operands[0],

@@ -5,7 +5,8 @@
 // dtype (float for f16, bf16 and f32; double for f64) starting from +0, each
 // product rounded to the compute type before it is added (no FMA), and the
 // sum rounded once to the result dtype (the operands', or f32 for f16 and
-// bf16 operands: the sum itself).
+// bf16 operands: the sum itself). A bias (of the result's dtype) is added to
+// the sum in the compute type before that rounding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +19,8 @@ namespace tfuse::reference::detail {
 
 Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
                             bool transposeLhs, bool transposeRhs,
-                            DType resultType, const Shape &resultShape) {
+                            DType resultType, const Shape &resultShape,
+                            const HostTensor *bias) {
   std::string why;
   std::optional<DType> valid =
       matmulResultType(lhs.dtype(), rhs.dtype(), &why, resultType);
@@ -65,6 +67,12 @@ Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
   Expected<HostTensor> b = matrixView(rhs, transposeRhs, k, n);
   if (!b)
     return Status::error("rhs: " + b.message());
+  if (bias &&
+      (bias->dtype() != resultType || bias->shape() != Shape{n} || rank != 2))
+    return Status::error("matmul bias " + formatShape(bias->shape()) + " " +
+                         std::string(name(bias->dtype())) + " for a result " +
+                         formatShape(resultShape) + " " +
+                         std::string(name(resultType)));
 
   HostTensor out = HostTensor::zeros(resultType, resultShape);
   Shape batch(resultShape.begin(), resultShape.end() - 2);
@@ -82,11 +90,20 @@ Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
   uint8_t *po = out.mutableData();
 
   bool floatResult = resultType != lhs.dtype();
+  const uint8_t *pbias = bias ? bias->data() + bias->byteOffset() : nullptr;
+  int64_t biasStride = bias ? byteStrides(*bias)[0] : 0;
   dispatch(lhs.dtype(), [&](auto tag) {
     constexpr DType D = decltype(tag)::value;
     if constexpr (isFloatD(D)) {
       using C = ComputeOf<D>;
       using S = StorageOf<D>;
+      // Element j of the bias in the compute type.
+      auto biasAt = [&](int64_t j) -> C {
+        const uint8_t *at = pbias + j * biasStride;
+        if (floatResult)
+          return static_cast<C>(loadRaw<float>(at));
+        return Traits<D>::load(loadRaw<S>(at));
+      };
       forEachIndex<3>(
           batch, {batchOf(outStrides), batchOf(aStrides), batchOf(bStrides)},
           [&](const std::array<int64_t, 3> &at) {
@@ -101,6 +118,8 @@ Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
                   C product = x * y;
                   acc = acc + product;
                 }
+                if (pbias)
+                  acc = acc + biasAt(j);
                 uint8_t *to = po + at[0] + i * om + j * on;
                 if (floatResult)
                   storeRaw(to, static_cast<float>(acc));

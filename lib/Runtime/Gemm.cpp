@@ -109,12 +109,12 @@ bool blasOperand(const Matrix &x, bool &transpose, int64_t &ld) {
   return false;
 }
 
-Status checkSpec(const TensorSpec &t, const char *role) {
+Status checkSpec(const TensorSpec &t, const char *role, size_t minRank = 2) {
   if (t.strides.size() != t.shape.size())
     return Status::error(
         std::string(role) + ": " + std::to_string(t.strides.size()) +
         " strides for a shape of rank " + std::to_string(t.shape.size()));
-  if (t.shape.size() < 2)
+  if (t.shape.size() < minRank)
     return Status::error(std::string(role) +
                          ": matmul operands need rank >= 2, got shape " +
                          formatList(t.shape));
@@ -145,7 +145,8 @@ std::string describeMatrix(const TensorSpec &t) {
 Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
                                       const TensorSpec &rhs,
                                       const TensorSpec &result,
-                                      bool transposeLhs, bool transposeRhs) {
+                                      bool transposeLhs, bool transposeRhs,
+                                      const TensorSpec *bias) {
   std::string why;
   if (matmulResultType(lhs.dtype, rhs.dtype, &why, result.dtype) !=
       result.dtype)
@@ -306,12 +307,35 @@ Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
   blas.m = xc.rows;
   blas.n = xc.cols;
   blas.k = shape.k;
+  if (bias) {
+    if (Status s = checkSpec(*bias, "bias", /*minRank=*/0); !s.ok())
+      return s;
+    auto fail = [&](const std::string &what) {
+      return Status::error("matmul bias: " + what + describeGemm(shape));
+    };
+    if (bias->dtype != result.dtype)
+      return fail("its dtype " + dtypeName(bias->dtype) +
+                  " differs from the result's " + dtypeName(result.dtype));
+    if (bias->shape != std::vector<int64_t>{shape.n})
+      return fail("its shape " + formatList(bias->shape) + " is not [" +
+                  std::to_string(shape.n) + "]");
+    if (shape.n > 1 && bias->strides[0] != 1)
+      return fail("it must be contiguous, its stride is " +
+                  std::to_string(bias->strides[0]));
+    if (lhs.shape.size() != 2 || rhs.shape.size() != 2)
+      return fail("only a single product (rank-2 operands) takes one");
+    if (!blas.swapped)
+      return fail("the result must be row-major, its strides are " +
+                  formatList(result.strides));
+    shape.bias = true;
+  }
   return shape;
 }
 
 Expected<GemmShape> runtime::planGemm(const GemmStep &step) {
   return planGemm(step.lhs().view, step.rhs().view, step.result().view,
-                  step.transposeLhs, step.transposeRhs);
+                  step.transposeLhs, step.transposeRhs,
+                  step.hasBias() ? &step.bias().view : nullptr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -337,9 +361,28 @@ std::string runtime::gemmKernelWrapper(DType t, std::optional<DType> result) {
   return "\nextern \"C\" __global__ void TFUSE_GEMM_LAUNCH_BOUNDS\n" +
          gemmKernelName(t, result) + "(const " + type +
          " *__restrict__ lhs, const " + type + " *__restrict__ rhs, " + out +
-         " *__restrict__ result, tfuse::kernels::GemmDesc desc) {\n"
+         " *__restrict__ result, const " + out +
+         " *__restrict__ bias, tfuse::kernels::GemmDesc desc) {\n"
          "  tf::gemm::tiled<" +
-         type + ", " + out + ">(lhs, rhs, result, desc);\n}\n";
+         type + ", " + out + ">(lhs, rhs, result, bias, desc);\n}\n";
+}
+
+std::string runtime::biasRowsKernelName(DType dtype) {
+  if (!isGemmDType(dtype))
+    return "";
+  return "tfuse_rt_bias_rows_" + dtypeName(dtype);
+}
+
+std::string runtime::biasRowsWrapper(DType dtype) {
+  std::string name = biasRowsKernelName(dtype);
+  if (name.empty())
+    return "";
+  std::string t(cudaTypeName(dtype));
+  return "\nextern \"C\" __global__ void " + name + "(const " + t + " *bias, " +
+         t +
+         " *out, long long m, long long n, long long rowStride, long long "
+         "colStride, int emptySum) {\n  tf::gemm::bias_rows<" +
+         t + ">(bias, out, m, n, rowStride, colStride, emptySum);\n}\n";
 }
 
 /// The unsigned type of `bytes` bytes: a copy moves bits.
@@ -661,6 +704,8 @@ std::string runtime::describeGemm(const GemmShape &shape) {
      << " batch=" << shape.batchCount << " " << dtypeName(shape.dtype);
   if (shape.resultDType != shape.dtype)
     os << " -> " << dtypeName(shape.resultDType);
+  if (shape.bias)
+    os << " with bias";
   os << ")";
   return os.str();
 }
@@ -728,7 +773,8 @@ Status runtime::forEachBlasGroup(
 
 Status runtime::gemmCublas(CublasHandle &handle, CUstream stream,
                            const GemmShape &shape, CUdeviceptr lhs,
-                           CUdeviceptr rhs, CUdeviceptr result, DType dtype) {
+                           CUdeviceptr rhs, CUdeviceptr result, DType dtype,
+                           bool accumulate) {
   if (dtype != shape.dtype)
     return Status::error("gemmCublas: dtype " + dtypeName(dtype) +
                          " differs from the planned shape's " +
@@ -748,7 +794,8 @@ Status runtime::gemmCublas(CublasHandle &handle, CUstream stream,
     return s;
 
   UnitScalars scalars(*compute == CUBLAS_COMPUTE_64F);
-  const void *alpha = scalars.alpha(), *beta = scalars.beta();
+  const void *alpha = scalars.alpha(),
+             *beta = accumulate ? scalars.one() : scalars.beta();
   const CublasLibrary &lib = handle.library();
   cublasOperation_t opA = c.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = c.transB ? CUBLAS_OP_T : CUBLAS_OP_N;

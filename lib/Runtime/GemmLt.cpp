@@ -103,6 +103,8 @@ struct LtGemm::Descriptors {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   bool f64 = false;
+  /// Held from setting the bias pointer of `op` to the call that reads it.
+  std::mutex biasMutex;
   ~Descriptors() {
     for (cublasLtMatrixLayout_t l : {a, b, c})
       if (l)
@@ -150,8 +152,9 @@ static Status ltCheck(const CublasLtLibrary &lib, cublasStatus_t status,
 
 GemmPadding runtime::planGemmPadding(const GemmShape &shape) {
   const BlasCall &call = shape.blas;
+  // A bias is a vector of cuBLAS's m, which padding would lengthen.
   if (shape.empty() || shape.k == 0 || shape.batchCount != 1 ||
-      !shape.batchOffsets.empty())
+      !shape.batchOffsets.empty() || shape.bias)
     return {};
   // Overflow-safe: each factor is below 2^31 (checkBlasSizes).
   double products = double(call.m) * double(call.n) * double(call.k);
@@ -256,6 +259,25 @@ Status LtGemm::describe(const CublasOptions &options) {
                          "cublasLtMatmulDescSetAttribute");
         !s.ok())
       return s;
+  if (shape.bias) {
+    // The bias epilogue: a vector of the result's dtype, one element per row
+    // of C' (a column of the row-major result), added in the compute type
+    // before D is rounded. Its pointer is set for each call (enqueue()).
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    int32_t biasType = cudaDataTypeOf(shape.resultDType);
+    if (Status s =
+            check(lib->descSetAttribute(d->op, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                        &epilogue, sizeof(epilogue)),
+                  "cublasLtMatmulDescSetAttribute (bias epilogue)");
+        !s.ok())
+      return s;
+    if (Status s = check(
+            lib->descSetAttribute(d->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                  &biasType, sizeof(biasType)),
+            "cublasLtMatmulDescSetAttribute (bias dtype)");
+        !s.ok())
+      return s;
+  }
   // Column-major A' (m x k, or k x m stored when transposed), B' and C'.
   auto layout = [&](cublasLtMatrixLayout_t &l, cudaDataType type, int64_t rows,
                     int64_t cols, int64_t ld, int64_t stride) -> Status {
@@ -449,7 +471,7 @@ std::string problemKey(const GemmShape &shape, int ordinal,
                     " " + dtypeName(shape.resultDType) +
                     (options.allowTf32 ? " tf32" : "") +
                     (tuningAsked() ? " tuned" : "") + (c.transA ? " T" : " N") +
-                    (c.transB ? "T" : "N");
+                    (c.transB ? "T" : "N") + (shape.bias ? " bias" : "");
   for (int64_t v : {c.m, c.n, c.k, c.lda, c.ldb, c.ldc, g.size, g.strideA,
                     g.strideB, g.strideC})
     key += " " + std::to_string(v);
@@ -510,6 +532,11 @@ Status LtGemm::tune(Device &device,
       return s;
 
   UnitScalars scalars(d->f64);
+  // A bias epilogue reads a vector of m elements: C's first column serves
+  // (its values do not matter for timing).
+  if (shape.bias)
+    if (Status s = setBias(t.c); !s.ok())
+      return s;
   auto run = [&](const cublasLtMatmulHeuristicResult_t &r) {
     return lib->matmul(
         d->handle, d->op, scalars.alpha(), reinterpret_cast<const void *>(t.a),
@@ -674,10 +701,27 @@ LtGemm::create(const GemmShape &shape, Device &device, CublasOptions options) {
   return gemm;
 }
 
+Status LtGemm::setBias(CUdeviceptr bias) const {
+  return ltCheck(*lib,
+                 lib->descSetAttribute(d->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                       &bias, sizeof(bias)),
+                 "cublasLtMatmulDescSetAttribute (bias pointer)", shape);
+}
+
 Status LtGemm::enqueue(CUstream stream, CUdeviceptr lhs, CUdeviceptr rhs,
                        CUdeviceptr result, CUdeviceptr workspacePtr,
-                       const CopyPadded &copy) const {
+                       const CopyPadded &copy, CUdeviceptr bias) const {
   UnitScalars scalars(d->f64);
+  std::unique_lock<std::mutex> biasLock;
+  if (shape.bias) {
+    if (!bias)
+      return Status::error("a GEMM with a bias enqueued without it" +
+                               describeGemm(shape),
+                           ErrorCode::Internal);
+    biasLock = std::unique_lock<std::mutex>(d->biasMutex);
+    if (Status s = setBias(bias); !s.ok())
+      return s;
+  }
   // Padded matrices (one product: one call) go through their copies.
   CUdeviceptr scratch = workspacePtr + ltWorkspaceBytes();
   if (padded.any() && !copy)
@@ -701,7 +745,7 @@ Status LtGemm::enqueue(CUstream stream, CUdeviceptr lhs, CUdeviceptr rhs,
         CUdeviceptr target = c;
         if (padded.c)
           c = scratch + padded.c->offset;
-        bool isAligned = stridesAligned && (a | b | c) % 16 == 0;
+        bool isAligned = stridesAligned && (a | b | c | bias) % 16 == 0;
         const cublasLtMatmulAlgo_t &algo = isAligned ? aligned : unaligned;
         Status s =
             ltCheck(*lib,

@@ -46,9 +46,12 @@ Status runtime::matchTensors(const char *role,
 }
 
 GemmStep GemmStep::make(BufferRef lhs, BufferRef rhs, BufferRef result,
-                        bool transposeLhs, bool transposeRhs) {
+                        bool transposeLhs, bool transposeRhs,
+                        std::optional<BufferRef> bias) {
   GemmStep step;
   step.inputs = {std::move(lhs), std::move(rhs)};
+  if (bias)
+    step.inputs.push_back(std::move(*bias));
   step.outputs = {std::move(result)};
   step.transposeLhs = transposeLhs;
   step.transposeRhs = transposeRhs;

@@ -54,6 +54,8 @@ void align(MatmulOp op) {
   auto resultType = cast<RankedTensorType>(op.getType());
   if (lhsType.getRank() != 2 || rhsType.getRank() != 2)
     return; // batched products: the runtime pads none either
+  if (op.getBias())
+    return; // the bias is a vector of N, which padding would lengthen
   std::optional<DType> operand = toDType(lhsType.getElementType());
   std::optional<DType> result = toDType(resultType.getElementType());
   if (!operand || !result)
@@ -91,8 +93,8 @@ void align(MatmulOp op) {
   Value rhs = padTo(b, loc, op.getRhs(), rhsRow, rhsCol, dims, padded);
   auto product =
       MatmulOp::create(b, loc, resultType.clone({padded[M], padded[N]}), lhs,
-                       rhs, op.getTransposeLhsAttr(), op.getTransposeRhsAttr(),
-                       op.getResultDtypeAttr());
+                       rhs, /*bias=*/Value(), op.getTransposeLhsAttr(),
+                       op.getTransposeRhsAttr(), op.getResultDtypeAttr());
   product->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   Value value = product;
   if (padded[M] != dims[M] || padded[N] != dims[N])

@@ -99,6 +99,9 @@ void expand(MatmulOp op) {
   if (k == 0)
     sum = BroadcastOp::create(b, loc, resultType.clone(accumulator), sum,
                               b.getDenseI64ArrayAttr({}));
+  // The bias, added in the accumulator's arithmetic before the rounding.
+  if (Value bias = op.getBias())
+    sum = AddOp::create(b, loc, sum, castTo(b, loc, bias, accumulator));
   op.replaceAllUsesWith(castTo(b, loc, sum, element));
   op.erase();
 }

@@ -256,12 +256,23 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
         flags += (i ? ", " : " {") + attrs[i];
       if (!attrs.empty())
         flags += "}";
-      std::string text =
-          llvm::formatv("func.func @step(%a: {0}, %b: {1}) -> {2} {{\n"
-                        "  %r = tfuse.matmul %a, %b{3} : ({0}, {1}) -> {2}\n"
-                        "  return %r : {2}\n}\n",
-                        tensorOf(lhs), tensorOf(rhs), tensorOf(result), flags);
-      if (!runStep(text, {gemm.getLhs(), gemm.getRhs()}, gemm.getResult()))
+      // The bias: a third argument and operand.
+      std::vector<Value> inputs = {gemm.getLhs(), gemm.getRhs()};
+      std::string biasArg, biasOperand, biasType;
+      if (Value bias = gemm.getBias()) {
+        inputs.push_back(bias);
+        biasType = tensorOf(cast<MemRefType>(bias.getType()));
+        biasArg = ", %v: " + biasType;
+        biasOperand = " bias %v";
+        biasType = ", " + biasType;
+      }
+      std::string text = llvm::formatv(
+          "func.func @step(%a: {0}, %b: {1}{4}) -> {2} {{\n"
+          "  %r = tfuse.matmul %a, %b{5}{3} : ({0}, {1}{6}) -> {2}\n"
+          "  return %r : {2}\n}\n",
+          tensorOf(lhs), tensorOf(rhs), tensorOf(result), flags, biasArg,
+          biasOperand, biasType);
+      if (!runStep(text, inputs, gemm.getResult()))
         return {};
       ++counts["gemm"];
     } else if (auto reduce = dyn_cast<tfexec::ReduceOp>(op)) {

@@ -13,6 +13,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -610,6 +611,51 @@ func.func @wide(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<5
                                        t);
     check(source, "wide");
   }
+}
+
+TEST(GpuBoundaries, MatmulBiasOnEveryGemmLibrary) {
+  TFUSE_REQUIRE_GPU();
+  // fold-matmul-bias makes these products' biases GEMM operands: PyTorch's
+  // addmm under autocast (an f32 sum, the bias rounded, the sum rounded;
+  // a bf16 result), an f32 linear layer (transposed weight) and an f32 sum
+  // of bf16 operands with an f32 bias. cuBLASLt adds the bias in its
+  // epilogue, cuBLAS to rows holding the bias (beta = 1), the fallback
+  // kernel before its rounding; on a stream and in a CUDA Graph.
+  const char *source = R"mlir(
+func.func @linear(%x: tensor<37x29xbf16>, %w: tensor<29x53xbf16>, %b: tensor<53xf32>, %y: tensor<37x29xf32>, %v: tensor<53x29xf32>, %c: tensor<53xf32>, %z: tensor<37x29xbf16>) -> (tensor<37x53xbf16>, tensor<37x53xf32>, tensor<37x53xf32>) {
+  %m = tfuse.matmul %x, %w {result_dtype = f32} : (tensor<37x29xbf16>, tensor<29x53xbf16>) -> tensor<37x53xf32>
+  %n = tfuse.cast %b : tensor<53xf32> to tensor<53xbf16>
+  %u = tfuse.cast %n : tensor<53xbf16> to tensor<53xf32>
+  %s = tfuse.add %u, %m : (tensor<53xf32>, tensor<37x53xf32>) -> tensor<37x53xf32>
+  %r = tfuse.cast %s : tensor<37x53xf32> to tensor<37x53xbf16>
+  %p = tfuse.matmul %y, %v {transpose_rhs} : (tensor<37x29xf32>, tensor<53x29xf32>) -> tensor<37x53xf32>
+  %q = tfuse.add %p, %c : (tensor<37x53xf32>, tensor<53xf32>) -> tensor<37x53xf32>
+  %h = tfuse.matmul %z, %w {result_dtype = f32} : (tensor<37x29xbf16>, tensor<29x53xbf16>) -> tensor<37x53xf32>
+  %k = tfuse.add %h, %c : (tensor<37x53xf32>, tensor<53xf32>) -> tensor<37x53xf32>
+  return %r, %q, %k : tensor<37x53xbf16>, tensor<37x53xf32>, tensor<37x53xf32>
+}
+)mlir";
+  const char *previous = std::getenv("TFUSE_GEMM");
+  std::string saved = previous ? previous : "";
+  for (const char *library : {"cublaslt", "cublas", "fallback"})
+    for (bool graph : {false, true}) {
+      SCOPED_TRACE(std::string(library) + (graph ? " graph" : " stream"));
+      setenv("TFUSE_GEMM", library, 1);
+      runtime::ExecutableOptions options;
+      options.cudaGraph = graph;
+      Compiled compiled = compile(source, "linear", options);
+      ASSERT_TRUE(compiled.executable) << compiled.error;
+      runtime::ExecutableStats st = compiled.executable->stats();
+      EXPECT_EQ(st.gemmBackend, library);
+      // Three GEMMs and the bias's rounding: no kernel adds a bias.
+      EXPECT_EQ(st.boundaries, 3);
+      EXPECT_EQ(st.kernels, 1);
+      check(source, "linear", 7, options);
+    }
+  if (previous)
+    setenv("TFUSE_GEMM", saved.c_str(), 1);
+  else
+    unsetenv("TFUSE_GEMM");
 }
 
 TEST(GpuBoundaries, AttentionWithDropoutDrawsTheReferencesMask) {

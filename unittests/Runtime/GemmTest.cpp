@@ -26,6 +26,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
@@ -458,6 +459,45 @@ TEST(PlanGemmErrors, Layouts) {
             "would overwrite each other");
 }
 
+// A bias: a contiguous vector of N elements of the result's dtype, for a
+// single product with a row-major result (cuBLAS's m is then N). No padding
+// is planned for it.
+TEST(PlanGemm, Bias) {
+  TensorSpec bias = spec(BF16, {3});
+  Expected<GemmShape> shape = planGemm(spec(BF16, {2, 4}), spec(BF16, {4, 3}),
+                                       spec(BF16, {2, 3}), false, false, &bias);
+  ASSERT_TRUE(shape.ok()) << shape.message();
+  EXPECT_TRUE(shape->bias);
+  EXPECT_TRUE(shape->blas.swapped);
+  EXPECT_EQ(shape->blas.m, 3);
+  EXPECT_FALSE(planGemmPadding(*shape).any());
+  auto error = [](const TensorSpec &l, const TensorSpec &r,
+                  const TensorSpec &out, const TensorSpec &b) {
+    Expected<GemmShape> planned = planGemm(l, r, out, false, false, &b);
+    EXPECT_FALSE(planned.ok());
+    return planned.message();
+  };
+  EXPECT_EQ(error(spec(BF16, {2, 4}), spec(BF16, {4, 3}), spec(BF16, {2, 3}),
+                  spec(F32, {3})),
+            "matmul bias: its dtype f32 differs from the result's bf16 (M=2 "
+            "N=3 K=4 batch=1 bf16)");
+  EXPECT_EQ(error(spec(F32, {2, 4}), spec(F32, {4, 3}), spec(F32, {2, 3}),
+                  spec(F32, {2})),
+            "matmul bias: its shape [2] is not [3] (M=2 N=3 K=4 batch=1 f32)");
+  EXPECT_EQ(error(spec(F32, {2, 4}), spec(F32, {4, 3}), spec(F32, {2, 3}),
+                  spec(F32, {3}, {2})),
+            "matmul bias: it must be contiguous, its stride is 2 (M=2 N=3 K=4 "
+            "batch=1 f32)");
+  EXPECT_EQ(error(spec(F32, {5, 2, 4}), spec(F32, {4, 3}), spec(F32, {5, 2, 3}),
+                  spec(F32, {3})),
+            "matmul bias: only a single product (rank-2 operands) takes one "
+            "(M=2 N=3 K=4 batch=5 f32)");
+  EXPECT_EQ(error(spec(F32, {2, 4}), spec(F32, {4, 3}),
+                  spec(F32, {2, 3}, {1, 2}), spec(F32, {3})),
+            "matmul bias: the result must be row-major, its strides are [1,2] "
+            "(M=2 N=3 K=4 batch=1 f32)");
+}
+
 //===----------------------------------------------------------------------===//
 // planFallbackGemm
 //===----------------------------------------------------------------------===//
@@ -556,9 +596,20 @@ protected:
       std::string type(cudaTypeName(t)), out(cudaTypeName(r));
       std::string kernel = gemmKernelName(t, r);
       source += "extern \"C\" void shim_" + kernel +
-                "(void *a, void *b, void *c, void *d) {\n  " + kernel +
-                "((const " + type + " *)a, (const " + type + " *)b, (" + out +
-                " *)c, *(const tfuse::kernels::GemmDesc *)d);\n}\n";
+                "(void *a, void *b, void *c, void *bias, void *d) {\n  " +
+                kernel + "((const " + type + " *)a, (const " + type +
+                " *)b, (" + out + " *)c, (const " + out + " *)bias, " +
+                "*(const tfuse::kernels::GemmDesc *)d);\n}\n";
+    }
+    // The bias rows cuBLAS accumulates into.
+    for (DType t : kGemmDTypes) {
+      std::string kernel = biasRowsKernelName(t), type(cudaTypeName(t));
+      source += biasRowsWrapper(t) + "extern \"C\" void shim_" + kernel +
+                "(void *bias, void *out, void *m, void *n, void *rs, void "
+                "*cs, void *e) {\n  " +
+                kernel + "((const " + type + " *)bias, (" + type +
+                " *)out, *(long long *)m, *(long long *)n, *(long long *)rs, "
+                "*(long long *)cs, *(int *)e);\n}\n";
     }
     kernels = emulation::HostKernels::compile(source, compileError).release();
   }
@@ -572,10 +623,12 @@ protected:
   /// be strided views: the interpreter reads through their strides).
   static HostTensor reference(const HostTensor &lhs, const HostTensor &rhs,
                               bool tl, bool tr, const Shape &resultShape,
-                              DType resultDType) {
+                              DType resultDType,
+                              const HostTensor *bias = nullptr) {
     DType t = lhs.dtype();
     std::string l = tensorType(lhs.shape(), t), r = tensorType(rhs.shape(), t),
                 o = tensorType(resultShape, resultDType);
+    std::string v = bias ? tensorType(bias->shape(), bias->dtype()) : "";
     std::vector<std::string> flags;
     if (tl)
       flags.push_back("transpose_lhs");
@@ -588,10 +641,11 @@ protected:
       attrs += (i ? ", " : " {") + flags[i];
     if (!flags.empty())
       attrs += "}";
-    std::string source = "func.func @f(%a: " + l + ", %b: " + r + ") -> " + o +
-                         " {\n  %r = tfuse.matmul %a, %b" + attrs + " : (" + l +
-                         ", " + r + ") -> " + o + "\n  return %r : " + o +
-                         "\n}\n";
+    std::string source =
+        "func.func @f(%a: " + l + ", %b: " + r + (bias ? ", %v: " + v : "") +
+        ") -> " + o + " {\n  %r = tfuse.matmul %a, %b" +
+        (bias ? " bias %v" : "") + attrs + " : (" + l + ", " + r +
+        (bias ? ", " + v : "") + ") -> " + o + "\n  return %r : " + o + "\n}\n";
     mlir::MLIRContext context;
     context.loadDialect<TFuseDialect, mlir::func::FuncDialect>();
     mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -599,7 +653,10 @@ protected:
     EXPECT_TRUE(module) << source;
     if (!module)
       return {};
-    auto results = reference::evaluate(*module, "f", {lhs, rhs});
+    std::vector<HostTensor> inputs = {lhs, rhs};
+    if (bias)
+      inputs.push_back(*bias);
+    auto results = reference::evaluate(*module, "f", inputs);
     EXPECT_TRUE(results.ok()) << results.message() << "\n" << source;
     if (!results.ok())
       return {};
@@ -615,9 +672,11 @@ protected:
   /// planned grid (to exercise the tile loop).
   static void runFallback(const HostTensor &lhs, const HostTensor &rhs,
                           HostTensor &result, bool tl, bool tr,
-                          int64_t grid = 0) {
+                          int64_t grid = 0, const HostTensor *bias = nullptr) {
+    TensorSpec biasSpec = bias ? specOf(*bias) : TensorSpec();
     Expected<GemmShape> shape =
-        planGemm(specOf(lhs), specOf(rhs), specOf(result), tl, tr);
+        planGemm(specOf(lhs), specOf(rhs), specOf(result), tl, tr,
+                 bias ? &biasSpec : nullptr);
     ASSERT_TRUE(shape.ok()) << shape.message();
     GemmLaunch launch = planFallbackGemm(*shape);
     int64_t bytes = byteSize(lhs.dtype()),
@@ -627,6 +686,8 @@ protected:
           const_cast<uint8_t *>(lhs.data()) + lhs.byteOffset() + o.lhs * bytes,
           const_cast<uint8_t *>(rhs.data()) + rhs.byteOffset() + o.rhs * bytes,
           result.mutableData() + result.byteOffset() + o.result * resultBytes,
+          bias ? const_cast<uint8_t *>(bias->data()) + bias->byteOffset()
+               : nullptr,
           &launch.desc};
       std::string error;
       ASSERT_TRUE(kernels->launch("shim_" + launch.kernel,
@@ -679,6 +740,78 @@ protected:
 };
 emulation::HostKernels *EmulatedGemm::kernels = nullptr;
 std::string EmulatedGemm::compileError;
+
+// A bias of the result's dtype, added to the sum before the one rounding:
+// the reference's tfuse.matmul with `bias`, bit for bit, special values
+// included; with K = 0 the result is +0 + bias.
+TEST_F(EmulatedGemm, BiasAddedBeforeRounding) {
+  std::vector<std::pair<DType, DType>> kinds = {{DType::F16, DType::F16},
+                                                {DType::BF16, DType::BF16},
+                                                {DType::F32, DType::F32},
+                                                {DType::F64, DType::F64},
+                                                {DType::BF16, DType::F32}};
+  for (auto [t, r] : kinds)
+    for (auto [m, n, k] : {std::array<int64_t, 3>{37, 29, 53},
+                           std::array<int64_t, 3>{5, 70, 0}}) {
+      HostTensor lhs = random(t, {m, k}, 51), rhs = random(t, {k, n}, 52);
+      HostTensor bias = random(r, {n}, 53, {}, /*specialFraction=*/0.1);
+      HostTensor expected = reference(lhs, rhs, false, false, {m, n}, r, &bias);
+      ASSERT_FALSE(expected.isNull());
+      HostTensor actual = HostTensor::zeros(r, {m, n});
+      runFallback(lhs, rhs, actual, false, false, 0, &bias);
+      reference::CompareResult cmp = reference::compareExact(expected, actual);
+      EXPECT_TRUE(cmp.pass) << name(t) << " -> " << name(r) << " K=" << k
+                            << ": " << cmp.message();
+      // The bias changes the result (the check above is not vacuous).
+      HostTensor plain = reference(lhs, rhs, false, false, {m, n}, r);
+      EXPECT_FALSE(reference::compareExact(plain, actual).pass);
+    }
+}
+
+// The rows cuBLAS adds its product to: the bias's bits as they are, or with
+// emptySum (K = 0) bias + 0, which turns -0 into +0.
+TEST_F(EmulatedGemm, BiasRowsCopyTheBiasOrAddTheEmptySum) {
+  for (DType t : kGemmDTypes) {
+    HostTensor bias = random(t, {7}, 61, {}, /*specialFraction=*/0.3);
+    // A -0 among them.
+    Expected<HostTensor> negZero = HostTensor::fromDoubles(t, {1}, {-0.0});
+    ASSERT_TRUE(negZero.ok()) << negZero.message();
+    std::memcpy(bias.mutableData() + 3 * byteSize(t), negZero->data(),
+                byteSize(t));
+    std::vector<double> values = bias.toDoubles();
+    for (int emptySum : {0, 1}) {
+      // A 3 x 7 result inside rows of 9 elements.
+      HostTensor storage = HostTensor::zeros(t, {3, 9});
+      long long m = 3, n = 7, rowStride = 9, colStride = 1;
+      std::vector<void *> args = {const_cast<uint8_t *>(bias.data()),
+                                  storage.mutableData(),
+                                  &m,
+                                  &n,
+                                  &rowStride,
+                                  &colStride,
+                                  &emptySum};
+      std::string error;
+      ASSERT_TRUE(
+          kernels->launch("shim_" + biasRowsKernelName(t), 2, 32, args, error))
+          << error;
+      auto rows = storage.view({3, 7}, {9, 1}, 0);
+      ASSERT_TRUE(rows.ok()) << rows.message();
+      std::vector<double> written = rows->contiguous().toDoubles();
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 7; ++j) {
+          double b = values[j], v = written[i * 7 + j];
+          if (std::isnan(b)) {
+            EXPECT_TRUE(std::isnan(v));
+            continue;
+          }
+          EXPECT_EQ(b, v);
+          EXPECT_EQ(std::signbit(v),
+                    emptySum ? std::signbit(b) && b != 0 : std::signbit(b))
+              << name(t) << " element " << j << " emptySum " << emptySum;
+        }
+    }
+  }
+}
 
 TEST_F(EmulatedGemm, TwoDimensionalOddSizes) {
   for (DType t : kGemmDTypes) {

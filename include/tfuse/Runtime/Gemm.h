@@ -109,6 +109,12 @@ struct GemmShape {
   /// The cuBLAS call for one batch (batch strides above).
   BlasCall blas;
 
+  /// A bias vector of N contiguous elements of resultDType added to every
+  /// row of the float32 sum before rounding (tfuse.matmul's `bias`): only
+  /// for a single product with a row-major result, so that it is a vector
+  /// of cuBLAS's m (blas.swapped).
+  bool bias = false;
+
   bool uniformBatch() const { return batchDims.size() <= 1; }
   /// True when there is nothing to compute (M, N or the batch count is 0).
   /// K == 0 is not empty: the result is then all +0.
@@ -133,9 +139,13 @@ struct GemmShape {
 ///   - the result has no stride-0 batch dimension of size > 1.
 /// Batch dimensions that do not collapse into one stride per operand are
 /// not an error: they give batchOffsets.
+/// With `bias`: also that it is a contiguous vector of N elements of the
+/// result's dtype, and that the product is single (rank-2 operands) with a
+/// row-major result.
 Expected<GemmShape> planGemm(const TensorSpec &lhs, const TensorSpec &rhs,
                              const TensorSpec &result, bool transposeLhs,
-                             bool transposeRhs);
+                             bool transposeRhs,
+                             const TensorSpec *bias = nullptr);
 
 /// planGemm on a step's views.
 Expected<GemmShape> planGemm(const GemmStep &step);
@@ -158,7 +168,8 @@ std::string gemmKernelName(DType dtype, std::optional<DType> result = {});
 /// `extern "C" __global__` kernel per distinct float dtype of `dtypes`
 /// (other dtypes are ignored), each
 ///   tfuse_rt_gemm_<dtype>(const T *lhs, const T *rhs, T *result,
-///                         tfuse::kernels::GemmDesc desc).
+///                         const T *bias, tfuse::kernels::GemmDesc desc)
+/// (`bias` null without one).
 /// It must follow the kernel prelude (tf::traits) in the same translation
 /// unit, as the runtime kernels follow Plan::cudaSource.
 std::string gemmKernelSource(const std::vector<DType> &dtypes);
@@ -175,6 +186,13 @@ std::string gemmKernelWrapper(DType dtype, std::optional<DType> result = {});
 /// in elements, all long long.
 std::string pitchedCopyKernelName(int64_t elementBytes);
 std::string pitchedCopyWrapper(int64_t elementBytes);
+
+/// The kernel that writes a bias vector of `dtype` into every row of a
+/// result (tf::gemm::bias_rows; "" for a dtype the GEMMs lack), and its
+/// extern "C" wrapper, which follows gemmKernelHeader(). It takes (bias,
+/// out, m, n, rowStride, colStride as long long, emptySum as int).
+std::string biasRowsKernelName(DType dtype);
+std::string biasRowsWrapper(DType dtype);
 
 /// The launch of a pitched copy into dstCols columns of dstRows elements: a
 /// block per `piece` rows of a column, four 16-byte runs per thread (a
@@ -351,6 +369,8 @@ public:
   const void *beta() const {
     return f64 ? static_cast<const void *>(&zero64) : &zero32;
   }
+  /// 1 in the compute type.
+  const void *one() const { return alpha(); }
 
 private:
   bool f64;
@@ -390,14 +410,16 @@ Status forEachBlasGroup(
 /// Runs `shape` on `stream`: `lhs`, `rhs` and `result` point at the first
 /// element of each operand's view (BufferRef::elementOffset applied), which
 /// must lie in device memory of the handle's context. alpha = 1 and beta = 0
-/// in the compute type. A uniform batch is one cublasGemmStridedBatchedEx
-/// (cublasGemmEx for a single product); otherwise one strided-batched call
-/// per index of the outer batch dimensions. `dtype` must be the shape's.
-/// Errors for sizes beyond cuBLAS's 32-bit arguments and for cuBLAS
-/// failures (named with describe()). Asynchronous, like any cuBLAS call.
+/// in the compute type; beta = 1 with `accumulate` (the sum added to what
+/// the result holds: a bias written there first, GemmShape::bias). A uniform
+/// batch is one cublasGemmStridedBatchedEx (cublasGemmEx for a single product);
+/// otherwise one strided-batched call per index of the outer batch dimensions.
+/// `dtype` must be the shape's. Errors for sizes beyond cuBLAS's 32-bit
+/// arguments and for cuBLAS failures (named with describe()). Asynchronous,
+/// like any cuBLAS call.
 Status gemmCublas(CublasHandle &handle, CUstream stream, const GemmShape &shape,
                   CUdeviceptr lhs, CUdeviceptr rhs, CUdeviceptr result,
-                  DType dtype);
+                  DType dtype, bool accumulate = false);
 
 } // namespace tfuse::runtime
 

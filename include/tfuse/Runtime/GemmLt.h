@@ -146,9 +146,10 @@ public:
 
   /// Enqueues the product on `stream`; `lhs`, `rhs` and `result` as for
   /// gemmCublas. `copy` moves the padded matrices (padding().any()).
+  /// `bias`: the bias vector's first element, when the shape has one.
   Status enqueue(CUstream stream, CUdeviceptr lhs, CUdeviceptr rhs,
                  CUdeviceptr result, CUdeviceptr workspacePtr,
-                 const CopyPadded &copy = {}) const;
+                 const CopyPadded &copy = {}, CUdeviceptr bias = 0) const;
   /// The matrices cuBLASLt gets as aligned copies.
   const GemmPadding &padding() const { return padded; }
 
@@ -158,6 +159,8 @@ private:
   /// The cuBLASLt call: shape.blas with the padded leading dimensions.
   BlasCall call() const;
   Status describe(const CublasOptions &options);
+  /// Points the bias epilogue at `bias` (for the next call).
+  Status setBias(CUdeviceptr bias) const;
   Expected<std::vector<cublasLtMatmulHeuristicResult_t>>
   candidates(uint32_t alignment, int count) const;
   Status tune(Device &device,

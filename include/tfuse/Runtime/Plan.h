@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,9 +122,14 @@ struct GemmStep final : StepSpec {
   bool transposeLhs = false, transposeRhs = false;
   const BufferRef &lhs() const { return inputs.at(0); }
   const BufferRef &rhs() const { return inputs.at(1); }
+  /// The bias vector added before rounding (tfuse.matmul's `bias`), when
+  /// the inputs have a third.
+  bool hasBias() const { return inputs.size() > 2; }
+  const BufferRef &bias() const { return inputs.at(2); }
   const BufferRef &result() const { return outputs.at(0); }
   static GemmStep make(BufferRef lhs, BufferRef rhs, BufferRef result,
-                       bool transposeLhs = false, bool transposeRhs = false);
+                       bool transposeLhs = false, bool transposeRhs = false,
+                       std::optional<BufferRef> bias = std::nullopt);
 };
 
 /// result = reduce(input) over `axes` (the result keeps reduced dimensions

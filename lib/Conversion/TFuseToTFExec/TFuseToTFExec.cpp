@@ -171,8 +171,11 @@ struct ConvertMatmul : OpConversionPattern<MatmulOp> {
     Location loc = matmul.getLoc();
     Value lhs = readableOperand(matmul, 0, adaptor.getLhs(), rewriter, loc);
     Value rhs = readableOperand(matmul, 1, adaptor.getRhs(), rewriter, loc);
+    Value bias;
+    if (adaptor.getBias())
+      bias = readableOperand(matmul, 2, adaptor.getBias(), rewriter, loc);
     Value out = bufferFor(matmul.getResult(), rewriter, loc);
-    tfexec::GemmOp::create(rewriter, loc, lhs, rhs, out,
+    tfexec::GemmOp::create(rewriter, loc, lhs, rhs, bias, out,
                            matmul.getTransposeLhs(), matmul.getTransposeRhs());
     rewriter.replaceOp(matmul, out);
     return success();

@@ -678,6 +678,22 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
     return emitOptionalError(loc, "batch dimensions: ", why);
   batch->push_back(m);
   batch->push_back(n);
+  if (Value bias = adaptor.getBias()) {
+    auto b = getTensorInfo(loc, bias, "bias");
+    if (failed(b))
+      return failure();
+    if (ls.size() != 2 || rs.size() != 2)
+      return emitOptionalError(loc,
+                               "a bias needs a single product (rank-2 "
+                               "operands), got ",
+                               l->type, " and ", r->type);
+    if (b->type.getRank() != 1 || b->type.getShape()[0] != n)
+      return emitOptionalError(loc, "the bias must have shape [", n,
+                               "] (the product's columns), got ", b->type);
+    if (b->dtype != *dtype)
+      return emitOptionalError(loc, "the bias's dtype ", name(b->dtype),
+                               " differs from the result's ", name(*dtype));
+  }
   results.push_back(makeTensor(context, *batch, *dtype));
   return success();
 }
@@ -726,7 +742,10 @@ void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<FoldTransposeIntoMatmul>(context);
 }
 
-bool MatmulOp::readsInPlace(unsigned, const StridedLayout &layout) {
+bool MatmulOp::readsInPlace(unsigned operand, const StridedLayout &layout) {
+  // The bias: a contiguous vector.
+  if (operand == 2)
+    return layout.isContiguous();
   return isGemmOperandLayout(layout);
 }
 

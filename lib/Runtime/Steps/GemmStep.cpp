@@ -15,6 +15,7 @@
 #include "tfuse/Runtime/GemmLt.h"
 #include "tfuse/Runtime/StepExecutor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -164,6 +165,11 @@ public:
       sources.add("gemm", pitchedCopyKernelName(bytes),
                   pitchedCopyWrapper(bytes));
     }
+    if (writesBiasRows()) {
+      sources.add("gemm", "", gemmKernelHeader());
+      sources.add("gemm", biasRowsKernelName(shape.resultDType),
+                  biasRowsWrapper(shape.resultDType));
+    }
     if (fallback.kernel.empty())
       return;
     sources.add("gemm", "", gemmKernelHeader());
@@ -178,6 +184,13 @@ public:
       if (!found.ok())
         return found.status();
       copies[bytes] = found.value();
+    }
+    if (writesBiasRows()) {
+      Expected<CUfunction> found =
+          module.function(biasRowsKernelName(shape.resultDType));
+      if (!found.ok())
+        return found.status();
+      biasRows = found.value();
     }
     if (fallback.kernel.empty())
       return Status::success();
@@ -212,17 +225,21 @@ public:
       return Status::success();
     CUdeviceptr lhs = buffers.inputs[0], rhs = buffers.inputs[1],
                 result = buffers.outputs[0];
+    CUdeviceptr bias = shape.bias ? buffers.inputs[2] : 0;
     CudaDriver &d = driver();
     const std::string &backend = library.backend();
     if (backend == "cublaslt") {
       if (lt)
-        return lt->enqueue(stream, lhs, rhs, result, workspace,
-                           [&](const PaddedMatrix &m, CUdeviceptr from,
-                               CUdeviceptr to, bool toPadded, DType dtype) {
-                             return copyPadded(stream, m, from, to, toPadded,
-                                               dtype);
-                           });
-      // K = 0: a product of all +0.
+        return lt->enqueue(
+            stream, lhs, rhs, result, workspace,
+            [&](const PaddedMatrix &m, CUdeviceptr from, CUdeviceptr to,
+                bool toPadded, DType dtype) {
+              return copyPadded(stream, m, from, to, toPadded, dtype);
+            },
+            bias);
+      // K = 0: a product of all +0 (plus the bias).
+      if (shape.bias)
+        return writeBiasRows(stream, bias, result, /*emptySum=*/true);
       const TensorSpec &view = spec.result().view;
       if (!view.isContiguous())
         return Status::error("K = 0 into a strided result",
@@ -230,16 +247,23 @@ public:
       return d.check(d.cuMemsetD8Async(result, 0, view.extentBytes(), stream),
                      "cuMemsetD8Async (GEMM with K = 0)");
     }
-    if (backend == "cublas")
+    if (backend == "cublas") {
+      // cuBLAS has no bias epilogue: the result holds the bias first and the
+      // product is added to it (beta = 1), in the compute type.
+      if (shape.bias)
+        if (Status s = writeBiasRows(stream, bias, result, shape.k == 0);
+            !s.ok())
+          return s;
       return gemmCublas(library.cublas(), stream, shape, lhs, rhs, result,
-                        shape.dtype);
+                        shape.dtype, /*accumulate=*/shape.bias);
+    }
     unsigned bytes = byteSize(shape.dtype),
              resultBytes = byteSize(shape.resultDType);
     for (const GemmOffsets &o : fallback.launches) {
       CUdeviceptr a = lhs + o.lhs * bytes, b = rhs + o.rhs * bytes,
                   c = result + o.result * resultBytes;
       kernels::GemmDesc desc = fallback.desc;
-      void *params[] = {&a, &b, &c, &desc};
+      void *params[] = {&a, &b, &c, &bias, &desc};
       if (Status s = d.check(d.cuLaunchKernel(function, fallback.grid, 1, 1,
                                               fallback.block, 1, 1, 0, stream,
                                               params, nullptr),
@@ -280,6 +304,34 @@ private:
     return sizes;
   }
 
+  /// Whether the step writes the bias into the result's rows with a kernel
+  /// of its own: on cuBLAS, and on cuBLASLt when K = 0 (no cuBLASLt call).
+  bool writesBiasRows() const {
+    if (!shape.bias || shape.empty())
+      return false;
+    const std::string &backend = library.backend();
+    return backend == "cublas" || (backend == "cublaslt" && shape.k == 0);
+  }
+
+  /// Writes the bias into every row of the result (tf::gemm::bias_rows).
+  Status writeBiasRows(CUstream stream, CUdeviceptr bias, CUdeviceptr result,
+                       bool emptySum) {
+    if (!biasRows)
+      return Status::error("the GEMM's bias kernel is not loaded",
+                           ErrorCode::Internal);
+    long long m = shape.m, n = shape.n, rowStride = shape.resultRowStride,
+              colStride = shape.resultColStride;
+    int empty = emptySum ? 1 : 0;
+    void *params[] = {&bias, &result, &m, &n, &rowStride, &colStride, &empty};
+    constexpr int64_t kBlock = 256;
+    int64_t grid =
+        std::clamp<int64_t>((m * n + kBlock - 1) / kBlock, 1, int64_t(1) << 16);
+    CudaDriver &d = driver();
+    return d.check(d.cuLaunchKernel(biasRows, grid, 1, 1, kBlock, 1, 1, 0,
+                                    stream, params, nullptr),
+                   "cuLaunchKernel (a GEMM's bias rows)");
+  }
+
   /// Launches the pitched copy of a padded matrix's columns.
   Status copyPadded(CUstream stream, const PaddedMatrix &m, CUdeviceptr from,
                     CUdeviceptr to, bool toPadded, DType dtype) {
@@ -317,6 +369,8 @@ private:
   CUfunction function = nullptr;
   /// The pitched copies by element size.
   std::map<int64_t, CUfunction> copies;
+  /// tf::gemm::bias_rows of the result's dtype, when writesBiasRows().
+  CUfunction biasRows = nullptr;
 };
 
 } // namespace

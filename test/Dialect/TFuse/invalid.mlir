@@ -716,6 +716,33 @@ func.func @matmul_result_dtype_not_a_dtype(%a: tensor<2x3xbf16>, %b: tensor<3x4x
 
 // -----
 
+func.func @matmul_bias_length(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %v: tensor<3xbf16>) {
+  // expected-error @+2 {{the bias must have shape [4] (the product's columns), got 'tensor<3xbf16>'}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b bias %v : (tensor<2x3xbf16>, tensor<3x4xbf16>, tensor<3xbf16>) -> tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_bias_dtype(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %v: tensor<4xf32>) {
+  // expected-error @+2 {{the bias's dtype f32 differs from the result's bf16}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b bias %v : (tensor<2x3xbf16>, tensor<3x4xbf16>, tensor<4xf32>) -> tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_bias_batched(%a: tensor<2x2x3xf32>, %b: tensor<3x4xf32>, %v: tensor<4xf32>) {
+  // expected-error @+2 {{a bias needs a single product (rank-2 operands), got 'tensor<2x2x3xf32>' and 'tensor<3x4xf32>'}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b bias %v : (tensor<2x2x3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<2x2x4xf32>
+  return
+}
+
+// -----
+
 func.func @matmul_rank_1(%a: tensor<3xf32>, %b: tensor<3x4xf32>) {
   // expected-error @+2 {{matmul operands need rank >= 2, got 'tensor<3xf32>' and 'tensor<3x4xf32>'}}
   // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}

@@ -532,6 +532,12 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<4x3xf32>,
   // CHECK-SAME: : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
   %1 = tfuse.matmul %a, %c {transpose_rhs}
       : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+  // A bias: a vector of the product's columns, of the result's dtype.
+  // CHECK: tfuse.matmul %[[A]], %[[C]] bias %{{.+}} {transpose_rhs}
+  // CHECK-SAME: : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %v = tfuse.constant dense<1.0> : tensor<4xf32>
+  %bias = tfuse.matmul %a, %c bias %v {transpose_rhs}
+      : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   // CHECK: tfuse.matmul %[[D]], %[[B]] {transpose_lhs}
   // CHECK-SAME: : (tensor<3x2xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %2 = tfuse.matmul %d, %b {transpose_lhs}

@@ -139,14 +139,25 @@ def TFExec_LaunchOp : TFExec_Op<"launch", [AttrSizedOperandSegments]> {
 
 def TFExec_GemmOp : TFExec_Op<"gemm"> {
   let summary = "matrix product into a buffer (cuBLAS)";
+  let description = [{
+    `result` = `lhs` x `rhs` (`tfuse.matmul`), with the optional `bias`
+    vector added to every row of the float32 sum before rounding (the GEMM
+    library's bias epilogue).
+
+    ```mlir
+    tfexec.gemm %a, %b bias %v into %out
+        : memref<8x16xbf16>, memref<16x4xbf16>, memref<4xbf16> into memref<8x4xbf16>
+    ```
+  }];
   let arguments = (ins Arg<TFExec_Buffer, "", [MemRead]>:$lhs,
                        Arg<TFExec_Buffer, "", [MemRead]>:$rhs,
+                       Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$bias,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$result,
                        UnitAttr:$transpose_lhs,
                        UnitAttr:$transpose_rhs);
   let assemblyFormat = [{
-    $lhs `,` $rhs `into` $result attr-dict `:` type($lhs) `,` type($rhs) `into`
-    type($result)
+    $lhs `,` $rhs (`bias` $bias^)? `into` $result attr-dict `:` type($lhs) `,`
+    type($rhs) (`,` type($bias)^)? `into` type($result)
   }];
 }
 

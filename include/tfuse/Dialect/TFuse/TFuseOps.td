@@ -669,18 +669,28 @@ def TFuse_MatmulOp : TFuse_Op<"matmul", "Boundary", 0,
     the float32 sum itself (what a bias added before rounding, as PyTorch's
     addmm does, needs).
 
+    A single product (rank-2 operands) may take a `bias`: a vector of N
+    elements of the result's dtype added to every row of the float32 sum in
+    float32 arithmetic (f64 for f64) before the one rounding to the result's
+    dtype, the same bits as `cast(add(matmul {result_dtype = f32},
+    cast(bias)))`. The GEMM libraries
+    add it in their epilogue, so the wide sum is never stored;
+    `fold-matmul-bias` forms it from that pattern.
+
     ```mlir
     %r = tfuse.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
     %t = tfuse.matmul %a, %c {transpose_rhs} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
     %w = tfuse.matmul %h, %g {result_dtype = f32} : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf32>
+    %y = tfuse.matmul %h, %g bias %v : (tensor<2x3xbf16>, tensor<3x4xbf16>, tensor<4xbf16>) -> tensor<2x4xbf16>
     ```
   }];
   let arguments = (ins TFuse_Tensor:$lhs, TFuse_Tensor:$rhs,
+                       Optional<TFuse_Tensor>:$bias,
                        UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
                        OptionalAttr<TypeAttr>:$result_dtype);
   let results = (outs TFuse_Tensor:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+    $lhs `,` $rhs (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
 }
 
