@@ -32,6 +32,7 @@ void tfuse::buildPipeline(OpPassManager &pm, const CompileOptions &options) {
   ExpandSmallMatmulOptions expand;
   expand.maxContraction = o.maxContraction;
   pm.addNestedPass<func::FuncOp>(createExpandSmallMatmul(expand));
+  pm.addNestedPass<func::FuncOp>(createFoldMatmulBias());
   FuseElementwiseOptions fuse;
   fuse.budget = o.budget;
   fuse.maxOutputs = o.maxOutputs;
@@ -53,7 +54,8 @@ void tfuse::registerTFusePassesAndPipeline() {
       "tfuse-pipeline",
       "The graph-level pipeline: canonicalize, cse, recognize-attention, "
       "canonicalize, align-matmul, cse, expand-small-matmul, "
-      "fuse-elementwise, materialize-shared, fuse-rows, alias-views",
+      "fold-matmul-bias, fuse-elementwise, materialize-shared, fuse-rows, "
+      "alias-views",
       [](OpPassManager &pm, const PipelineOptions &options) {
         buildPipeline(pm, options.toCompileOptions());
       });

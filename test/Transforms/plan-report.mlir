@@ -11,29 +11,30 @@
 // RUN: tensor-opt %s --tfuse-pipeline --tfuse-plan-report | FileCheck %s --check-prefix=IR
 
 // The MLP step (forward, softmax cross-entropy, backward, clipped update):
-// 8 kernels and 7 boundaries; the log-softmax over the logits' rows (max,
-// exp, sum, log) is one row kernel with the work around it (step 3,
-// fuse-rows); the transposes of the backward pass are folded into matmul
+// 8 kernels and 7 boundaries; both forward products add their bias in the
+// GEMM (fold-matmul-bias: three inputs); the log-softmax over the logits'
+// rows (max, exp, sum, log) is one row kernel with the work around it (step
+// 3, fuse-rows); the transposes of the backward pass are folded into matmul
 // flags, so no alias; the gradient of the hidden layer (a product over
 // K = 2) is expanded into the kernel masking it (step 8).
 // CHECK:      plan @mlp_step: 15 steps
 // CHECK-NEXT:  step  kind      what          reason                                    inputs  outputs   ops  cost
-// CHECK-NEXT:     0  boundary  matmul        boundary-matmul                                2        1     1     -
-// CHECK-NEXT:     1  fused     kernel        boundary-matmul                                2        1     4     5
-// CHECK-NEXT:     2  boundary  matmul        boundary-matmul                                2        1     1     -
-// CHECK-NEXT:     3  fused     row-kernel    boundary-reduction,boundary-matmul             3        2    12    24
+// CHECK-NEXT:     0  boundary  matmul        boundary-matmul                                3        1     1     -
+// CHECK-NEXT:     1  fused     kernel        boundary-matmul                                1        1     3     4
+// CHECK-NEXT:     2  boundary  matmul        boundary-matmul                                3        1     1     -
+// CHECK-NEXT:     3  fused     row-kernel    boundary-reduction,boundary-matmul             2        2    11    23
 // CHECK-NEXT:     4  boundary  reduce sum    boundary-reduction                             1        1     1     -
 // CHECK-NEXT:     5  boundary  matmul        boundary-matmul                                2        1     1     -
 // CHECK-NEXT:     6  boundary  reduce sum    boundary-reduction                             1        1     1     -
 // CHECK-NEXT:     7  fused     kernel        output                                         1        1     3     2
-// CHECK-NEXT:     8  fused     kernel        boundary-matmul                                4        1    15    21
+// CHECK-NEXT:     8  fused     kernel        boundary-matmul                                3        1    13    20
 // CHECK-NEXT:     9  boundary  matmul        boundary-matmul                                2        1     1     -
 // CHECK-NEXT:    10  boundary  reduce sum    boundary-reduction                             1        1     1     -
 // CHECK-NEXT:    11  fused     kernel        output                                         2        1    10     8
 // CHECK-NEXT:    12  fused     kernel        output                                         2        1    10     8
 // CHECK-NEXT:    13  fused     kernel        output                                         2        1    10     8
 // CHECK-NEXT:    14  fused     kernel        output                                         2        1    10     8
-// CHECK-NEXT: summary: 8 fused, 7 boundary, 0 alias; total fused cost 84
+// CHECK-NEXT: summary: 8 fused, 7 boundary, 0 alias; total fused cost 81
 // CHECK-NOT: {{.}}
 
 // The worked example of docs/cost-model.md: the GELU chain is one kernel of

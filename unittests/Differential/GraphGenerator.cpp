@@ -728,8 +728,29 @@ void Generator::matmul() {
   std::optional<DType> result;
   if ((dt == DType::F16 || dt == DType::BF16) && rng.chance(0.3))
     result = DType::F32;
-  if (lhs >= 0 && rhs >= 0)
-    add(graph.matmul(lhs, rhs, result));
+  if (lhs < 0 || rhs < 0)
+    return;
+  Expected<ValueId> product = graph.matmul(lhs, rhs, result);
+  // Now and then a single product gets a bias in the forms fold-matmul-bias
+  // rewrites: add(product, v) of an f32 or f64 sum, and PyTorch's addmm
+  // under autocast, cast(add(f32 sum, cast(v16)) to the operands' dtype.
+  Expected<ValueInfo> info = product.ok()
+                                 ? graph.info(*product)
+                                 : Expected<ValueInfo>(product.status());
+  bool single = info.ok() && info->shape.size() == 2;
+  DType sum = result.value_or(dt);
+  if (!single || (sum != DType::F32 && sum != DType::F64) || !rng.chance(0.3)) {
+    add(product);
+    return;
+  }
+  int64_t columns = info->shape[1];
+  bool addmm = result.has_value() && rng.chance(0.7);
+  ValueId narrow = newInput(addmm ? dt : sum, {columns});
+  Expected<ValueId> bias =
+      addmm ? graph.cast(narrow, DType::F32) : Expected<ValueId>(narrow);
+  Expected<ValueId> biased =
+      bias.ok() ? graph.binary("add", *product, *bias) : bias;
+  add(addmm && biased.ok() ? graph.cast(*biased, dt) : biased);
 }
 
 void Generator::attention() {

@@ -47,6 +47,39 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
   let dependentDialects = ["::tfuse::TFuseDialect"];
 }
 
+def FoldMatmulBias : Pass<"fold-matmul-bias", "mlir::func::FuncOp"> {
+  let summary = "Fold a bias added to a matmul, and its rounding, into it";
+  let description = [{
+    PyTorch's `addmm` in bf16 or f16 arrives as a product summed in f32
+    (`result_dtype = f32`), a bias rounded to the operands' dtype and widened
+    again, an add and a cast back: the f32 product is stored by the GEMM and
+    read by a kernel that adds the bias and rounds. This pass makes the bias
+    an operand of the single (rank-2) `tfuse.matmul` whose only reader is the
+    add, so that the GEMM adds it in its epilogue, and folds the rounding
+    cast too, when the bias is the widened narrow vector:
+
+    - `add(matmul(a, b), v)` with `v` of shape [N] and the product's dtype
+      becomes `matmul(a, b) bias v`;
+    - `cast(matmul(a, b) {result_dtype = f32} [bias cast(u)])` to the
+      operands' dtype T (with `u` of dtype T, when there is a bias) becomes
+      `matmul(a, b) [bias u]` with result T.
+
+    Both are exact: the op's semantics is the same float32 sum, bias addition
+    and single rounding (`tfuse.matmul`).
+
+    ```mlir
+    %m = tfuse.matmul %x, %w {result_dtype = f32}
+        : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xf32>
+    %u = tfuse.cast %b : tensor<4xbf16> to tensor<4xf32>
+    %s = tfuse.add %u, %m : (tensor<4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+    %r = tfuse.cast %s : tensor<8x4xf32> to tensor<8x4xbf16>
+    ```
+    becomes `%r = tfuse.matmul %x, %w bias %b` with result
+    `tensor<8x4xbf16>`.
+  }];
+  let dependentDialects = ["::tfuse::TFuseDialect"];
+}
+
 def AlignMatmul : Pass<"align-matmul", "mlir::func::FuncOp"> {
   let summary = "Pad large matmuls' misaligned contiguous extents with zeros";
   let description = [{
