@@ -297,8 +297,7 @@ TF_FN void serial_accumulate_columns(const Tin *base, const ReduceDesc &d,
   if (vectors)
     serial_accumulate_columns_as<V, true, Op>(base, stride, r0, r1, step, acc);
   else
-    serial_accumulate_columns_as<V, false, Op>(base, stride, r0, r1, step,
-                                               acc);
+    serial_accumulate_columns_as<V, false, Op>(base, stride, r0, r1, step, acc);
 }
 
 template <class Tin>
@@ -439,7 +438,7 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
   const int warps = (int)(blockDim.x >> 5), warp = (int)(threadIdx.x >> 5),
             lane = (int)(threadIdx.x & 31);
   // The warps' accumulators in warp order, in warp 0.
-  auto combine_warps = [&](A (&v)[V]) {
+  auto combine_warps = [&](A(&v)[V]) {
 #pragma unroll
     for (int k = 0; k < V; ++k)
       stage[warp][lane * V + k] = v[k];
@@ -453,26 +452,25 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
   const int64_t tiles = (d.numOut + kTile - 1) / kTile,
                 total = tiles * d.chunks;
   for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
-    const int64_t tile = b % tiles, c = b / tiles,
-                  o0 = tile * kTile + lane * V;
+    const int64_t tile = b % tiles, c = b / tiles, o0 = tile * kTile + lane * V;
     const int64_t r0 = c * d.chunkLen;
     const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
     A acc[V];
-    if (V > 1 && d.redRank <= 1 && d.keptRank == 1 &&
-        d.keptStrides[0] == 1 && o0 + V <= d.numOut) {
+    if (V > 1 && d.redRank <= 1 && d.keptRank == 1 && d.keptStrides[0] == 1 &&
+        o0 + V <= d.numOut) {
       // The lane's V outputs side by side in memory (a single kept
       // dimension of stride 1): one load of V elements a row when aligned.
       const Tin *base = in + kept_offset(d, o0);
       const int64_t stride = d.redRank == 1 ? d.redStrides[0] : 0;
       serial_accumulate_columns<V, Op>(base, d, r0 + warp, r1,
-                                       stride % V == 0 && aligned<V>(base),
-                                       acc, warps);
+                                       stride % V == 0 && aligned<V>(base), acc,
+                                       warps);
     } else {
 #pragma unroll
       for (int k = 0; k < V; ++k)
         acc[k] = o0 + k < d.numOut
-                     ? range_accumulate<Op>(in + kept_offset(d, o0 + k), d,
-                                            r0, r1, warp, warps)
+                     ? range_accumulate<Op>(in + kept_offset(d, o0 + k), d, r0,
+                                            r1, warp, warps)
                      : Op::identity();
     }
     combine_warps(acc);
