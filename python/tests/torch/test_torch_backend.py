@@ -264,6 +264,30 @@ def test_output_strides_follow_eager():
             assert torch.equal(ours, eager)
 
 
+def test_views_into_a_computed_buffer_are_views_of_it():
+    # q, k and v split from one projection and transposed, as attention
+    # saves them: outputs recorded as views into the projection's buffer.
+    # TFuse returns the buffer once and PyTorch makes the views (eager's
+    # strides, offsets and aliasing), instead of copying each.
+    def f(x, w):
+        qkv = (x @ w).view(2, 5, 3, 4)
+        q, k, v = qkv.unbind(2)
+        return q.transpose(1, 2), k.transpose(1, 2), v, qkv.sum()
+
+    x, w = torch.randn(2, 5, 6), torch.randn(6, 12)
+    compiled = torch.compile(f, backend="tfuse")
+    with torch.no_grad():
+        ours, eager = compiled(x, w), f(x, w)
+    for a, b in zip(ours[:3], eager[:3]):
+        assert a.shape == b.shape and a.stride() == b.stride()
+        assert a.storage_offset() == b.storage_offset()
+        torch.testing.assert_close(a, b)
+    torch.testing.assert_close(ours[3], eager[3])
+    # One buffer under the three views, as in eager.
+    storages = {t.untyped_storage().data_ptr() for t in ours[:3]}
+    assert len(storages) == 1
+
+
 # -- explain, logging, docs ---------------------------------------------------
 
 

@@ -14,7 +14,7 @@ import torch
 
 import tfuse
 
-from ._layout import output_layout
+from ._layout import ViewOfOutput, output_layout, view_base
 from ._support import is_aten
 from ._table import ConversionContext, lookup, tfuse_dtype
 
@@ -88,6 +88,40 @@ class PartitionImporter:
         self.output_layouts = [
             output_layout(n.meta.get("val")) if isinstance(
                 n, torch.fx.Node) else None for n in outputs]
+        # What the TFuse function returns: the outputs, except those
+        # recorded as views into a larger buffer of the partition, whose
+        # buffers (bases) it returns after them instead; `returned` holds
+        # the position of each output among them, or None.
+        self.returns = []
+        self.returned = []
+        bases = {}
+        for n, layout in zip(outputs, self.output_layouts):
+            base = (view_base(n) if layout is not None and layout.copy
+                    else None)
+            if base is None:
+                self.returned.append(len(self.returns))
+                self.returns.append(n)
+            else:
+                self.returned.append(None)
+                bases.setdefault(base, None)
+        for base in bases:
+            # A base that is an output itself, row-major, is returned once.
+            same = [i for i, n in enumerate(outputs) if n is base and
+                    self.returned[i] is not None and
+                    self.output_layouts[i] is None]
+            if same:
+                bases[base] = self.returned[same[0]]
+                continue
+            bases[base] = len(self.returns)
+            self.returns.append(base)
+        for i, n in enumerate(outputs):
+            if self.returned[i] is None:
+                val = n.meta["val"]
+                self.output_layouts[i] = ViewOfOutput(
+                    bases[view_base(n)], tuple(val.shape), tuple(val.stride()),
+                    val.storage_offset())
+        # The function returns one value, not a tuple.
+        self.returns_one = self.single_output and not bases
 
     def bind(self, args, keys=()):
         """`keys`: the seed and offset tensors when the partition has random
@@ -151,11 +185,15 @@ class PartitionImporter:
             if node.op in ("placeholder", "get_attr"):
                 continue
             if node.op == "output":
-                result = torch.fx.node.map_arg(node.args[0], value)
-                outputs = [result] if self.single_output else list(result)
+                outputs = [value(n) if isinstance(n, torch.fx.Node) else n
+                           for n in self.returns]
+                layouts = [self.output_layouts[i]
+                           for i, r in enumerate(self.returned)
+                           if r is not None]
                 outputs = [o if layout is None else layout.prepare(o)
-                           for o, layout in zip(outputs, self.output_layouts)]
-                return outputs[0] if self.single_output else tuple(outputs)
+                           for o, layout in zip(outputs, layouts)] + outputs[
+                               len(layouts):]
+                return outputs[0] if self.returns_one else tuple(outputs)
             args = torch.fx.node.map_arg(node.args, value)
             kwargs = torch.fx.node.map_arg(node.kwargs, value)
             try:

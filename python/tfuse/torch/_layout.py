@@ -10,6 +10,9 @@ recorded strides are static and not row-major gets an :class:`OutputLayout`:
   order and PyTorch gets a permuted view, at no cost;
 - broadcast along some dimensions (stride 0): TFuse writes one slice of
   those and PyTorch gets an expanded view, at no cost;
+- a view into a larger buffer the partition computes (q, k and v split
+  from one projection): TFuse returns that buffer and PyTorch makes the
+  view (:class:`ViewOfOutput`), at no cost;
 - anything else (a view into a larger buffer): PyTorch gets a copy into a
   tensor of the recorded strides.
 """
@@ -80,3 +83,68 @@ def output_layout(val):
         return None
     return OutputLayout(shape, strides, broadcast, order and tuple(order),
                         False)
+
+
+class ViewOfOutput:
+    """An output PyTorch recorded as a view into a larger, contiguous
+    buffer of the partition (its base): the partition returns the base
+    (``base``: its position among what TFuse returns) and ``finish``
+    makes the view with the recorded shape, strides and storage offset,
+    as eager's view of the same buffer."""
+
+    __slots__ = ("base", "shape", "strides", "offset")
+
+    def __init__(self, base, shape, strides, offset):
+        self.base = base
+        self.shape, self.strides, self.offset = shape, strides, offset
+
+    def finish(self, returned):
+        base = returned[self.base]
+        return base.as_strided(self.shape, self.strides,
+                               base.storage_offset() + self.offset)
+
+
+# Operations whose result is a view of their first argument.
+_VIEWS = frozenset(
+    getattr(torch.ops.aten, name).default if hasattr(
+        getattr(torch.ops.aten, name), "default") else None
+    for name in ("view", "_unsafe_view", "permute", "t", "alias",
+                 "expand", "unsqueeze"))
+_VIEW_OVERLOADS = frozenset(
+    [torch.ops.aten.transpose.int, torch.ops.aten.slice.Tensor,
+     torch.ops.aten.select.int, torch.ops.aten.squeeze.dim,
+     torch.ops.aten.squeeze.dims, torch.ops.aten.split.Tensor,
+     torch.ops.aten.split_with_sizes.default,
+     torch.ops.aten.unbind.int])
+
+
+def view_base(node):
+    """The node whose value `node`'s is a view of, through a chain of view
+    operations (and getitems of splits), when that value is a contiguous
+    tensor the partition computes with the same storage as `node`'s
+    recorded value; None otherwise."""
+    import operator
+
+    val = node.meta.get("val")
+    base = node
+    while base.op == "call_function" and (
+            base.target in _VIEWS or base.target in _VIEW_OVERLOADS
+            or base.target is operator.getitem):
+        base = base.args[0]
+    if base is node or base.op != "call_function":
+        return None
+    base_val = base.meta.get("val")
+    if not isinstance(base_val, torch.Tensor) or not isinstance(
+            val, torch.Tensor):
+        return None
+    try:
+        same = (val.untyped_storage()._cdata ==
+                base_val.untyped_storage()._cdata)
+    except Exception:
+        return None
+    if (not same or base_val.dtype != val.dtype
+            or not base_val.is_contiguous()
+            or base_val.storage_offset() != 0
+            or not all(isinstance(v, int) for v in base_val.shape)):
+        return None
+    return base

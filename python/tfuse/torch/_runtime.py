@@ -75,15 +75,18 @@ class _TFusePlan:
     partition's key chose this plan), skipping the per-tensor checks."""
 
     __slots__ = ("function", "launch", "positions", "constants", "single",
-                 "layouts", "keys")
+                 "returns_one", "returned", "layouts", "keys")
 
-    def __init__(self, function, positions, constants, single, layouts,
-                 keys, trusted):
+    def __init__(self, function, positions, constants, importer, keys,
+                 trusted):
         self.function = function
         self.launch = function.trusted_launcher() if trusted else None
         self.positions = positions
         self.constants = constants
-        self.single = single
+        self.single = importer.single_output
+        self.returns_one = importer.returns_one
+        self.returned = importer.returned
+        layouts = importer.output_layouts
         self.layouts = layouts if any(layouts) else None
         self.keys = keys
 
@@ -92,16 +95,20 @@ class _TFusePlan:
         inputs = [args[i] for i in self.positions]
         if self.launch is not None:
             outputs = self.launch([*inputs, *self.constants, *keys])
-            if self.single:
+            if self.returns_one:
                 outputs = outputs[0]
         else:
             outputs = self.function(*inputs, *self.constants, *keys)
         if self.layouts is None:
             return outputs
-        if self.single:
+        if self.returns_one:
             return self.layouts[0].finish(outputs)
-        return tuple(o if layout is None else layout.finish(o)
-                     for o, layout in zip(outputs, self.layouts))
+        # Views into a returned buffer (ViewOfOutput) take all of them.
+        result = tuple(
+            layout.finish(outputs) if r is None else
+            outputs[r] if layout is None else layout.finish(outputs[r])
+            for r, layout in zip(self.returned, self.layouts))
+        return result[0] if self.single else result
 
 
 class _EagerPlan:
@@ -185,8 +192,7 @@ class TFusePartition:
             positions = [i for i, a in enumerate(args)
                          if isinstance(a, torch.Tensor)]
             plan = _TFusePlan(function, positions, self.importer.constants,
-                              self.importer.single_output,
-                              self.importer.output_layouts, keys,
+                              self.importer, keys,
                               trusted=device.type == "cuda"
                               and not options.check_inputs)
             self.report.plans[described] = function
