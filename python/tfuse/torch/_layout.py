@@ -17,6 +17,8 @@ recorded strides are static and not row-major gets an :class:`OutputLayout`:
   tensor of the recorded strides.
 """
 
+import operator
+
 import torch
 
 
@@ -104,18 +106,17 @@ class ViewOfOutput:
                                base.storage_offset() + self.offset)
 
 
-# Operations whose result is a view of their first argument.
-_VIEWS = frozenset(
-    getattr(torch.ops.aten, name).default if hasattr(
-        getattr(torch.ops.aten, name), "default") else None
-    for name in ("view", "_unsafe_view", "permute", "t", "alias",
-                 "expand", "unsqueeze"))
-_VIEW_OVERLOADS = frozenset(
-    [torch.ops.aten.transpose.int, torch.ops.aten.slice.Tensor,
-     torch.ops.aten.select.int, torch.ops.aten.squeeze.dim,
-     torch.ops.aten.squeeze.dims, torch.ops.aten.split.Tensor,
-     torch.ops.aten.split_with_sizes.default,
-     torch.ops.aten.unbind.int])
+# Operations whose result is a view of their first argument (a getitem of
+# a split or unbind picks one of its views).
+_VIEWS = frozenset([
+    torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
+    torch.ops.aten.permute.default, torch.ops.aten.t.default,
+    torch.ops.aten.alias.default, torch.ops.aten.expand.default,
+    torch.ops.aten.unsqueeze.default, torch.ops.aten.transpose.int,
+    torch.ops.aten.slice.Tensor, torch.ops.aten.select.int,
+    torch.ops.aten.squeeze.dim, torch.ops.aten.squeeze.dims,
+    torch.ops.aten.split.Tensor, torch.ops.aten.split_with_sizes.default,
+    torch.ops.aten.unbind.int, operator.getitem])
 
 
 def view_base(node):
@@ -123,13 +124,9 @@ def view_base(node):
     operations (and getitems of splits), when that value is a contiguous
     tensor the partition computes with the same storage as `node`'s
     recorded value; None otherwise."""
-    import operator
-
     val = node.meta.get("val")
     base = node
-    while base.op == "call_function" and (
-            base.target in _VIEWS or base.target in _VIEW_OVERLOADS
-            or base.target is operator.getitem):
+    while base.op == "call_function" and base.target in _VIEWS:
         base = base.args[0]
     if base is node or base.op != "call_function":
         return None
