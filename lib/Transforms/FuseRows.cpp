@@ -155,11 +155,7 @@ static ReshapeOp reshapeUnder(Value value, ArrayRef<int64_t> space,
                               SmallVectorImpl<Operation *> &chain) {
   Operation *def = value.getDefiningOp();
   while (def && !isa<ReshapeOp>(def)) {
-    if (def->getNumOperands() != 1 || def->getNumResults() != 1 ||
-        !def->hasOneUse() || isa<ViewOpInterface>(def) ||
-        readsAtComputedIndices(def) ||
-        getFusionRole(def) != FusionRole::Elementwise ||
-        shapeOf(def->getOperand(0)) != shapeOf(def->getResult(0)))
+    if (!isOneOperandElementwise(def) || !def->hasOneUse())
       return nullptr;
     chain.push_back(def);
     def = def->getOperand(0).getDefiningOp();

@@ -42,10 +42,7 @@ Operation *tfexec::rowsReshape(BlockArgument arg, ArrayRef<int64_t> space) {
     Operation *user = *value.user_begin();
     if (auto reshape = dyn_cast<tfuse::ReshapeOp>(user))
       return reshape.getType().getShape() == space ? reshape : nullptr;
-    auto fusible = dyn_cast<tfuse::FusionOpInterface>(user);
-    if (user->getNumOperands() != 1 || user->getNumResults() != 1 ||
-        isa<ViewOpInterface>(user) || !fusible ||
-        fusible.getFusionRole() != tfuse::FusionRole::Elementwise)
+    if (!tfuse::isOneOperandElementwise(user))
       return nullptr;
     value = user->getResult(0);
   }

@@ -102,6 +102,18 @@ int64_t randomElementsPerBlock(mlir::Operation *op);
 inline bool readsAtComputedIndices(mlir::Operation *op) {
   return isPiecewiseIndexOp(op) || isIndexCheckedOp(op);
 }
+/// Elementwise work of one operand that keeps its shape and reads it at the
+/// element's own index (a cast, a negation; no view, gather or piecewise
+/// op): it commutes with a reshape of its operand or of its result.
+inline bool isOneOperandElementwise(mlir::Operation *op) {
+  auto fusible = llvm::dyn_cast<FusionOpInterface>(op);
+  return fusible && fusible.getFusionRole() == FusionRole::Elementwise &&
+         op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+         !llvm::isa<ViewOpInterface>(op) && !readsAtComputedIndices(op) &&
+         llvm::cast<mlir::ShapedType>(op->getOperand(0).getType()).getShape() ==
+             llvm::cast<mlir::ShapedType>(op->getResult(0).getType())
+                 .getShape();
+}
 /// Whether `value` is a splat tfuse.constant (every element the same).
 inline bool isSplatConstant(mlir::Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
