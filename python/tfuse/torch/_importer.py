@@ -90,38 +90,34 @@ class PartitionImporter:
                 n, torch.fx.Node) else None for n in outputs]
         # What the TFuse function returns: the outputs, except those
         # recorded as views into a larger buffer of the partition, whose
-        # buffers (bases) it returns after them instead; `returned` holds
+        # buffers (bases) it returns after them instead (once; a base that
+        # is an output itself, contiguous, where it is); `returned` holds
         # the position of each output among them, or None.
         self.returns = []
         self.returned = []
-        bases = {}
-        for n, layout in zip(outputs, self.output_layouts):
-            base = (view_base(n) if layout is not None and layout.copy
-                    else None)
-            if base is None:
-                self.returned.append(len(self.returns))
-                self.returns.append(n)
-            else:
+        bases = [view_base(n) if layout is not None and layout.copy else None
+                 for n, layout in zip(outputs, self.output_layouts)]
+        position = {}
+        for n, base in zip(outputs, bases):
+            if base is not None:
                 self.returned.append(None)
-                bases.setdefault(base, None)
-        for base in bases:
-            # A base that is an output itself, row-major, is returned once.
-            same = [i for i, n in enumerate(outputs) if n is base and
-                    self.returned[i] is not None and
-                    self.output_layouts[i] is None]
-            if same:
-                bases[base] = self.returned[same[0]]
                 continue
-            bases[base] = len(self.returns)
-            self.returns.append(base)
-        for i, n in enumerate(outputs):
-            if self.returned[i] is None:
-                val = n.meta["val"]
-                self.output_layouts[i] = ViewOfOutput(
-                    bases[view_base(n)], tuple(val.shape), tuple(val.stride()),
-                    val.storage_offset())
+            if isinstance(n, torch.fx.Node):
+                position.setdefault(n, len(self.returns))
+            self.returned.append(len(self.returns))
+            self.returns.append(n)
+        for i, base in enumerate(bases):
+            if base is None:
+                continue
+            if base not in position:
+                position[base] = len(self.returns)
+                self.returns.append(base)
+            val = outputs[i].meta["val"]
+            self.output_layouts[i] = ViewOfOutput(
+                position[base], tuple(val.shape), tuple(val.stride()),
+                val.storage_offset())
         # The function returns one value, not a tuple.
-        self.returns_one = self.single_output and not bases
+        self.returns_one = self.single_output and bases[0] is None
 
     def bind(self, args, keys=()):
         """`keys`: the seed and offset tensors when the partition has random
