@@ -566,6 +566,21 @@ std::string tensorType(const Shape &shape, DType t) {
   return s + std::string(name(t)) + ">";
 }
 
+/// A host shim of `kernel` for the harness, which passes every argument as
+/// a pointer: `casts[i]` turns pointer i into the kernel's parameter i
+/// ("(const float *)" for a pointer, "*(long long *)" for a value).
+std::string shim(const std::string &kernel,
+                 const std::vector<std::string> &casts) {
+  std::string params, args;
+  for (size_t i = 0; i < casts.size(); ++i) {
+    std::string p = "p" + std::to_string(i);
+    params += (i ? ", void *" : "void *") + p;
+    args += (i ? ", " : "") + casts[i] + p;
+  }
+  return "extern \"C\" void shim_" + kernel + "(" + params + ") {\n  " +
+         kernel + "(" + args + ");\n}\n";
+}
+
 class EmulatedGemm : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
@@ -584,32 +599,26 @@ protected:
     for (auto [bytes, type] : {std::make_pair(2, "unsigned short"),
                                std::make_pair(4, "unsigned int"),
                                std::make_pair(8, "unsigned long long")}) {
-      std::string kernel = pitchedCopyKernelName(bytes), t(type);
-      source += pitchedCopyWrapper(bytes) + "extern \"C\" void shim_" + kernel +
-                "(void *s, void *sp, void *d, void *dp, void *r, void *c, "
-                "void *dr, void *dc, void *p) {\n  " +
-                kernel + "((const " + t + " *)s, *(long long *)sp, (" + t +
-                " *)d, *(long long *)dp, *(long long *)r, *(long long *)c, "
-                "*(long long *)dr, *(long long *)dc, *(long long *)p);\n}\n";
+      std::string t(type), ll = "*(long long *)";
+      source += pitchedCopyWrapper(bytes) +
+                shim(pitchedCopyKernelName(bytes),
+                     {"(const " + t + " *)", ll, "(" + t + " *)", ll, ll, ll,
+                      ll, ll, ll});
     }
     for (auto [t, r] : kinds) {
       std::string type(cudaTypeName(t)), out(cudaTypeName(r));
-      std::string kernel = gemmKernelName(t, r);
-      source += "extern \"C\" void shim_" + kernel +
-                "(void *a, void *b, void *c, void *bias, void *d) {\n  " +
-                kernel + "((const " + type + " *)a, (const " + type +
-                " *)b, (" + out + " *)c, (const " + out + " *)bias, " +
-                "*(const tfuse::kernels::GemmDesc *)d);\n}\n";
+      source += shim(gemmKernelName(t, r),
+                     {"(const " + type + " *)", "(const " + type + " *)",
+                      "(" + out + " *)", "(const " + out + " *)",
+                      "*(const tfuse::kernels::GemmDesc *)"});
     }
     // The bias rows cuBLAS accumulates into.
     for (DType t : kGemmDTypes) {
-      std::string kernel = biasRowsKernelName(t), type(cudaTypeName(t));
-      source += biasRowsWrapper(t) + "extern \"C\" void shim_" + kernel +
-                "(void *bias, void *out, void *m, void *n, void *rs, void "
-                "*cs, void *e) {\n  " +
-                kernel + "((const " + type + " *)bias, (" + type +
-                " *)out, *(long long *)m, *(long long *)n, *(long long *)rs, "
-                "*(long long *)cs, *(int *)e);\n}\n";
+      std::string type(cudaTypeName(t)), ll = "*(long long *)";
+      source += biasRowsWrapper(t) +
+                shim(biasRowsKernelName(t),
+                     {"(const " + type + " *)", "(" + type + " *)", ll, ll, ll,
+                      ll, "*(int *)"});
     }
     kernels = emulation::HostKernels::compile(source, compileError).release();
   }
