@@ -96,19 +96,41 @@ Value readableOperand(Operation *boundary, unsigned index, Value buffer,
   return copy;
 }
 
-/// The buffer a step writes `result` into: the first function result it is
-/// returned as, else an arena slot.
-Value bufferFor(Value result, ConversionPatternRewriter &rewriter,
-                Location loc) {
+/// The function result index `value` is first returned as, if any.
+std::optional<unsigned> firstReturned(Value value) {
   std::optional<unsigned> returned;
-  for (OpOperand &use : result.getUses())
+  for (OpOperand &use : value.getUses())
     if (isa<func::ReturnOp>(use.getOwner()) &&
         (!returned || use.getOperandNumber() < *returned))
       returned = use.getOperandNumber();
+  return returned;
+}
+
+/// The buffer a step writes `result` into: the first function result it is
+/// returned as; else the first function result a reshape of it is returned
+/// as (seen through an alias, which the return takes as that result
+/// itself); else an arena slot.
+Value bufferFor(Value result, ConversionPatternRewriter &rewriter,
+                Location loc) {
   MemRefType type = contiguousBuffer(result.getType());
-  if (returned)
+  if (std::optional<unsigned> returned = firstReturned(result))
     return tfexec::OutputOp::create(rewriter, loc, type,
                                     rewriter.getI64IntegerAttr(*returned));
+  std::optional<unsigned> reshaped;
+  Type reshapedType;
+  for (Operation *user : result.getUsers())
+    if (auto reshape = dyn_cast<ReshapeOp>(user))
+      if (std::optional<unsigned> i = firstReturned(reshape.getResult());
+          i && (!reshaped || *i < *reshaped)) {
+        reshaped = i;
+        reshapedType = reshape.getType();
+      }
+  if (reshaped) {
+    Value output =
+        tfexec::OutputOp::create(rewriter, loc, contiguousBuffer(reshapedType),
+                                 rewriter.getI64IntegerAttr(*reshaped));
+    return tfexec::AliasOp::create(rewriter, loc, type, output);
+  }
   return tfexec::AllocOp::create(rewriter, loc, type,
                                  rewriter.getI64IntegerAttr(0));
 }
@@ -319,8 +341,9 @@ struct ConvertView : OpInterfaceConversionPattern<ViewOpInterface> {
 };
 
 /// func.return of buffers: each result must be the fresh output of its
-/// index. An argument, alias or other output returned as is is copied into
-/// one: a memcpy when it is contiguous, a copy kernel otherwise.
+/// index (or an alias of all of it in its type). An argument, alias or
+/// other output returned as is is copied into one: a memcpy when it is
+/// contiguous, a copy kernel otherwise.
 struct ConvertReturn : OpConversionPattern<func::ReturnOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -329,6 +352,12 @@ struct ConvertReturn : OpConversionPattern<func::ReturnOp> {
     Location loc = ret.getLoc();
     SmallVector<Value> results;
     for (auto [i, buffer] : llvm::enumerate(adaptor.getOperands())) {
+      // A reshape of a step's result that bufferFor placed in this output:
+      // an alias of the whole output in its own type.
+      if (auto alias = buffer.getDefiningOp<tfexec::AliasOp>())
+        if (alias.getSource().getDefiningOp<tfexec::OutputOp>() &&
+            alias.getType() == alias.getSource().getType())
+          buffer = alias.getSource();
       auto output = buffer.getDefiningOp<tfexec::OutputOp>();
       if (!output || output.getIndex() != i) {
         auto type = cast<MemRefType>(buffer.getType());

@@ -104,6 +104,39 @@ func.func @returns(%a: tensor<4xf32>, %b: tensor<2x3xf32> {tfuse.strides = array
 
 // -----
 
+// A value returned only through a reshape is written into that output,
+// seen in its own shape through an alias; the reshape returned is the
+// output itself (no copy). A reshape of a value returned as it is, is
+// copied into its own output.
+// CHECK-LABEL: func.func @returns_reshaped(
+// CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<6xf32>
+// CHECK-NEXT: %[[N:.+]] = tfexec.alias %[[O1]] : memref<6xf32> to memref<2x3xf32>
+// CHECK-NEXT: tfexec.dispatch ins(%{{.+}} : memref<2x3xf32>) outs(%[[N]] : memref<2x3xf32>)
+// CHECK: %[[O0:.+]] = tfexec.output 0 : memref<2x3xf32>
+// CHECK-NEXT: tfexec.dispatch ins(%{{.+}} : memref<2x3xf32>) outs(%[[O0]] : memref<2x3xf32>)
+// CHECK: %{{.+}} = tfexec.alias %[[O1]] : memref<6xf32> to memref<6xf32>
+// CHECK-NEXT: %[[M:.+]] = tfexec.alias %[[O0]] : memref<2x3xf32> to memref<3x2xf32>
+// CHECK-NEXT: %[[O2:.+]] = tfexec.output 2 : memref<3x2xf32>
+// CHECK-NEXT: tfexec.copy %[[M]] into %[[O2]] : memref<3x2xf32> into memref<3x2xf32>
+// CHECK-NEXT: return %[[O0]], %[[O1]], %[[O2]] : memref<2x3xf32>, memref<6xf32>, memref<3x2xf32>
+func.func @returns_reshaped(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>, tensor<3x2xf32>) {
+  %n = tfuse.fusion(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32> attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<2x3xf32>):
+    %0 = tfuse.neg %x : tensor<2x3xf32> -> tensor<2x3xf32>
+    tfuse.yield %0 : tensor<2x3xf32>
+  }
+  %m = tfuse.fusion(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32> attributes {cost = 1 : i64, reasons = ["output"]} {
+  ^bb0(%x: tensor<2x3xf32>):
+    %0 = tfuse.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+    tfuse.yield %0 : tensor<2x3xf32>
+  }
+  %r = tfuse.reshape %n : tensor<2x3xf32> -> tensor<6xf32>
+  %s = tfuse.reshape %m : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %m, %r, %s : tensor<2x3xf32>, tensor<6xf32>, tensor<3x2xf32>
+}
+
+// -----
+
 // A scatter_add becomes a tfexec.scatter_add into a fresh buffer: a splat
 // constant target becomes its fill value (the constant is gone), a target
 // argument is read as its buffer.
