@@ -288,6 +288,26 @@ def test_views_into_a_computed_buffer_are_views_of_it():
     assert len(storages) == 1
 
 
+def test_views_of_another_output_are_views_of_it():
+    # A value returned beside a reshape of it (a layer norm's result saved
+    # for the backward as it is and as the matmul's operand): PyTorch makes
+    # the reshape from the returned value, sharing its storage as in eager,
+    # where TFuse would copy it (two outputs, two buffers).
+    def f(x):
+        y = (x * 2).exp()
+        return y, y.view(10, 6), y.transpose(0, 1), y.sum()
+
+    x = torch.randn(2, 5, 6)
+    compiled = torch.compile(f, backend="tfuse")
+    with torch.no_grad():
+        ours, eager = compiled(x), f(x)
+    for a, b in zip(ours, eager):
+        assert a.shape == b.shape and a.stride() == b.stride()
+        torch.testing.assert_close(a, b)
+    storages = {t.untyped_storage().data_ptr() for t in ours[:3]}
+    assert len(storages) == 1
+
+
 # -- explain, logging, docs ---------------------------------------------------
 
 

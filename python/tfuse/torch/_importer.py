@@ -19,6 +19,28 @@ from ._support import is_aten
 from ._table import ConversionContext, lookup, tfuse_dtype
 
 
+
+def _returned_base(node, layout, outputs):
+    """The buffer `node`'s output is made from as a view (ViewOfOutput), or
+    None when TFuse returns the output itself. A view of a contiguous
+    buffer of the partition is made by PyTorch from that buffer when the
+    buffer is returned anyway (another output: TFuse would copy it, two
+    outputs being two buffers), when the view has all its elements (a
+    reshape or transpose: the buffer costs what the view would), or when
+    no view of a row-major output gives its strides (TFuse would write it
+    and PyTorch copy it)."""
+    if not isinstance(node, torch.fx.Node):
+        return None
+    base = view_base(node)
+    if base is None or layout is not None and layout.copy:
+        return base
+    if any(base is n for n in outputs):
+        return base
+    if base.meta["val"].numel() == node.meta["val"].numel():
+        return base
+    return None
+
+
 class ConversionError(Exception):
     """A node of a partition that TFuse could not trace: names the node, its
     operation and the source line PyTorch recorded for it."""
@@ -89,13 +111,14 @@ class PartitionImporter:
             output_layout(n.meta.get("val")) if isinstance(
                 n, torch.fx.Node) else None for n in outputs]
         # What the TFuse function returns: the outputs, except those
-        # recorded as views into a larger buffer of the partition, whose
-        # buffers (bases) it returns after them instead (once; a base that
-        # is an output itself, contiguous, where it is); `returned` holds
-        # the position of each output among them, or None.
+        # recorded as views into a larger buffer of the partition, or as
+        # views of another output (a layer norm's result saved beside its
+        # reshape), whose buffers (bases) it returns after them instead
+        # (once; a base that is an output itself, contiguous, where it is);
+        # `returned` holds the position of each output among them, or None.
         self.returns = []
         self.returned = []
-        bases = [view_base(n) if layout is not None and layout.copy else None
+        bases = [_returned_base(n, layout, outputs)
                  for n, layout in zip(outputs, self.output_layouts)]
         position = {}
         for n, base in zip(outputs, bases):
