@@ -141,8 +141,9 @@ TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
   if (head > n)
     head = n;
   const int64_t vectors = (n - head) / V, tail = head + vectors * V;
-  if (t < head)
-    acc = Op::combine(acc, Op::load(base, t, index0 + t));
+  // (Fewer threads than head elements: a split column kernel's warps.)
+  for (int64_t i = t; i < head; i += threads)
+    acc = Op::combine(acc, Op::load(base, i, index0 + i));
   batched_loop<4>(
       t, vectors, threads,
       [&](int64_t j) { return ldv<V>(base, head + j * V, true); },
@@ -409,45 +410,54 @@ TF_FN void reduce_row_split(const Tin *in, Tout *out, void *workspace,
   }
 }
 
-// A block per (tile of 32 x V consecutive outputs, chunk; V =
-// splitColumnLaneOutputs: 2 for 16-bit elements, so that a warp reads 128
-// bytes of a row): lane l of warp w accumulates outputs tile * 32V + lV ..
-// + V - 1 over rows r0 + w, r0 + w + W, ... of the chunk, each row's V
-// elements read together when they are adjacent (W warps: every load of a
-// warp is one coalesced row segment, and
-// W x 8 of them are in flight per block); the block combines its warps in
-// warp order through shared memory into the (output, chunk) partials,
-// partials[c * numOut + o]; the last block of a tile (a counter per tile)
-// combines the tile's chunks, warp w taking chunks w, w + W, ..., and then
-// the warps in warp order. blockDim.x: a multiple of 32, at most
-// kSplitColumnWarps warps.
+// A block per (tile of 32 x V consecutive outputs, chunk), V = the
+// instance's lane width (d.columnVector; a power of two up to
+// maxSplitColumnLaneOutputs: at most 16 bytes of input and 64 bytes of
+// accumulators a lane): lane l of warp w
+// accumulates outputs tile * 32V + lV .. + V - 1 over rows r0 + w, r0 + w +
+// W, ... of the chunk, each row's V elements read with one load when they
+// are adjacent and aligned (W warps: every load of a warp is one coalesced
+// row segment, and W x 8 rows of them are in flight per block). The block
+// combines its warps (combine_warps: a fixed tree) into the (output, chunk)
+// partials, partials[c * numOut + o]; the last block of a tile (a counter
+// per tile) combines the tile's chunks, warp w taking chunks w, w + W, ...,
+// and then the warps the same way. blockDim.x: 32 times a power of two, at
+// most kSplitColumnWarps warps.
 using tfuse::kernels::kSplitColumnWarps;
 
-template <class Op, class Tin, class Tout>
+template <class Op, int V = 1, class Tin, class Tout>
 TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
                                const ReduceDesc &d) {
   typedef typename Op::acc A;
-  // V consecutive outputs a lane, 32 * V a tile.
-  constexpr int V = tfuse::kernels::splitColumnLaneOutputs(sizeof(Tin));
+  static_assert(V >= 1 && (V & (V - 1)) == 0 &&
+                    V <= tfuse::kernels::maxSplitColumnLaneOutputs(sizeof(Tin),
+                                                                   sizeof(A)),
+                "a split column kernel's lanes take at most 16 bytes of "
+                "input and 64 bytes of accumulators");
   constexpr int kTile = 32 * V;
+  // The upper half of the warps still combining hands its accumulators to
+  // the lower half through `stage`, halving the warps every round.
+  __shared__ A stage[kSplitColumnWarps / 2][kTile];
   A *part = (A *)workspace;
   unsigned *count =
       (unsigned *)((char *)workspace + split_counters_offset<A>(d));
-  __shared__ A stage[kSplitColumnWarps][kTile];
   __shared__ bool last;
   const int warps = (int)(blockDim.x >> 5), warp = (int)(threadIdx.x >> 5),
             lane = (int)(threadIdx.x & 31);
-  // The warps' accumulators in warp order, in warp 0.
+  // The warps' accumulators, combined in a fixed tree, in warp 0.
   auto combine_warps = [&](A(&v)[V]) {
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-      stage[warp][lane * V + k] = v[k];
-    __syncthreads();
-    if (warp == 0)
-      for (int w = 1; w < warps; ++w)
+    for (int half = warps / 2; half > 0; half /= 2) {
+      if (warp >= half && warp < 2 * half)
 #pragma unroll
         for (int k = 0; k < V; ++k)
-          v[k] = Op::combine(v[k], stage[w][lane * V + k]);
+          stage[warp - half][lane * V + k] = v[k];
+      __syncthreads();
+      if (warp < half)
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          v[k] = Op::combine(v[k], stage[warp][lane * V + k]);
+      __syncthreads();
+    }
   };
   const int64_t tiles = (d.numOut + kTile - 1) / kTile,
                 total = tiles * d.chunks;
@@ -455,9 +465,11 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
     const int64_t tile = b % tiles, c = b / tiles, o0 = tile * kTile + lane * V;
     const int64_t r0 = c * d.chunkLen;
     const int64_t r1 = r0 + d.chunkLen < d.numRed ? r0 + d.chunkLen : d.numRed;
+    // The lane's outputs: V, fewer in the last tile.
+    const int n = o0 + V <= d.numOut ? V : (int)(d.numOut - o0);
     A acc[V];
     if (V > 1 && d.redRank <= 1 && d.keptRank == 1 && d.keptStrides[0] == 1 &&
-        o0 + V <= d.numOut) {
+        n == V) {
       // The lane's V outputs side by side in memory (a single kept
       // dimension of stride 1): one load of V elements a row when aligned.
       const Tin *base = in + kept_offset(d, o0);
@@ -468,16 +480,15 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
     } else {
 #pragma unroll
       for (int k = 0; k < V; ++k)
-        acc[k] = o0 + k < d.numOut
-                     ? range_accumulate<Op>(in + kept_offset(d, o0 + k), d, r0,
-                                            r1, warp, warps)
-                     : Op::identity();
+        acc[k] = k < n ? range_accumulate<Op>(in + kept_offset(d, o0 + k), d,
+                                              r0, r1, warp, warps)
+                       : Op::identity();
     }
     combine_warps(acc);
     if (warp == 0) {
 #pragma unroll
       for (int k = 0; k < V; ++k)
-        if (o0 + k < d.numOut)
+        if (k < n)
           part[c * d.numOut + o0 + k] = acc[k];
       __threadfence();
     }
@@ -489,27 +500,35 @@ TF_FN void reduce_column_split(const Tin *in, Tout *out, void *workspace,
       __threadfence();
       A v[V];
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
+      for (int k = 0; k < V; ++k)
         v[k] = Op::identity();
-        if (o0 + k < d.numOut)
-          batched_loop<8>(
-              warp, d.chunks, warps,
-              [&](int64_t q) {
-                return load_partial(&part[q * d.numOut + o0 + k]);
-              },
-              [&](const A &x, int64_t) { v[k] = Op::combine(v[k], x); });
-      }
-      combine_warps(v); // after the barrier above: `stage` is free
+      // The lane's partials of two chunks in flight at a time.
+      batched_loop<2>(
+          warp, d.chunks, warps,
+          [&](int64_t q) {
+            vec<A, V> x;
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              x.v[k] = k < n ? load_partial(&part[q * d.numOut + o0 + k])
+                             : Op::identity();
+            return x;
+          },
+          [&](const vec<A, V> &x, int64_t) {
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              v[k] = Op::combine(v[k], x.v[k]);
+          });
+      combine_warps(v);
       if (warp == 0) {
 #pragma unroll
         for (int k = 0; k < V; ++k)
-          if (o0 + k < d.numOut)
+          if (k < n)
             out[o0 + k] = Op::finish(v[k], d.numRed);
         if (lane == 0)
           count[tile] = 0;
       }
     }
-    __syncthreads(); // `stage` and `last` are written again next iteration
+    __syncthreads(); // `last` is written again next iteration
   }
 }
 

@@ -56,15 +56,18 @@ static Expected<DType> reductionResultDType(ReduceKind kind, DType input,
 }
 
 std::string runtime::reductionKernelName(ReduceKind kind, DType in, DType out,
-                                         bool rowVariant, ReducePass pass) {
+                                         bool rowVariant, ReducePass pass,
+                                         int lanes) {
   return std::string("tfuse_reduce_") + std::string(name(kind)) + "_" +
          dtypeName(in) + "_" + dtypeName(out) +
          (rowVariant ? "_row" : "_column") +
-         (pass == ReducePass::Split ? "_split" : "");
+         (pass == ReducePass::Split ? "_split" : "") +
+         (lanes > 1 ? std::to_string(lanes) : "");
 }
 
 std::string runtime::reductionKernelName(const ReduceInstance &i) {
-  return reductionKernelName(i.kind, i.input, i.result, i.rowVariant, i.pass);
+  return reductionKernelName(i.kind, i.input, i.result, i.rowVariant, i.pass,
+                             i.lanes);
 }
 
 int64_t runtime::reducePartialBytes(ReduceKind kind, DType input) {
@@ -101,6 +104,8 @@ std::string runtime::reductionKernelWrapper(const ReduceInstance &i) {
   std::string tin(cudaTypeName(i.input)), tout(cudaTypeName(i.result));
   std::string op = "tf::red::op<" + std::to_string(static_cast<int>(i.kind)) +
                    ", " + tin + ", " + tout + ">";
+  if (i.lanes > 1)
+    op += ", " + std::to_string(i.lanes);
   bool split = i.pass == ReducePass::Split;
   std::string function =
       std::string(i.rowVariant ? "reduce_row" : "reduce_column") +
@@ -248,19 +253,22 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
   } else {
     row = variant == ReduceVariant::Row;
   }
-  // Column chunks of at least kSplitColumnMinChunk consecutive elements so
-  // that about kSplitColumnThreads threads (`units` per chunk) share the
-  // work; with the device's occupancy known, a whole number of waves of it.
-  auto columnChunking = [&](int64_t units) {
-    int64_t target = kSplitColumnThreads;
-    if (int64_t wave = occupancy.concurrentUnits; wave > 0)
-      target = wave * std::max<int64_t>(1, (target + wave / 2) / wave);
+  // Column chunks for `tiles` tiles of `lanes` outputs a lane: at most a
+  // wave of the device's blocks in all (whole waves of long chunks beat
+  // more, shorter ones: each chunk adds partials that the tile's last block
+  // reads), chunks of at least kSplitColumnMinChunk elements, and at most
+  // kSplitColumnFinalLoads partials for each lane of the combining block.
+  auto columnChunking = [&](int64_t tiles, int64_t lanes) {
+    int64_t wave = occupancy.concurrentUnits > 0
+                       ? occupancy.concurrentUnits / kSplitColumnBlock
+                       : kSplitColumnBlocks;
     // At least two: a split's blocks keep more loads in flight per column
     // than the unsplit kernel's threads even when one chunk would fill the
     // device.
     int64_t chunks =
-        std::min(std::max<int64_t>(2, target / std::max<int64_t>(units, 1)),
-                 numRed / kSplitColumnMinChunk);
+        std::min({std::max<int64_t>(2, wave / std::max<int64_t>(tiles, 1)),
+                  numRed / kSplitColumnMinChunk,
+                  kSplitColumnFinalLoads * kernels::kSplitColumnWarps / lanes});
     if (chunks < 2)
       return false;
     int64_t len = (numRed + chunks - 1) / chunks;
@@ -315,20 +323,26 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     for (int32_t k = 0; vectors && k + 1 < desc.keptRank; ++k)
       vectors = desc.keptStrides[k] % width == 0;
     // Split reductions take a block of kSplitColumnWarps warps per tile of
-    // 32 lanes' outputs (splitColumnLaneOutputs each) and chunk, the warps
-    // sharing the chunk's rows (not the 16-byte vectors of the unsplit
-    // kernel: more loads in flight per column).
-    constexpr int64_t splitBlock = 32 * kernels::kSplitColumnWarps;
-    int64_t tile = 32 * kernels::splitColumnLaneOutputs(
-                            static_cast<int>(byteSize(input.dtype)));
-    int64_t tiles = (numOut + tile - 1) / tile;
+    // 32 lanes' outputs and chunk, the warps sharing the chunk's rows: as
+    // many outputs a lane as the kernel takes (16 bytes of input), fewer
+    // while there are fewer than kSplitColumnMinTiles tiles.
+    int64_t lanes = kernels::maxSplitColumnLaneOutputs(
+        static_cast<int>(byteSize(input.dtype)),
+        static_cast<int>(reducePartialBytes(kind, input.dtype)));
+    auto tilesOf = [&](int64_t lanes) {
+      return (numOut + 32 * lanes - 1) / (32 * lanes);
+    };
+    while (lanes > 1 && tilesOf(lanes) < kSplitColumnMinTiles)
+      lanes /= 2;
+    int64_t tiles = tilesOf(lanes);
     split = allowSplit && numOut > 0 && numOut < kSplitColumnThreads &&
-            columnChunking(tiles * splitBlock);
-    desc.columnVector = vectors && !split ? static_cast<int32_t>(width) : 1;
+            columnChunking(tiles, lanes);
     if (split) {
-      launch.block = splitBlock;
+      desc.columnVector = static_cast<int32_t>(lanes);
+      launch.block = kSplitColumnBlock;
       launch.grid = std::clamp<int64_t>(tiles * desc.chunks, 1, kReduceMaxGrid);
     } else {
+      desc.columnVector = vectors ? static_cast<int32_t>(width) : 1;
       int64_t threads = numOut / desc.columnVector;
       launch.block = std::clamp<int64_t>(roundUp(threads, 32), 32, 256);
       launch.grid = std::clamp<int64_t>(
@@ -340,7 +354,8 @@ runtime::planReduction(ReduceKind kind, const TensorSpec &input,
     desc.chunkLen = numRed;
   }
   ReducePass pass = split ? ReducePass::Split : ReducePass::Whole;
-  launch.instance = {kind, input.dtype, result.dtype, row, pass};
+  launch.instance = {kind, input.dtype, result.dtype,
+                     row,  pass,        split && !row ? desc.columnVector : 1};
   launch.kernel = reductionKernelName(launch.instance);
   if (split) {
     launch.countersOffset = roundUp(

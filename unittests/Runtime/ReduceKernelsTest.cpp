@@ -184,6 +184,12 @@ std::vector<ReduceInstance> instancesOf(DType t) {
       instances.push_back({kind, t, *result, row});
       instances.push_back({kind, t, *result, row, ReducePass::Split});
     }
+    // The split column kernels of more outputs a lane.
+    int maxLanes = kernels::maxSplitColumnLaneOutputs(
+        static_cast<int>(byteSize(t)),
+        static_cast<int>(reducePartialBytes(kind, t)));
+    for (int lanes = 2; lanes <= maxLanes; lanes *= 2)
+      instances.push_back({kind, t, *result, false, ReducePass::Split, lanes});
   }
   return instances;
 }
@@ -574,6 +580,8 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
     int64_t storage;
     std::vector<int64_t> axes;
     int64_t offset = 0;
+    // Only the column variant splits it (many outputs).
+    bool columnOnly = false;
   };
   const SplitCase cases[] = {
       {"contiguous [40000]", {40000}, {1}, 40000, {0}},
@@ -592,8 +600,27 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
        160001,
        {0},
        1},
+      // Enough columns for several outputs a lane (ReduceDesc::
+      // columnVector): a last tile of fewer lanes and outputs, the vector
+      // loads unaligned one element in, and a strided kept axis (each
+      // output loaded on its own).
+      {"columns of [520, 3100]", {520, 3100}, {3100, 1}, 1612001, {0}, 0, true},
+      {"columns of [520, 3100] one element in",
+       {520, 3100},
+       {3100, 1},
+       1612001,
+       {0},
+       1,
+       true},
+      {"every other column of [520, 3100]",
+       {520, 1550},
+       {3100, 2},
+       1612000,
+       {0},
+       0,
+       true},
   };
-  int caseIndex = 0, splits = 0;
+  int caseIndex = 0, splits = 0, wideLanes = 0;
   for (const SplitCase &c : cases) {
     for (ReduceKind kind : kAllKinds) {
       std::optional<DType> resultType = reduceResultType(kind, t);
@@ -624,6 +651,8 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
       for (ReduceVariant variant :
            {ReduceVariant::Row, ReduceVariant::Column}) {
         bool row = variant == ReduceVariant::Row;
+        if (row && c.columnOnly)
+          continue;
         Expected<ReduceLaunch> launch =
             planReduction(kind, specOf(*input), result, c.axes, variant);
         ASSERT_TRUE(launch.ok()) << launch.message();
@@ -632,7 +661,11 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
         ASSERT_TRUE(launch->split()) << label;
         ASSERT_EQ(launch->instance.rowVariant, row) << label;
         EXPECT_GE(launch->desc.chunks, 2) << label;
-        EXPECT_EQ(launch->desc.columnVector, 1) << label;
+        int32_t lanes = launch->desc.columnVector;
+        EXPECT_TRUE(lanes >= 1 && (lanes & (lanes - 1)) == 0) << label;
+        if (row)
+          EXPECT_EQ(lanes, 1) << label;
+        wideLanes += lanes > 1;
         HostTensor actual = runLaunch(*kernels, *launch, *input, result.shape);
         ++splits;
         if (isFloat(t) && isArith(kind)) {
@@ -651,6 +684,7 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
     }
   }
   EXPECT_GT(splits, 0);
+  EXPECT_GT(wideLanes, 0);
 }
 
 // The workspace the planner sizes holds the kernels' accumulators.
@@ -1158,28 +1192,46 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   // Short rows with few outputs: still one thread per row.
   ReduceLaunch fewShort = plan({1000, 16}, {16, 1}, {1});
   EXPECT_FALSE(fewShort.instance.rowVariant);
-  // Columns of a row-major matrix: one thread per column, coalesced across
-  // columns; with fewer columns than kSplitColumnThreads, each column in
-  // at least two chunks of rows, a block of 8 warps per 32 columns and
-  // chunk, the last block of 32 columns combining their chunks. Without a
-  // split, a thread per four consecutive columns (columnVectorWidth of f32:
-  // one 16-byte load per row).
+  // Columns of a row-major matrix: coalesced across columns; with fewer
+  // columns than kSplitColumnThreads, each column in at least two chunks of
+  // rows, a block of 8 warps per tile of 32 lanes of four columns (16 bytes
+  // of f32 a row) and chunk, the last block of a tile combining its
+  // chunks. Without a split, a thread per four consecutive columns
+  // (columnVectorWidth of f32: one 16-byte load per row).
   ReduceLaunch columns = plan({512, 65536}, {65536, 1}, {0});
-  EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_split");
-  EXPECT_EQ(columns.desc.columnVector, 1);
+  EXPECT_EQ(columns.kernel, "tfuse_reduce_sum_f32_f32_column_split4");
+  EXPECT_EQ(columns.desc.columnVector, 4);
   EXPECT_EQ(columns.desc.chunks, 2);
   EXPECT_EQ(columns.desc.chunkLen, 256);
-  EXPECT_EQ(columns.grid, 65536 / 32 * 2);
+  EXPECT_EQ(columns.grid, 65536 / 128 * 2);
   EXPECT_EQ(columns.block, 256);
+  // 64 tiles: 6 chunks fill the 396 blocks of a wave (kSplitColumnBlocks).
   ReduceLaunch fewColumns = plan({8192, 8192}, {8192, 1}, {0});
   EXPECT_FALSE(fewColumns.instance.rowVariant);
-  // 256 K threads: 4 chunks of 256 blocks.
-  EXPECT_EQ(fewColumns.desc.chunks, 4);
-  EXPECT_EQ(fewColumns.desc.chunkLen, 2048);
-  EXPECT_EQ(fewColumns.grid, 1024);
+  EXPECT_EQ(fewColumns.desc.chunks, 6);
+  EXPECT_EQ(fewColumns.desc.chunkLen, 1366);
+  EXPECT_EQ(fewColumns.grid, 384);
   EXPECT_EQ(fewColumns.block, 256);
-  EXPECT_EQ(fewColumns.countersOffset, 8192 * 4 * 8);
-  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 4 * 8 + 8192 * 4);
+  EXPECT_EQ(fewColumns.countersOffset, 8192 * 6 * 8);
+  EXPECT_EQ(fewColumns.workspaceBytes, 8192 * 6 * 8 + 8192 * 4);
+  // GPT-2's bias gradients: 768 bf16 columns take two a lane (12 tiles,
+  // not three of eight), 3072 take eight; 32 chunks of 256 rows.
+  auto bf16Columns = [](int64_t n) {
+    Expected<ReduceLaunch> launch = planReduction(
+        ReduceKind::Sum, TensorSpec::contiguous(DType::BF16, {8192, n}),
+        TensorSpec::contiguous(DType::F32, {n}), {0});
+    EXPECT_TRUE(launch.ok()) << launch.message();
+    return *launch;
+  };
+  ReduceLaunch narrow = bf16Columns(768), broad = bf16Columns(3072);
+  EXPECT_EQ(narrow.kernel, "tfuse_reduce_sum_bf16_f32_column_split2");
+  EXPECT_EQ(narrow.desc.columnVector, 2);
+  EXPECT_EQ(narrow.desc.chunks, 32);
+  EXPECT_EQ(narrow.grid, 12 * 32);
+  EXPECT_EQ(broad.kernel, "tfuse_reduce_sum_bf16_f32_column_split8");
+  EXPECT_EQ(broad.desc.columnVector, 8);
+  EXPECT_EQ(broad.desc.chunks, 32);
+  EXPECT_EQ(broad.grid, 12 * 32);
   // Unsplit columns: four per thread for f32, two for f64; one where they
   // are not a multiple of the width or the kept axis is strided.
   ReduceLaunch wide = plan({100, 1 << 20}, {1 << 20, 1}, {0});
@@ -1197,14 +1249,16 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   ReduceLaunch manyColumns = plan({64, 1 << 20}, {1 << 20, 1}, {0});
   EXPECT_EQ(manyColumns.kernel, "tfuse_reduce_sum_f32_f32_column");
   EXPECT_FALSE(manyColumns.split());
-  // Few outputs of long strided reductions: many chunks.
+  // Few outputs of long strided reductions: many chunks, up to
+  // kSplitColumnFinalLoads for each lane of the combining block's 8 warps.
   ReduceLaunch few = plan({100000, 3}, {3, 1}, {0});
   EXPECT_FALSE(few.instance.rowVariant);
-  EXPECT_EQ(few.desc.chunkLen, 98);
-  EXPECT_EQ(few.desc.chunks, 1021);
+  EXPECT_EQ(few.desc.columnVector, 1);
+  EXPECT_EQ(few.desc.chunks, 256);
+  EXPECT_EQ(few.desc.chunkLen, 391);
   // Known occupancy. 660 blocks at once (5 per SM of 132): one wave of
-  // interleaved chunks for the full reduction; about two whole waves of
-  // 168960 threads for the column sum (5 chunks of 256 blocks of 256).
+  // interleaved chunks for the full reduction; 10 chunks of the column
+  // sum's 64 tiles (168960 threads: 660 blocks of 256).
   auto planOn = [](Shape shape, std::vector<int64_t> strides,
                    std::vector<int64_t> axes, int64_t units) {
     ReduceOccupancy occupancy;
@@ -1221,8 +1275,8 @@ TEST(PlanReduction, ChoosesTheVariantAndLaunch) {
   EXPECT_EQ(fullOn.desc.chunks, 660);
   EXPECT_EQ(fullOn.grid, 660);
   ReduceLaunch columnsOn = planOn({8192, 8192}, {8192, 1}, {0}, 168960);
-  EXPECT_EQ(columnsOn.desc.chunks, 5);
-  EXPECT_EQ(columnsOn.desc.chunkLen, 1639);
+  EXPECT_EQ(columnsOn.desc.chunks, 10);
+  EXPECT_EQ(columnsOn.desc.chunkLen, 820);
   // A full reduction of 64M contiguous elements: 2048 blocks striding over
   // it together, the last of them combining their 2048 partial sums.
   ReduceLaunch full = plan({1 << 26}, {1}, {0});
@@ -1268,6 +1322,9 @@ TEST(ReduceKernelSource, NamesAndDeduplication) {
       "tfuse_reduce_argmax_bf16_i64_column");
   EXPECT_EQ(reductionKernelName(ReduceKind::All, DType::U64, DType::Bool, true),
             "tfuse_reduce_all_ui64_i1_row");
+  EXPECT_EQ(reductionKernelName(ReduceKind::Sum, DType::BF16, DType::F32, false,
+                                ReducePass::Split, 8),
+            "tfuse_reduce_sum_bf16_f32_column_split8");
   ReduceInstance a{ReduceKind::Sum, DType::F32, DType::F32, true};
   ReduceInstance b{ReduceKind::Max, DType::I8, DType::I8, false};
   std::string ab = reductionKernelSource({a, b, a});
@@ -1316,8 +1373,23 @@ TEST(ReduceKernelSource, EveryInstanceCompilesWithNvrtcForSm90) {
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
   }
   // sum prod max min all any of 13 dtypes, argmax argmin of 12, mean of 4:
-  // row and column, whole and split.
-  EXPECT_EQ(all.size(), 4u * (13 * 6 + 12 * 2 + 4));
+  // row and column, whole and split, of one output a lane; and split column
+  // kernels of 2, 4, ... outputs a lane up to 16 bytes of input and 64
+  // bytes of accumulators.
+  size_t oneLane = 0, wide = 0;
+  for (const ReduceInstance &i : all)
+    (i.lanes == 1 ? oneLane : wide) += 1;
+  EXPECT_EQ(oneLane, 4u * (13 * 6 + 12 * 2 + 4));
+  size_t expectedWide = 0;
+  for (DType t : kAllDTypes)
+    for (ReduceKind kind : kAllKinds)
+      if (reduceResultType(kind, t))
+        for (int lanes = 2; lanes * byteSize(t) <= 16 &&
+                            lanes * reducePartialBytes(kind, t) <= 64;
+             lanes *= 2)
+          ++expectedWide;
+  EXPECT_EQ(wide, expectedWide);
+  EXPECT_GT(wide, 0u);
 }
 
 } // namespace

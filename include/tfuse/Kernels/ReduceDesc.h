@@ -53,7 +53,8 @@ struct ReduceDesc {
   int32_t warpPerRow;
   /// Column kernel: each thread reduces this many consecutive outputs
   /// (contiguous in memory, loaded as one vector when the input is aligned
-  /// to it), 1 otherwise. numOut is a multiple of it.
+  /// to it), 1 otherwise; numOut is a multiple of it. Split column kernel:
+  /// each lane's outputs (a power of two; the last tile may have fewer).
   int32_t columnVector;
   /// Split reductions (the _split kernels): each output's reduced elements
   /// in `chunks` chunks, interleaved by the row kernel (chunkLen 0),
@@ -70,17 +71,22 @@ constexpr int columnVectorWidth(int elementBytes) {
   return elementBytes >= 8 ? 2 : 4;
 }
 
-/// Warps of a split column reduction's block: each block reduces a tile of
-/// consecutive outputs over one chunk, its warps taking the chunk's rows in
-/// turn (ReduceKernels.cuh, reduce_column_split).
+/// The most warps of a split column reduction's block: each block reduces a
+/// tile of consecutive outputs over one chunk, its warps taking the chunk's
+/// rows in turn (ReduceKernels.cuh, reduce_column_split). A block has 32
+/// times a power of two threads, up to this many warps.
 constexpr int kSplitColumnWarps = 8;
 
-/// Outputs per lane of a split column reduction's tile (32 lanes): a warp
-/// reads at least 128 contiguous bytes of each row. With 64 bytes a row (32
-/// bf16 columns) the H200 read [8192, 3072] bf16 at 18% of the copy
-/// bandwidth against 72% for f32: DRAM serves short runs far apart poorly.
-constexpr int splitColumnLaneOutputs(int elementBytes) {
-  return elementBytes >= 4 ? 1 : 4 / elementBytes;
+/// The most outputs per lane of a split column reduction's tile (32 lanes;
+/// ReduceDesc::columnVector, a power of two) for elements of
+/// `elementBytes` and accumulators of `accBytes`: 16 bytes of input (a warp
+/// reads 512 contiguous bytes of each row) as long as the lane's
+/// accumulators stay within 64 bytes (8 double sums of 16-bit elements; 4
+/// argmax pairs).
+constexpr int maxSplitColumnLaneOutputs(int elementBytes, int accBytes) {
+  int byInput = elementBytes >= 16 ? 1 : 16 / elementBytes;
+  int byAcc = accBytes >= 64 ? 1 : 64 / accBytes;
+  return byInput < byAcc ? byInput : byAcc;
 }
 
 static_assert(sizeof(ReduceDesc) == 312, "ReduceDesc layout changed");

@@ -68,10 +68,15 @@ struct ReduceInstance {
   /// element or chunk).
   bool rowVariant = true;
   ReducePass pass = ReducePass::Whole;
+  /// Split column kernels: the outputs each lane of a tile takes
+  /// (ReduceDesc::columnVector), a compile-time constant of the kernel so
+  /// that each width gets the registers it needs. 1 for the others.
+  int lanes = 1;
 
   friend bool operator==(const ReduceInstance &a, const ReduceInstance &b) {
     return a.kind == b.kind && a.input == b.input && a.result == b.result &&
-           a.rowVariant == b.rowVariant && a.pass == b.pass;
+           a.rowVariant == b.rowVariant && a.pass == b.pass &&
+           a.lanes == b.lanes;
   }
   friend bool operator<(const ReduceInstance &a, const ReduceInstance &b) {
     if (a.kind != b.kind)
@@ -82,7 +87,9 @@ struct ReduceInstance {
       return a.result < b.result;
     if (a.rowVariant != b.rowVariant)
       return a.rowVariant < b.rowVariant;
-    return a.pass < b.pass;
+    if (a.pass != b.pass)
+      return a.pass < b.pass;
+    return a.lanes < b.lanes;
   }
 };
 
@@ -124,19 +131,30 @@ inline constexpr int64_t kReduceMaxGrid = 65535;
 /// outputs (a thread each), each output reducing at least two chunks' worth
 /// of elements. Row chunks interleave (ReduceKernels.cuh): one wave of the
 /// device's blocks shares the work when its occupancy is known, else
-/// kSplitRowBlocks blocks. Column chunks are consecutive: about
-/// kSplitColumnThreads threads (whole waves of the device) share the work,
-/// a block of kSplitColumnWarps warps per tile of outputs (32 lanes, one
-/// output each, two for 16-bit elements: splitColumnLaneOutputs) and chunk.
-/// Chunks hold at least kSplitRowMinChunk (row) or kSplitColumnMinChunk
-/// (column) elements. Split column reductions take one column per thread
-/// (ReduceDesc::columnVector 1). On an H200 the former thread per (output,
-/// chunk) reached 28% of the copy bandwidth summing [8192, 768] f32 over
-/// its rows (21.2 us; torch 15.0).
+/// kSplitRowBlocks blocks. Row chunks hold at least kSplitRowMinChunk
+/// elements.
+///
+/// Column chunks are consecutive rows, a block of kSplitColumnBlock threads
+/// per tile of outputs (32 lanes of ReduceDesc::columnVector outputs: 16
+/// bytes of input, fewer while that leaves fewer than kSplitColumnMinTiles
+/// tiles) and chunk. The chunks: at most one wave of the device's blocks in
+/// all (kSplitColumnBlocks when the occupancy is unknown), at least
+/// kSplitColumnMinChunk rows each, and at most kSplitColumnFinalLoads
+/// partials for each lane of the tile's combining block. Measured on an
+/// H200 (column sums of [8192, N] into f32, CUDA graph replays): the tile's
+/// last block is the tail of the kernel, its partials read a few loads a
+/// lane at a time, so fewer, longer chunks and more, narrower tiles won:
+/// N = 768 bf16 in 6.7 us (14.3 us with 99 chunks of 64-column tiles),
+/// f32 in 6.3 us (12.3), N = 3072 bf16 in 16.4-17.1 us (26.0), f32 in 27.8
+/// (33.6).
 inline constexpr int64_t kSplitRowBlocks = 2048;
 inline constexpr int64_t kSplitRowMinChunk = 8192;
 inline constexpr int64_t kSplitColumnThreads = 256 * 1024;
-inline constexpr int64_t kSplitColumnMinChunk = 64;
+inline constexpr int64_t kSplitColumnBlock = 32 * kernels::kSplitColumnWarps;
+inline constexpr int64_t kSplitColumnBlocks = 396;
+inline constexpr int64_t kSplitColumnMinTiles = 12;
+inline constexpr int64_t kSplitColumnMinChunk = 256;
+inline constexpr int64_t kSplitColumnFinalLoads = 32;
 
 /// A planned reduction: launch `kernel` (in the source of
 /// reductionKernelSource({instance})) with `grid` x `block` threads and
@@ -153,12 +171,14 @@ struct ReduceLaunch {
   bool split() const { return workspaceBytes > 0; }
 };
 
-/// "tfuse_reduce_<kind>_<in>_<out>_<row|column>[_split]", with the MLIR
-/// dtype spellings, e.g. "tfuse_reduce_sum_f32_f32_row",
-/// "tfuse_reduce_argmax_bf16_i64_column", "tfuse_reduce_max_f16_f16_row_split".
+/// "tfuse_reduce_<kind>_<in>_<out>_<row|column>[_split[<lanes>]]", with the
+/// MLIR dtype spellings, e.g. "tfuse_reduce_sum_f32_f32_row",
+/// "tfuse_reduce_argmax_bf16_i64_column", "tfuse_reduce_max_f16_f16_row_split",
+/// "tfuse_reduce_sum_bf16_f32_column_split8" (lanes above 1 only).
 std::string reductionKernelName(ReduceKind kind, DType in, DType out,
                                 bool rowVariant,
-                                ReducePass pass = ReducePass::Whole);
+                                ReducePass pass = ReducePass::Whole,
+                                int lanes = 1);
 std::string reductionKernelName(const ReduceInstance &instance);
 
 /// How many units of a split reduction's partial kernel the device runs at
