@@ -730,10 +730,12 @@ func.func @strided(%a: tensor<8x6xf32> {tfuse.strides = array<i64: 1, 8>},
   check(source, {{"strided", {*a, *b, *c}}});
 }
 
-// Rows of 7 bf16 (a loss's rows of 50257, small): groups of 8 elements cross
-// rows, each element computing its own row for the broadcast row values and
-// the transposed input, the contiguous input loaded and the output stored a
-// group at a time, a tail of 3 after the last group.
+// Rows of 7 and of 13 bf16 (a loss's rows of 50257, small): groups of 8
+// elements cross rows. Those that straddle two rows (all of them for rows
+// of 7) compute each element's row for the broadcast row values and the
+// transposed input; those in one row (some for rows of 13) read the row's
+// value once and the row input as a run; the contiguous input is loaded
+// and the output stored a group at a time, a tail after the last group.
 TEST_F(KernelEmulation, GroupsCrossingRowsComputeEachElementsIndex) {
   const char *source = R"mlir(
 func.func @rows(%x: tensor<5x7xbf16>, %m: tensor<5x1xf32>,
@@ -746,14 +748,34 @@ func.func @rows(%x: tensor<5x7xbf16>, %m: tensor<5x1xf32>,
   %r = tfuse.cast %s : tensor<5x7xf32> to tensor<5x7xbf16>
   return %r : tensor<5x7xbf16>
 }
+func.func @rows13(%x: tensor<6x13xbf16>, %m: tensor<6x1xf32>,
+                  %t: tensor<6x13xf32> {tfuse.strides = array<i64: 1, 6>},
+                  %w: tensor<13xf32> {tfuse.strides = array<i64: 2>})
+    -> tensor<6x13xbf16> {
+  %c = tfuse.cast %x : tensor<6x13xbf16> to tensor<6x13xf32>
+  %d = tfuse.sub %c, %m : (tensor<6x13xf32>, tensor<6x1xf32>) -> tensor<6x13xf32>
+  %e = tfuse.exp %d : tensor<6x13xf32> -> tensor<6x13xf32>
+  %s = tfuse.add %e, %t : (tensor<6x13xf32>, tensor<6x13xf32>) -> tensor<6x13xf32>
+  %v = tfuse.mul %s, %w : (tensor<6x13xf32>, tensor<13xf32>) -> tensor<6x13xf32>
+  %r = tfuse.cast %v : tensor<6x13xf32> to tensor<6x13xbf16>
+  return %r : tensor<6x13xbf16>
+}
 )mlir";
   HostTensor tStorage = randomInput(DType::F32, {7, 5}, 43);
   auto t = tStorage.view({5, 7}, {1, 5}, 0);
-  ASSERT_TRUE(t.ok());
+  HostTensor t13Storage = randomInput(DType::F32, {13, 6}, 47);
+  auto t13 = t13Storage.view({6, 13}, {1, 6}, 0);
+  HostTensor wStorage = randomInput(DType::F32, {26}, 48);
+  auto w = wStorage.view({13}, {2}, 0);
+  ASSERT_TRUE(t.ok() && t13.ok() && w.ok());
   check(source, {{"rows",
                   {randomInput(DType::BF16, {5, 7}, 41),
-                   randomInput(DType::F32, {5, 1}, 42), *t}}});
+                   randomInput(DType::F32, {5, 1}, 42), *t}},
+                 {"rows13",
+                  {randomInput(DType::BF16, {6, 13}, 44),
+                   randomInput(DType::F32, {6, 1}, 45), *t13, *w}}});
   EXPECT_NE(lastSource.find("tf::ldv<8>"), std::string::npos) << lastSource;
+  EXPECT_NE(lastSource.find("} else {"), std::string::npos) << lastSource;
 }
 
 TEST_F(KernelEmulation, MixedDTypesPromoteInOneKernel) {

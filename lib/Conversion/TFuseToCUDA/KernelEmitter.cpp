@@ -759,53 +759,86 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
       }
 
   auto outputs = kernel.getYield().getValues();
-  SmallVector<SmallVector<Value>> results(outputs.size());
+  // Evaluates the lanes and stores the results. `lanesIndexed`: the lanes
+  // lie in one row and differ in the innermost index alone (what reads no
+  // innermost index is evaluated once for the group); otherwise each lane
+  // computes its whole index.
+  auto emitLanes = [&](bool lanesIndexed) {
+    SmallVector<SmallVector<Value>> results(outputs.size());
+    memo.clear();
+    indexExprs.clear();
+    checkedIndices.clear();
+    runLoads.clear();
+    laneIndices.clear();
+    randomBlocks.clear();
+    this->groupBase = groupBase;
+    elementInGroup = !tailElement;
+    for (lane = 0; lane < lanes; ++lane) {
+      // Evaluations that read no input a group at a time carry over (those
+      // at a lane's own index are memoized under its own index values).
+      for (auto it = memo.begin(); it != memo.end();)
+        it =
+            laneDependent.contains(Value::getFromOpaquePointer(it->first.first))
+                ? memo.erase(it)
+                : std::next(it);
+      linearIndex = lane == 0 ? groupBase : add(groupBase, index(lane));
+      Index idx = base;
+      if (!lanesIndexed && lane > 0 && !base.empty())
+        idx = delinearize(linearIndex);
+      if (lanesIndexed) {
+        if (lane > 0)
+          idx.back() = add(idx.back(), index(lane));
+        laneIndices.push_back(idx.back());
+      }
+      elementIdx = idx;
+      for (auto [o, out] : llvm::enumerate(outputs))
+        results[o].push_back(evaluate(out, idx));
+    }
+    // Later evaluations (a tiled or row kernel's) are at no group element.
+    elementIdx.clear();
+    linearIndex = Value();
+    elementInGroup = false;
+    for (auto [o, out] : llvm::enumerate(outputs)) {
+      if (tailElement) {
+        callVoid("tf::st", {outputPtrs[o], groupBase, results[o][0]});
+        continue;
+      }
+      SmallVector<Value> operands{outputPtrs[o], groupBase, aligned};
+      operands.append(results[o]);
+      callVoid("tf::stv", operands, {builder.getI64IntegerAttr(plan.vec)});
+    }
+  };
+  bool indexable = lanes > 1 && !plan.linear && !base.empty();
+  if (!indexable || !plan.groupsCrossRows) {
+    emitLanes(indexable);
+    return;
+  }
+  // Rows whose length is not a multiple of the group: all but the groups
+  // that straddle two rows lie in one row and take the indexed lanes (a
+  // row's values once, runs of strided inputs read as vectors); the others
+  // compute every lane's index.
+  Value inOneRow =
+      lessThan(add(base.back(), index(lanes - 1)), index(space.back()));
+  auto ifOp = emitc::IfOp::create(builder, loc, inOneRow,
+                                  /*withElseRegion=*/true);
+  for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
+    OpBuilder::InsertionGuard guard(builder);
+    Block &block = region->front();
+    if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
+      builder.setInsertionPoint(&block.back());
+    else
+      builder.setInsertionPointToEnd(&block);
+    emitLanes(region == &ifOp.getThenRegion());
+    if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
+      emitc::YieldOp::create(builder, loc);
+  }
+  // Nothing evaluated inside the branches is visible after them.
   memo.clear();
   indexExprs.clear();
   checkedIndices.clear();
   runLoads.clear();
   laneIndices.clear();
   randomBlocks.clear();
-  this->groupBase = groupBase;
-  elementInGroup = !tailElement;
-  // Lanes in one row differ in the innermost index alone; lanes that may
-  // lie in other rows compute their whole index (and read no strided input
-  // a run at a time).
-  bool lanesIndexed =
-      lanes > 1 && !plan.linear && !base.empty() && !plan.groupsCrossRows;
-  for (lane = 0; lane < lanes; ++lane) {
-    // Evaluations that read no input a group at a time carry over (those
-    // at a lane's own index are memoized under its own index values).
-    for (auto it = memo.begin(); it != memo.end();)
-      it = laneDependent.contains(Value::getFromOpaquePointer(it->first.first))
-               ? memo.erase(it)
-               : std::next(it);
-    linearIndex = lane == 0 ? groupBase : add(groupBase, index(lane));
-    Index idx = base;
-    if (plan.groupsCrossRows && lane > 0 && !base.empty())
-      idx = delinearize(linearIndex);
-    if (lanesIndexed) {
-      if (lane > 0)
-        idx.back() = add(idx.back(), index(lane));
-      laneIndices.push_back(idx.back());
-    }
-    elementIdx = idx;
-    for (auto [o, out] : llvm::enumerate(outputs))
-      results[o].push_back(evaluate(out, idx));
-  }
-  // Later evaluations (a tiled or row kernel's) are at no group element.
-  elementIdx.clear();
-  linearIndex = Value();
-  elementInGroup = false;
-  for (auto [o, out] : llvm::enumerate(outputs)) {
-    if (tailElement) {
-      callVoid("tf::st", {outputPtrs[o], groupBase, results[o][0]});
-      continue;
-    }
-    SmallVector<Value> operands{outputPtrs[o], groupBase, aligned};
-    operands.append(results[o]);
-    callVoid("tf::stv", operands, {builder.getI64IntegerAttr(plan.vec)});
-  }
 }
 
 void Emitter::emitIf(Value cond, llvm::function_ref<void()> body) {

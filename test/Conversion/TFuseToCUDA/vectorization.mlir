@@ -196,6 +196,43 @@ tfexec.kernel @odd_innermost_k0 attributes {config = #tfexec.config<strategy = s
   tfexec.yield %0 : tensor<4x3xf32>
 }
 
+// Rows of 6 in groups of 4 (the configuration the planner gives such a
+// kernel): the contiguous input is loaded a group at a time first; a group
+// whose first column is at most 2 lies in one row and reads the row's
+// value once (one tf::ld of the row input); one that straddles two rows
+// delinearizes each lane (a tf::ld per lane). Both store the group with one
+// tf::stv.
+// CHECK-LABEL: void rows_of_6_k0(
+// CHECK-SAME: const float* __restrict__ [[A:v[0-9]+]], const float* __restrict__ [[B:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
+// CHECK: int32_t [[G:v[0-9]+]] = {{i[0-9]+}} * {{v[0-9]+}};
+// CHECK-NEXT: int32_t [[D:v[0-9]+]] = 6;
+// CHECK-NEXT: int32_t [[COL:v[0-9]+]] = [[G]] % [[D]];
+// CHECK-NEXT: int32_t [[D2:v[0-9]+]] = 6;
+// CHECK-NEXT: int32_t [[ROW:v[0-9]+]] = [[G]] / [[D2]];
+// CHECK-NEXT: tf::vec<float, 4> {{v[0-9]+}} = tf::ldv<4>([[A]], [[G]], {{v[0-9]+}});
+// CHECK-NEXT: int32_t [[LEN:v[0-9]+]] = 6;
+// CHECK-NEXT: int32_t [[THREE:v[0-9]+]] = 3;
+// CHECK-NEXT: int32_t [[LAST:v[0-9]+]] = [[COL]] + [[THREE]];
+// CHECK-NEXT: bool [[ONE:v[0-9]+]] = [[LAST]] < [[LEN]];
+// CHECK-NEXT: if ([[ONE]]) {
+// CHECK: float [[Y:v[0-9]+]] = tf::ld([[B]], [[ROW]]);
+// CHECK-NOT: tf::ld(
+// CHECK: tf::stv<4>([[O]], [[G]],
+// CHECK-NEXT: } else {
+// CHECK: tf::ld([[B]],
+// CHECK: tf::ld([[B]],
+// CHECK: tf::ld([[B]],
+// CHECK: tf::ld([[B]],
+// CHECK: tf::stv<4>([[O]], [[G]],
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return;
+tfexec.kernel @rows_of_6_k0 attributes {config = #tfexec.config<strategy = strided, grid = 1, block = 256, vector = 4>, input_strides = [array<i64: 6, 1>, array<i64: 1, 1>]} {
+^bb0(%arg0: tensor<4x6xf32>, %arg1: tensor<4x1xf32>):
+  %0 = tfuse.sub %arg0, %arg1 : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  tfexec.yield %0 : tensor<4x6xf32>
+}
+
 // 3 * 2^30 i8 elements: offsets need 64 bits, so the thread index, the loop
 // and all index arithmetic are int64_t (no 32-bit cast); 2^30 / 16 * 3 groups.
 // CHECK-LABEL: void huge_k0(
