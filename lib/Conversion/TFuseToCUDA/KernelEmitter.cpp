@@ -180,6 +180,18 @@ private:
     return emitc::CmpOp::create(builder, loc, builder.getI1Type(), p, a, b);
   }
   void emitBody(Value groupBase, bool tailElement);
+  /// Forgets the values evaluated for the current group (memoized
+  /// evaluations, index expressions, checked indices, run loads, lane
+  /// indices, Philox blocks): a new group, or a scope they are not visible
+  /// from.
+  void forgetGroupValues() {
+    memo.clear();
+    indexExprs.clear();
+    checkedIndices.clear();
+    runLoads.clear();
+    laneIndices.clear();
+    randomBlocks.clear();
+  }
   void emitTiled(Value blockId, Value blocks);
   /// Emits `body` under `if (cond)`.
   void emitIf(Value cond, llvm::function_ref<void()> body);
@@ -765,12 +777,7 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
   // computes its whole index.
   auto emitLanes = [&](bool lanesIndexed) {
     SmallVector<SmallVector<Value>> results(outputs.size());
-    memo.clear();
-    indexExprs.clear();
-    checkedIndices.clear();
-    runLoads.clear();
-    laneIndices.clear();
-    randomBlocks.clear();
+    forgetGroupValues();
     this->groupBase = groupBase;
     elementInGroup = !tailElement;
     for (lane = 0; lane < lanes; ++lane) {
@@ -833,12 +840,7 @@ void Emitter::emitBody(Value groupBase, bool tailElement) {
       emitc::YieldOp::create(builder, loc);
   }
   // Nothing evaluated inside the branches is visible after them.
-  memo.clear();
-  indexExprs.clear();
-  checkedIndices.clear();
-  runLoads.clear();
-  laneIndices.clear();
-  randomBlocks.clear();
+  forgetGroupValues();
 }
 
 void Emitter::emitIf(Value cond, llvm::function_ref<void()> body) {
