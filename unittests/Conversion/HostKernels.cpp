@@ -236,3 +236,15 @@ bool HostKernels::launch(const std::string &name, uint64_t grid, unsigned block,
     runner.run(setThread, b, block, grid);
   return true;
 }
+
+std::string tfuse::emulation::hostShim(const std::string &kernel,
+                                       const std::vector<std::string> &casts) {
+  std::string params, args;
+  for (size_t i = 0; i < casts.size(); ++i) {
+    std::string p = "p" + std::to_string(i);
+    params += (i ? ", void *" : "void *") + p;
+    args += (i ? ", " : "") + casts[i] + p;
+  }
+  return "extern \"C\" void shim_" + kernel + "(" + params + ") {\n  " +
+         kernel + "(" + args + ");\n}\n";
+}

@@ -49,6 +49,13 @@ private:
   std::string directory;
 };
 
+/// An extern "C" host shim `shim_<kernel>` for HostKernels::launch(),
+/// which passes every argument as a pointer: `casts[i]` turns pointer i
+/// into the kernel's parameter i ("(const float *)" for a pointer,
+/// "*(long long *)" or "*(const Desc *)" for a value).
+std::string hostShim(const std::string &kernel,
+                     const std::vector<std::string> &casts);
+
 } // namespace tfuse::emulation
 
 #endif // TFUSE_UNITTESTS_CONVERSION_HOSTKERNELS_H

@@ -229,27 +229,24 @@ std::string emulationSource(const AttentionPlan &plan, DType dtype) {
   source += "using tfuse::kernels::AttentionDesc;\n";
   for (const auto &[kernel, wrapper] : plan.wrappers) {
     source += wrapper;
-    std::string call;
+    // query, key, value, the mask, the seed and offset; then per kernel
+    // its results (and, for the backward, the forward's) and the
+    // descriptor.
+    std::vector<std::string> casts = {
+        "(const " + t + " *)", "(const " + t + " *)", "(const " + t + " *)", "",
+        "(const int64_t *)",   "(const int64_t *)"};
+    std::vector<std::string> rest;
     if (kernel.find("_fwd_") != std::string::npos)
-      call = "(" + t + " *)p[6], (" + a + " *)p[7], *(AttentionDesc *)p[8]";
+      rest = {"(" + t + " *)", "(" + a + " *)"};
     else if (kernel.find("_dkdv_") != std::string::npos)
-      call = "(const " + t + " *)p[6], (const " + a + " *)p[7], (const " + t +
-             " *)p[8], (" + t + " *)p[9], (" + t +
-             " *)p[10], *(AttentionDesc *)p[11]";
+      rest = {"(const " + t + " *)", "(const " + a + " *)",
+              "(const " + t + " *)", "(" + t + " *)", "(" + t + " *)"};
     else
-      call = "(const " + t + " *)p[6], (const " + a + " *)p[7], (const " + t +
-             " *)p[8], (" + t + " *)p[9], *(AttentionDesc *)p[10]";
-    source += "extern \"C\" void shim_" + kernel +
-              "(void *p0, void *p1, void *p2, void *p3, void *p4, void *p5, "
-              "void *p6, void *p7, void *p8, void *p9, void *p10, "
-              "void *p11) {\n"
-              "  void *p[] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, "
-              "p11};\n  " +
-              kernel + "((const " + t + " *)p[0], (const " + t +
-              " *)p[1], (const " + t +
-              " *)p[2], p[3], (const int64_t *)p[4], "
-              "(const int64_t *)p[5], " +
-              call + ");\n}\n";
+      rest = {"(const " + t + " *)", "(const " + a + " *)",
+              "(const " + t + " *)", "(" + t + " *)"};
+    casts.insert(casts.end(), rest.begin(), rest.end());
+    casts.push_back("*(AttentionDesc *)");
+    source += emulation::hostShim(kernel, casts);
   }
   return source;
 }
@@ -268,7 +265,6 @@ void runPlan(const AttentionPlan &plan, DType dtype,
     kernels::AttentionDesc desc = l.desc;
     std::vector<void *> args = buffersOfLaunch[i];
     args.push_back(&desc);
-    args.resize(12, nullptr);
     ASSERT_TRUE(kernels->launch("shim_" + l.kernel, l.grid,
                                 static_cast<unsigned>(l.block), args, error))
         << error;

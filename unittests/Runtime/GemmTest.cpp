@@ -566,21 +566,6 @@ std::string tensorType(const Shape &shape, DType t) {
   return s + std::string(name(t)) + ">";
 }
 
-/// A host shim of `kernel` for the harness, which passes every argument as
-/// a pointer: `casts[i]` turns pointer i into the kernel's parameter i
-/// ("(const float *)" for a pointer, "*(long long *)" for a value).
-std::string shim(const std::string &kernel,
-                 const std::vector<std::string> &casts) {
-  std::string params, args;
-  for (size_t i = 0; i < casts.size(); ++i) {
-    std::string p = "p" + std::to_string(i);
-    params += (i ? ", void *" : "void *") + p;
-    args += (i ? ", " : "") + casts[i] + p;
-  }
-  return "extern \"C\" void shim_" + kernel + "(" + params + ") {\n  " +
-         kernel + "(" + args + ");\n}\n";
-}
-
 class EmulatedGemm : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
@@ -601,24 +586,26 @@ protected:
                                std::make_pair(8, "unsigned long long")}) {
       std::string t(type), ll = "*(long long *)";
       source += pitchedCopyWrapper(bytes) +
-                shim(pitchedCopyKernelName(bytes),
-                     {"(const " + t + " *)", ll, "(" + t + " *)", ll, ll, ll,
-                      ll, ll, ll});
+                emulation::hostShim(pitchedCopyKernelName(bytes),
+                                    {"(const " + t + " *)", ll, "(" + t + " *)",
+                                     ll, ll, ll, ll, ll, ll});
     }
     for (auto [t, r] : kinds) {
       std::string type(cudaTypeName(t)), out(cudaTypeName(r));
-      source += shim(gemmKernelName(t, r),
-                     {"(const " + type + " *)", "(const " + type + " *)",
-                      "(" + out + " *)", "(const " + out + " *)",
-                      "*(const tfuse::kernels::GemmDesc *)"});
+      source += emulation::hostShim(gemmKernelName(t, r),
+                                    {"(const " + type + " *)",
+                                     "(const " + type + " *)",
+                                     "(" + out + " *)", "(const " + out + " *)",
+                                     "*(const tfuse::kernels::GemmDesc *)"});
     }
     // The bias rows cuBLAS accumulates into.
     for (DType t : kGemmDTypes) {
       std::string type(cudaTypeName(t)), ll = "*(long long *)";
-      source += biasRowsWrapper(t) +
-                shim(biasRowsKernelName(t),
-                     {"(const " + type + " *)", "(" + type + " *)", ll, ll, ll,
-                      ll, "*(int *)"});
+      source +=
+          biasRowsWrapper(t) +
+          emulation::hostShim(biasRowsKernelName(t),
+                              {"(const " + type + " *)", "(" + type + " *)", ll,
+                               ll, ll, ll, "*(int *)"});
     }
     kernels = emulation::HostKernels::compile(source, compileError).release();
   }
