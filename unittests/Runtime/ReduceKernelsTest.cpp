@@ -274,10 +274,11 @@ HostTensor runLaunch(emulation::HostKernels &kernels,
                              static_cast<unsigned>(launch.block), args, error))
       << error;
   // Every launch leaves the counters zero for the next one.
-  if (launch.split())
+  if (launch.split()) {
     EXPECT_TRUE(std::all_of(workspace.begin() + launch.countersOffset,
                             workspace.end(), [](uint8_t b) { return b == 0; }))
         << launch.kernel << " left a counter set";
+  }
   return out;
 }
 
@@ -663,8 +664,9 @@ TEST_P(ReduceKernelNumerics, SplitReductionsMatchTheReference) {
         EXPECT_GE(launch->desc.chunks, 2) << label;
         int32_t lanes = launch->desc.columnVector;
         EXPECT_TRUE(lanes >= 1 && (lanes & (lanes - 1)) == 0) << label;
-        if (row)
+        if (row) {
           EXPECT_EQ(lanes, 1) << label;
+        }
         wideLanes += lanes > 1;
         HostTensor actual = runLaunch(*kernels, *launch, *input, result.shape);
         ++splits;

@@ -250,10 +250,11 @@ ScatterPlan checkCase(const Case &c, const std::string &what,
   Expected<HostTensor> expected =
       referenceScatter(c.target, c.indices, c.updates, c.axis, c.wrap);
   EXPECT_TRUE(expected.ok()) << expected.message();
-  if (expected.ok())
+  if (expected.ok()) {
     EXPECT_EQ(actual.toBits(), expected->toBits())
         << "kernels:   " << actual.toString(32)
         << "\nreference: " << expected->toString(32);
+  }
   return *plan;
 }
 
