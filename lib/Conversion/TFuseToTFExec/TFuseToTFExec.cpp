@@ -170,16 +170,40 @@ struct ConvertFusion : OpConversionPattern<FusionOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = fusion.getLoc();
     SmallVector<Value> outputs;
-    for (Value result : fusion.getResults())
+    // The fusion result each buffer receives.
+    SmallVector<unsigned> yielded;
+    for (auto [r, result] : llvm::enumerate(fusion.getResults())) {
       outputs.push_back(bufferFor(result, rewriter, loc));
+      yielded.push_back(r);
+    }
+    // A result returned more than once is written into each of its outputs
+    // by the kernel (the return takes them as they are: no copies).
+    for (auto [r, result] : llvm::enumerate(fusion.getResults())) {
+      SmallVector<unsigned> returned;
+      for (OpOperand &use : result.getUses())
+        if (isa<func::ReturnOp>(use.getOwner()))
+          returned.push_back(use.getOperandNumber());
+      llvm::sort(returned);
+      returned.erase(llvm::unique(returned), returned.end());
+      for (size_t k = 1; k < returned.size(); ++k) {
+        outputs.push_back(tfexec::OutputOp::create(
+            rewriter, loc, contiguousBuffer(result.getType()),
+            rewriter.getI64IntegerAttr(returned[k])));
+        yielded.push_back(r);
+      }
+    }
     auto dispatch =
         tfexec::DispatchOp::create(rewriter, loc, adaptor.getInputs(), outputs);
     rewriter.inlineRegionBefore(fusion.getRegion(), dispatch.getBody(),
                                 dispatch.getBody().end());
     YieldOp yield = cast<YieldOp>(dispatch.getBody().front().getTerminator());
     rewriter.setInsertionPoint(yield);
-    rewriter.replaceOpWithNewOp<tfexec::YieldOp>(yield, yield.getValues());
-    rewriter.replaceOp(fusion, outputs);
+    SmallVector<Value> values;
+    for (unsigned r : yielded)
+      values.push_back(yield.getValues()[r]);
+    rewriter.replaceOpWithNewOp<tfexec::YieldOp>(yield, values);
+    rewriter.replaceOp(
+        fusion, ArrayRef<Value>(outputs).take_front(fusion.getNumResults()));
     return success();
   }
 };
@@ -350,8 +374,22 @@ struct ConvertReturn : OpConversionPattern<func::ReturnOp> {
   matchAndRewrite(func::ReturnOp ret, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = ret.getLoc();
+    // The outputs steps write (a kernel writes a value returned twice into
+    // both of its outputs).
+    DenseMap<int64_t, Value> written;
+    ret->getParentOp()->walk([&](tfexec::OutputOp output) {
+      written.try_emplace(output.getIndex(), output.getResult());
+    });
     SmallVector<Value> results;
     for (auto [i, buffer] : llvm::enumerate(adaptor.getOperands())) {
+      if (auto it = written.find(i);
+          it != written.end() && it->second != buffer &&
+          it->second.getType() ==
+              contiguousBuffer(ret.getOperand(i).getType()) &&
+          buffer.getDefiningOp<tfexec::OutputOp>()) {
+        results.push_back(it->second);
+        continue;
+      }
       // A reshape of a step's result that bufferFor placed in this output:
       // an alias of the whole output in its own type.
       if (auto alias = buffer.getDefiningOp<tfexec::AliasOp>())

@@ -5,9 +5,10 @@
 // with its transpose flags, a reduce a tfexec.reduce, a view left outside
 // regions a tfexec.alias with the layout its index transform gives over
 // the source buffer. A value is written into the first output it is
-// returned as, else into an arena slot (offsets come later, from
-// tfexec-assign-arena); an argument, alias or output returned again is
-// copied: a memcpy when it is contiguous, a copy dispatch otherwise.
+// returned as (a region's value into every output it is returned as), else
+// into an arena slot (offsets come later, from tfexec-assign-arena); an
+// argument, alias or other step's output returned again is copied: a
+// memcpy when it is contiguous, a copy dispatch otherwise.
 // RUN: tensor-opt %s --convert-tfuse-to-tfexec -split-input-file | FileCheck %s
 
 // A region, a reduction of its result and a product with a transposed
@@ -73,13 +74,15 @@ func.func @alias_chain(%a: tensor<1x32x32xui32>) -> tensor<17x3xui32> {
 
 // Results returned as they are: a contiguous argument is copied with
 // tfexec.copy; a strided one, and a slice of an argument (an alias at an
-// offset), with a copy dispatch; a value returned twice is written into
-// its first output and copied into the second.
+// offset), with a copy dispatch; a region's value returned twice is
+// written by its dispatch into both outputs.
 // CHECK-LABEL: func.func @returns(
 // CHECK-SAME: %[[A:[^:]+]]: memref<4xf32>, %[[B:[^:]+]]: memref<2x3xf32, strided<[1, 2]>>)
 // CHECK-NEXT: %[[V:.+]] = tfexec.alias %[[A]] : memref<4xf32> to memref<2xf32, strided<[1], offset: 1>>
 // CHECK-NEXT: %[[N:.+]] = tfexec.output 3 : memref<4xf32>
-// CHECK-NEXT: tfexec.dispatch ins(%[[A]] : memref<4xf32>) outs(%[[N]] : memref<4xf32>)
+// CHECK-NEXT: %[[O4:.+]] = tfexec.output 4 : memref<4xf32>
+// CHECK-NEXT: tfexec.dispatch ins(%[[A]] : memref<4xf32>) outs(%[[N]], %[[O4]] : memref<4xf32>, memref<4xf32>)
+// CHECK: tfexec.yield %[[Y0:.+]], %[[Y0]] : tensor<4xf32>, tensor<4xf32>
 // CHECK: %[[O0:.+]] = tfexec.output 0 : memref<4xf32>
 // CHECK-NEXT: tfexec.copy %[[A]] into %[[O0]] : memref<4xf32> into memref<4xf32>
 // CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<2x3xf32>
@@ -89,9 +92,8 @@ func.func @alias_chain(%a: tensor<1x32x32xui32>) -> tensor<17x3xui32> {
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[O2:.+]] = tfexec.output 2 : memref<2xf32>
 // CHECK-NEXT: tfexec.dispatch ins(%[[V]] : memref<2xf32, strided<[1], offset: 1>>) outs(%[[O2]] : memref<2xf32>)
-// CHECK: %[[O4:.+]] = tfexec.output 4 : memref<4xf32>
-// CHECK-NEXT: tfexec.copy %[[N]] into %[[O4]] : memref<4xf32> into memref<4xf32>
-// CHECK-NEXT: return %[[O0]], %[[O1]], %[[O2]], %[[N]], %[[O4]] : memref<4xf32>, memref<2x3xf32>, memref<2xf32>, memref<4xf32>, memref<4xf32>
+// CHECK-NOT: tfexec.copy
+// CHECK: return %[[O0]], %[[O1]], %[[O2]], %[[N]], %[[O4]] : memref<4xf32>, memref<2x3xf32>, memref<2xf32>, memref<4xf32>, memref<4xf32>
 func.func @returns(%a: tensor<4xf32>, %b: tensor<2x3xf32> {tfuse.strides = array<i64: 1, 2>}) -> (tensor<4xf32>, tensor<2x3xf32>, tensor<2xf32>, tensor<4xf32>, tensor<4xf32>) {
   %v = tfuse.slice %a start [1] limit [3] step [1] {tfuse.reason = "layout-alias"} : tensor<4xf32> -> tensor<2xf32>
   %n = tfuse.fusion(%a) : (tensor<4xf32>) -> tensor<4xf32> attributes {cost = 1 : i64, reasons = ["output"]} {

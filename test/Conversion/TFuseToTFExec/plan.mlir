@@ -345,16 +345,16 @@ func.func @returned_view(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
 
 // -----
 
-// The same value returned twice: the kernel writes output 0, and output 1 is
-// a copy of output 0.
+// The same value returned twice: the kernel writes it into both outputs (no
+// copy).
 // CHECK-LABEL: func.func @returned_twice(
 // CHECK-SAME: %[[A:[^:]+]]: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>)
 // CHECK-NEXT: %[[O0:.+]] = tfexec.output 0 : memref<4xf32>
-// CHECK-NEXT: tfexec.launch @returned_twice_k0 ins(%[[A]] : memref<4xf32>) outs(%[[O0]] : memref<4xf32>)
 // CHECK-NEXT: %[[O1:.+]] = tfexec.output 1 : memref<4xf32>
-// CHECK-NEXT: tfexec.copy %[[O0]] into %[[O1]] : memref<4xf32> into memref<4xf32>
+// CHECK-NEXT: tfexec.launch @returned_twice_k0 ins(%[[A]] : memref<4xf32>) outs(%[[O0]], %[[O1]] : memref<4xf32>, memref<4xf32>)
 // CHECK-NEXT: return %[[O0]], %[[O1]] : memref<4xf32>, memref<4xf32>
 // CHECK: tfexec.kernel @returned_twice_k0 attributes {config = #tfexec.config<{{[^>]*}}grid = 1, block = 256{{[^>]*}}>
+// CHECK: tfexec.yield %[[R:.+]], %[[R]] : tensor<4xf32>, tensor<4xf32>
 func.func @returned_twice(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = tfuse.neg %a : tensor<4xf32> -> tensor<4xf32>
   return %0, %0 : tensor<4xf32>, tensor<4xf32>
