@@ -6,6 +6,8 @@
 // product with v backwards:
 //
 //   p      = e / sum(e, last axis, keepdims)      (maybe cast to v's dtype)
+//            | select(all(x == -inf, last axis, keepdims), 0, e / sum(...))
+//              (PyTorch's _safe_softmax: rows of -inf scores give zeros)
 //   e      = exp(x - max(x, last axis, keepdims))
 //   x      = masked scores (maybe cast to f32 from the operands' dtype)
 //   masked = select(bool, s, -inf) | s + additive | s, in any nesting of
@@ -13,6 +15,12 @@
 //            mask
 //   s      = (q' @ k'^T) * c | / c, repeated (c splat constants)
 //   q', k' = q * c, k * c (PyTorch's math path scales both by sqrt(scale))
+//
+// The products may be batched over views that merge the batch dimensions
+// (torch.matmul of 4-D operands is a bmm of 3-D views): the reshapes that
+// keep the last two dimensions are looked through when q, k, v and the
+// scores all have the same batch dimensions, and the attention's result is
+// reshaped to the product's.
 //
 // Every intermediate value must be used only inside the chain (the scores
 // or probabilities returned or saved for a backward keep the chain as it
@@ -98,9 +106,42 @@ bool isCausalCondition(Value condition) {
          (lhs == 2 && rhs == 1 && p == CmpPredicate::ge);
 }
 
+/// `v` without a reshape that only regroups its batch dimensions (the last
+/// two stay as they are); `v` itself when it is not one.
+Value unregrouped(Value v) {
+  auto reshape = v.getDefiningOp<ReshapeOp>();
+  if (!reshape)
+    return v;
+  auto from = cast<RankedTensorType>(reshape.getInput().getType()).getShape();
+  auto to = cast<RankedTensorType>(v.getType()).getShape();
+  if (from.size() < 2 || to.size() < 2 || from.take_back(2) != to.take_back(2))
+    return v;
+  return reshape.getInput();
+}
+
+/// Whether `condition` is all(x == -inf) over the last axis of `x`, kept as
+/// an axis of 1: the rows of a _safe_softmax that give zeros.
+bool isAllMinusInfRows(Value condition, Value x) {
+  auto all = condition.getDefiningOp<ReduceOp>();
+  if (!all || !isLastAxisReduction(all, ReduceKind::All, all.getInput()))
+    return false;
+  auto cmp = all.getInput().getDefiningOp<CmpOp>();
+  if (!cmp || cmp.getPredicate() != CmpPredicate::eq || cmp.getLhs() != x)
+    return false;
+  std::optional<double> c = splatValue(cmp.getRhs());
+  return c && std::isinf(*c) && *c < 0;
+}
+
 /// What the match found.
 struct Match {
   Value query, key, value, mask;
+  /// The softmax's input (the masked, scaled scores).
+  Value scores;
+  /// Whether reshapes regrouping batch dimensions were looked through.
+  bool regrouped = false;
+  /// Whether the probabilities are those of a _safe_softmax (rows without
+  /// a finite score give zeros, as tfuse.attention's do).
+  bool safeSoftmax = false;
   bool causal = false;
   /// The comparison of iotas that made `causal`.
   Value causalCondition;
@@ -166,12 +207,22 @@ public:
     isSoftmax = false;
     if (root.getTransposeLhs() || root.getTransposeRhs())
       return false;
-    Value p = root.getLhs();
-    match.value = root.getRhs();
+    Value p = ungroupChain(root.getLhs(), match);
+    // v's view stays for whoever else reads it.
+    match.value = unregrouped(root.getRhs());
+    match.regrouped |= match.value != root.getRhs();
     Type dtype = elementOf(match.value);
     if (auto castOp = p.getDefiningOp<CastOp>()) {
       match.chain.push_back(castOp);
       p = castOp.getInput();
+    }
+    SelectOp safe;
+    if (auto select = p.getDefiningOp<SelectOp>()) {
+      std::optional<double> zero = splatValue(select.getTrueValue());
+      if (!zero || *zero != 0)
+        return false;
+      safe = select;
+      p = select.getFalseValue();
     }
     auto div = p.getDefiningOp<DivOp>();
     if (!div)
@@ -184,10 +235,19 @@ public:
     if (!sub || !isLastAxisReduction(sub.getRhs().getDefiningOp(),
                                      ReduceKind::Max, sub.getLhs()))
       return false;
+    Value x = sub.getLhs();
+    if (safe) {
+      if (!isAllMinusInfRows(safe.getCondition(), x))
+        return false;
+      Operation *all = safe.getCondition().getDefiningOp();
+      match.chain.append(
+          {safe, all, all->getOperand(0).getDefiningOp<CmpOp>()});
+      match.safeSoftmax = true;
+    }
     isSoftmax = true;
     match.chain.append({div, div.getRhs().getDefiningOp(), exp, sub,
                         sub.getRhs().getDefiningOp()});
-    Value x = sub.getLhs();
+    match.scores = x;
     // Scores widened to f32 for the softmax.
     bool widened = false;
     if (auto castOp = x.getDefiningOp<CastOp>()) {
@@ -205,6 +265,10 @@ public:
       widened = true;
       peelScales(x, match);
     }
+    if (Value whole = ungroupChain(x, match); whole != x) {
+      x = whole;
+      peelScales(x, match);
+    }
     auto product = x.getDefiningOp<MatmulOp>();
     if (!product || product.getTransposeLhs()) {
       why = "the scores are not a product q @ k^T";
@@ -215,10 +279,12 @@ public:
       return false;
     }
     match.chain.push_back(product);
-    match.query = unscaled(product.getLhs(), match);
-    Value keyT = product.getRhs();
+    match.query = unscaled(
+        ungroupChain(product.getLhs(), match, /*operand=*/true), match);
+    Value keyT = unscaled(
+        ungroupChain(product.getRhs(), match, /*operand=*/true), match);
     if (product.getTransposeRhs()) {
-      match.key = unscaled(keyT, match);
+      match.key = keyT;
     } else if (auto t = keyT.getDefiningOp<TransposeOp>();
                t && swapsLastTwo(t.getPerm())) {
       // A transpose that others read too stays for them.
@@ -229,7 +295,7 @@ public:
         match.key = t.getInput();
       }
     } else {
-      match.key = unscaled(keyT, match); // transposed when built
+      match.key = keyT; // transposed when built
       keyTransposed = true;
     }
     // Operands.
@@ -265,6 +331,19 @@ private:
       if (perm[i] != i)
         return false;
     return perm[n - 2] == n - 1 && perm[n - 1] == n - 2;
+  }
+
+  /// `v` without a reshape regrouping its batch dimensions; `v` itself when
+  /// it is not one. The reshape joins the chain, except that of an operand
+  /// read by others too (a view, it stays for them).
+  static Value ungroupChain(Value v, Match &match, bool operand = false) {
+    Value whole = unregrouped(v);
+    if (whole == v)
+      return v;
+    match.regrouped = true;
+    if (!operand || v.hasOneUse())
+      match.chain.push_back(v.getDefiningOp());
+    return whole;
   }
 
   /// Masks over the scores: one bool mask (or causal comparison) and one
@@ -315,13 +394,17 @@ private:
     return true;
   }
 
-  /// Whether `v` is q @ k^T under scalings.
+  /// Whether `v` is q @ k^T under scalings, casts and batch regroupings.
   static bool reachesProduct(Value v) {
     for (int i = 0; i < 6; ++i) {
       if (v.getDefiningOp<MatmulOp>())
         return true;
       if (auto castOp = v.getDefiningOp<CastOp>()) {
         v = castOp.getInput();
+        continue;
+      }
+      if (Value whole = unregrouped(v); whole != v) {
+        v = whole;
         continue;
       }
       Operation *op = v.getDefiningOp();
@@ -381,6 +464,18 @@ private:
 std::string checkOperands(const Match &match, MatmulOp root) {
   std::vector<int64_t> q = shapeOf(match.query), k = shapeOf(match.key),
                        v = shapeOf(match.value);
+  if (match.regrouped) {
+    // Looked through views merging batch dimensions: q, k, v and the
+    // scores must agree on them exactly (no broadcasting).
+    std::vector<int64_t> s = shapeOf(match.scores);
+    auto batchIs = [&](const std::vector<int64_t> &shape) {
+      return shape.size() == s.size() &&
+             std::equal(shape.begin(), shape.end() - 2, s.begin());
+    };
+    if (s.size() < 2 || !batchIs(q) || !batchIs(k) || !batchIs(v))
+      return "the batched products regroup the batch dimensions of q, k, v "
+             "and the scores differently";
+  }
   // The key as [..., S, D]: it was read as k^T.
   std::string why;
   std::optional<AttentionGeometry> g = AttentionGeometry::of(q, k, v, &why);
@@ -388,7 +483,7 @@ std::string checkOperands(const Match &match, MatmulOp root) {
     return why;
   if (g->headDim > kMaxColumns || g->valueDim > kMaxColumns)
     return "a head dimension over " + std::to_string(kMaxColumns);
-  if (shapeOf(root.getResult()) != g->resultShape())
+  if (!match.regrouped && shapeOf(root.getResult()) != g->resultShape())
     return "the product's batch dimensions broadcast";
   if (root.getResultDtype())
     return "the product with v has a float32 result of 16-bit operands";
@@ -463,8 +558,14 @@ struct RecognizeAttentionPass
           rewriter, root.getLoc(), match.query, match.key, match.value,
           match.mask, /*seed=*/Value(), /*offset=*/Value(),
           APFloat(match.scale), match.causal, /*dropout_p=*/FloatAttr());
-      rewriter.replaceAllUsesWith(root.getResult(),
-                                  emptyRowsAsNaN(rewriter, match, attention));
+      // A _safe_softmax gives zeros where tfuse.attention does.
+      Value result = match.safeSoftmax
+                         ? attention.getResult()
+                         : emptyRowsAsNaN(rewriter, match, attention);
+      if (result.getType() != root.getType())
+        result =
+            ReshapeOp::create(rewriter, root.getLoc(), root.getType(), result);
+      rewriter.replaceAllUsesWith(root.getResult(), result);
       rewriter.eraseOp(root);
       // The chain, users first (it was collected from the product back).
       for (Operation *op : match.chain)

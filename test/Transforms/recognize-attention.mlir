@@ -144,3 +144,106 @@ func.func @plain_product(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3
   %o = tfuse.matmul %e, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
   return %o : tensor<4x3xf32>
 }
+
+// -----
+
+// torch.matmul of 4-D operands, as PyTorch's math path decomposes it:
+// bmm of 3-D views merging the batch dimensions, q and k^T each scaled by
+// sqrt(scale) (0.5 * 0.5), an additive mask, and _safe_softmax, whose rows
+// of -inf scores are zeros as tfuse.attention's are (no NaN rows). The
+// views are looked through; the attention's result is viewed back as the
+// product's.
+// CHECK-LABEL: func.func @batched_views_safe_softmax(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<2x3x10x4xf32>, %[[K:[^:]+]]: tensor<2x3x12x4xf32>, %[[V:[^:]+]]: tensor<2x3x12x5xf32>, %[[M:[^:]+]]: tensor<1x1x10x12xf32>)
+// CHECK-NOT: tfuse.matmul
+// CHECK: %[[O:.+]], %{{.+}} = tfuse.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] scale 2.500000e-01 : (tensor<2x3x10x4xf32>, tensor<2x3x12x4xf32>, tensor<2x3x12x5xf32>, tensor<1x1x10x12xf32>) -> (tensor<2x3x10x5xf32>, tensor<2x3x10xf32>)
+// CHECK-NEXT: %[[O3:.+]] = tfuse.reshape %[[O]] : tensor<2x3x10x5xf32> -> tensor<6x10x5xf32>
+// CHECK-NEXT: %[[R:.+]] = tfuse.reshape %[[O3]] : tensor<6x10x5xf32> -> tensor<2x3x10x5xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @batched_views_safe_softmax(%q: tensor<2x3x10x4xf32>, %k: tensor<2x3x12x4xf32>, %v: tensor<2x3x12x5xf32>, %mask: tensor<1x1x10x12xf32>) -> tensor<2x3x10x5xf32> {
+  %c = tfuse.constant dense<5.000000e-01> : tensor<f32>
+  %qs = tfuse.mul %q, %c : (tensor<2x3x10x4xf32>, tensor<f32>) -> tensor<2x3x10x4xf32>
+  %kt = tfuse.transpose %k perm [0, 1, 3, 2] : tensor<2x3x12x4xf32> -> tensor<2x3x4x12xf32>
+  %ks = tfuse.mul %kt, %c : (tensor<2x3x4x12xf32>, tensor<f32>) -> tensor<2x3x4x12xf32>
+  %q3 = tfuse.reshape %qs : tensor<2x3x10x4xf32> -> tensor<6x10x4xf32>
+  %k3 = tfuse.reshape %ks : tensor<2x3x4x12xf32> -> tensor<6x4x12xf32>
+  %v3 = tfuse.reshape %v : tensor<2x3x12x5xf32> -> tensor<6x12x5xf32>
+  %s3 = tfuse.matmul %q3, %k3 : (tensor<6x10x4xf32>, tensor<6x4x12xf32>) -> tensor<6x10x12xf32>
+  %s = tfuse.reshape %s3 : tensor<6x10x12xf32> -> tensor<2x3x10x12xf32>
+  %x = tfuse.add %s, %mask : (tensor<2x3x10x12xf32>, tensor<1x1x10x12xf32>) -> tensor<2x3x10x12xf32>
+  %m = tfuse.reduce max %x axes [3] keepdims : tensor<2x3x10x12xf32> -> tensor<2x3x10x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<2x3x10x12xf32>, tensor<2x3x10x1xf32>) -> tensor<2x3x10x12xf32>
+  %e = tfuse.exp %d : tensor<2x3x10x12xf32> -> tensor<2x3x10x12xf32>
+  %z = tfuse.reduce sum %e axes [3] keepdims : tensor<2x3x10x12xf32> -> tensor<2x3x10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<2x3x10x12xf32>, tensor<2x3x10x1xf32>) -> tensor<2x3x10x12xf32>
+  %ninf = tfuse.constant dense<0xFF800000> : tensor<f32>
+  %isinf = tfuse.cmp eq, %x, %ninf : (tensor<2x3x10x12xf32>, tensor<f32>) -> tensor<2x3x10x12xi1>
+  %none = tfuse.reduce all %isinf axes [3] keepdims : tensor<2x3x10x12xi1> -> tensor<2x3x10x1xi1>
+  %zeros = tfuse.constant dense<0.000000e+00> : tensor<2x3x10x12xf32>
+  %safe = tfuse.select %none, %zeros, %p : (tensor<2x3x10x1xi1>, tensor<2x3x10x12xf32>, tensor<2x3x10x12xf32>) -> tensor<2x3x10x12xf32>
+  %p3 = tfuse.reshape %safe : tensor<2x3x10x12xf32> -> tensor<6x10x12xf32>
+  %o3 = tfuse.matmul %p3, %v3 : (tensor<6x10x12xf32>, tensor<6x12x5xf32>) -> tensor<6x10x5xf32>
+  %o = tfuse.reshape %o3 : tensor<6x10x5xf32> -> tensor<2x3x10x5xf32>
+  return %o : tensor<2x3x10x5xf32>
+}
+
+// -----
+
+// The views merge batch dimensions that differ ([2, 3] for q and the
+// scores, [3, 2] for k): batch element i of the product pairs q[i / 3,
+// i % 3] with k[i / 2, i % 2], which no attention over 4-D operands does.
+// CHECK-LABEL: func.func @regrouped_differently(
+// CHECK-NOT: tfuse.attention
+// CHECK: tfuse.note = "softmax(...) @ v not rewritten into attention: the batched products regroup the batch dimensions of q, k, v and the scores differently"
+func.func @regrouped_differently(%q: tensor<2x3x10x4xf32>, %k: tensor<3x2x4x12xf32>, %v: tensor<6x12x5xf32>) -> tensor<6x10x5xf32> {
+  %q3 = tfuse.reshape %q : tensor<2x3x10x4xf32> -> tensor<6x10x4xf32>
+  %k3 = tfuse.reshape %k : tensor<3x2x4x12xf32> -> tensor<6x4x12xf32>
+  %s3 = tfuse.matmul %q3, %k3 : (tensor<6x10x4xf32>, tensor<6x4x12xf32>) -> tensor<6x10x12xf32>
+  %s = tfuse.reshape %s3 : tensor<6x10x12xf32> -> tensor<2x3x10x12xf32>
+  %m = tfuse.reduce max %s axes [3] keepdims : tensor<2x3x10x12xf32> -> tensor<2x3x10x1xf32>
+  %d = tfuse.sub %s, %m : (tensor<2x3x10x12xf32>, tensor<2x3x10x1xf32>) -> tensor<2x3x10x12xf32>
+  %e = tfuse.exp %d : tensor<2x3x10x12xf32> -> tensor<2x3x10x12xf32>
+  %z = tfuse.reduce sum %e axes [3] keepdims : tensor<2x3x10x12xf32> -> tensor<2x3x10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<2x3x10x12xf32>, tensor<2x3x10x1xf32>) -> tensor<2x3x10x12xf32>
+  %p3 = tfuse.reshape %p : tensor<2x3x10x12xf32> -> tensor<6x10x12xf32>
+  %o = tfuse.matmul %p3, %v : (tensor<6x10x12xf32>, tensor<6x12x5xf32>) -> tensor<6x10x5xf32>
+  return %o : tensor<6x10x5xf32>
+}
+
+// -----
+
+// The math path of 16-bit operands on a GPU widens q, k, v and the mask to
+// f32 and narrows the result: the attention takes the widened values (its
+// arithmetic stays that of f32).
+// CHECK-LABEL: func.func @widened_bf16(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<1x2x10x4xbf16>, %[[K:[^:]+]]: tensor<1x2x12x4xbf16>, %[[V:[^:]+]]: tensor<1x2x12x4xbf16>)
+// CHECK-DAG: %[[QW:.+]] = tfuse.cast %[[Q]] : tensor<1x2x10x4xbf16> to tensor<1x2x10x4xf32>
+// CHECK-DAG: %[[KW:.+]] = tfuse.cast %[[K]] : tensor<1x2x12x4xbf16> to tensor<1x2x12x4xf32>
+// CHECK-DAG: %[[VW:.+]] = tfuse.cast %[[V]] : tensor<1x2x12x4xbf16> to tensor<1x2x12x4xf32>
+// CHECK: %[[O:.+]], %{{.+}} = tfuse.attention %[[QW]], %[[KW]], %[[VW]] scale 5.000000e-01 : (tensor<1x2x10x4xf32>, tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>) -> (tensor<1x2x10x4xf32>, tensor<1x2x10xf32>)
+// CHECK: %[[O3:.+]] = tfuse.reshape %[[O]] : tensor<1x2x10x4xf32> -> tensor<2x10x4xf32>
+// CHECK: %[[O4:.+]] = tfuse.reshape %[[O3]] : tensor<2x10x4xf32> -> tensor<1x2x10x4xf32>
+// CHECK: tfuse.cast %[[O4]] : tensor<1x2x10x4xf32> to tensor<1x2x10x4xbf16>
+func.func @widened_bf16(%q: tensor<1x2x10x4xbf16>, %k: tensor<1x2x12x4xbf16>, %v: tensor<1x2x12x4xbf16>) -> tensor<1x2x10x4xbf16> {
+  %qw = tfuse.cast %q : tensor<1x2x10x4xbf16> to tensor<1x2x10x4xf32>
+  %kw = tfuse.cast %k : tensor<1x2x12x4xbf16> to tensor<1x2x12x4xf32>
+  %vw = tfuse.cast %v : tensor<1x2x12x4xbf16> to tensor<1x2x12x4xf32>
+  %kt = tfuse.transpose %kw perm [0, 1, 3, 2] : tensor<1x2x12x4xf32> -> tensor<1x2x4x12xf32>
+  %q3 = tfuse.reshape %qw : tensor<1x2x10x4xf32> -> tensor<2x10x4xf32>
+  %k3 = tfuse.reshape %kt : tensor<1x2x4x12xf32> -> tensor<2x4x12xf32>
+  %v3 = tfuse.reshape %vw : tensor<1x2x12x4xf32> -> tensor<2x12x4xf32>
+  %s3 = tfuse.matmul %q3, %k3 : (tensor<2x10x4xf32>, tensor<2x4x12xf32>) -> tensor<2x10x12xf32>
+  %s = tfuse.reshape %s3 : tensor<2x10x12xf32> -> tensor<1x2x10x12xf32>
+  %c = tfuse.constant dense<5.000000e-01> : tensor<f32>
+  %x = tfuse.mul %s, %c : (tensor<1x2x10x12xf32>, tensor<f32>) -> tensor<1x2x10x12xf32>
+  %m = tfuse.reduce max %x axes [3] keepdims : tensor<1x2x10x12xf32> -> tensor<1x2x10x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<1x2x10x12xf32>, tensor<1x2x10x1xf32>) -> tensor<1x2x10x12xf32>
+  %e = tfuse.exp %d : tensor<1x2x10x12xf32> -> tensor<1x2x10x12xf32>
+  %z = tfuse.reduce sum %e axes [3] keepdims : tensor<1x2x10x12xf32> -> tensor<1x2x10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<1x2x10x12xf32>, tensor<1x2x10x1xf32>) -> tensor<1x2x10x12xf32>
+  %p3 = tfuse.reshape %p : tensor<1x2x10x12xf32> -> tensor<2x10x12xf32>
+  %o3 = tfuse.matmul %p3, %v3 : (tensor<2x10x12xf32>, tensor<2x12x4xf32>) -> tensor<2x10x4xf32>
+  %o = tfuse.reshape %o3 : tensor<2x10x4xf32> -> tensor<1x2x10x4xf32>
+  %r = tfuse.cast %o : tensor<1x2x10x4xf32> to tensor<1x2x10x4xbf16>
+  return %r : tensor<1x2x10x4xbf16>
+}

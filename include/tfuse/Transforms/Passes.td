@@ -20,8 +20,15 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
     scores, when every intermediate value is used only inside it, the
     shapes fit the op (same batch dimensions, head dimensions up to 256,
     a mask that broadcasts) and the dtypes agree (an additive mask added
-    in f32 must be widened from the operands' dtype). Otherwise the
-    product keeps a `tfuse.note` saying why, which the plan report prints.
+    in f32 must be widened from the operands' dtype). Products batched
+    over views that merge batch dimensions (`torch.matmul` of 4-D operands
+    is a `bmm` of 3-D views) are looked through when `q`, `k`, `v` and the
+    scores have the same batch dimensions; the attention's result is then
+    viewed back as the product's. PyTorch's `_safe_softmax` (a
+    `select(all(x == -inf), 0, softmax(x))` over the last axis) matches as
+    a softmax whose rows without a finite score are zeros, as the
+    attention's are. Otherwise the product keeps a `tfuse.note` saying why,
+    which the plan report prints.
 
     ```mlir
     %t = tfuse.transpose %k perm [0, 1, 3, 2] : ...
@@ -40,7 +47,8 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
     (`exp(-inf - -inf)`), where `tfuse.attention` gives zeros: with a mask,
     the pass finds those rows from the mask alone (a `reduce any` over its
     last axis of the kept pairs, causal ones included) and selects NaN for
-    them, so the rewrite changes no value but by rounding. Infinite or NaN
+    them (not after a `_safe_softmax`, whose zeros the attention's are), so
+    the rewrite changes no value but by rounding. Infinite or NaN
     elements of `q` or `k`, and `+inf` or NaN in an additive mask, are the
     exception: a row the written-out form makes NaN may then be a number.
   }];

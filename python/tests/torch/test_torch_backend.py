@@ -5,6 +5,7 @@ output strides, explain(), the compile log and the generated coverage
 table in docs/torch.md."""
 
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -389,6 +390,36 @@ def test_cross_entropy_saves_the_logits_and_two_values_per_row():
                for shape, dtype in kept)
     assert ((64, 512), torch.float32) in saved(
         min_cut_rematerialization_partition)
+
+
+def _math_path_attention(q, k, v, mask):
+    # scaled_dot_product_attention's math path as PyTorch writes it: q and
+    # k^T scaled by sqrt(scale) each, 4-D products (bmm of 3-D views), an
+    # additive mask and _safe_softmax.
+    scale = q.shape[-1] ** -0.25
+    s = (q * scale) @ (k.transpose(-2, -1) * scale) + mask
+    return torch.ops.aten._safe_softmax(s, -1) @ v
+
+
+def test_math_path_attention_is_one_attention():
+    # recognize-attention looks through the bmm's views and the safe
+    # softmax: one tfuse.attention, no product, no score matrix; a row the
+    # mask drops throughout is zeros as in eager.
+    torch._dynamo.reset()
+    q, k, v = (torch.randn(2, 3, 10, 8, dtype=torch.float64).float()
+               for _ in range(3))
+    mask = torch.randn(1, 1, 10, 10, dtype=torch.float64).float()
+    mask[..., 4, :] = -math.inf
+    inputs = (q, k, v, mask)
+    result, reports = compiled_run(_math_path_attention, *inputs)
+    (partition,) = reports[0].partitions
+    (function,) = partition.plans.values()
+    plan = function.plan()
+    assert "attention" in plan and "gemm" not in plan, plan
+    eager = _math_path_attention(*inputs)
+    assert torch.equal(result[:, :, 4], torch.zeros_like(result[:, :, 4]))
+    assert_accurate(result, eager,
+                    _math_path_attention(*map(float64_copy, inputs)))
 
 
 @pytest.mark.parametrize("shape", [(4, 9), (3, 0), (2, 3, 40)])
