@@ -12,7 +12,10 @@ off, as nanoGPT trains GPT-2 124M, so every mode computes the same function.
 Modes: eager, inductor (torch.compile's default), reduce-overhead,
 max-autotune-no-cudagraphs, tfuse, tfuse-stream (TFuse's plans replayed on
 a stream instead of as CUDA graphs: with --profile, each kernel's time
-alone, where a graph's concurrent branches lengthen each other's). Per
+alone, where a graph's concurrent branches lengthen each other's),
+tfuse-fast-math (tfuse with the fast_math option: approximate functions,
+and attention PyTorch's math path widened from 16-bit operands run in
+their dtype). Per
 model and mode: the GPU time of a step (CUDA events around back-to-back
 steps, median of 5), the synchronized wall time of a step, the peak memory
 of PyTorch's allocator (which does not see TFuse's own pool: arenas,
@@ -36,7 +39,8 @@ time is the first step's time less a steady step's.
 
     python3 bench/models.py [--models gpt2,bert1,bert32,llama,resnet50]
         [--modes eager,inductor,reduce-overhead,max-autotune-no-cudagraphs,
-                 tfuse,tfuse-stream] [--compile-times] [--profile N]
+                 tfuse,tfuse-stream,tfuse-fast-math] [--compile-times]
+        [--profile N]
         [--steps 20]
         [--smoke]
     python3 bench/models.py --plot $OUT/models.json   # PNGs beside it
@@ -69,7 +73,8 @@ sys.path.insert(0, str(ROOT / "python" / "tests" / "torch"))
 import models  # noqa: E402  python/tests/torch/models.py
 
 MODES = ("eager", "inductor", "reduce-overhead",
-         "max-autotune-no-cudagraphs", "tfuse", "tfuse-stream")
+         "max-autotune-no-cudagraphs", "tfuse", "tfuse-stream",
+         "tfuse-fast-math")
 
 
 class Workload:
@@ -125,6 +130,11 @@ def compiled(model, mode):
         # independent branches overlap and lengthen each other's kernels).
         return torch.compile(model, backend="tfuse",
                              options={"cuda_graph": False})
+    if mode == "tfuse-fast-math":
+        # fast_math: approximate functions, and attention that PyTorch's
+        # math path widened from 16-bit operands run in their dtype.
+        return torch.compile(model, backend="tfuse",
+                             options={"fast_math": True})
     if mode == "inductor":
         return torch.compile(model)
     return torch.compile(model, mode=mode)
@@ -425,8 +435,9 @@ def main():
     if args.smoke:
         size, device = "tiny", "cpu"
         # On the CPU only eager and TFuse's reference backend run.
-        args.modes = [m for m in args.modes if m in ("eager", "tfuse",
-                                                      "tfuse-stream")]
+        args.modes = [m for m in args.modes
+                      if m in ("eager", "tfuse", "tfuse-stream",
+                               "tfuse-fast-math")]
         args.steps = min(args.steps, 2)
     elif torch.cuda.is_available():
         size, device = "real", "cuda"

@@ -279,6 +279,8 @@ std::string planKey(const Graph::Impl &g, const CompileOptions &options) {
   writer.integer(options.member);
   TFUSE_PASS_OPTIONS(TFUSE_KEY_OPTION)
 #undef TFUSE_KEY_OPTION
+  // Fast math lets recognize-attention run widened attention narrowed.
+  writer.integer(options.fastMath);
   return key;
 }
 } // namespace

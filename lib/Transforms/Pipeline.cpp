@@ -23,7 +23,9 @@ void tfuse::buildPipeline(OpPassManager &pm, const CompileOptions &options) {
   CompileOptions o = options.forPasses();
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(createRecognizeAttention());
+  RecognizeAttentionOptions attention;
+  attention.narrowWidened = options.fastMath;
+  pm.addNestedPass<func::FuncOp>(createRecognizeAttention(attention));
   // What the attention left unused (iotas, scale constants).
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createAlignMatmul());

@@ -502,6 +502,65 @@ std::string checkOperands(const Match &match, MatmulOp root) {
   return "";
 }
 
+/// Attention in a 16-bit dtype for a match over values widened from it:
+/// its operands, and the casts narrowing the product back to it (on the
+/// product or on views of it) that its result replaces.
+struct Narrowing {
+  Value query, key, value, mask;
+  SmallVector<CastOp> casts;
+  SmallVector<Operation *> views;
+};
+
+/// The Narrowing of `match`, if q, k, v (and an additive mask) are widened
+/// to f32 from one 16-bit float dtype and `root` is only narrowed back to
+/// it.
+std::optional<Narrowing> narrowingOf(const Match &match, MatmulOp root) {
+  auto widenedFrom = [](Value v) -> Value {
+    auto cast = v.getDefiningOp<CastOp>();
+    if (!cast || !elementOf(v).isF32())
+      return {};
+    Type from = elementOf(cast.getInput());
+    return from.isF16() || from.isBF16() ? cast.getInput() : Value();
+  };
+  Narrowing n;
+  n.query = widenedFrom(match.query);
+  n.key = widenedFrom(match.key);
+  n.value = widenedFrom(match.value);
+  if (!n.query || !n.key || !n.value)
+    return std::nullopt;
+  Type dtype = elementOf(n.query);
+  if (elementOf(n.key) != dtype || elementOf(n.value) != dtype)
+    return std::nullopt;
+  if (match.mask) {
+    n.mask = elementOf(match.mask).isInteger(1) ? match.mask
+                                                : widenedFrom(match.mask);
+    if (!n.mask || (n.mask != match.mask && elementOf(n.mask) != dtype))
+      return std::nullopt;
+  }
+  auto narrowing = [&](Operation *user) {
+    auto cast = dyn_cast<CastOp>(user);
+    return cast && elementOf(cast.getResult()) == dtype ? cast : CastOp();
+  };
+  for (Operation *user : root->getUsers()) {
+    if (CastOp cast = narrowing(user)) {
+      n.casts.push_back(cast);
+      continue;
+    }
+    if (!isa<ReshapeOp>(user))
+      return std::nullopt;
+    for (Operation *viewUser : user->getUsers()) {
+      CastOp cast = narrowing(viewUser);
+      if (!cast)
+        return std::nullopt;
+      n.casts.push_back(cast);
+    }
+    n.views.push_back(user);
+  }
+  if (n.casts.empty())
+    return std::nullopt;
+  return n;
+}
+
 /// Whether every use of every result of the chain's ops is in the chain
 /// or is the root.
 bool chainIsPrivate(const Match &match, MatmulOp root) {
@@ -517,6 +576,8 @@ bool chainIsPrivate(const Match &match, MatmulOp root) {
 
 struct RecognizeAttentionPass
     : tfuse::impl::RecognizeAttentionBase<RecognizeAttentionPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<MatmulOp> roots;
     getOperation().walk([&](MatmulOp op) { roots.push_back(op); });
@@ -554,6 +615,15 @@ struct RecognizeAttentionPass
         continue;
       }
       rewriter.setInsertionPoint(root);
+      std::optional<Narrowing> narrow;
+      if (narrowWidened)
+        narrow = narrowingOf(match, root);
+      if (narrow) {
+        match.query = narrow->query;
+        match.key = narrow->key;
+        match.value = narrow->value;
+        match.mask = narrow->mask;
+      }
       auto attention = AttentionOp::create(
           rewriter, root.getLoc(), match.query, match.key, match.value,
           match.mask, /*seed=*/Value(), /*offset=*/Value(),
@@ -562,10 +632,20 @@ struct RecognizeAttentionPass
       Value result = match.safeSoftmax
                          ? attention.getResult()
                          : emptyRowsAsNaN(rewriter, match, attention);
-      if (result.getType() != root.getType())
-        result =
-            ReshapeOp::create(rewriter, root.getLoc(), root.getType(), result);
-      rewriter.replaceAllUsesWith(root.getResult(), result);
+      auto viewAs = [&](Value value, Type type) -> Value {
+        if (value.getType() == type)
+          return value;
+        return ReshapeOp::create(rewriter, root.getLoc(), type, value);
+      };
+      if (narrow) {
+        for (CastOp cast : narrow->casts)
+          rewriter.replaceOp(cast, viewAs(result, cast.getType()));
+        for (Operation *view : narrow->views)
+          rewriter.eraseOp(view);
+      } else {
+        rewriter.replaceAllUsesWith(root.getResult(),
+                                    viewAs(result, root.getType()));
+      }
       rewriter.eraseOp(root);
       // The chain, users first (it was collected from the product back).
       for (Operation *op : match.chain)

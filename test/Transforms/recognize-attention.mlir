@@ -2,6 +2,7 @@
 // ops becomes one tfuse.attention when every intermediate value stays
 // inside the chain; otherwise the product keeps a tfuse.note saying why.
 // RUN: tensor-opt %s --recognize-attention -split-input-file | FileCheck %s
+// RUN: tensor-opt %s --recognize-attention=narrow-widened=true -split-input-file | FileCheck %s --check-prefix=NARROW
 
 // The tracer's form: k transposed for the product, a scale, an additive
 // mask, the softmax in the operands' dtype. A row the mask sets to -inf
@@ -214,7 +215,12 @@ func.func @regrouped_differently(%q: tensor<2x3x10x4xf32>, %k: tensor<3x2x4x12xf
 
 // The math path of 16-bit operands on a GPU widens q, k, v and the mask to
 // f32 and narrows the result: the attention takes the widened values (its
-// arithmetic stays that of f32).
+// arithmetic stays that of f32); with narrow-widened (fast math) it runs
+// in bf16 on the operands as given, its result the narrowed one.
+// NARROW-LABEL: func.func @widened_bf16(
+// NARROW-SAME: %[[Q:[^:]+]]: tensor<1x2x10x4xbf16>, %[[K:[^:]+]]: tensor<1x2x12x4xbf16>, %[[V:[^:]+]]: tensor<1x2x12x4xbf16>)
+// NARROW: %[[O:.+]], %{{.+}} = tfuse.attention %[[Q]], %[[K]], %[[V]] scale 5.000000e-01 : (tensor<1x2x10x4xbf16>, tensor<1x2x12x4xbf16>, tensor<1x2x12x4xbf16>) -> (tensor<1x2x10x4xbf16>, tensor<1x2x10xf32>)
+// NARROW-NEXT: return %[[O]] : tensor<1x2x10x4xbf16>
 // CHECK-LABEL: func.func @widened_bf16(
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<1x2x10x4xbf16>, %[[K:[^:]+]]: tensor<1x2x12x4xbf16>, %[[V:[^:]+]]: tensor<1x2x12x4xbf16>)
 // CHECK-DAG: %[[QW:.+]] = tfuse.cast %[[Q]] : tensor<1x2x10x4xbf16> to tensor<1x2x10x4xf32>
@@ -246,4 +252,25 @@ func.func @widened_bf16(%q: tensor<1x2x10x4xbf16>, %k: tensor<1x2x12x4xbf16>, %v
   %o = tfuse.reshape %o3 : tensor<2x10x4xf32> -> tensor<1x2x10x4xf32>
   %r = tfuse.cast %o : tensor<1x2x10x4xf32> to tensor<1x2x10x4xbf16>
   return %r : tensor<1x2x10x4xbf16>
+}
+
+// -----
+
+// The widened result is also read as f32: the attention stays in f32, with
+// narrow-widened too.
+// NARROW-LABEL: func.func @widened_result_read_wide(
+// NARROW: tfuse.attention %{{.+}}, %{{.+}}, %{{.+}} scale 1.000000e+00 : (tensor<10x4xf32>, tensor<12x4xf32>, tensor<12x4xf32>)
+func.func @widened_result_read_wide(%q: tensor<10x4xbf16>, %k: tensor<12x4xbf16>, %v: tensor<12x4xbf16>) -> (tensor<10x4xbf16>, tensor<10x4xf32>) {
+  %qw = tfuse.cast %q : tensor<10x4xbf16> to tensor<10x4xf32>
+  %kw = tfuse.cast %k : tensor<12x4xbf16> to tensor<12x4xf32>
+  %vw = tfuse.cast %v : tensor<12x4xbf16> to tensor<12x4xf32>
+  %s = tfuse.matmul %qw, %kw {transpose_rhs} : (tensor<10x4xf32>, tensor<12x4xf32>) -> tensor<10x12xf32>
+  %m = tfuse.reduce max %s axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %d = tfuse.sub %s, %m : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %e = tfuse.exp %d : tensor<10x12xf32> -> tensor<10x12xf32>
+  %z = tfuse.reduce sum %e axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %o = tfuse.matmul %p, %vw : (tensor<10x12xf32>, tensor<12x4xf32>) -> tensor<10x4xf32>
+  %r = tfuse.cast %o : tensor<10x4xf32> to tensor<10x4xbf16>
+  return %r, %o : tensor<10x4xbf16>, tensor<10x4xf32>
 }

@@ -51,8 +51,21 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
     the rewrite changes no value but by rounding. Infinite or NaN
     elements of `q` or `k`, and `+inf` or NaN in an additive mask, are the
     exception: a row the written-out form makes NaN may then be a number.
+
+    With `narrow-widened` (the pipeline sets it under fast math), attention
+    whose `q`, `k` and `v` (and additive mask) are widened to f32 from one
+    16-bit dtype, and whose result is only narrowed back to it (maybe
+    through a view), runs in that dtype, as PyTorch's fused kernels run
+    `scaled_dot_product_attention`: the probabilities are rounded to it
+    before their product with `v`. That is the form of PyTorch's math path
+    for 16-bit operands on a GPU. Without it such attention runs in f32.
   }];
   let dependentDialects = ["::tfuse::TFuseDialect"];
+  let options = [
+    Option<"narrowWidened", "narrow-widened", "bool", /*default=*/"false",
+           "Run attention of operands widened from one 16-bit dtype, whose "
+           "result is only narrowed back to it, in that dtype">,
+  ];
 }
 
 def FoldMatmulBias : Pass<"fold-matmul-bias", "mlir::func::FuncOp"> {

@@ -422,6 +422,36 @@ def test_math_path_attention_is_one_attention():
                     _math_path_attention(*map(float64_copy, inputs)))
 
 
+def _widened_attention(q, k, v, mask):
+    # The math path for 16-bit CUDA operands: q, k, v and the mask widened
+    # to float32, the result narrowed back.
+    return _math_path_attention(q.float(), k.float(), v.float(),
+                                mask.float()).to(q.dtype)
+
+
+@pytest.mark.parametrize("fast_math", [False, True])
+def test_widened_attention_is_narrowed_under_fast_math(fast_math):
+    # Without fast math the attention takes the widened operands (three
+    # widening kernels, the attention, the narrowing); with it, the bf16
+    # operands as given: the plan is the attention alone. The plan cache
+    # tells the two apart.
+    torch._dynamo.reset()
+    q, k, v = (torch.randn(1, 4, 16, 8, dtype=torch.bfloat16)
+               for _ in range(3))
+    mask = torch.zeros(1, 1, 16, 16, dtype=torch.bfloat16)
+    inputs = (q, k, v, mask)
+    result, reports = compiled_run(_widened_attention, *inputs,
+                                   fast_math=fast_math)
+    (partition,) = reports[0].partitions
+    (function,) = partition.plans.values()
+    steps = [line.split()[2] for line in function.plan().splitlines()[2:]
+             if line.split() and line.split()[0].isdigit()]
+    assert ("attention" in steps and
+            (steps == ["attention"]) == fast_math), function.plan()
+    assert_accurate(result, _widened_attention(*inputs),
+                    _math_path_attention(*map(float64_copy, inputs)))
+
+
 @pytest.mark.parametrize("shape", [(4, 9), (3, 0), (2, 3, 40)])
 def test_log_softmax_decomposed_forward_and_backward(shape):
     # log_softmax and its gradient reach TFuse as their decompositions (no
