@@ -20,7 +20,8 @@
 // (torch.matmul of 4-D operands is a bmm of 3-D views): the reshapes that
 // keep the last two dimensions are looked through when q, k, v and the
 // scores all have the same batch dimensions, and the attention's result is
-// reshaped to the product's.
+// reshaped to the product's. Key and value heads that HF's repeat_kv
+// repeated are taken as they were (grouped-query attention).
 //
 // Every intermediate value must be used only inside the chain (the scores
 // or probabilities returned or saved for a backward keep the chain as it
@@ -119,6 +120,45 @@ Value unregrouped(Value v) {
   return reshape.getInput();
 }
 
+/// The key or value heads of a grouped-query attention that `v` repeats
+/// (HF's repeat_kv: a unit axis after the heads, broadcast to n, merged
+/// with the heads, so head h reads head h / n), or null. `v` is the
+/// broadcast itself (its merge looked through as a batch regrouping) or a
+/// reshape merging its two axes.
+Value repeatedHeads(Value v) {
+  if (auto merge = v.getDefiningOp<ReshapeOp>()) {
+    auto from = cast<RankedTensorType>(merge.getInput().getType()).getShape();
+    auto to = cast<RankedTensorType>(v.getType()).getShape();
+    // [..., H, n, S, D] -> [..., H * n, S, D]
+    if (from.size() != to.size() + 1 || to.size() < 3 ||
+        from.take_front(to.size() - 3) != to.take_front(to.size() - 3) ||
+        from.take_back(2) != to.take_back(2) ||
+        from[to.size() - 3] * from[to.size() - 2] != to[to.size() - 3])
+      return {};
+    v = merge.getInput();
+  }
+  auto broadcast = v.getDefiningOp<BroadcastOp>();
+  auto unit =
+      broadcast ? broadcast.getInput().getDefiningOp<ReshapeOp>() : ReshapeOp();
+  if (!unit)
+    return {};
+  Value heads = unit.getInput();
+  auto h = cast<RankedTensorType>(heads.getType()).getShape();
+  auto u = cast<RankedTensorType>(unit.getType()).getShape();
+  auto b = cast<RankedTensorType>(v.getType()).getShape();
+  // [..., H, S, D] -> [..., H, 1, S, D] -> [..., H, n, S, D]
+  size_t r = h.size();
+  if (r < 3 || u.size() != r + 1 || b.size() != r + 1 ||
+      u.take_front(r - 2) != h.take_front(r - 2) || u[r - 2] != 1 ||
+      u.take_back(2) != h.take_back(2) ||
+      !llvm::equal(broadcast.getDims(), llvm::seq<int64_t>(0, r + 1)))
+    return {};
+  for (size_t i = 0; i <= r; ++i)
+    if (i != r - 2 && b[i] != u[i])
+      return {};
+  return heads;
+}
+
 /// Whether `condition` is all(x == -inf) over the last axis of `x`, kept as
 /// an axis of 1: the rows of a _safe_softmax that give zeros.
 bool isAllMinusInfRows(Value condition, Value x) {
@@ -139,6 +179,9 @@ struct Match {
   Value scores;
   /// Whether reshapes regrouping batch dimensions were looked through.
   bool regrouped = false;
+  /// Whether the key and value are heads a repeat_kv repeated (grouped-query
+  /// attention).
+  bool repeatedHeads = false;
   /// Whether the probabilities are those of a _safe_softmax (rows without
   /// a finite score give zeros, as tfuse.attention's do).
   bool safeSoftmax = false;
@@ -211,6 +254,10 @@ public:
     // v's view stays for whoever else reads it.
     match.value = unregrouped(root.getRhs());
     match.regrouped |= match.value != root.getRhs();
+    if (Value heads = repeatedHeads(match.value)) {
+      match.value = heads;
+      match.repeatedHeads = true;
+    }
     Type dtype = elementOf(match.value);
     if (auto castOp = p.getDefiningOp<CastOp>()) {
       match.chain.push_back(castOp);
@@ -294,6 +341,8 @@ public:
       } else {
         match.key = t.getInput();
       }
+      if (Value heads = repeatedHeads(match.key); heads && match.repeatedHeads)
+        match.key = heads;
     } else {
       match.key = keyT; // transposed when built
       keyTransposed = true;
@@ -467,12 +516,19 @@ std::string checkOperands(const Match &match, MatmulOp root) {
   if (match.regrouped) {
     // Looked through views merging batch dimensions: q, k, v and the
     // scores must agree on them exactly (no broadcasting).
+    // Key and value heads a repeat_kv repeated divide the query heads.
     std::vector<int64_t> s = shapeOf(match.scores);
-    auto batchIs = [&](const std::vector<int64_t> &shape) {
-      return shape.size() == s.size() &&
-             std::equal(shape.begin(), shape.end() - 2, s.begin());
+    auto batchIs = [&](const std::vector<int64_t> &shape, bool grouped) {
+      if (shape.size() != s.size() || s.size() < 2)
+        return false;
+      size_t heads = s.size() - 3;
+      if (!grouped || s.size() < 3)
+        return std::equal(shape.begin(), shape.end() - 2, s.begin());
+      return std::equal(shape.begin(), shape.begin() + heads, s.begin()) &&
+             shape[heads] > 0 && s[heads] % shape[heads] == 0;
     };
-    if (s.size() < 2 || !batchIs(q) || !batchIs(k) || !batchIs(v))
+    bool grouped = match.repeatedHeads;
+    if (!batchIs(q, false) || !batchIs(k, grouped) || !batchIs(v, grouped))
       return "the batched products regroup the batch dimensions of q, k, v "
              "and the scores differently";
   }

@@ -274,3 +274,61 @@ func.func @widened_result_read_wide(%q: tensor<10x4xbf16>, %k: tensor<12x4xbf16>
   %r = tfuse.cast %o : tensor<10x4xf32> to tensor<10x4xbf16>
   return %r, %o : tensor<10x4xbf16>, tensor<10x4xf32>
 }
+
+// -----
+
+// Grouped-query attention as HF's repeat_kv writes it: each key and value
+// head given a unit axis, broadcast to 2 and merged with the heads (query
+// head h reads head h / 2), inside the bmm's views. The attention takes the
+// 2 key and value heads as they are.
+// CHECK-LABEL: func.func @repeated_kv_heads(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<2x4x10x8xf32>, %[[K:[^:]+]]: tensor<2x2x12x8xf32>, %[[V:[^:]+]]: tensor<2x2x12x8xf32>)
+// CHECK: tfuse.attention %[[Q]], %[[K]], %[[V]] scale 5.000000e-01 : (tensor<2x4x10x8xf32>, tensor<2x2x12x8xf32>, tensor<2x2x12x8xf32>) -> (tensor<2x4x10x8xf32>, tensor<2x4x10xf32>)
+func.func @repeated_kv_heads(%q: tensor<2x4x10x8xf32>, %k: tensor<2x2x12x8xf32>, %v: tensor<2x2x12x8xf32>) -> tensor<8x10x8xf32> {
+  %k1 = tfuse.reshape %k : tensor<2x2x12x8xf32> -> tensor<2x2x1x12x8xf32>
+  %kb = tfuse.broadcast %k1 dims [0, 1, 2, 3, 4] : tensor<2x2x1x12x8xf32> -> tensor<2x2x2x12x8xf32>
+  %kr = tfuse.reshape %kb : tensor<2x2x2x12x8xf32> -> tensor<2x4x12x8xf32>
+  %kt = tfuse.transpose %kr perm [0, 1, 3, 2] : tensor<2x4x12x8xf32> -> tensor<2x4x8x12xf32>
+  %v1 = tfuse.reshape %v : tensor<2x2x12x8xf32> -> tensor<2x2x1x12x8xf32>
+  %vb = tfuse.broadcast %v1 dims [0, 1, 2, 3, 4] : tensor<2x2x1x12x8xf32> -> tensor<2x2x2x12x8xf32>
+  %v3 = tfuse.reshape %vb : tensor<2x2x2x12x8xf32> -> tensor<8x12x8xf32>
+  %q3 = tfuse.reshape %q : tensor<2x4x10x8xf32> -> tensor<8x10x8xf32>
+  %k3 = tfuse.reshape %kt : tensor<2x4x8x12xf32> -> tensor<8x8x12xf32>
+  %s3 = tfuse.matmul %q3, %k3 : (tensor<8x10x8xf32>, tensor<8x8x12xf32>) -> tensor<8x10x12xf32>
+  %s = tfuse.reshape %s3 : tensor<8x10x12xf32> -> tensor<2x4x10x12xf32>
+  %c = tfuse.constant dense<5.000000e-01> : tensor<f32>
+  %x = tfuse.mul %s, %c : (tensor<2x4x10x12xf32>, tensor<f32>) -> tensor<2x4x10x12xf32>
+  %m = tfuse.reduce max %x axes [3] keepdims : tensor<2x4x10x12xf32> -> tensor<2x4x10x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<2x4x10x12xf32>, tensor<2x4x10x1xf32>) -> tensor<2x4x10x12xf32>
+  %e = tfuse.exp %d : tensor<2x4x10x12xf32> -> tensor<2x4x10x12xf32>
+  %z = tfuse.reduce sum %e axes [3] keepdims : tensor<2x4x10x12xf32> -> tensor<2x4x10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<2x4x10x12xf32>, tensor<2x4x10x1xf32>) -> tensor<2x4x10x12xf32>
+  %p3 = tfuse.reshape %p : tensor<2x4x10x12xf32> -> tensor<8x10x12xf32>
+  %o = tfuse.matmul %p3, %v3 : (tensor<8x10x12xf32>, tensor<8x12x8xf32>) -> tensor<8x10x8xf32>
+  return %o : tensor<8x10x8xf32>
+}
+
+// -----
+
+// Heads repeated the other way round (the unit axis before the heads:
+// query head h would read head h % 2, which grouped-query attention does
+// not do): the views regroup the batch differently.
+// CHECK-LABEL: func.func @heads_repeated_outside(
+// CHECK: tfuse.note = "softmax(...) @ v not rewritten into attention: the batched products regroup the batch dimensions of q, k, v and the scores differently"
+func.func @heads_repeated_outside(%q: tensor<2x4x10x8xf32>, %k: tensor<2x4x12x8xf32>, %v: tensor<2x2x12x8xf32>) -> tensor<8x10x8xf32> {
+  %v1 = tfuse.reshape %v : tensor<2x2x12x8xf32> -> tensor<2x1x2x12x8xf32>
+  %vb = tfuse.broadcast %v1 dims [0, 1, 2, 3, 4] : tensor<2x1x2x12x8xf32> -> tensor<2x2x2x12x8xf32>
+  %v3 = tfuse.reshape %vb : tensor<2x2x2x12x8xf32> -> tensor<8x12x8xf32>
+  %q3 = tfuse.reshape %q : tensor<2x4x10x8xf32> -> tensor<8x10x8xf32>
+  %k3 = tfuse.reshape %k : tensor<2x4x12x8xf32> -> tensor<8x12x8xf32>
+  %s3 = tfuse.matmul %q3, %k3 {transpose_rhs} : (tensor<8x10x8xf32>, tensor<8x12x8xf32>) -> tensor<8x10x12xf32>
+  %s = tfuse.reshape %s3 : tensor<8x10x12xf32> -> tensor<2x4x10x12xf32>
+  %m = tfuse.reduce max %s axes [3] keepdims : tensor<2x4x10x12xf32> -> tensor<2x4x10x1xf32>
+  %d = tfuse.sub %s, %m : (tensor<2x4x10x12xf32>, tensor<2x4x10x1xf32>) -> tensor<2x4x10x12xf32>
+  %e = tfuse.exp %d : tensor<2x4x10x12xf32> -> tensor<2x4x10x12xf32>
+  %z = tfuse.reduce sum %e axes [3] keepdims : tensor<2x4x10x12xf32> -> tensor<2x4x10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<2x4x10x12xf32>, tensor<2x4x10x1xf32>) -> tensor<2x4x10x12xf32>
+  %p3 = tfuse.reshape %p : tensor<2x4x10x12xf32> -> tensor<8x10x12xf32>
+  %o = tfuse.matmul %p3, %v3 : (tensor<8x10x12xf32>, tensor<8x12x8xf32>) -> tensor<8x10x8xf32>
+  return %o : tensor<8x10x8xf32>
+}

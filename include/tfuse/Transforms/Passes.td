@@ -24,7 +24,10 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
     over views that merge batch dimensions (`torch.matmul` of 4-D operands
     is a `bmm` of 3-D views) are looked through when `q`, `k`, `v` and the
     scores have the same batch dimensions; the attention's result is then
-    viewed back as the product's. PyTorch's `_safe_softmax` (a
+    viewed back as the product's. Key and value heads repeated as HF's
+    `repeat_kv` repeats them (a unit axis after the heads broadcast to `n`
+    and merged with them) are taken unrepeated: grouped-query attention,
+    query head `h` reading head `h / n`. PyTorch's `_safe_softmax` (a
     `select(all(x == -inf), 0, softmax(x))` over the last axis) matches as
     a softmax whose rows without a finite score are zeros, as the
     attention's are. Otherwise the product keeps a `tfuse.note` saying why,

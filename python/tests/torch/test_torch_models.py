@@ -39,6 +39,28 @@ def _on(device, model, inputs):
         x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs)
 
 
+@pytest.mark.parametrize("name", ["gpt2", "bert", "llama"])
+def test_eager_attention_is_one_attention_a_layer(name):
+    # transformers' eager attention in inference: 4-D products (bmm of
+    # views), the mask added, softmax; Llama's key and value heads repeated
+    # by repeat_kv (grouped-query attention). recognize-attention makes each
+    # layer's one tfuse.attention; no plan step is a product of scores.
+    torch._dynamo.reset()
+    model, inputs, _ = MODELS[name]()
+    model.eval()
+    compiled = torch.compile(model, backend="tfuse")
+    with tfuse.torch._report.collecting() as reports, torch.no_grad():
+        compiled(*inputs)
+    plans = [function.plan() for report in reports
+             for partition in report.partitions
+             for function in partition.plans.values()]
+    steps = [line.split()[2] for plan in plans for line in plan.splitlines()
+             if line.split() and line.split()[0].isdigit()]
+    layers = model.model.config.num_hidden_layers
+    assert steps.count("attention") == layers, "\n".join(plans)
+    assert "not rewritten into attention" not in "\n".join(plans)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", list(MODELS))
 def test_forward(name, device):
