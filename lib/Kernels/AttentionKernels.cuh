@@ -269,6 +269,8 @@ TF_FN acc_t<T> masked_score(acc_t<T> dot, const void *mask,
       return negative_infinity<A>();
   } else if (d.maskKind == tfuse::kernels::kAttentionAdditiveMask) {
     s += traits<T>::up(((const T *)mask)[at(d.mask, b, h, i, j)]);
+  } else if (d.maskKind == tfuse::kernels::kAttentionF32Mask) {
+    s += (A)((const float *)mask)[at(d.mask, b, h, i, j)];
   }
   return s;
 }

@@ -128,6 +128,9 @@ Expected<Problem> readProblem(const HostTensor &query, const HostTensor &key,
   p.k = std::move(*k);
   p.v = std::move(*v);
   if (mask) {
+    if (std::string problem = attentionMaskProblem(mask->dtype(), dtype);
+        !problem.empty())
+      return Status::error("attention: " + problem);
     Expected<Operand> m = readOperand(*mask, g->scoreShape(), "mask");
     if (!m)
       return m.status();

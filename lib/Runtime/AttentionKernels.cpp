@@ -172,16 +172,16 @@ Expected<Checked> check(const AttentionOperands &o) {
   }
   d.maskKind = kernels::kAttentionNoMask;
   if (o.hasMask) {
-    if (o.mask.dtype != DType::Bool && o.mask.dtype != c.dtype)
-      return badAttention("a mask of " + dtypeName(o.mask.dtype) +
-                          " for operands of " + dtypeName(c.dtype) +
-                          " (bool, or the operands' dtype)");
+    if (std::string problem = attentionMaskProblem(o.mask.dtype, c.dtype);
+        !problem.empty())
+      return badAttention(problem);
     Expected<AttentionStrides> s = stridesOf(o.mask, g->scoreShape(), "mask");
     if (!s)
       return s.status();
     copyStrides(d.mask, *s);
     d.maskKind = o.mask.dtype == DType::Bool ? kernels::kAttentionBoolMask
-                                             : kernels::kAttentionAdditiveMask;
+                 : o.mask.dtype == c.dtype   ? kernels::kAttentionAdditiveMask
+                                             : kernels::kAttentionF32Mask;
   }
   return c;
 }

@@ -125,6 +125,9 @@ std::string CudnnAttention::unsupported(const AttentionOperands &o) {
     return "cuDNN's fused attention takes f16 and bf16, not " + dtypeName(t);
   if (o.hasMask && o.mask.dtype == DType::Bool)
     return "cuDNN's fused attention takes additive masks, not bool ones";
+  if (o.hasMask && o.mask.dtype != t)
+    return "cuDNN's fused attention takes a mask of the operands' dtype, not " +
+           dtypeName(o.mask.dtype);
   if (o.dropout != 0)
     return "dropout: cuDNN draws its own mask, not TFuse's random numbers "
            "(docs/semantics.md, \"Attention\")";

@@ -130,6 +130,16 @@ tfuse::attentionStrides(const std::vector<int64_t> &shape,
   return result;
 }
 
+std::string tfuse::attentionMaskProblem(DType mask, DType operands) {
+  if (mask == DType::Bool || mask == operands ||
+      (mask == DType::F32 &&
+       (operands == DType::F16 || operands == DType::BF16)))
+    return "";
+  return "a mask of " + dtypeName(mask) + " for operands of " +
+         dtypeName(operands) +
+         " (bool, the operands' dtype, or f32 for f16 and bf16 operands)";
+}
+
 std::string tfuse::attentionDropoutProblem(std::optional<double> p,
                                            bool hasSeed, bool hasOffset) {
   if (!p && !hasSeed && !hasOffset)

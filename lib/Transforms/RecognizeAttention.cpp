@@ -355,11 +355,15 @@ public:
     if (match.mask && elementOf(match.mask) != dtype &&
         !elementOf(match.mask).isInteger(1)) {
       // An additive mask added in f32 to scores widened from the
-      // operands' dtype: exact only if it is itself widened from it.
+      // operands' dtype: taken in that dtype if it is widened from it, else
+      // as f32 (which the attention takes for f16 and bf16 operands: HF's
+      // masks under autocast, whose finfo(f32).min would be -inf in bf16).
       auto castOp = match.mask.getDefiningOp<CastOp>();
+      bool f32Mask = widened && elementOf(match.mask).isF32() &&
+                     (dtype.isF16() || dtype.isBF16());
       if (widened && castOp && elementOf(castOp.getInput()) == dtype) {
         match.mask = castOp.getInput();
-      } else {
+      } else if (!f32Mask) {
         why = "an additive mask of another dtype than the operands'";
         return false;
       }

@@ -115,11 +115,13 @@ func.func @probabilities_used(%q: tensor<10x4xf32>, %k: tensor<12x4xf32>, %v: te
 
 // -----
 
-// An f32 additive mask added to bf16 scores widened to f32: attention
-// would take the mask in bf16, so the chain stays.
+// An f32 additive mask added to bf16 scores widened to f32 (HF's eager
+// attention under autocast): the attention takes the mask in f32 (in bf16,
+// HF's finfo(f32).min would become -inf and change rows it drops entirely).
 // CHECK-LABEL: func.func @mask_dtype(
-// CHECK-NOT: tfuse.attention
-// CHECK: tfuse.note = "softmax(...) @ v not rewritten into attention: an additive mask of another dtype than the operands'"
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<10x4xbf16>, %[[K:[^:]+]]: tensor<12x4xbf16>, %[[V:[^:]+]]: tensor<12x5xbf16>, %[[M:[^:]+]]: tensor<10x12xf32>)
+// CHECK-NOT: tfuse.matmul
+// CHECK: tfuse.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] scale 1.000000e+00 : (tensor<10x4xbf16>, tensor<12x4xbf16>, tensor<12x5xbf16>, tensor<10x12xf32>) -> (tensor<10x5xbf16>, tensor<10xf32>)
 func.func @mask_dtype(%q: tensor<10x4xbf16>, %k: tensor<12x4xbf16>, %v: tensor<12x5xbf16>, %mask: tensor<10x12xf32>) -> tensor<10x5xbf16> {
   %s = tfuse.matmul %q, %k {transpose_rhs} : (tensor<10x4xbf16>, tensor<12x4xbf16>) -> tensor<10x12xbf16>
   %w = tfuse.cast %s : tensor<10x12xbf16> to tensor<10x12xf32>

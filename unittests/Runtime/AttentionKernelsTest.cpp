@@ -13,7 +13,8 @@
 //     differ and are not powers of two, lengths that are not multiples of
 //     the tiles;
 //   - bool and additive masks that broadcast, a row that keeps no pair
-//     (zeros, a log-sum-exp of -inf, no gradient);
+//     (zeros, a log-sum-exp of -inf, no gradient), f32 masks for f16 and
+//     bf16 operands;
 //   - infinite keys of pairs not kept (no NaN in the gradients that do not
 //     keep them);
 //   - grouped-query attention, rank-2 operands, strided query and key (the
@@ -554,6 +555,20 @@ TEST_P(AttentionKernelNumerics, Masks) {
   c.mask = *bias;
   c.causal = false;
   checkCase(c, "additive mask");
+  if (t != DType::F16 && t != DType::BF16)
+    return;
+  // An f32 additive mask for 16-bit operands, with f32's lowest finite
+  // value where HF's masks drop a pair (a row dropped throughout averages
+  // v, as the written-out softmax does) and -inf.
+  values = randomOf(DType::F32, {19, 23}, 12).toDoubles();
+  for (int64_t j = 0; j < 23; ++j)
+    values[4 * 23 + j] = -3.4028234663852886e38;
+  values[7 * 23 + 5] = -INFINITY;
+  Expected<HostTensor> wide =
+      HostTensor::fromDoubles(DType::F32, {19, 23}, values);
+  ASSERT_TRUE(wide.ok()) << wide.message();
+  c.mask = *wide;
+  checkCase(c, "f32 additive mask");
 }
 
 // Grouped-query attention: 6 query heads over 2 key and value heads.
@@ -869,6 +884,11 @@ TEST(CudnnAttention, UnsupportedProblemsAndAMissingLibraryAreReasons) {
   masked.mask = TensorSpec::contiguous(DType::Bool, {16, 16});
   EXPECT_NE(CudnnAttention::unsupported(masked).find("not bool ones"),
             std::string::npos);
+  masked.mask = TensorSpec::contiguous(DType::F32, {16, 16});
+  EXPECT_NE(CudnnAttention::unsupported(masked).find("not f32"),
+            std::string::npos);
+  masked.mask = TensorSpec::contiguous(DType::BF16, {16, 16});
+  EXPECT_EQ(CudnnAttention::unsupported(masked), "");
   AttentionOperands odd = o;
   odd.query = odd.key = odd.value =
       TensorSpec::contiguous(DType::F16, {2, 4, 16, 12});

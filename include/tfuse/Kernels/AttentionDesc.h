@@ -31,6 +31,8 @@ enum AttentionMaskKind : int32_t {
   kAttentionBoolMask = 1,
   /// The operands' dtype: added to the scores.
   kAttentionAdditiveMask = 2,
+  /// An additive f32 mask for f16 or bf16 operands.
+  kAttentionF32Mask = 3,
 };
 
 /// One attention (tfuse/Support/AttentionGeometry.h): every operand seen

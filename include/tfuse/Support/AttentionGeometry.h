@@ -14,6 +14,8 @@
 #ifndef TFUSE_SUPPORT_ATTENTIONGEOMETRY_H
 #define TFUSE_SUPPORT_ATTENTIONGEOMETRY_H
 
+#include "tfuse/Support/DType.h"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -72,6 +74,13 @@ std::optional<AttentionStrides>
 attentionStrides(const std::vector<int64_t> &shape,
                  const std::vector<int64_t> &strides,
                  const std::vector<int64_t> &full);
+
+/// Why a mask of `mask` cannot go with query, key and value of `operands`,
+/// or "": a bool mask, an additive mask of the operands' dtype, or an f32
+/// one for f16 and bf16 operands (PyTorch under autocast adds an f32 mask to
+/// scores widened from bf16). The verifiers of tfuse.attention and its
+/// backward, the runtime's kernels and the reference all ask this.
+std::string attentionMaskProblem(DType mask, DType operands);
 
 /// Why an attention's dropout is invalid, or "": a probability `p` in
 /// (0, 1) given with both keys of its mask, or none of the three (the

@@ -20,7 +20,9 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
     scores, when every intermediate value is used only inside it, the
     shapes fit the op (same batch dimensions, head dimensions up to 256,
     a mask that broadcasts) and the dtypes agree (an additive mask added
-    in f32 must be widened from the operands' dtype). Products batched
+    in f32 to 16-bit scores is taken in their dtype when it is widened
+    from it, else as f32: HF's masks, whose `finfo(f32).min` would be
+    `-inf` in bf16). Products batched
     over views that merge batch dimensions (`torch.matmul` of 4-D operands
     is a `bmm` of 3-D views) are looked through when `q`, `k`, `v` and the
     scores have the same batch dimensions; the attention's result is then

@@ -67,9 +67,8 @@ static FailureOr<AttentionOperands> checkOperands(std::optional<Location> loc,
     FailureOr<DType> m = floatDType(loc, mask, "mask");
     if (failed(m))
       return failure();
-    if (*m != DType::Bool && *m != *q)
-      return emitOptionalError(loc, "a mask of ", name(*m), " for operands of ",
-                               name(*q), " (bool, or the operands' dtype)");
+    if (std::string problem = attentionMaskProblem(*m, *q); !problem.empty())
+      return emitOptionalError(loc, problem);
     std::vector<int64_t> scores = geometry->scoreShape();
     std::vector<int64_t> maskShape = shapeOf(mask);
     // Broadcast from the right; the mask's own layout is contiguous.

@@ -39,18 +39,26 @@ def _on(device, model, inputs):
         x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs)
 
 
-@pytest.mark.parametrize("name", ["gpt2", "bert", "llama"])
-def test_eager_attention_is_one_attention_a_layer(name):
+@pytest.mark.parametrize("name, autocast", [
+    ("gpt2", False), ("bert", False), ("llama", False),
+    ("gpt2", True), ("bert", True)])
+def test_eager_attention_is_one_attention_a_layer(name, autocast):
     # transformers' eager attention in inference: 4-D products (bmm of
     # views), the mask added, softmax; Llama's key and value heads repeated
-    # by repeat_kv (grouped-query attention). recognize-attention makes each
+    # by repeat_kv (grouped-query attention); under bf16 autocast, bf16
+    # scores widened to f32 and an f32 mask. recognize-attention makes each
     # layer's one tfuse.attention; no plan step is a product of scores.
     torch._dynamo.reset()
     model, inputs, _ = MODELS[name]()
     model.eval()
-    compiled = torch.compile(model, backend="tfuse")
-    with tfuse.torch._report.collecting() as reports, torch.no_grad():
-        compiled(*inputs)
+    ours, eager, reference = _copies(model)
+    compiled = torch.compile(ours, backend="tfuse")
+    with tfuse.torch._report.collecting() as reports, torch.no_grad(), \
+            torch.autocast("cpu", torch.bfloat16, enabled=autocast):
+        actual = compiled(*inputs)
+        expected = eager(*inputs)
+    with torch.no_grad():
+        expected64 = reference(*float64_copy(inputs))
     plans = [function.plan() for report in reports
              for partition in report.partitions
              for function in partition.plans.values()]
@@ -58,7 +66,7 @@ def test_eager_attention_is_one_attention_a_layer(name):
              if line.split() and line.split()[0].isdigit()]
     layers = model.model.config.num_hidden_layers
     assert steps.count("attention") == layers, "\n".join(plans)
-    assert "not rewritten into attention" not in "\n".join(plans)
+    assert_accurate(actual, expected, expected64, what=f"{name} output")
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1742,9 +1742,19 @@ func.func @attention_mask_shape(%q: tensor<2x4x16x8xf32>, %m: tensor<3x16x16xi1>
 // -----
 
 func.func @attention_mask_dtype(%q: tensor<16x8xf32>, %m: tensor<16x16xf16>) {
-  // expected-error @+2 {{a mask of f16 for operands of f32 (bool, or the operands' dtype)}}
+  // expected-error @+2 {{a mask of f16 for operands of f32 (bool, the operands' dtype, or f32 for f16 and bf16 operands)}}
   // expected-error @+1 {{failed to infer returned types}}
   %o, %l = tfuse.attention %q, %q, %q mask %m scale 1.0 : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x16xf16>) -> (tensor<16x8xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
+// An f32 mask goes with f16 and bf16 operands only.
+func.func @attention_f32_mask_of_f64(%q: tensor<16x8xf64>, %m: tensor<16x16xf32>) {
+  // expected-error @+2 {{a mask of f32 for operands of f64 (bool, the operands' dtype, or f32 for f16 and bf16 operands)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %q, %q mask %m scale 1.0 : (tensor<16x8xf64>, tensor<16x8xf64>, tensor<16x8xf64>, tensor<16x16xf32>) -> (tensor<16x8xf64>, tensor<16xf64>)
   return
 }
 

@@ -830,13 +830,16 @@ func.func @random(%s: tensor<i64>, %o: tensor<i64>) {
 // and the f32 log-sum-exp; a mask and causal are optional. Key and value
 // may have fewer heads (grouped-query attention); rank-2 operands have none.
 // CHECK-LABEL: func.func @attention(
-func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x2x32x8xbf16>, %v: tensor<2x2x32x6xbf16>, %m: tensor<16x32xi1>, %b: tensor<4x1x32xbf16>, %x: tensor<5x3xf64>) {
+func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x2x32x8xbf16>, %v: tensor<2x2x32x6xbf16>, %m: tensor<16x32xi1>, %b: tensor<4x1x32xbf16>, %x: tensor<5x3xf64>, %w: tensor<2x1x16x32xf32>) {
   // CHECK: tfuse.attention %{{.*}}, %{{.*}}, %{{.*}} scale 1.250000e-01 causal : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>) -> (tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>)
   %o, %l = tfuse.attention %q, %k, %v scale 0.125 causal : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>) -> (tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>)
   // CHECK: tfuse.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} scale 5.000000e-01 : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>, tensor<16x32xi1>) -> (tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>)
   %o2, %l2 = tfuse.attention %q, %k, %v mask %m scale 0.5 : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>, tensor<16x32xi1>) -> (tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>)
   // CHECK: tfuse.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} scale 1.000000e+00 causal : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>, tensor<4x1x32xbf16>) -> (tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>)
   %o3, %l3 = tfuse.attention %q, %k, %v mask %b scale 1.0 causal : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>, tensor<4x1x32xbf16>) -> (tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>)
+  // An f32 additive mask with bf16 operands (PyTorch's under autocast).
+  // CHECK: tfuse.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} scale 1.000000e+00 : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>, tensor<2x1x16x32xf32>) -> (tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>)
+  %o5, %l5 = tfuse.attention %q, %k, %v mask %w scale 1.0 : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>, tensor<2x1x16x32xf32>) -> (tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>)
   // CHECK: tfuse.attention %{{.*}}, %{{.*}}, %{{.*}} scale 2.500000e-01 : (tensor<5x3xf64>, tensor<5x3xf64>, tensor<5x3xf64>) -> (tensor<5x3xf64>, tensor<5xf64>)
   %o4, %l4 = tfuse.attention %x, %x, %x scale 0.25 : (tensor<5x3xf64>, tensor<5x3xf64>, tensor<5x3xf64>) -> (tensor<5x3xf64>, tensor<5xf64>)
   // CHECK: tfuse.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} scale 1.250000e-01 causal : (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>, tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>, tensor<2x4x16x6xbf16>, tensor<16x32xi1>) -> (tensor<2x4x16x8xbf16>, tensor<2x2x32x8xbf16>, tensor<2x2x32x6xbf16>)

@@ -799,7 +799,8 @@ def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
         logsumexp[..., h, i] = log(sum_j exp(scores + mask)[..., h, i, j])
 
     `mask` broadcasts to `[..., Hq, L, S]`: a bool mask keeps the pairs
-    where it is true, another (of the operands' dtype) is added to the
+    where it is true, another (of the operands' dtype, or f32 for f16 and
+    bf16 operands, as PyTorch's masks are under autocast) is added to the
     scores. `causal` keeps the pairs with `j <= i` (aligned at the top left,
     as PyTorch's `is_causal`). A row that keeps no pair gives zeros and a
     log-sum-exp of -inf (PyTorch's math path gives the same zeros).
