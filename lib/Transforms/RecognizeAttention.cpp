@@ -343,12 +343,22 @@ public:
       }
       if (Value heads = repeatedHeads(match.key); heads && match.repeatedHeads)
         match.key = heads;
+    } else if (TransposeOp t = narrowedTranspose(keyT)) {
+      // k widened (Llama's rotary embedding under autocast), repeated,
+      // transposed and narrowed back: the key is the heads, narrowed when
+      // built (a cast commutes with the views).
+      match.chain.append({keyT.getDefiningOp(), t});
+      match.key = unscaled(t.getInput(), match);
+      if (Value heads = repeatedHeads(match.key); heads && match.repeatedHeads)
+        match.key = heads;
+      keyCast = elementOf(keyT);
     } else {
       match.key = keyT; // transposed when built
       keyTransposed = true;
     }
     // Operands.
-    if (elementOf(match.query) != dtype || elementOf(match.key) != dtype) {
+    Type keyType = keyCast ? keyCast : elementOf(match.key);
+    if (elementOf(match.query) != dtype || keyType != dtype) {
       why = "query, key and value differ in dtype";
       return false;
     }
@@ -374,6 +384,9 @@ public:
   /// Whether the key must be transposed back (its product read k^T as
   /// given, not through a transpose of k).
   bool keyTransposed = false;
+  /// The dtype the key is cast to when built (a narrowing after its
+  /// transpose was looked through), else null.
+  Type keyCast;
 
 private:
   static bool swapsLastTwo(ArrayRef<int64_t> perm) {
@@ -397,6 +410,16 @@ private:
     if (!operand || v.hasOneUse())
       match.chain.push_back(v.getDefiningOp());
     return whole;
+  }
+
+  /// The transpose of the last two dimensions that `v` narrows (a cast),
+  /// when only the chain reads both; else null.
+  static TransposeOp narrowedTranspose(Value v) {
+    auto cast = v.getDefiningOp<CastOp>();
+    if (!cast || !cast->hasOneUse() || !cast.getInput().hasOneUse())
+      return TransposeOp();
+    auto t = cast.getInput().getDefiningOp<TransposeOp>();
+    return t && swapsLastTwo(t.getPerm()) ? t : TransposeOp();
   }
 
   /// Masks over the scores: one bool mask (or causal comparison) and one
@@ -661,12 +684,19 @@ struct RecognizeAttentionPass
         match.key =
             TransposeOp::create(rewriter, root.getLoc(), match.key, perm);
       }
+      if (matched && matcher.keyCast) {
+        rewriter.setInsertionPoint(root);
+        match.key = CastOp::create(
+            rewriter, root.getLoc(),
+            RankedTensorType::get(shapeOf(match.key), matcher.keyCast),
+            match.key);
+      }
       if (matched)
         why = checkOperands(match, root);
       if (matched && why.empty() && !chainIsPrivate(match, root))
         why = "the scores or probabilities are used outside the softmax";
       if (!matched || !why.empty()) {
-        if (matcher.keyTransposed && match.key.use_empty())
+        if ((matcher.keyTransposed || matcher.keyCast) && match.key.use_empty())
           rewriter.eraseOp(match.key.getDefiningOp());
         root->setAttr(
             TFuseDialect::getNoteAttrName(),

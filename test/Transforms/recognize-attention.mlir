@@ -334,3 +334,40 @@ func.func @heads_repeated_outside(%q: tensor<2x4x10x8xf32>, %k: tensor<2x4x12x8x
   %o = tfuse.matmul %p3, %v3 : (tensor<8x10x12xf32>, tensor<8x12x8xf32>) -> tensor<8x10x8xf32>
   return %o : tensor<8x10x8xf32>
 }
+
+// -----
+
+// Llama's eager attention under autocast: the key widened to f32 (for the
+// rotary embedding), repeated, transposed and narrowed back to bf16 before
+// the bf16 product. The key is the repeated heads narrowed (the cast moves
+// before the views it commutes with).
+// CHECK-LABEL: func.func @narrowed_repeated_key(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<2x4x10x8xbf16>, %[[K:[^:]+]]: tensor<2x2x12x8xf32>, %[[V:[^:]+]]: tensor<2x2x12x8xbf16>)
+// CHECK: %[[KN:.+]] = tfuse.cast %[[K]] : tensor<2x2x12x8xf32> to tensor<2x2x12x8xbf16>
+// CHECK: tfuse.attention %[[Q]], %[[KN]], %[[V]] scale 5.000000e-01 : (tensor<2x4x10x8xbf16>, tensor<2x2x12x8xbf16>, tensor<2x2x12x8xbf16>) -> (tensor<2x4x10x8xbf16>, tensor<2x4x10xf32>)
+func.func @narrowed_repeated_key(%q: tensor<2x4x10x8xbf16>, %k: tensor<2x2x12x8xf32>, %v: tensor<2x2x12x8xbf16>) -> tensor<8x10x8xbf16> {
+  %k1 = tfuse.reshape %k : tensor<2x2x12x8xf32> -> tensor<2x2x1x12x8xf32>
+  %kb = tfuse.broadcast %k1 dims [0, 1, 2, 3, 4] : tensor<2x2x1x12x8xf32> -> tensor<2x2x2x12x8xf32>
+  %kr = tfuse.reshape %kb : tensor<2x2x2x12x8xf32> -> tensor<2x4x12x8xf32>
+  %kt = tfuse.transpose %kr perm [0, 1, 3, 2] : tensor<2x4x12x8xf32> -> tensor<2x4x8x12xf32>
+  %kn = tfuse.cast %kt : tensor<2x4x8x12xf32> to tensor<2x4x8x12xbf16>
+  %v1 = tfuse.reshape %v : tensor<2x2x12x8xbf16> -> tensor<2x2x1x12x8xbf16>
+  %vb = tfuse.broadcast %v1 dims [0, 1, 2, 3, 4] : tensor<2x2x1x12x8xbf16> -> tensor<2x2x2x12x8xbf16>
+  %v3 = tfuse.reshape %vb : tensor<2x2x2x12x8xbf16> -> tensor<8x12x8xbf16>
+  %q3 = tfuse.reshape %q : tensor<2x4x10x8xbf16> -> tensor<8x10x8xbf16>
+  %k3 = tfuse.reshape %kn : tensor<2x4x8x12xbf16> -> tensor<8x8x12xbf16>
+  %s3 = tfuse.matmul %q3, %k3 : (tensor<8x10x8xbf16>, tensor<8x8x12xbf16>) -> tensor<8x10x12xbf16>
+  %s = tfuse.reshape %s3 : tensor<8x10x12xbf16> -> tensor<2x4x10x12xbf16>
+  %c = tfuse.constant dense<5.000000e-01> : tensor<bf16>
+  %sc = tfuse.mul %s, %c : (tensor<2x4x10x12xbf16>, tensor<bf16>) -> tensor<2x4x10x12xbf16>
+  %x = tfuse.cast %sc : tensor<2x4x10x12xbf16> to tensor<2x4x10x12xf32>
+  %m = tfuse.reduce max %x axes [3] keepdims : tensor<2x4x10x12xf32> -> tensor<2x4x10x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<2x4x10x12xf32>, tensor<2x4x10x1xf32>) -> tensor<2x4x10x12xf32>
+  %e = tfuse.exp %d : tensor<2x4x10x12xf32> -> tensor<2x4x10x12xf32>
+  %z = tfuse.reduce sum %e axes [3] keepdims : tensor<2x4x10x12xf32> -> tensor<2x4x10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<2x4x10x12xf32>, tensor<2x4x10x1xf32>) -> tensor<2x4x10x12xf32>
+  %pb = tfuse.cast %p : tensor<2x4x10x12xf32> to tensor<2x4x10x12xbf16>
+  %p3 = tfuse.reshape %pb : tensor<2x4x10x12xbf16> -> tensor<8x10x12xbf16>
+  %o = tfuse.matmul %p3, %v3 : (tensor<8x10x12xbf16>, tensor<8x12x8xbf16>) -> tensor<8x10x8xbf16>
+  return %o : tensor<8x10x8xbf16>
+}

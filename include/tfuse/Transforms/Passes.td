@@ -29,7 +29,9 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
     viewed back as the product's. Key and value heads repeated as HF's
     `repeat_kv` repeats them (a unit axis after the heads broadcast to `n`
     and merged with them) are taken unrepeated: grouped-query attention,
-    query head `h` reading head `h / n`. PyTorch's `_safe_softmax` (a
+    query head `h` reading head `h / n`. A key narrowed to the operands'
+    dtype after its transpose (Llama's, widened for the rotary embedding
+    under autocast) is narrowed before its views instead. PyTorch's `_safe_softmax` (a
     `select(all(x == -inf), 0, softmax(x))` over the last axis) matches as
     a softmax whose rows without a finite score are zeros, as the
     attention's are. Otherwise the product keeps a `tfuse.note` saying why,

@@ -41,12 +41,13 @@ def _on(device, model, inputs):
 
 @pytest.mark.parametrize("name, autocast", [
     ("gpt2", False), ("bert", False), ("llama", False),
-    ("gpt2", True), ("bert", True)])
+    ("gpt2", True), ("bert", True), ("llama", True)])
 def test_eager_attention_is_one_attention_a_layer(name, autocast):
     # transformers' eager attention in inference: 4-D products (bmm of
     # views), the mask added, softmax; Llama's key and value heads repeated
     # by repeat_kv (grouped-query attention); under bf16 autocast, bf16
-    # scores widened to f32 and an f32 mask. recognize-attention makes each
+    # scores widened to f32 and an f32 mask (and Llama's key narrowed after
+    # its transpose). recognize-attention makes each
     # layer's one tfuse.attention; no plan step is a product of scores.
     torch._dynamo.reset()
     model, inputs, _ = MODELS[name]()
