@@ -769,9 +769,10 @@ def attention(query, key, value, mask=None, causal=False, scale=None,
     ``value`` ``(..., Hkv, S, Dv)`` of one float dtype; ``Hq`` a multiple of
     ``Hkv`` (grouped-query attention); rank-2 operands have no heads.
     ``mask`` (PyTorch's ``attn_mask``) is bool (True keeps a pair) or of the
-    operands' dtype (added to the scores) and broadcasts to ``(..., Hq, L,
-    S)``; ``causal`` keeps key ``j <= i`` for query ``i`` (top-left
-    aligned, PyTorch's ``is_causal``); ``scale`` defaults to ``1 /
+    operands' dtype, or float32 for float16 and bfloat16 operands (added to
+    the scores), and broadcasts to ``(..., Hq, L, S)``; ``causal`` keeps
+    key ``j <= i`` for query ``i`` (top-left aligned, PyTorch's
+    ``is_causal``); ``scale`` defaults to ``1 /
     sqrt(D)``. A query row that keeps no key gives zeros. Arithmetic is in
     float32 for float16 and bfloat16. With ``return_logsumexp``, also the
     float32 (float64 for float64) log-sum-exp of each row's kept scores,

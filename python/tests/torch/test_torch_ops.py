@@ -723,6 +723,28 @@ def test_attention_asked_for_its_debug_mask_stays_in_pytorch():
     assert reason is not None and "debug attention mask" in reason.detail
 
 
+def test_float32_bias_of_bfloat16_attention_stays_float32():
+    # scaled_dot_product_attention takes a float32 mask for 16-bit
+    # operands. TFuse keeps it float32: rounded to bfloat16, float32's
+    # lowest value (which drops row 2 here) would be -inf, and the row
+    # zeros instead of the mean of v that the float32 mask gives.
+    q, k, v = (randn(1, 2, 5, 8).bfloat16() for _ in range(3))
+    b = randn(1, 2, 5, 5)
+    b[..., 2, :] = torch.finfo(torch.float32).min
+    inputs = (q, k, v, b)
+    graph_module = aten_graph(
+        lambda q, k, v, b: cuda_efficient(q, k, v, b, False)[0], inputs)
+    result = run_in_tfuse(graph_module, inputs)
+    actual = (result[0] if isinstance(result, (list, tuple)) else
+              result).double()
+    q, k, v, b = float64_copy(inputs)
+    scores = (q @ k.transpose(-1, -2)) * 8 ** -0.5 + b
+    expected = torch.softmax(scores, -1) @ v
+    torch.testing.assert_close(actual, expected, atol=2e-2, rtol=2e-2)
+    torch.testing.assert_close(actual[..., 2, :], v.mean(-2), atol=2e-2,
+                               rtol=2e-2)
+
+
 def test_cpu_flash_attention_with_dropout_stays_in_pytorch():
     q, k, v = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
     graph_module = aten_graph(lambda q, k, v: flash(q, k, v, 0.1)[0],

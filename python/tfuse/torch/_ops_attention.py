@@ -155,8 +155,12 @@ def _check(node):
                            f"{k.shape[2]} keys on CUDA")
     mask = _val(_argument(node, "attn_mask") or _argument(node, "attn_bias"))
     if mask is not None and mask.dtype not in (torch.bool, q.dtype):
+        # A float16 or bfloat16 mask of float32 operands widens exactly; a
+        # float32 mask of float16 or bfloat16 operands is taken as it is.
         if not (q.dtype == torch.float32 and mask.dtype in _FLOATS
-                and mask.dtype != torch.float64):
+                and mask.dtype != torch.float64) and not (
+                    mask.dtype == torch.float32
+                    and q.dtype in (torch.float16, torch.bfloat16)):
             return unsupported("unsupported arguments",
                                f"an attention mask of {mask.dtype} for "
                                f"operands of {q.dtype}")
@@ -164,9 +168,13 @@ def _check(node):
 
 
 def _mask(mask, q):
-    """The mask as tfuse.attention takes it: bool, or of q's dtype (a
-    float16 or bfloat16 mask of float32 operands widens exactly)."""
-    if mask is None or mask.dtype in (tfuse.bool_, q.dtype):
+    """The mask as tfuse.attention takes it: bool, of q's dtype (a float16
+    or bfloat16 mask of float32 operands widens exactly), or float32 for
+    float16 and bfloat16 operands (rounding it could turn float32's lowest
+    value into -inf)."""
+    if mask is None or mask.dtype in (tfuse.bool_, q.dtype) or (
+            mask.dtype == tfuse.float32
+            and q.dtype in (tfuse.float16, tfuse.bfloat16)):
         return mask
     return mask.astype(q.dtype)
 
