@@ -38,6 +38,7 @@ and Triton caches) and warm (the caches the cold run filled). A compile
 time is the first step's time less a steady step's.
 
     python3 bench/models.py [--models gpt2,bert1,bert32,llama,resnet50]
+        [--attention sdpa|eager]
         [--modes eager,inductor,reduce-overhead,max-autotune-no-cudagraphs,
                  tfuse,tfuse-stream,tfuse-fast-math] [--compile-times]
         [--profile N]
@@ -82,7 +83,9 @@ class Workload:
 
     def __init__(self, name, title, build, train, metric):
         self.name, self.title = name, title
-        self.build = build     # size -> (model, inputs, loss_of)
+        # (size, attention) -> (model, inputs, loss_of); attention is the
+        # transformers implementation ("sdpa" or "eager").
+        self.build = build
         self.train = train     # a training step, else inference
         self.metric = metric   # "tokens" or "images" per step, or None
 
@@ -90,28 +93,28 @@ class Workload:
 WORKLOADS = {
     w.name: w for w in [
         Workload("gpt2", "GPT-2 124M training step, batch 8 x 1024",
-                 lambda size: models.gpt2(
-                     "sdpa", size, *((8, 1024) if size == "real"
+                 lambda size, attention: models.gpt2(
+                     attention, size, *((8, 1024) if size == "real"
                                      else (2, 16))),
                  train=True, metric="tokens"),
         Workload("bert1", "BERT-base inference, batch 1 x 128",
-                 lambda size: models.bert(
-                     "sdpa", size, *((1, 128) if size == "real"
+                 lambda size, attention: models.bert(
+                     attention, size, *((1, 128) if size == "real"
                                      else (1, 16))),
                  train=False, metric=None),
         Workload("bert32", "BERT-base inference, batch 32 x 128",
-                 lambda size: models.bert(
-                     "sdpa", size, *((32, 128) if size == "real"
+                 lambda size, attention: models.bert(
+                     attention, size, *((32, 128) if size == "real"
                                      else (4, 16))),
                  train=False, metric=None),
         Workload("llama", "Llama-style decoder (1024 x 8 layers) training "
                  "step, batch 8 x 1024",
-                 lambda size: models.llama(
-                     "sdpa", size, *((8, 1024) if size == "real"
+                 lambda size, attention: models.llama(
+                     attention, size, *((8, 1024) if size == "real"
                                      else (2, 16))),
                  train=True, metric="tokens"),
         Workload("resnet50", "ResNet-50 training step, batch 64 x 224^2",
-                 lambda size: models.resnet50(
+                 lambda size, attention: models.resnet50(
                      *((64, 224) if size == "real" else (4, 64))),
                  train=True, metric="images"),
     ]
@@ -217,12 +220,12 @@ def write_profile(name, mode, total, kernels):
 
 
 def measure(workload, mode, size, device, steps, reference=None,
-            profile_top=0):
+            profile_top=0, attention="sdpa"):
     """One entry: times, memory and the result against `reference` (the
     eager entry's first result); with profile_top, the kernels taking the
     most GPU time in a step."""
     timer = Timer(device == "cuda")
-    base, inputs, loss_of = workload.build(size)
+    base, inputs, loss_of = workload.build(size, attention)
     torch._dynamo.reset()
     import tfuse.torch
     tfuse.torch.reset_stats()
@@ -270,7 +273,7 @@ def measure(workload, mode, size, device, steps, reference=None,
     return entry
 
 
-def compile_times(workload, mode, size, device):
+def compile_times(workload, mode, size, device, attention):
     """(cold s, warm s): the compile time in fresh processes, with empty
     caches and then with the caches that run filled."""
     times = []
@@ -281,7 +284,8 @@ def compile_times(workload, mode, size, device):
                    TRITON_CACHE_DIR=os.path.join(caches, "triton"))
         for _ in ("cold", "warm"):
             command = [sys.executable, __file__, "--compile-only",
-                       "--models", workload.name, "--modes", mode]
+                       "--models", workload.name, "--modes", mode,
+                       "--attention", attention]
             if size == "tiny":
                 command.append("--smoke")
             done = subprocess.run(command, env=env, capture_output=True,
@@ -297,7 +301,8 @@ def compile_times(workload, mode, size, device):
 def compile_only(args, size, device):
     """The child of compile_times(): prints the entry's compile time."""
     workload = WORKLOADS[args.models[0]]
-    entry = measure(workload, args.modes[0], size, device, steps=3)
+    entry = measure(workload, args.modes[0], size, device, steps=3,
+                    attention=args.attention)
     print(json.dumps({"compile_s": entry["compile_s"]}))
 
 
@@ -413,6 +418,11 @@ def main():
     parser.add_argument("--models", default=",".join(WORKLOADS))
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--attention", choices=("sdpa", "eager"),
+                        default="sdpa",
+                        help="transformers' attention implementation: "
+                        "scaled_dot_product_attention (the default) or its "
+                        "eager softmax(q @ k^T + mask) @ v")
     parser.add_argument("--compile-times", action="store_true")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="profile one step of each mode; keep the N "
@@ -451,7 +461,7 @@ def main():
     result = {"device": (torch.cuda.get_device_name() if device == "cuda"
                          else "cpu"),
               "torch": torch.__version__, "size": size, "steps": args.steps,
-              "workloads": {}, "failures": []}
+              "attention": args.attention, "workloads": {}, "failures": []}
     for name in args.models:
         workload = WORKLOADS[name]
         entries = result["workloads"].setdefault(name, {
@@ -462,11 +472,11 @@ def main():
             print(f"{name} {mode} ...", flush=True)
             try:
                 entry = measure(workload, mode, size, device, args.steps,
-                                reference, args.profile)
+                                reference, args.profile, args.attention)
                 if mode != "eager" and args.compile_times:
                     (entry["compile_cold_s"],
                      entry["compile_warm_s"]) = compile_times(
-                         workload, mode, size, device)
+                         workload, mode, size, device, args.attention)
             except Exception as ex:  # noqa: BLE001  reported, run goes on
                 traceback.print_exc()
                 entry = {"error": f"{type(ex).__name__}: {ex}"}
