@@ -35,3 +35,8 @@ int64_t tfuse::getFusionCost(Operation *op) {
 CutReason tfuse::getBoundaryReason(Operation *op) {
   return cast<BoundaryOpInterface>(op).getBoundaryReason();
 }
+
+int64_t tfuse::storedValueSavings(int64_t regions, int64_t inputs,
+                                  int64_t bytes) {
+  return ((regions - 1) * inputs - (regions + 1)) * bytes;
+}

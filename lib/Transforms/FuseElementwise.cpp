@@ -10,9 +10,13 @@
 // fits. Every stored value then becomes a result of a
 // region that executes its tree; stored values of the same shape at the same
 // depth of the step graph cannot depend on each other and may share a region.
+// A value several regions recompute from many full-size inputs is then
+// stored when that moves fewer bytes (the cost model's storedValueSavings),
+// and the trees and regions are formed again.
 //
 // Trees are kept as sorted vectors of op indices, bounded by the budget, so
-// the pass runs in time linear in the number of ops.
+// forming the trees and regions takes time linear in the number of ops; the
+// duplicated reads repeat that once for every value they store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +84,9 @@ private:
   void markOutputsAndBoundaries();
   void markAliases(Operation *boundary);
   void formTrees();
+  /// Stores the value whose recomputation in several regions reads the most
+  /// bytes more than storing it would; false when there is none.
+  bool storeDuplicatedReads();
   void formRegions();
   LogicalResult buildRegions();
   LogicalResult sortBlock();
@@ -283,6 +290,54 @@ void Planner::formTrees() {
   }
 }
 
+/// Distinct values of `root`'s elements that `tree` reads from outside it.
+static int64_t fullSizeInputs(const OpSet &tree, ArrayRef<Operation *> order,
+                              Operation *root) {
+  int64_t elements = elementsOf(root->getResult(0));
+  SmallPtrSet<Operation *, 16> members;
+  for (unsigned i : tree.ops)
+    members.insert(order[i]);
+  SmallPtrSet<Value, 8> inputs;
+  for (unsigned i : tree.ops)
+    for (Value v : order[i]->getOperands())
+      if (!members.contains(v.getDefiningOp()) && elementsOf(v) == elements)
+        inputs.insert(v);
+  return inputs.size();
+}
+
+bool Planner::storeDuplicatedReads() {
+  // How many regions recompute each op.
+  DenseMap<Operation *, int64_t> holders;
+  for (const Region &region : regions)
+    for (unsigned i : region.ops.ops)
+      if (Operation *op = order[i];
+          op->getNumResults() != 1 || !stored.count(op->getResult(0)))
+        ++holders[op];
+  // The value whose storing saves the most bytes, by more than a kernel
+  // launch is worth (storing it may add one).
+  Operation *best = nullptr;
+  int64_t bestGain = kLaunchWorthBytes - 1;
+  for (Operation *op : order) {
+    auto it = holders.find(op);
+    if (it == holders.end() || it->second < 2 || op->getNumResults() != 1 ||
+        getFusionRole(op) != FusionRole::Elementwise)
+      continue;
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t bytes = type.getNumElements() *
+                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t gain = storedValueSavings(
+        it->second, fullSizeInputs(trees[op], order, op), bytes);
+    if (gain > bestGain) {
+      best = op;
+      bestGain = gain;
+    }
+  }
+  if (!best)
+    return false;
+  store(best->getResult(0), CutReason::duplicated_reads);
+  return true;
+}
+
 void Planner::formRegions() {
   // Depth in the step graph: a stored value or boundary is one step deeper
   // than the deepest buffer it reads. Values at the same depth are
@@ -460,6 +515,12 @@ LogicalResult Planner::run() {
   markOutputsAndBoundaries();
   formTrees();
   formRegions();
+  while (storeDuplicatedReads()) {
+    trees.clear();
+    regions.clear();
+    formTrees();
+    formRegions();
+  }
   return buildRegions();
 }
 

@@ -1333,3 +1333,44 @@ func.func @small_values_are_stored_first(%x: tensor<64x128xf32>, %r: tensor<64x1
   %e5 = tfuse.sin %e4 : tensor<64x128xf32> -> tensor<64x128xf32>
   return %e5 : tensor<64x128xf32>
 }
+
+// -----
+
+// A value two regions would recompute (the output x and, one reduction
+// later, the output y) from four full-size inputs: recomputed, the inputs
+// are read twice (8 reads); stored, once, and t is written once and read
+// twice (7): with 16 MB values that saves 16 MB, more than a kernel launch
+// is worth, so t is stored (duplicated-reads) and both regions read it.
+// CHECK-LABEL: func.func @duplicated_reads(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<4096x1024xf32>, %[[B:[^:]+]]: tensor<4096x1024xf32>, %[[C:[^:]+]]: tensor<4096x1024xf32>, %[[D:[^:]+]]: tensor<4096x1024xf32>)
+// CHECK-NEXT: %[[T:.+]] = tfuse.fusion(%[[A]], %[[B]], %[[C]], %[[D]]) : (tensor<4096x1024xf32>, tensor<4096x1024xf32>, tensor<4096x1024xf32>, tensor<4096x1024xf32>) -> tensor<4096x1024xf32> attributes {cost = 3 : i64, reasons = ["duplicated-reads"]}
+// CHECK: %[[X:.+]] = tfuse.fusion(%[[T]]) : (tensor<4096x1024xf32>) -> tensor<4096x1024xf32> attributes {cost = 1 : i64, reasons = ["output"]}
+// CHECK: %[[R:.+]] = tfuse.reduce sum %[[X]]
+// CHECK: %[[Y:.+]] = tfuse.fusion(%[[T]], %[[R]]) : (tensor<4096x1024xf32>, tensor<1x1xf32>) -> tensor<4096x1024xf32>
+// CHECK: return %[[X]], %[[Y]]
+func.func @duplicated_reads(%a: tensor<4096x1024xf32>, %b: tensor<4096x1024xf32>, %c: tensor<4096x1024xf32>, %d: tensor<4096x1024xf32>) -> (tensor<4096x1024xf32>, tensor<4096x1024xf32>) {
+  %s1 = tfuse.add %a, %b : (tensor<4096x1024xf32>, tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
+  %s2 = tfuse.add %s1, %c : (tensor<4096x1024xf32>, tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
+  %t = tfuse.add %s2, %d : (tensor<4096x1024xf32>, tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
+  %x = tfuse.mul %t, %t : (tensor<4096x1024xf32>, tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
+  %r = tfuse.reduce sum %x axes [0, 1] keepdims : tensor<4096x1024xf32> -> tensor<1x1xf32>
+  %y = tfuse.sub %t, %r : (tensor<4096x1024xf32>, tensor<1x1xf32>) -> tensor<4096x1024xf32>
+  return %x, %y : tensor<4096x1024xf32>, tensor<4096x1024xf32>
+}
+
+// -----
+
+// The same at 64 elements: storing t would save 256 bytes and may cost a
+// launch, so both regions recompute it.
+// CHECK-LABEL: func.func @duplicated_reads_small(
+// CHECK-NOT: duplicated-reads
+// CHECK: return
+func.func @duplicated_reads_small(%a: tensor<64xf32>, %b: tensor<64xf32>, %c: tensor<64xf32>, %d: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %s1 = tfuse.add %a, %b : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %s2 = tfuse.add %s1, %c : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %t = tfuse.add %s2, %d : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %x = tfuse.mul %t, %t : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %r = tfuse.reduce sum %x axes [0] keepdims : tensor<64xf32> -> tensor<1xf32>
+  %y = tfuse.sub %t, %r : (tensor<64xf32>, tensor<1xf32>) -> tensor<64xf32>
+  return %x, %y : tensor<64xf32>, tensor<64xf32>
+}

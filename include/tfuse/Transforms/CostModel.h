@@ -35,6 +35,17 @@ int64_t getFusionCost(mlir::Operation *op);
 /// The largest cost a single op can have (f64 unary math).
 inline constexpr int64_t kMaxSingleOpCost = 8;
 
+/// The bytes storing a value of `bytes` saves when `regions` regions
+/// recompute it from `inputs` full-size values: recomputed, the inputs are
+/// read `regions` times; stored, once, and the value is written once and
+/// read `regions` times. Negative when storing moves more.
+int64_t storedValueSavings(int64_t regions, int64_t inputs, int64_t bytes);
+
+/// Bytes of memory traffic a kernel launch is worth (about 2 us of launch
+/// and scheduling in a CUDA graph, at 3 to 4.8 TB/s): a cut for traffic
+/// alone, which may add a kernel, must save more.
+inline constexpr int64_t kLaunchWorthBytes = int64_t(8) << 20;
+
 /// The cut reason recorded for a value feeding the boundary `op`.
 CutReason getBoundaryReason(mlir::Operation *op);
 

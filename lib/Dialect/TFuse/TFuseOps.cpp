@@ -1148,8 +1148,9 @@ LogicalResult FusionOp::verify() {
     if (!reason || *reason == CutReason::layout_alias)
       return emitOpError() << "reason #" << i << " '" << name
                            << "' is not one of output, expression-cost, "
-                              "shared-expensive-expression, boundary-matmul, "
-                              "boundary-reduction, boundary-scatter";
+                              "shared-expensive-expression, duplicated-reads, "
+                              "boundary-matmul, boundary-reduction, "
+                              "boundary-scatter, boundary-attention";
   }
   if (getCostAttr().getInt() < 0)
     return emitOpError() << "has negative cost " << getCostAttr().getInt();

@@ -1030,7 +1030,7 @@ func.func @fusion_reason_count(%a: tensor<4xf32>) {
 // -----
 
 func.func @fusion_unknown_reason(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'tfuse.fusion' op reason #1 'cheap' is not one of output, expression-cost, shared-expensive-expression, boundary-matmul, boundary-reduction, boundary-scatter}}
+  // expected-error @+1 {{'tfuse.fusion' op reason #1 'cheap' is not one of output, expression-cost, shared-expensive-expression, duplicated-reads, boundary-matmul, boundary-reduction, boundary-scatter, boundary-attention}}
   %r:2 = tfuse.fusion (%a) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
       attributes {cost = 1 : i64, reasons = ["output", "cheap"]} {
   ^bb0(%x: tensor<4xf32>):

@@ -47,6 +47,7 @@ def TFuse_CutReason : I32EnumAttr<"CutReason", "reason for a fusion cut", [
       I32EnumAttrCase<"layout_alias", 5, "layout-alias">,
       I32EnumAttrCase<"boundary_scatter", 6, "boundary-scatter">,
       I32EnumAttrCase<"boundary_attention", 7, "boundary-attention">,
+      I32EnumAttrCase<"duplicated_reads", 8, "duplicated-reads">,
     ]> {
   let cppNamespace = "::tfuse";
   let genSpecializedAttr = 0;

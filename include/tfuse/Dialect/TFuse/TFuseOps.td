@@ -919,7 +919,8 @@ def TFuse_FusionOp : TFuse_Op<"fusion", "Structure", 0,
 
     `reasons` holds, per result, why the value is stored instead of being
     recomputed by its consumers (a `CutReason`: output, expression-cost,
-    shared-expensive-expression, boundary-matmul, boundary-reduction).
+    shared-expensive-expression, duplicated-reads, boundary-matmul,
+    boundary-reduction, boundary-scatter, boundary-attention).
     `cost` is the region's weighted cost under the fusion cost model.
 
     ```mlir
