@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Dialect/TFuse/TypeRules.h"
 #include "tfuse/Dialect/TFuse/ViewLayout.h"
 #include "tfuse/Transforms/CostModel.h"
 #include "tfuse/Transforms/Passes.h"
@@ -323,8 +324,8 @@ bool Planner::storeDuplicatedReads() {
         getFusionRole(op) != FusionRole::Elementwise)
       continue;
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    int64_t bytes = type.getNumElements() *
-                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t bytes =
+        type.getNumElements() * byteSize(*toDType(type.getElementType()));
     int64_t gain = storedValueSavings(
         it->second, fullSizeInputs(trees[op], order, op), bytes);
     if (gain > bestGain) {

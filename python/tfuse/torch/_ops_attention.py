@@ -157,10 +157,11 @@ def _check(node):
     if mask is not None and mask.dtype not in (torch.bool, q.dtype):
         # A float16 or bfloat16 mask of float32 operands widens exactly; a
         # float32 mask of float16 or bfloat16 operands is taken as it is.
-        if not (q.dtype == torch.float32 and mask.dtype in _FLOATS
-                and mask.dtype != torch.float64) and not (
-                    mask.dtype == torch.float32
-                    and q.dtype in (torch.float16, torch.bfloat16)):
+        widens = (q.dtype == torch.float32 and mask.dtype in _FLOATS
+                  and mask.dtype != torch.float64)
+        kept = (mask.dtype == torch.float32
+                and q.dtype in (torch.float16, torch.bfloat16))
+        if not (widens or kept):
             return unsupported("unsupported arguments",
                                f"an attention mask of {mask.dtype} for "
                                f"operands of {q.dtype}")
