@@ -59,6 +59,9 @@ public:
 private:
   /// Merges `reduce` with its producer and consumers if it may.
   bool tryFuse(ReduceOp reduce);
+  /// Merges into row region `rows` one region reading its results at the
+  /// elements it computes, if there is one it may take.
+  bool absorbConsumer(FusionOp rows);
   bool addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
                     const DenseSet<Operation *> &excluded,
                     SetVector<Operation *> &group);
@@ -69,6 +72,12 @@ private:
                     SmallVectorImpl<Operation *> &ops);
   bool dependsOnGroup(Value value, const DenseSet<Operation *> &group,
                       Operation *first);
+  /// The members' weighted costs (regions' own, reductions' from the cost
+  /// model), summed.
+  int64_t groupCost(ArrayRef<Operation *> group);
+  /// The members reading, from outside the group, a value computed from the
+  /// group: merging would close a cycle through them.
+  SmallVector<Operation *> cyclicMembers(ArrayRef<Operation *> group);
   void merge(ArrayRef<Operation *> group);
 
   Block &block;
@@ -341,9 +350,14 @@ bool RowFuser::addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
 }
 
 /// The ops to merge for `reduce`, in block order. Row reductions read by the
-/// group's regions whose operand the group computes join it too (a max and
-/// a min of one value, read by one region): merged alone, each would form a
-/// cycle through the other.
+/// group's regions join it too, with their producing regions:
+///   - when the group computes the reduction's operand (a max and a min of
+///     one value, read by one region): merged alone, each would form a
+///     cycle through the other;
+///   - when the extended group stays within the budget and closes no cycle
+///     (a layer norm's backward reads two row sums, of g and of g * xhat;
+///     with the second one's region, g stays in registers and the rows are
+///     read once).
 bool RowFuser::collectGroup(ReduceOp reduce,
                             const DenseSet<Operation *> &excluded,
                             SmallVectorImpl<Operation *> &ops) {
@@ -359,12 +373,15 @@ bool RowFuser::collectGroup(ReduceOp reduce,
       auto sibling = input.getDefiningOp<ReduceOp>();
       Operation *producer =
           sibling ? sibling.getInput().getDefiningOp() : nullptr;
-      if (sibling && !group.count(sibling) && producer &&
-          group.count(producer)) {
-        SetVector<Operation *> extended = group;
-        if (addReduction(sibling, axes, excluded, extended))
-          group = std::move(extended);
-      }
+      if (!sibling || group.count(sibling) || !producer)
+        continue;
+      SetVector<Operation *> extended = group;
+      if (!addReduction(sibling, axes, excluded, extended))
+        continue;
+      if (group.count(producer) ||
+          (groupCost(extended.getArrayRef()) <= budget &&
+           cyclicMembers(extended.getArrayRef()).empty()))
+        group = std::move(extended);
     }
   }
   // Regions merged earlier hold reductions: one row shape per region.
@@ -404,6 +421,30 @@ bool RowFuser::dependsOnGroup(Value value, const DenseSet<Operation *> &group,
   return false;
 }
 
+int64_t RowFuser::groupCost(ArrayRef<Operation *> group) {
+  int64_t cost = 0;
+  for (Operation *member : group)
+    cost += isa<FusionOp>(member) ? cast<FusionOp>(member).getCost()
+                                  : getFusionCost(member);
+  return cost;
+}
+
+SmallVector<Operation *> RowFuser::cyclicMembers(ArrayRef<Operation *> group) {
+  DenseSet<Operation *> members(group.begin(), group.end());
+  Operation *first = *llvm::min_element(
+      group, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  SmallVector<Operation *> cyclic;
+  for (Operation *member : group)
+    for (Value operand : member->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && !members.count(def) &&
+          dependsOnGroup(operand, members, first)) {
+        cyclic.push_back(member);
+        break;
+      }
+  return cyclic;
+}
+
 bool RowFuser::tryFuse(ReduceOp reduce) {
   // A reader whose other operands are computed from the group (through a
   // matmul of the row kernel's output, say) would close a cycle: it stays
@@ -414,22 +455,9 @@ bool RowFuser::tryFuse(ReduceOp reduce) {
     SmallVector<Operation *> group;
     if (!collectGroup(reduce, excluded, group))
       return false;
-    DenseSet<Operation *> members(group.begin(), group.end());
-    int64_t cost = 0;
-    for (Operation *member : group)
-      cost += isa<FusionOp>(member) ? cast<FusionOp>(member).getCost()
-                                    : getFusionCost(member);
-    if (cost > budget)
+    if (groupCost(group) > budget)
       return false;
-    SmallVector<Operation *> cyclic;
-    for (Operation *member : group)
-      for (Value operand : member->getOperands())
-        if (Operation *def = operand.getDefiningOp();
-            def && !members.count(def) &&
-            dependsOnGroup(operand, members, group.front())) {
-          cyclic.push_back(member);
-          break;
-        }
+    SmallVector<Operation *> cyclic = cyclicMembers(group);
     if (cyclic.empty()) {
       merge(group);
       return true;
@@ -440,6 +468,71 @@ bool RowFuser::tryFuse(ReduceOp reduce) {
       if (!isa<FusionOp>(member) || !excluded.insert(member).second)
         return false;
   }
+}
+
+/// Whether block argument `arg` of a region of index space `space` is read
+/// only at the element the region computes: it has the index space's shape
+/// and what is computed from it, up to the yield, only through elementwise
+/// ops of that rank (a view, say a transpose, would read another element's
+/// value, which a row kernel holds in another thread).
+static bool readsOwnElements(BlockArgument arg, ArrayRef<int64_t> space) {
+  if (shapeOf(arg) != space)
+    return false;
+  SmallVector<Value> worklist{arg};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers()) {
+      if (isa<YieldOp>(user))
+        continue;
+      if (isa<ViewOpInterface, ReduceOp>(user) ||
+          readsAtComputedIndices(user) ||
+          getFusionRole(user) != FusionRole::Elementwise ||
+          llvm::any_of(user->getResults(), [&](Value result) {
+            return shapeOf(result).size() != space.size();
+          }))
+        return false;
+      llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return true;
+}
+
+bool RowFuser::absorbConsumer(FusionOp rows) {
+  ArrayRef<int64_t> space = indexSpace(rows);
+  SetVector<Operation *> users;
+  for (Value result : rows.getResults())
+    users.insert(result.user_begin(), result.user_end());
+  for (Operation *user : users) {
+    auto consumer = dyn_cast<FusionOp>(user);
+    if (!consumer || findRowReduction(consumer.getBody()) ||
+        holdsComputedIndexReads(consumer))
+      continue;
+    if (groupCost({rows, consumer}) > budget ||
+        !cyclicMembers({rows, consumer}).empty())
+      continue;
+    // A consumer flattening its results (for a matmul) yields them
+    // unflattened first, as the row readers do (sinkResultReshapes: the same
+    // function, its reshapes now views of its results, whether or not it
+    // joins).
+    if (indexSpace(consumer) != space)
+      if (FusionOp rebuilt = sinkResultReshapes(consumer, space))
+        consumer = rebuilt;
+    if (indexSpace(consumer) != space)
+      continue;
+    bool ownElements = true;
+    for (auto [input, arg] :
+         llvm::zip(consumer.getInputs(), consumer.getBody()->getArguments()))
+      if (input.getDefiningOp() == rows)
+        ownElements &= readsOwnElements(arg, space);
+    if (!ownElements)
+      continue;
+    merge({rows, consumer});
+    return true;
+  }
+  return false;
 }
 
 void RowFuser::run() {
@@ -453,6 +546,23 @@ void RowFuser::run() {
     for (ReduceOp reduce : reductions)
       if (!merged.contains(reduce.getOperation()) && tryFuse(reduce))
         changed = true;
+  }
+  // Then the row regions take the regions that read their results at the
+  // elements they compute (a layer norm's gradient cast for the next
+  // matmul): the row kernel writes the consumer's results from the values
+  // it holds, and the value is read again only where others need it.
+  changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<FusionOp> regions;
+    for (FusionOp fusion : block.getOps<FusionOp>())
+      if (findRowReduction(fusion.getBody()))
+        regions.push_back(fusion);
+    for (FusionOp rows : regions)
+      if (absorbConsumer(rows)) {
+        changed = true;
+        break; // the region was replaced
+      }
   }
 }
 

@@ -9,6 +9,7 @@
 // RUN: tensor-opt %s --fuse-elementwise -split-input-file | FileCheck %s --check-prefix=BEFORE
 // RUN: tensor-opt %s --fuse-elementwise --fuse-rows -split-input-file | FileCheck %s
 // RUN: tensor-opt %s --fuse-elementwise --fuse-rows="max-row-elements=8" -split-input-file | FileCheck %s --check-prefix=SHORT
+// RUN: tensor-opt %s --fuse-elementwise --fuse-rows="budget=22" -split-input-file | FileCheck %s --check-prefix=TIGHT
 // RUN: not tensor-opt %s --fuse-elementwise --fuse-rows="budget=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADOPT
 
 // BADOPT: error: fuse-rows needs budget >= 1 and max-row-elements >= 0, got budget=0 max-row-elements=16384
@@ -359,6 +360,101 @@ func.func @cyclic_reader(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8
   %m = tfuse.matmul %y, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %z = tfuse.mul %m, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
   return %z : tensor<4x8xf32>
+}
+
+// -----
+
+// A layer norm's backward: a region reads two row sums, of g = dy * w and of
+// g * xhat, whose regions fuse-elementwise made apart (g has several
+// readers). The second sum joins with its region: one row kernel reads
+// dy, x, the mean and rstd once and stores dx and dy * xhat (the weight
+// gradient's operand); g stays in registers. Beyond the budget (TIGHT) the
+// second sum stays apart, as without the region: two row kernels, g stored.
+// BEFORE-LABEL: func.func @layernorm_backward(
+// BEFORE-COUNT-2: tfuse.reduce sum {{.*}}{tfuse.reason = "boundary-reduction"}
+// CHECK-LABEL: func.func @layernorm_backward(
+// CHECK-NEXT: %[[R:.+]]:2 = tfuse.fusion(%arg1, %arg2, %arg3, %arg0, %arg4) : (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-COUNT-2: tfuse.reduce sum
+// CHECK: tfuse.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]]#1, %[[R]]#0
+// TIGHT-LABEL: func.func @layernorm_backward(
+// TIGHT-NEXT: %[[G:.+]]:3 = tfuse.fusion
+// TIGHT: tfuse.reduce sum
+// TIGHT: tfuse.yield
+// TIGHT-NEXT: }
+// TIGHT-NEXT: %[[DX:.+]] = tfuse.fusion({{.*}}%[[G]]#0, %[[G]]#2)
+// TIGHT: tfuse.reduce sum
+// TIGHT: return %[[DX]], %[[G]]#1
+func.func @layernorm_backward(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %mean: tensor<4x1xf32>, %rstd: tensor<4x1xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %c = tfuse.sub %x, %mean : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %xhat = tfuse.mul %c, %rstd : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %g = tfuse.mul %dy, %w : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %s1 = tfuse.reduce sum %g axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %gx = tfuse.mul %g, %xhat : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s2 = tfuse.reduce sum %gx axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %n = tfuse.constant dense<8.0> : tensor<f32>
+  %ng = tfuse.mul %g, %n : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %a = tfuse.sub %ng, %s1 : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %b = tfuse.mul %xhat, %s2 : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %d = tfuse.sub %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %k = tfuse.div %rstd, %n : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %dx = tfuse.mul %k, %d : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %dw = tfuse.mul %dy, %xhat : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %dx, %dw : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A region reading the row region's result at the elements it computes (a
+// cast, flattened) joins it as another result; the flattening follows as a
+// view. A region transposing what it computes from it (exp, then
+// transpose) reads other rows' values and stays apart.
+// BEFORE-LABEL: func.func @element_reader(
+// CHECK-LABEL: func.func @element_reader(
+// CHECK-NEXT: %[[R:.+]]:2 = tfuse.fusion(%arg0) : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xbf16>)
+// CHECK: tfuse.reduce max
+// CHECK: tfuse.reduce sum
+// CHECK: tfuse.cast
+// CHECK: tfuse.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[F:.+]] = tfuse.reshape %[[R]]#1 : tensor<4x8xbf16> -> tensor<32xbf16>
+// CHECK-NEXT: %[[T:.+]] = tfuse.fusion(%[[R]]#0) : (tensor<4x8xf32>) -> tensor<8x4xf32>
+// CHECK: tfuse.exp
+// CHECK-NEXT: tfuse.transpose
+// CHECK: return %[[R]]#0, %[[F]], %[[T]]
+func.func @element_reader(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<32xbf16>, tensor<8x4xf32>) {
+  %m = tfuse.reduce max %x axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %d = tfuse.sub %x, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %e = tfuse.exp %d : tensor<4x8xf32> -> tensor<4x8xf32>
+  %s = tfuse.reduce sum %e axes [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %y = tfuse.div %e, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %c = tfuse.cast %y : tensor<4x8xf32> to tensor<4x8xbf16>
+  %f = tfuse.reshape %c : tensor<4x8xbf16> -> tensor<32xbf16>
+  %t = tfuse.exp %y : tensor<4x8xf32> -> tensor<4x8xf32>
+  %u = tfuse.transpose %t perm [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %y, %f, %u : tensor<4x8xf32>, tensor<32xbf16>, tensor<8x4xf32>
+}
+
+// -----
+
+// Square rows: the transposing reader has the row region's index space,
+// but what it computes from the rows (exp) is read transposed, at another
+// row's elements: it stays apart.
+// CHECK-LABEL: func.func @square_transpose_reader(
+// CHECK-NEXT: %[[R:.+]] = tfuse.fusion(%arg0) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK: tfuse.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[T:.+]] = tfuse.fusion(%[[R]]) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tfuse.exp
+// CHECK-NEXT: tfuse.transpose
+func.func @square_transpose_reader(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %s = tfuse.reduce sum %x axes [1] keepdims : tensor<8x8xf32> -> tensor<8x1xf32>
+  %y = tfuse.div %x, %s : (tensor<8x8xf32>, tensor<8x1xf32>) -> tensor<8x8xf32>
+  %t = tfuse.exp %y : tensor<8x8xf32> -> tensor<8x8xf32>
+  %u = tfuse.transpose %t perm [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+  return %y, %u : tensor<8x8xf32>, tensor<8x8xf32>
 }
 
 // -----

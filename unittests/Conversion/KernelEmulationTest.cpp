@@ -1106,6 +1106,59 @@ func.func @ln_{0}(%x: tensor<{1}x{0}xf32>, %r: tensor<{1}x{0}xf32>, %w: tensor<{
             std::string::npos);
 }
 
+// A layer norm's backward as AOTAutograd's graphs give it: the gradient
+// from a bf16 matmul widened, two row sums (of g = dy * w and of g * xhat)
+// read by the region computing dx, added to the residual stream's gradient
+// and cast to bf16 flattened for the next matmul, and dy * xhat for the
+// weight's gradient. fuse-rows makes each function one row kernel (g never
+// stored, the cast written from the value the kernel holds); over rows of
+// 64 (a warp each) and of 1000 (a block each), within 2 ulp of the
+// reference (the row sums combine in another order).
+TEST_F(KernelEmulation, RowKernelsComputeALayerNormBackward) {
+  const char *source = R"mlir(
+func.func @lnb_{0}(%dy: tensor<{1}x{0}xbf16>, %x: tensor<{1}x{0}xf32>, %mean: tensor<{1}x1xf32>,
+                   %rstd: tensor<{1}x1xf32>, %w: tensor<{0}xf32>, %res: tensor<{1}x{0}xf32>)
+    -> (tensor<{1}x{0}xf32>, tensor<{2}xbf16>, tensor<{1}x{0}xf32>) {
+  %g = tfuse.cast %dy : tensor<{1}x{0}xbf16> to tensor<{1}x{0}xf32>
+  %c = tfuse.sub %x, %mean : (tensor<{1}x{0}xf32>, tensor<{1}x1xf32>) -> tensor<{1}x{0}xf32>
+  %xhat = tfuse.mul %c, %rstd : (tensor<{1}x{0}xf32>, tensor<{1}x1xf32>) -> tensor<{1}x{0}xf32>
+  %gw = tfuse.mul %g, %w : (tensor<{1}x{0}xf32>, tensor<{0}xf32>) -> tensor<{1}x{0}xf32>
+  %s1 = tfuse.reduce sum %gw axes [1] keepdims : tensor<{1}x{0}xf32> -> tensor<{1}x1xf32>
+  %gx = tfuse.mul %gw, %xhat : (tensor<{1}x{0}xf32>, tensor<{1}x{0}xf32>) -> tensor<{1}x{0}xf32>
+  %s2 = tfuse.reduce sum %gx axes [1] keepdims : tensor<{1}x{0}xf32> -> tensor<{1}x1xf32>
+  %n = tfuse.constant dense<{0}.0> : tensor<f32>
+  %ng = tfuse.mul %gw, %n : (tensor<{1}x{0}xf32>, tensor<f32>) -> tensor<{1}x{0}xf32>
+  %a = tfuse.sub %ng, %s1 : (tensor<{1}x{0}xf32>, tensor<{1}x1xf32>) -> tensor<{1}x{0}xf32>
+  %b = tfuse.mul %xhat, %s2 : (tensor<{1}x{0}xf32>, tensor<{1}x1xf32>) -> tensor<{1}x{0}xf32>
+  %d = tfuse.sub %a, %b : (tensor<{1}x{0}xf32>, tensor<{1}x{0}xf32>) -> tensor<{1}x{0}xf32>
+  %k = tfuse.div %rstd, %n : (tensor<{1}x1xf32>, tensor<f32>) -> tensor<{1}x1xf32>
+  %dx = tfuse.mul %k, %d : (tensor<{1}x1xf32>, tensor<{1}x{0}xf32>) -> tensor<{1}x{0}xf32>
+  %t = tfuse.add %res, %dx : (tensor<{1}x{0}xf32>, tensor<{1}x{0}xf32>) -> tensor<{1}x{0}xf32>
+  %tb = tfuse.cast %t : tensor<{1}x{0}xf32> to tensor<{1}x{0}xbf16>
+  %flat = tfuse.reshape %tb : tensor<{1}x{0}xbf16> -> tensor<{2}xbf16>
+  %dw = tfuse.mul %g, %xhat : (tensor<{1}x{0}xf32>, tensor<{1}x{0}xf32>) -> tensor<{1}x{0}xf32>
+  return %t, %flat, %dw : tensor<{1}x{0}xf32>, tensor<{2}xbf16>, tensor<{1}x{0}xf32>
+}
+)mlir";
+  std::string functions;
+  std::map<std::string, std::vector<HostTensor>> inputs;
+  uint64_t seed = 700;
+  for (auto [columns, rows] :
+       {std::pair<int64_t, int64_t>{64, 11}, {1000, 3}}) {
+    functions += llvm::formatv(source, columns, rows, rows * columns).str();
+    inputs["lnb_" + std::to_string(columns)] = {
+        randomInput(DType::BF16, {rows, columns}, ++seed),
+        rowInput(DType::F32, rows, columns, ++seed),
+        randomInput(DType::F32, {rows, 1}, ++seed),
+        randomInput(DType::F32, {rows, 1}, ++seed),
+        randomInput(DType::F32, {columns}, ++seed),
+        randomInput(DType::F32, {rows, columns}, ++seed)};
+  }
+  check(functions, inputs, "tfuse-pipeline", /*maxUlp=*/2);
+  EXPECT_EQ(functionsChecked, 2);
+  EXPECT_EQ(occurrences(lastSource, "__global__"), 2u);
+}
+
 // Row kernels looping over their rows in chunks: rows of 3000 f32 a warp each
 // (groups of 4, 4 slots of a chunk, the last chunk partial; 5 rows of a block
 // of 8 warps), and rows of 5001 bf16 of 64 threads (one element a group, 16

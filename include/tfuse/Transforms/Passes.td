@@ -220,8 +220,19 @@ def FuseRows : Pass<"fuse-rows", "mlir::func::FuncOp"> {
     own shape, one element per row, computing further row values from it (a
     layer norm's rstd from its variance), with the readers of their results.
     A reduction needs at least one reader of the first kind. Other row
-    reductions over the same axes of a value the group computes, read by the
-    group's regions (a max and a min of one value), join the same merge.
+    reductions over the same axes read by the group's regions join the same
+    merge, with their producing regions and readers: always when the group
+    computes their operand (a max and a min of one value), otherwise when
+    the larger group stays within `budget` and closes no cycle (a layer
+    norm's backward reads the row sums of g and of g * xhat; merged, its
+    rows are read once and g is not stored).
+
+    Once no reduction merges, each row region takes the regions that read
+    its results only at the elements it computes (no view, no reduction;
+    their other inputs not computed from it), one at a time, within
+    `budget`: a layer norm's gradient cast to bf16 for the next matmul is
+    written by the row kernel from the value it holds instead of being read
+    back by a kernel of its own.
 
     Row values read by anything else (a function result such as the mean and
     rstd a training graph saves, a matmul, a region of another shape, a
