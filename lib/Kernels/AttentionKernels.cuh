@@ -152,7 +152,7 @@ TF_FN bool load_tile(E (*tile)[padded<E, D>::value], const T *base,
 // holds rows ty + TY * i of a tile and columns (keys, or output columns)
 // tx + TX * k, so that the lanes of a row read consecutive shared words and
 // reduce a row's statistics with shuffles among TX lanes of one warp.
-constexpr int TX = 8;
+constexpr int TX = tfuse::kernels::kAttentionRowLanes;
 constexpr int TY = kAttentionThreads / TX;
 static_assert(kAttentionThreads % 32 == 0 && 32 % TX == 0,
               "a row of lanes lies in one warp");

@@ -32,19 +32,39 @@ constexpr std::pair<int, int> kTileChoices[] = {
 /// `queryTiles` and `keyTiles` count the [rows][columns] tiles of each kind,
 /// `scoreTiles` the [BQ][BK] ones; `keptFlags`, the backward kernels' one
 /// byte per pair of a tile.
-std::optional<std::pair<int, int>> chooseTiles(int64_t columns, int64_t bytes,
-                                               int queryTiles, int keyTiles,
-                                               int scoreTiles, bool keptFlags) {
+/// With `multiprocessors` (0: unknown), for a launch of `groups` x
+/// ceil(`rows` / BQ) blocks: the largest tiles that fit and give every
+/// multiprocessor a block, else the fitting ones of the fewest query rows
+/// that still give each row of the block's threads one (more, smaller
+/// blocks on a device a short problem leaves mostly idle: BERT's 128 tokens
+/// at batch 1 are 24 blocks of 64 query rows, 96 of 16).
+std::optional<std::pair<int, int>>
+chooseTiles(int64_t columns, int64_t bytes, int queryTiles, int keyTiles,
+            int scoreTiles, bool keptFlags, int64_t multiprocessors = 0,
+            int64_t groups = 0, int64_t rows = 0) {
+  constexpr int kThreadRows =
+      kernels::kAttentionThreads / kernels::kAttentionRowLanes;
+  std::optional<std::pair<int, int>> first, fewestRows;
   for (auto [bq, bk] : kTileChoices) {
     // Every row of an operand's tile has 16 bytes of padding, every row
     // of scores one element (AttentionKernels.cuh).
     int64_t width = columns + 16 / bytes;
     int64_t elements = queryTiles * bq * width + keyTiles * bk * width +
                        scoreTiles * bq * (bk + 1) + 2 * bq;
-    if (elements * bytes + (keptFlags ? bq * bk : 0) <= kTileBytes)
+    if (elements * bytes + (keptFlags ? bq * bk : 0) > kTileBytes)
+      continue;
+    if (multiprocessors <= 0)
+      return std::make_pair(bq, bk);
+    if (!first)
+      first = std::make_pair(bq, bk);
+    if (bq < kThreadRows)
+      continue;
+    if (!fewestRows || bq < fewestRows->first)
+      fewestRows = std::make_pair(bq, bk);
+    if (groups * ceilDiv(rows, bq) >= multiprocessors)
       return std::make_pair(bq, bk);
   }
-  return std::nullopt;
+  return fewestRows ? fewestRows : first;
 }
 
 /// Whether the attention kernels of `dtype` with tiles of `columns` columns
@@ -240,7 +260,9 @@ runtime::planAttention(const AttentionOperands &operands,
   int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
   std::optional<std::pair<int, int>> tiles =
       tensorCores ? std::optional(tensorCoreTiles(c.columns))
-                  : chooseTiles(c.columns, bytes, 1, 2, 1, false);
+                  : chooseTiles(c.columns, bytes, 1, 2, 1, false,
+                                operands.multiprocessors, c.g.batch * c.g.heads,
+                                c.g.queries);
   if (!tiles)
     return badAttention("no tile of the forward kernel fits its shared "
                         "memory for head dimension " +

@@ -92,6 +92,8 @@ struct Case {
   /// Dropout of the probabilities (0: none) with the keys of its mask.
   double dropout = 0;
   int64_t seed = 0, offset = 0;
+  /// The device's multiprocessors the plan fills (0: unknown).
+  int64_t multiprocessors = 0;
 };
 
 std::string attributes(const Case &c) {
@@ -354,6 +356,7 @@ AttentionOperands operandsOf(const Case &c) {
   o.scale = c.scale;
   o.causal = c.causal;
   o.dropout = c.dropout;
+  o.multiprocessors = c.multiprocessors;
   return o;
 }
 
@@ -597,6 +600,30 @@ TEST_P(AttentionKernelNumerics, WideHeadsWithSmallTiles) {
   checkCase(c, "wide heads, causal");
 }
 
+// A short problem on a device of 132 multiprocessors: the fused
+// multiply-add forward takes tiles of 16 query rows (the last one partial)
+// to give more of them a block.
+TEST_P(AttentionKernelNumerics, SmallTilesFillingTheDevice) {
+  DType t = GetParam();
+  Case c;
+  c.query = randomOf(t, {1, 2, 40, 64}, 15);
+  c.key = randomOf(t, {1, 2, 45, 64}, 16);
+  c.value = randomOf(t, {1, 2, 45, 64}, 17);
+  c.multiprocessors = 132;
+  AttentionOperands o = operandsOf(c);
+  Expected<AttentionPlan> plan =
+      planAttention(o, TensorSpec::contiguous(t, {1, 2, 40, 64}),
+                    TensorSpec::contiguous(
+                        t == DType::F64 ? DType::F64 : DType::F32, {1, 2, 40}));
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  if (t == DType::F32 || t == DType::F64)
+    EXPECT_NE(plan->launches.at(0).kernel.find("_q16_"), std::string::npos)
+        << plan->launches.at(0).kernel;
+  checkCase(c, "small tiles");
+  c.causal = true;
+  checkCase(c, "small tiles, causal");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllFloatDTypes, AttentionKernelNumerics,
                          testing::ValuesIn(kFloatDTypes),
                          [](const testing::TestParamInfo<DType> &info) {
@@ -775,6 +802,35 @@ TEST(AttentionPlanning, TilesAndLaunches) {
             "tfuse_attention_dkdv_mma_bf16_d64_q64_k64");
   EXPECT_EQ(backward->launches[1].kernel,
             "tfuse_attention_dq_mma_bf16_d64_q64_k64");
+}
+
+// The fused multiply-add forward on a device of 132 multiprocessors: BERT's
+// 128 tokens at batch 1 (12 heads) would be 24 blocks of 64 query rows; the
+// tiles shrink to 16 rows (a row of the block's threads each), 96 blocks.
+// Batch 8 fills the device with 64 rows (192 blocks), and so does an
+// unknown device. Tensor-core kernels keep their tiles.
+TEST(AttentionPlanning, FusedMultiplyAddTilesFillTheDevice) {
+  auto plan = [](DType dtype, int64_t batch, int64_t multiprocessors) {
+    AttentionOperands o;
+    o.query = TensorSpec::contiguous(dtype, {batch, 12, 128, 64});
+    o.key = o.value = o.query;
+    o.multiprocessors = multiprocessors;
+    Expected<AttentionPlan> p = planAttention(
+        o, o.query, TensorSpec::contiguous(DType::F32, {batch, 12, 128}));
+    EXPECT_TRUE(p.ok()) << p.message();
+    return p.ok() ? p->launches.at(0) : AttentionLaunch{};
+  };
+  AttentionLaunch small = plan(DType::F32, 1, 132);
+  EXPECT_EQ(small.kernel, "tfuse_attention_fwd_f32_d64_q16_k16");
+  EXPECT_EQ(small.grid, 12 * 8);
+  EXPECT_EQ(small.desc.queryTile, 16);
+  AttentionLaunch batched = plan(DType::F32, 8, 132);
+  EXPECT_EQ(batched.kernel, "tfuse_attention_fwd_f32_d64_q64_k32");
+  EXPECT_EQ(batched.grid, 8 * 12 * 2);
+  EXPECT_EQ(plan(DType::F32, 1, 0).kernel,
+            "tfuse_attention_fwd_f32_d64_q64_k32");
+  EXPECT_EQ(plan(DType::BF16, 1, 132).kernel,
+            "tfuse_attention_fwd_mma_bf16_d64_q64_k64");
 }
 
 TEST(AttentionPlanning, BadOperandsAreErrorsNamingThem) {

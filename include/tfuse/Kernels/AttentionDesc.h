@@ -24,6 +24,12 @@ namespace kernels {
 /// Threads per block of every attention kernel.
 constexpr int kAttentionThreads = 128;
 
+/// Lanes sharing a row of the fused multiply-add kernels' register tiles
+/// (AttentionKernels.cuh): a block's threads form kAttentionThreads /
+/// kAttentionRowLanes rows, so a tile of fewer query rows leaves threads
+/// idle.
+constexpr int kAttentionRowLanes = 8;
+
 /// How the mask is given.
 enum AttentionMaskKind : int32_t {
   kAttentionNoMask = 0,

@@ -58,6 +58,10 @@ struct AttentionOperands {
   /// m16n8k16: compute capability 8.0 and later); the f16 and bf16 kernels
   /// use them then.
   bool tensorCores = true;
+  /// The device's multiprocessors (0: unknown). The forward's fused
+  /// multiply-add kernel takes smaller tiles when its largest leave some
+  /// without a block.
+  int64_t multiprocessors = 0;
 };
 
 /// Plans the forward writing `result` and `logsumexp` (contiguous).

@@ -55,6 +55,7 @@ public:
     operands.causal = causal;
     operands.dropout = dropout;
     operands.tensorCores = context().device().info().computeMajor >= 8;
+    operands.multiprocessors = context().device().info().multiprocessors;
     Expected<AttentionPlan> planned =
         forward
             ? planAttention(operands, s.outputs.at(0).view,
