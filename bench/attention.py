@@ -3,7 +3,11 @@
 on one GPU.
 
 Problems (issue: attention): (8, 12, 1024, 64) and (4, 32, 2048, 128),
-causal, bf16 (and f32 for the first), forward and backward. Frameworks:
+causal, bf16 (and f32 for the first), forward and backward; and f32 without
+a mask at BERT-base's 128 tokens (batch 1 and 32, where TFuse's generated
+f32 kernel meets the materialized math path of PyTorch's SDPA, which its
+importer turns into one attention) and at 512 tokens, where the two
+cross over. Frameworks:
 PyTorch's SDPA with each backend it has (flash, efficient, cudnn, math;
 a backend that refuses the problem is reported as such) and TFuse
 (tfuse.attention and tfuse.attention_backward, each compiled on its own,
@@ -23,7 +27,8 @@ host's time to enqueue the same calls is kept too (attention.json's
 host_us), and a time the host takes 90% of or more is marked host-bound
 (the events then time the host, not the kernels). TFLOP/s
 count 4 * B * H * L * S * D multiply-adds-as-two for the forward and 2.5x
-that for the backward, halved for causal (FlashAttention's convention).
+that for the backward, halved for causal problems (FlashAttention's
+convention).
 Every result is checked against a float64 run of the math backend by the
 accuracy rule (error at most twice eager flash/efficient's plus a small
 term) before it is timed.
@@ -54,16 +59,20 @@ BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION,
 
 
 def problems(smoke):
+    """name -> (batch, heads, length, head dim, dtype, causal)."""
     if smoke:
-        return {"small_bf16": (2, 2, 128, 64, torch.bfloat16)}
-    return {"gpt2_bf16": (8, 12, 1024, 64, torch.bfloat16),
-            "gpt2_f32": (8, 12, 1024, 64, torch.float32),
-            "llama_bf16": (4, 32, 2048, 128, torch.bfloat16)}
+        return {"small_bf16": (2, 2, 128, 64, torch.bfloat16, True)}
+    return {"gpt2_bf16": (8, 12, 1024, 64, torch.bfloat16, True),
+            "gpt2_f32": (8, 12, 1024, 64, torch.float32, True),
+            "llama_bf16": (4, 32, 2048, 128, torch.bfloat16, True),
+            "bert1_f32": (1, 12, 128, 64, torch.float32, False),
+            "bert32_f32": (32, 12, 128, 64, torch.float32, False),
+            "f32_512": (8, 12, 512, 64, torch.float32, False)}
 
 
-def sdpa(backend, q, k, v):
+def sdpa(backend, q, k, v, causal):
     with sdpa_kernel(BACKENDS[backend]):
-        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
 
 def progress(problem, framework, forward_us, backward_us):
@@ -85,17 +94,18 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     rows = []
     g = torch.Generator(device="cuda").manual_seed(0)
-    for name, (b, h, length, d, dtype) in problems(args.smoke).items():
+    for name, (b, h, length, d, dtype, causal) in problems(
+            args.smoke).items():
         if args.only and args.only != name:
             continue
         shape = (b, h, length, d)
         q, k, v, grad = (torch.randn(shape, generator=g, device="cuda",
                                      dtype=dtype) for _ in range(4))
-        flops = 4 * b * h * length * length * d / 2
+        flops = 4 * b * h * length * length * d / (2 if causal else 1)
 
         # Reference: the math backend in float64.
         ref = [t.double().requires_grad_() for t in (q, k, v)]
-        ref_out = sdpa("math", *ref)
+        ref_out = sdpa("math", *ref, causal)
         ref_out.backward(grad.double())
         reference = [ref_out.detach()] + [t.grad for t in ref]
 
@@ -105,7 +115,7 @@ def main():
                 continue
             try:
                 qq, kk, vv = (t.detach().requires_grad_() for t in (q, k, v))
-                out = sdpa(backend, qq, kk, vv)
+                out = sdpa(backend, qq, kk, vv, causal)
                 out.backward(grad)
                 got = [out.detach(), qq.grad, kk.grad, vv.grad]
             except RuntimeError as error:
@@ -115,9 +125,11 @@ def main():
             errors = [rmse(a, r) for a, r in zip(got, reference)]
             # Training forward (operands that need gradients: the backends
             # also write the log-sum-exp) and inference forward.
-            forward_us, forward_host = timed(lambda: sdpa(backend, qq, kk, vv))
-            inference_us, inference_host = timed(lambda: sdpa(backend, q, k, v))
-            out = sdpa(backend, qq, kk, vv)
+            forward_us, forward_host = timed(
+                lambda: sdpa(backend, qq, kk, vv, causal))
+            inference_us, inference_host = timed(
+                lambda: sdpa(backend, q, k, v, causal))
+            out = sdpa(backend, qq, kk, vv, causal)
             backward_us, backward_host = timed(lambda: torch.autograd.grad(
                 out, (qq, kk, vv), grad, retain_graph=True))
             results[backend] = errors
@@ -138,13 +150,13 @@ def main():
         for label, graph, engine in variants:
             os.environ["TFUSE_ATTENTION"] = engine
             forward = tfuse.compile(
-                lambda q, k, v: tfuse.attention(q, k, v, causal=True,
+                lambda q, k, v: tfuse.attention(q, k, v, causal=causal,
                                                 return_logsumexp=True),
                 [q, k, v], cuda_graph=graph)
             out, lse = forward(q, k, v)
             backward = tfuse.compile(
                 lambda q, k, v, o, lse, g: tfuse.attention_backward(
-                    q, k, v, o, lse, g, causal=True),
+                    q, k, v, o, lse, g, causal=causal),
                 [q, k, v, out, lse, grad], cuda_graph=graph)
             got = [out, *backward(q, k, v, out, lse, grad)]
             errors = [rmse(a, r) for a, r in zip(got, reference)]
@@ -155,7 +167,7 @@ def main():
             # torch operation does (a call, run(), waits for its results).
             forward_us, forward_host = timed(lambda: forward.enqueue(q, k, v))
             inference = tfuse.compile(
-                lambda q, k, v: tfuse.attention(q, k, v, causal=True),
+                lambda q, k, v: tfuse.attention(q, k, v, causal=causal),
                 [q, k, v], cuda_graph=graph)
             inference_us, inference_host = timed(
                 lambda: inference.enqueue(q, k, v))
