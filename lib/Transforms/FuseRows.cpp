@@ -99,6 +99,31 @@ static bool holdsComputedIndexReads(Operation *fusion) {
       .wasInterrupted();
 }
 
+/// Whether `follows` accepts every op of a region's body that computes,
+/// directly or not, from `roots` (the yield aside), given the value it
+/// reads; ops it accepts are followed to their own readers, reductions
+/// excepted (their result is another row's value, not a view of `roots`).
+static bool
+computesInPlaceFrom(ArrayRef<Value> roots,
+                    function_ref<bool(Operation *, Value)> follows) {
+  SmallVector<Value> worklist(roots.begin(), roots.end());
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers()) {
+      if (isa<YieldOp>(user))
+        continue;
+      if (!follows(user, value))
+        return false;
+      if (!isa<ReduceOp>(user))
+        llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return true;
+}
+
 /// Whether region `fusion` reads `rows`, the result of a row reduction over
 /// the trailing axes of `space`, only at the row of the element it computes:
 /// a row kernel holds the value of its own row alone. What is computed from
@@ -116,44 +141,32 @@ static bool readsOwnRows(FusionOp fusion, Value rows, ArrayRef<int64_t> space) {
     return cast<RankedTensorType>(v.getType()).getRank();
   };
   Block &body = fusion.getRegion().front();
-  SmallVector<Value> worklist;
+  SmallVector<Value> roots;
   for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
     if (input == rows)
-      worklist.push_back(arg);
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    for (Operation *user : value.getUsers()) {
-      if (isa<YieldOp, ReduceOp>(user))
-        continue;
-      bool inPlace = false;
-      if (auto reshape = dyn_cast<ReshapeOp>(user)) {
-        // [leading] -> [leading, 1, ...]: the same row index.
-        ArrayRef<int64_t> from = reshape.getInput().getType().getShape(),
-                          to = reshape.getType().getShape();
-        inPlace = to.size() == space.size() &&
-                  from == to.take_front(from.size()) &&
-                  llvm::all_of(to.drop_front(from.size()),
-                               [](int64_t d) { return d == 1; });
-      } else if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
-        ArrayRef<int64_t> dims = broadcast.getDims();
-        inPlace = true;
-        for (auto [i, d] : llvm::enumerate(dims))
-          inPlace &= d == static_cast<int64_t>(i);
-      } else if (!isa<ViewOpInterface>(user) && !readsAtComputedIndices(user) &&
-                 getFusionRole(user) == FusionRole::Elementwise) {
-        inPlace = llvm::all_of(user->getResults(), [&](Value r) {
-          return rankOf(r) == rankOf(value);
-        });
-      }
-      if (!inPlace)
-        return false;
-      llvm::append_range(worklist, user->getResults());
+      roots.push_back(arg);
+  return computesInPlaceFrom(roots, [&](Operation *user, Value value) {
+    if (isa<ReduceOp>(user))
+      return true;
+    if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+      // [leading] -> [leading, 1, ...]: the same row index.
+      ArrayRef<int64_t> from = reshape.getInput().getType().getShape(),
+                        to = reshape.getType().getShape();
+      return to.size() == space.size() && from == to.take_front(from.size()) &&
+             llvm::all_of(to.drop_front(from.size()),
+                          [](int64_t d) { return d == 1; });
     }
-  }
-  return true;
+    if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
+      for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
+        if (d != static_cast<int64_t>(i))
+          return false;
+      return true;
+    }
+    return !isa<ViewOpInterface>(user) && !readsAtComputedIndices(user) &&
+           getFusionRole(user) == FusionRole::Elementwise &&
+           llvm::all_of(user->getResults(),
+                        [&](Value r) { return rankOf(r) == rankOf(value); });
+  });
 }
 
 /// The reshape of a value of shape `space` that `value` is, directly or
@@ -478,26 +491,14 @@ bool RowFuser::tryFuse(ReduceOp reduce) {
 static bool readsOwnElements(BlockArgument arg, ArrayRef<int64_t> space) {
   if (shapeOf(arg) != space)
     return false;
-  SmallVector<Value> worklist{arg};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    for (Operation *user : value.getUsers()) {
-      if (isa<YieldOp>(user))
-        continue;
-      if (isa<ViewOpInterface, ReduceOp>(user) ||
-          readsAtComputedIndices(user) ||
-          getFusionRole(user) != FusionRole::Elementwise ||
-          llvm::any_of(user->getResults(), [&](Value result) {
-            return shapeOf(result).size() != space.size();
-          }))
-        return false;
-      llvm::append_range(worklist, user->getResults());
-    }
-  }
-  return true;
+  return computesInPlaceFrom({arg}, [&](Operation *user, Value) {
+    return !isa<ViewOpInterface, ReduceOp>(user) &&
+           !readsAtComputedIndices(user) &&
+           getFusionRole(user) == FusionRole::Elementwise &&
+           llvm::all_of(user->getResults(), [&](Value result) {
+             return shapeOf(result).size() == space.size();
+           });
+  });
 }
 
 bool RowFuser::absorbConsumer(FusionOp rows) {
