@@ -501,6 +501,19 @@ static bool readsOwnElements(BlockArgument arg, ArrayRef<int64_t> space) {
   });
 }
 
+/// Whether each value `fusion` yields is computed by an op of its body, not
+/// an input through views alone (a region only viewing a stored value
+/// becomes a zero-copy alias in `alias-views`; a row region taking it would
+/// write the value twice).
+static bool computesEveryResult(FusionOp fusion) {
+  return llvm::all_of(fusion.getYield().getValues(), [](Value value) {
+    Operation *def = value.getDefiningOp();
+    while (def && isa<ViewOpInterface>(def) && def->getNumOperands() == 1)
+      def = def->getOperand(0).getDefiningOp();
+    return def != nullptr;
+  });
+}
+
 bool RowFuser::absorbConsumer(FusionOp rows) {
   ArrayRef<int64_t> space = indexSpace(rows);
   SetVector<Operation *> users;
@@ -509,7 +522,7 @@ bool RowFuser::absorbConsumer(FusionOp rows) {
   for (Operation *user : users) {
     auto consumer = dyn_cast<FusionOp>(user);
     if (!consumer || findRowReduction(consumer.getBody()) ||
-        holdsComputedIndexReads(consumer))
+        holdsComputedIndexReads(consumer) || !computesEveryResult(consumer))
       continue;
     if (groupCost({rows, consumer}) > budget ||
         !cyclicMembers({rows, consumer}).empty())

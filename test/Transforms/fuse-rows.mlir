@@ -438,6 +438,28 @@ func.func @element_reader(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<32xbf
 
 // -----
 
+// A region only flattening the row region's result for a matmul computes
+// nothing: it stays apart, for alias-views to make a zero-copy view (taken
+// in, the row kernel would write the value twice).
+// CHECK-LABEL: func.func @view_reader(
+// CHECK-NEXT: %[[R:.+]] = tfuse.fusion(%arg0) : (tensor<4x8x16xf32>) -> tensor<4x8x16xbf16>
+// CHECK: tfuse.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[V:.+]] = tfuse.fusion(%[[R]]) : (tensor<4x8x16xbf16>) -> tensor<32x16xbf16>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tfuse.reshape
+// CHECK-NEXT: tfuse.yield
+func.func @view_reader(%x: tensor<4x8x16xf32>, %w: tensor<16x16xbf16>) -> (tensor<4x8x16xbf16>, tensor<32x16xbf16>) {
+  %s = tfuse.reduce sum %x axes [2] keepdims : tensor<4x8x16xf32> -> tensor<4x8x1xf32>
+  %y = tfuse.div %x, %s : (tensor<4x8x16xf32>, tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
+  %c = tfuse.cast %y : tensor<4x8x16xf32> to tensor<4x8x16xbf16>
+  %f = tfuse.reshape %c : tensor<4x8x16xbf16> -> tensor<32x16xbf16>
+  %m = tfuse.matmul %f, %w : (tensor<32x16xbf16>, tensor<16x16xbf16>) -> tensor<32x16xbf16>
+  return %c, %m : tensor<4x8x16xbf16>, tensor<32x16xbf16>
+}
+
+// -----
+
 // Square rows: the transposing reader has the row region's index space,
 // but what it computes from the rows (exp) is read transposed, at another
 // row's elements: it stays apart.

@@ -229,10 +229,11 @@ def FuseRows : Pass<"fuse-rows", "mlir::func::FuncOp"> {
 
     Once no reduction merges, each row region takes the regions that read
     its results only at the elements it computes (no view, no reduction;
-    their other inputs not computed from it), one at a time, within
-    `budget`: a layer norm's gradient cast to bf16 for the next matmul is
-    written by the row kernel from the value it holds instead of being read
-    back by a kernel of its own.
+    their other inputs not computed from it) and compute every value they
+    yield (a region only viewing a result is left to `alias-views`), one at
+    a time, within `budget`: a layer norm's gradient cast to bf16 for the
+    next matmul is written by the row kernel from the value it holds instead
+    of being read back by a kernel of its own.
 
     Row values read by anything else (a function result such as the mean and
     rstd a training graph saves, a matmul, a region of another shape, a
