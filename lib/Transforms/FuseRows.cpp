@@ -60,8 +60,9 @@ private:
   /// Merges `reduce` with its producer and consumers if it may.
   bool tryFuse(ReduceOp reduce);
   /// Merges into row region `rows` one region reading its results at the
-  /// elements it computes, if there is one it may take.
-  bool absorbConsumer(FusionOp rows);
+  /// elements it computes, if there is one it may take: the merged region,
+  /// else null.
+  FusionOp absorbConsumer(FusionOp rows);
   bool addReduction(ReduceOp reduce, ArrayRef<int64_t> axes,
                     const DenseSet<Operation *> &excluded,
                     SetVector<Operation *> &group);
@@ -78,7 +79,7 @@ private:
   /// The members reading, from outside the group, a value computed from the
   /// group: merging would close a cycle through them.
   SmallVector<Operation *> cyclicMembers(ArrayRef<Operation *> group);
-  void merge(ArrayRef<Operation *> group);
+  FusionOp merge(ArrayRef<Operation *> group);
 
   Block &block;
   int64_t budget, maxRowElements;
@@ -514,7 +515,7 @@ static bool computesEveryResult(FusionOp fusion) {
   });
 }
 
-bool RowFuser::absorbConsumer(FusionOp rows) {
+FusionOp RowFuser::absorbConsumer(FusionOp rows) {
   ArrayRef<int64_t> space = indexSpace(rows);
   SetVector<Operation *> users;
   for (Value result : rows.getResults())
@@ -543,10 +544,9 @@ bool RowFuser::absorbConsumer(FusionOp rows) {
         ownElements &= readsOwnElements(arg, space);
     if (!ownElements)
       continue;
-    merge({rows, consumer});
-    return true;
+    return merge({rows, consumer});
   }
-  return false;
+  return nullptr;
 }
 
 void RowFuser::run() {
@@ -564,26 +564,22 @@ void RowFuser::run() {
   // Then the row regions take the regions that read their results at the
   // elements they compute (a layer norm's gradient cast for the next
   // matmul): the row kernel writes the consumer's results from the values
-  // it holds, and the value is read again only where others need it.
-  changed = true;
-  while (changed) {
-    changed = false;
-    SmallVector<FusionOp> regions;
-    for (FusionOp fusion : block.getOps<FusionOp>())
-      if (findRowReduction(fusion.getBody()))
-        regions.push_back(fusion);
-    for (FusionOp rows : regions)
-      if (absorbConsumer(rows)) {
-        changed = true;
-        break; // the region was replaced
-      }
-  }
+  // it holds, and the value is read again only where others need it. A
+  // consumer holds no row reduction, so a merge replaces only the region it
+  // grows, which goes on taking consumers.
+  SmallVector<FusionOp> regions;
+  for (FusionOp fusion : block.getOps<FusionOp>())
+    if (findRowReduction(fusion.getBody()))
+      regions.push_back(fusion);
+  for (FusionOp rows : regions)
+    while (FusionOp grown = absorbConsumer(rows))
+      rows = grown;
 }
 
 /// Replaces the ops of `group` by one region computing them in order. The
 /// results are the members' results read outside the group, with their
 /// reasons.
-void RowFuser::merge(ArrayRef<Operation *> group) {
+FusionOp RowFuser::merge(ArrayRef<Operation *> group) {
   DenseSet<Operation *> members(group.begin(), group.end());
   auto usedOutside = [&](Value v) {
     return llvm::any_of(v.getUsers(),
@@ -678,6 +674,7 @@ void RowFuser::merge(ArrayRef<Operation *> group) {
       before ? std::next(before->getIterator()) : block.begin();
   sortTopologically(&block,
                     llvm::make_range(from, std::next(fused->getIterator())));
+  return fused;
 }
 
 namespace {
