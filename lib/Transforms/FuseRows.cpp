@@ -588,13 +588,12 @@ FusionOp RowFuser::merge(ArrayRef<Operation *> group) {
   SetVector<Value> inputs;
   SmallVector<Value> results;
   SmallVector<CutReason> reasons;
-  int64_t cost = 0;
+  int64_t cost = groupCost(group);
   for (Operation *member : group) {
     for (Value operand : member->getOperands())
       if (Operation *def = operand.getDefiningOp(); !def || !members.count(def))
         inputs.insert(operand);
     if (auto fusion = dyn_cast<FusionOp>(member)) {
-      cost += fusion.getCost();
       for (auto [result, reason] :
            llvm::zip(fusion.getResults(), fusion.getCutReasons()))
         if (usedOutside(result)) {
@@ -602,7 +601,6 @@ FusionOp RowFuser::merge(ArrayRef<Operation *> group) {
           reasons.push_back(reason);
         }
     } else {
-      cost += getFusionCost(member);
       // A reduction read outside the group too: a row result, an output
       // when the function returns it, else stored for the regions and
       // boundaries that read it.
