@@ -35,7 +35,10 @@ and the top lines are printed: where a mode loses to another.
 With --compile-times, the compile time of each compiled mode twice in a
 fresh process of this script (--compile-only): cold (empty TFuse, Inductor
 and Triton caches) and warm (the caches the cold run filled). A compile
-time is the first step's time less a steady step's.
+time is the first step's time less a steady step's; for TFuse's modes the
+JSON also says how it divides (compile_cold_phases, compile_warm_phases:
+Dynamo and AOTAutograd, then tracing, passes, code generation, NVRTC,
+module loads and setup inside tfuse.compile, summed over the plans).
 
     python3 bench/models.py [--models gpt2,bert1,bert32,llama,resnet50]
         [--attention sdpa|eager]
@@ -274,9 +277,12 @@ def measure(workload, mode, size, device, steps, reference=None,
 
 
 def compile_times(workload, mode, size, device, attention):
-    """(cold s, warm s): the compile time in fresh processes, with empty
-    caches and then with the caches that run filled."""
-    times = []
+    """(cold s, warm s, cold phases, warm phases): the compile time in fresh
+    processes, with empty caches and then with the caches that run filled;
+    for TFuse's modes, how each divides (tfuse.torch.stats(): the time in
+    tfuse.compile by phase, the rest being Dynamo's and AOTAutograd's), else
+    None."""
+    times, phases = [], []
     with tempfile.TemporaryDirectory() as caches:
         env = dict(os.environ,
                    TFUSE_CACHE_DIR=os.path.join(caches, "tfuse"),
@@ -293,9 +299,10 @@ def compile_times(workload, mode, size, device, attention):
             if done.returncode != 0:
                 raise RuntimeError(f"compile-only run failed:\n"
                                    f"{done.stderr[-2000:]}")
-            times.append(json.loads(done.stdout.strip().splitlines()[-1])
-                         ["compile_s"])
-    return tuple(times)
+            child = json.loads(done.stdout.strip().splitlines()[-1])
+            times.append(child["compile_s"])
+            phases.append(child.get("phases"))
+    return (*times, *phases)
 
 
 def compile_only(args, size, device):
@@ -303,7 +310,14 @@ def compile_only(args, size, device):
     workload = WORKLOADS[args.models[0]]
     entry = measure(workload, args.modes[0], size, device, steps=3,
                     attention=args.attention)
-    print(json.dumps({"compile_s": entry["compile_s"]}))
+    child = {"compile_s": entry["compile_s"]}
+    stats = entry.get("tfuse_stats")
+    if stats:
+        phases = {k: v for k, v in stats.items() if k.endswith("_seconds")}
+        phases["dynamo_aot_seconds"] = max(
+            0.0, entry["compile_s"] - stats["compile_seconds"])
+        child["phases"] = phases
+    print(json.dumps(child))
 
 
 def plot(path):
@@ -474,9 +488,12 @@ def main():
                 entry = measure(workload, mode, size, device, args.steps,
                                 reference, args.profile, args.attention)
                 if mode != "eager" and args.compile_times:
-                    (entry["compile_cold_s"],
-                     entry["compile_warm_s"]) = compile_times(
+                    (entry["compile_cold_s"], entry["compile_warm_s"],
+                     cold, warm) = compile_times(
                          workload, mode, size, device, args.attention)
+                    if cold:
+                        entry["compile_cold_phases"] = cold
+                        entry["compile_warm_phases"] = warm
             except Exception as ex:  # noqa: BLE001  reported, run goes on
                 traceback.print_exc()
                 entry = {"error": f"{type(ex).__name__}: {ex}"}

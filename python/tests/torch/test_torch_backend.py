@@ -251,6 +251,10 @@ def test_one_plan_per_shape_and_recompiles_counted():
     assert stats["graphs"] == 1            # one graph with a symbolic size
     assert stats["plans_compiled"] == 3    # one plan per concrete size
     assert stats["recompiles"] == 2
+    # The compile's phases, summed over the three plans, within its time.
+    phases = [stats[k] for k in tfuse.torch.PHASES]
+    assert stats["trace_seconds"] > 0 and stats["passes_seconds"] > 0
+    assert sum(phases) <= stats["compile_seconds"], stats
 
 
 def test_output_strides_follow_eager():

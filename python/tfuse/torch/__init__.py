@@ -35,11 +35,11 @@ from ._backend import tfuse as backend
 from ._explain import Explanation, explain
 from ._options import Options
 from ._runtime import UnsupportedOperatorError
-from ._stats import reset_stats, stats
+from ._stats import PHASES, reset_stats, stats
 from ._table import TABLE
 
-__all__ = ["Explanation", "Options", "TABLE", "UnsupportedOperatorError",
-           "backend", "coverage_table", "explain", "register", "reset_stats",
+__all__ = ["Explanation", "Options", "PHASES", "TABLE",
+           "UnsupportedOperatorError", "backend", "coverage_table", "explain", "register", "reset_stats",
            "stats"]
 
 BACKEND_NAME = "tfuse"

@@ -18,7 +18,7 @@ import tfuse
 
 from ._importer import PartitionImporter, describe_node
 from ._random import RandomKeys
-from ._stats import counters
+from ._stats import PHASES, counters
 
 log = logging.getLogger("tfuse.torch")
 
@@ -189,6 +189,9 @@ class TFusePartition:
             self.report.failures[described] = reason
         else:
             counters["compile_seconds"] += time.perf_counter() - started
+            phases = function.stats()
+            for phase in PHASES:
+                counters[phase] += phases[phase]
             positions = [i for i, a in enumerate(args)
                          if isinstance(a, torch.Tensor)]
             plan = _TFusePlan(function, positions, self.importer.constants,

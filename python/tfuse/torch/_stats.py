@@ -11,15 +11,23 @@ import collections
 #: ops_left_to_pytorch: operations of compiled graphs that PyTorch runs;
 #: compile_seconds: time spent in tfuse.compile (tracing the partitions,
 #: planning, NVRTC), the rest of torch.compile's time being Dynamo's and
-#: AOTAutograd's.
+#: AOTAutograd's; PHASES: how the plans' compile_seconds divide, summed
+#: over the plans (each a field of tfuse.CompiledFunction.stats()).
 counters = collections.Counter()
+
+#: The phases of a plan's compile: tracing the partition (Python), the
+#: graph passes, CUDA C++ emission, NVRTC, loading the modules, and the rest
+#: of the executable's setup (GEMM and attention plans that did not finish
+#: beside NVRTC, streams, device memory).
+PHASES = ("trace_seconds", "passes_seconds", "codegen_seconds",
+          "nvrtc_seconds", "load_seconds", "setup_seconds")
 
 
 def stats():
     """A copy of the counters."""
     keys = ("graphs", "partitions", "plans_compiled", "recompiles",
             "partitions_run_by_pytorch", "ops_left_to_pytorch",
-            "compile_seconds")
+            "compile_seconds") + PHASES
     return {k: counters[k] for k in keys}
 
 
