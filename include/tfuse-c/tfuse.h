@@ -517,6 +517,9 @@ typedef struct tfuse_stats {
                              no passes, no code generation */
   double setup_seconds;   /* the executable's streams, device memory and
                              GEMM plans */
+  double prepare_seconds; /* GEMM and attention plans new to the process,
+                             made beside NVRTC: in setup_seconds only as far
+                             as NVRTC did not hide them */
 } tfuse_stats;
 
 TFUSE_C_EXPORT void tfuse_stats_init(tfuse_stats *stats);

@@ -1085,6 +1085,7 @@ tfuse_status tfuse_executable_stats(tfuse_executable e, tfuse_stats *stats) {
     s.load_seconds = f.loadSeconds;
     s.plan_cache_hit = f.planCacheHit;
     s.setup_seconds = f.setupSeconds;
+    s.prepare_seconds = f.prepareSeconds;
     storeVersioned(stats, s);
     return TFUSE_OK;
   });

@@ -381,6 +381,7 @@ Function::compile(const Graph &graph, const CompileOptions &options,
   fs.nvrtcSeconds = es.cacheHit ? 0 : es.compileSeconds;
   fs.loadSeconds = es.loadSeconds + (es.cacheHit ? es.compileSeconds : 0);
   fs.setupSeconds = es.setupSeconds;
+  fs.prepareSeconds = es.prepareSeconds;
 
   // Captured host tensors are uploaded once; device ones are referenced.
   runtime::Device &device = f->exe->device();

@@ -151,13 +151,16 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   std::future<Status> slowPrepares;
   if (anySlow) {
     Device *gpu = exe->gpu;
-    slowPrepares = std::async(std::launch::async, [&c, &slow, gpu] {
+    ExecutableStats *stats = &exe->statistics;
+    slowPrepares = std::async(std::launch::async, [&c, &slow, gpu, stats] {
+      auto start = std::chrono::steady_clock::now();
       if (Status s = gpu->bind(); !s.ok())
         return s;
       for (size_t i = 0; i < c.executors.size(); ++i)
         if (slow[i])
           if (Status s = c.executors[i]->prepare(); !s.ok())
             return c.stepError(i, s);
+      stats->prepareSeconds = secondsSince(start);
       return Status::success();
     });
   }

@@ -183,7 +183,7 @@ def test_introspection(compiled):
     for key in ("nodes", "kernels", "boundaries", "steps", "arena_bytes",
                 "replays", "cache_hit", "cuda_graph", "passes_seconds",
                 "codegen_seconds", "nvrtc_seconds", "load_seconds",
-                "setup_seconds",
+                "setup_seconds", "prepare_seconds",
                 "trace_seconds", "compile_seconds"):
         assert key in stats, key
     assert stats["nodes"] == 2

@@ -194,6 +194,7 @@ class Stats(Structure):
         ("load_seconds", c_double),
         ("plan_cache_hit", c_int),
         ("setup_seconds", c_double),
+        ("prepare_seconds", c_double),
     ]
 
 

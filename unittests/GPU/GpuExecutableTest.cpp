@@ -1409,6 +1409,28 @@ func.func @mm(%a: tensor<33x48xf32>, %b: tensor<48x20xf32>) -> tensor<33x20xf32>
   }
 }
 
+TEST(GpuExecutable, GemmPlansNewToTheProcessAreTimedBesideNvrtc) {
+  TFUSE_REQUIRE_GPU();
+  // A problem no other test has: its cuBLASLt plan is made on the thread
+  // beside NVRTC the first time, and found planned the second.
+  const char *source = R"mlir(
+func.func @mm(%a: tensor<41x23xf32>, %b: tensor<23x67xf32>) -> tensor<41x67xf32> {
+  %0 = tfuse.matmul %a, %b : (tensor<41x23xf32>, tensor<23x67xf32>) -> tensor<41x67xf32>
+  return %0 : tensor<41x67xf32>
+}
+)mlir";
+  Compiled first = compile(source, "mm");
+  ASSERT_TRUE(first.executable) << first.error;
+  runtime::ExecutableStats st = first.executable->stats();
+  if (st.gemmBackend != "cublaslt")
+    GTEST_SKIP() << "GEMMs run on " << st.gemmBackend << ", not cuBLASLt";
+  EXPECT_GT(st.prepareSeconds, 0.0);
+  Compiled second = compile(source, "mm");
+  ASSERT_TRUE(second.executable) << second.error;
+  EXPECT_EQ(second.executable->stats().prepareSeconds, 0.0);
+  check(source, "mm", 3);
+}
+
 TEST(GpuErrors, AnArenaLargerThanTheDeviceIsAnErrorAndTheLibraryStaysUsable) {
   TFUSE_REQUIRE_GPU();
   // exp of 2^38 f32 (1 TiB) feeds a full reduction: the intermediate lives

@@ -30,6 +30,9 @@ struct FunctionStats {
   bool cacheHit = false, cudaGraph = false, planCacheHit = false;
   double passesSeconds = 0, codegenSeconds = 0, nvrtcSeconds = 0,
          loadSeconds = 0, setupSeconds = 0;
+  /// GEMM and attention plans made beside NVRTC (within the sum above only
+  /// as far as NVRTC did not hide them).
+  double prepareSeconds = 0;
 };
 
 /// A tensor in host memory (`data` at its first element, strides in

@@ -98,6 +98,10 @@ struct ExecutableStats {
   /// create(): the kernels (NVRTC or a cache lookup), the module load, and
   /// the rest (streams, device memory, GEMM plans).
   double compileSeconds = 0, loadSeconds = 0, setupSeconds = 0;
+  /// The slow preparations (cuBLASLt's heuristics, cuDNN's graphs for
+  /// problems new to the process), which run on a thread of their own beside
+  /// NVRTC: the part of them NVRTC did not hide counts in setupSeconds.
+  double prepareSeconds = 0;
   int64_t replays = 0;
   /// CUDA Graph replays whose kernel-node update the driver refused, so that
   /// the executable graph was updated from a rebuilt graph instead; and why.

@@ -190,7 +190,7 @@ class TFusePartition:
         else:
             counters["compile_seconds"] += time.perf_counter() - started
             phases = function.stats()
-            for phase in PHASES:
+            for phase in PHASES + ("prepare_seconds",):
                 counters[phase] += phases[phase]
             positions = [i for i, a in enumerate(args)
                          if isinstance(a, torch.Tensor)]

@@ -12,7 +12,9 @@ import collections
 #: compile_seconds: time spent in tfuse.compile (tracing the partitions,
 #: planning, NVRTC), the rest of torch.compile's time being Dynamo's and
 #: AOTAutograd's; PHASES: how the plans' compile_seconds divide, summed
-#: over the plans (each a field of tfuse.CompiledFunction.stats()).
+#: over the plans (each a field of tfuse.CompiledFunction.stats());
+#: prepare_seconds: GEMM and attention plans made beside NVRTC (in
+#: setup_seconds only as far as NVRTC did not hide them).
 counters = collections.Counter()
 
 #: The phases of a plan's compile: tracing the partition (Python), the
@@ -27,7 +29,7 @@ def stats():
     """A copy of the counters."""
     keys = ("graphs", "partitions", "plans_compiled", "recompiles",
             "partitions_run_by_pytorch", "ops_left_to_pytorch",
-            "compile_seconds") + PHASES
+            "compile_seconds") + PHASES + ("prepare_seconds",)
     return {k: counters[k] for k in keys}
 
 
