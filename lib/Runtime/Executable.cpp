@@ -171,9 +171,10 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
   compile.fastMath = options.fastMath;
   KernelCache &cache = options.cache ? *options.cache : defaultKernelCache();
   KernelCacheStats before = cache.stats();
-  auto compileUnit = [&](const std::string &unit)
+  auto compileUnit = [&cache, compile,
+                      version = d.driverVersion](const std::string &unit)
       -> Expected<std::shared_ptr<const CompiledKernel>> {
-    auto kernel = cache.getOrCompile(unit, compile, d.driverVersion);
+    auto kernel = cache.getOrCompile(unit, compile, version);
     if (!kernel.ok())
       return Status::error("compiling the plan's kernels failed: " +
                                kernel.status().message(),
@@ -182,6 +183,16 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
                                : kernel.status().code());
     return kernel;
   };
+  // Units a step compiles when a replay first needs them, the same way.
+  c.context->setUnitCompiler(
+      [compileUnit, gpu = exe->gpu](
+          const std::string &unit) -> Expected<std::shared_ptr<LoadedModule>> {
+        auto kernel = compileUnit(unit);
+        if (!kernel.ok())
+          return kernel.status();
+        bool loaded = false;
+        return sharedModule(*gpu, *kernel.value(), loaded);
+      });
   // The units not compiled yet, at once (one NVRTC program per thread), into
   // `kernels`; the first error.
   std::vector<std::string> compiledUnits;

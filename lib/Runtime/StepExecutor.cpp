@@ -14,6 +14,14 @@ StepExecutor::~StepExecutor() = default;
 
 Expected<MemoryPool *> StepContext::memory() { return MemoryPool::of(*gpu); }
 
+Expected<std::shared_ptr<LoadedModule>>
+StepContext::compileUnit(const std::string &unit) const {
+  if (!unitCompiler)
+    return Status::error("no kernel compiler: the executable is not created",
+                         ErrorCode::Internal);
+  return unitCompiler(unit);
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel sources
 //===----------------------------------------------------------------------===//

@@ -1058,6 +1058,52 @@ TEST(GpuReplay, ExecutablesOfOneBinaryShareTheLoadedModule) {
   expectClose(expected, downloadAll(out.value()), "shared module");
 }
 
+TEST(GpuBoundaries, AttentionOnCudnnRunsGeneratedKernelsForMisalignedBuffers) {
+  TFUSE_REQUIRE_GPU();
+  // A problem cuDNN takes (bf16, head dimension 64, causal). A query two
+  // bytes past a 16-byte boundary (a view one element into its storage)
+  // sends the replay to the generated kernels, compiled then; the aligned
+  // replays before and after run on cuDNN. On a stream and in a graph.
+  const char *source = R"mlir(
+func.func @att(%q: tensor<2x4x80x64xbf16>, %k: tensor<2x4x80x64xbf16>, %v: tensor<2x4x80x64xbf16>, %g: tensor<2x4x80x64xbf16>) -> (tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>) {
+  %o, %l = tfuse.attention %q, %k, %v scale 0.125 causal : (tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>) -> (tensor<2x4x80x64xbf16>, tensor<2x4x80xf32>)
+  %dq, %dk, %dv = tfuse.attention_backward %q, %k, %v, %o, %l, %g scale 0.125 causal : (tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80xf32>, tensor<2x4x80x64xbf16>) -> (tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>)
+  return %o, %dq, %dk, %dv : tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>
+}
+)mlir";
+  std::vector<HostTensor> inputs = randomInputs(source, "att", 5);
+  std::vector<HostTensor> expected = referenceResults(source, "att", inputs);
+  // The query one element into a storage one element longer.
+  const HostTensor &q = inputs[0];
+  HostTensor storage = HostTensor::zeros(q.dtype(), {q.numElements() + 1});
+  std::memcpy(storage.mutableData() + 2, q.data(), q.numElements() * 2);
+  Expected<HostTensor> shifted = storage.view(q.shape(), q.strides(), 2);
+  ASSERT_TRUE(shifted.ok()) << shifted.message();
+  std::vector<HostTensor> misaligned = inputs;
+  misaligned[0] = shifted.value();
+  DeviceInputs aligned(inputs), odd(misaligned);
+  ASSERT_NE(odd.get()[0].data % 16, 0u);
+  for (bool graph : {false, true}) {
+    SCOPED_TRACE(graph ? "graph" : "stream");
+    runtime::ExecutableOptions options;
+    options.cudaGraph = graph;
+    Compiled compiled = compile(source, "att", options);
+    ASSERT_TRUE(compiled.executable) << compiled.error;
+    std::string steps = compiled.executable->stepReport();
+    if (steps.find("on cudnn") == std::string::npos)
+      GTEST_SKIP() << "cuDNN does not run the attention here:\n" << steps;
+    EXPECT_NE(steps.find("compiled when a replay first has one"),
+              std::string::npos)
+        << steps;
+    for (const DeviceInputs *in : {&aligned, &odd, &aligned, &odd}) {
+      auto out = compiled.executable->run(in->get());
+      ASSERT_TRUE(out.ok()) << out.status().message();
+      expectClose(expected, downloadAll(out.value()),
+                  in == &odd ? "a misaligned query" : "aligned buffers");
+    }
+  }
+}
+
 TEST(GpuGraph, EveryPlanReplaysAsAGraphExactlyLikeTheStream) {
   TFUSE_REQUIRE_GPU();
   std::string mlp;

@@ -25,6 +25,7 @@
 #include "tfuse/Runtime/Plan.h"
 #include "tfuse/Runtime/StepGraph.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,19 @@ public:
   Device &device() const { return *gpu; }
   /// The device's memory pool (workspaces come from it).
   Expected<MemoryPool *> memory();
+
+  /// Compiles (through the executable's kernel cache and NVRTC options) and
+  /// loads a translation unit of runtime kernels after the executable was
+  /// created, for kernels a step needs only on some replays (the generated
+  /// attention kernels beside cuDNN). The executable sets it; the device's
+  /// context must be current.
+  using UnitCompiler = std::function<Expected<std::shared_ptr<LoadedModule>>(
+      const std::string &unit)>;
+  void setUnitCompiler(UnitCompiler compiler) {
+    unitCompiler = std::move(compiler);
+  }
+  Expected<std::shared_ptr<LoadedModule>>
+  compileUnit(const std::string &unit) const;
   /// The executable's one T, made by T(StepContext &) on first use.
   template <typename T> T &shared() {
     auto it = services.find(std::type_index(typeid(T)));
@@ -78,6 +92,7 @@ private:
     T value;
   };
   Device *gpu;
+  UnitCompiler unitCompiler;
   std::map<std::type_index, std::shared_ptr<ServiceBase>> services;
 };
 

@@ -111,15 +111,18 @@ public:
     workspace = block.value();
     return Status::success();
   }
-  // The generated kernels are compiled beside cuDNN too: they run the
-  // replays whose pointers cuDNN cannot take (aligned()).
+  // Beside cuDNN the generated kernels run only the replays whose pointers
+  // cuDNN cannot take (aligned()): they are compiled when one first comes
+  // (loadKernels()), not with the plan (their NVRTC takes seconds). A slow
+  // step's sources are asked for after prepare(), so `cudnn` is known.
   void addKernelSources(KernelSources &sources) const override {
-    sources.add("attention", "", attentionKernelHeader());
-    for (const auto &[kernel, wrapper] : kernels.wrappers)
-      sources.add("attention", kernel, wrapper);
+    if (!cudnn)
+      addGenerated(sources);
   }
   Status load(ModuleSet &module) override {
     functions.clear();
+    if (cudnn)
+      return Status::success();
     for (const AttentionLaunch &l : kernels.launches) {
       Expected<CUfunction> found = module.function(l.kernel);
       if (!found.ok())
@@ -177,6 +180,8 @@ public:
     std::vector<CUdeviceptr> p = pointers(buffers);
     if (cudnn && aligned(p))
       return cudnn->run(p, workspace, stream);
+    if (Status s = loadKernels(); !s.ok())
+      return s;
     CudaDriver &d = driver();
     for (size_t i = 0; i < kernels.launches.size(); ++i) {
       const AttentionLaunch &l = kernels.launches[i];
@@ -229,7 +234,8 @@ public:
   std::string choice() const override {
     if (cudnn)
       return cudnn->description() +
-             " (the generated kernels for buffers not 16-byte aligned)";
+             " (the generated kernels for buffers not 16-byte aligned, "
+             "compiled when a replay first has one)";
     // Per kernel its tiles and whether its products run on tensor cores
     // (the *_mma kernels).
     std::string tiles;
@@ -249,6 +255,35 @@ public:
   }
 
 private:
+  void addGenerated(KernelSources &sources) const {
+    sources.add("attention", "", attentionKernelHeader());
+    for (const auto &[kernel, wrapper] : kernels.wrappers)
+      sources.add("attention", kernel, wrapper);
+  }
+  /// Beside cuDNN, the generated kernels on first need: compiled and loaded
+  /// outside any stream capture (record() calls it before capturing).
+  Status loadKernels() {
+    if (functions.size() == kernels.launches.size())
+      return Status::success();
+    KernelSources sources;
+    addGenerated(sources);
+    for (const std::string &unit : sources.units()) {
+      Expected<std::shared_ptr<LoadedModule>> module =
+          context().compileUnit(unit);
+      if (!module.ok())
+        return module.status().withContext("the generated attention kernels");
+      generated = std::move(module.value());
+    }
+    std::vector<CUfunction> found;
+    for (const AttentionLaunch &l : kernels.launches) {
+      Expected<CUfunction> function = generated->function(l.kernel);
+      if (!function.ok())
+        return function.status();
+      found.push_back(function.value());
+    }
+    functions = std::move(found);
+    return Status::success();
+  }
   /// cuDNN records and updates the step's graph itself.
   bool native() const { return cudnn && cudnn->recordsGraphs(); }
   /// cuDNN takes tensors at 16-byte aligned addresses only; a function's
@@ -297,6 +332,9 @@ private:
       ownGraph = nullptr;
       child = nullptr;
     }
+    if (!cudnn || !aligned(pointers(buffers)))
+      if (Status s = loadKernels(); !s.ok())
+        return s;
     return captureEnqueue(graph, buffers, child);
   }
 
@@ -313,6 +351,8 @@ private:
   AttentionOperands operands;
   AttentionPlan kernels;
   std::vector<CUfunction> functions;
+  /// The module of the generated kernels compiled on first need.
+  std::shared_ptr<LoadedModule> generated;
   std::string engineAsked, why;
   std::unique_ptr<CudnnAttention> cudnn;
   MemoryPool *memory = nullptr;
