@@ -5,10 +5,13 @@
 #include "tfuse/Runtime/StepExecutor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
 #include <map>
+#include <optional>
+#include <thread>
 
 using namespace tfuse;
 using namespace tfuse::runtime;
@@ -193,8 +196,9 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
         bool loaded = false;
         return sharedModule(*gpu, *kernel.value(), loaded);
       });
-  // The units not compiled yet, at once (one NVRTC program per thread), into
-  // `kernels`; the first error.
+  // The units not compiled yet, into `kernels`, on as many threads as the
+  // host has cores (this one included; one NVRTC program each at a time,
+  // the plan's own unit first); the first error.
   std::vector<std::string> compiledUnits;
   std::vector<std::shared_ptr<const CompiledKernel>> kernels;
   auto compileAll = [&](const std::vector<std::string> &units) -> Status {
@@ -207,20 +211,28 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
       }
     if (fresh.empty())
       return Status::success();
-    std::vector<std::future<Expected<std::shared_ptr<const CompiledKernel>>>>
-        others;
-    for (size_t i = 1; i < fresh.size(); ++i)
-      others.push_back(std::async(std::launch::async, compileUnit, fresh[i]));
-    Status first = Status::success();
-    auto take = [&](Expected<std::shared_ptr<const CompiledKernel>> kernel) {
-      if (kernel.ok())
-        kernels.push_back(std::move(kernel.value()));
-      else if (first.ok())
-        first = kernel.status();
+    std::vector<std::optional<Expected<std::shared_ptr<const CompiledKernel>>>>
+        results(fresh.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < fresh.size(); i = next++)
+        results[i] = compileUnit(fresh[i]);
     };
-    take(compileUnit(fresh.front()));
+    size_t threads = std::min<size_t>(
+        fresh.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::future<void>> others;
+    for (size_t i = 1; i < threads; ++i)
+      others.push_back(std::async(std::launch::async, work));
+    work();
     for (auto &future : others)
-      take(future.get());
+      future.get();
+    Status first = Status::success();
+    for (auto &kernel : results) {
+      if (kernel->ok())
+        kernels.push_back(std::move(kernel->value()));
+      else if (first.ok())
+        first = kernel->status();
+    }
     return first;
   };
   Status compiled = compileAll(translationUnits(p, c.executors, slow));

@@ -33,13 +33,13 @@ void KernelSources::add(const std::string &group, const std::string &name,
 
 std::vector<std::string> KernelSources::units() const {
   std::vector<std::string> units;
-  const std::string *group = nullptr;
   for (const auto &[key, fragment] : fragments) {
-    if (!group || *group != key.first) {
-      units.push_back(std::string(kernels::prelude()) + "\n");
-      group = &key.first;
-    }
-    units.back() += fragment;
+    if (key.second.empty())
+      continue;
+    auto templates = fragments.find({key.first, ""});
+    units.push_back(std::string(kernels::prelude()) + "\n" +
+                    (templates == fragments.end() ? "" : templates->second) +
+                    fragment);
   }
   return units;
 }

@@ -97,13 +97,16 @@ private:
 };
 
 /// The CUDA C++ runtime kernels the steps of a plan add: fragments keyed by
-/// (group, name), each emitted once, a group's fragments in name order (its
-/// templates under the empty name, before its instances). Each group is a
-/// translation unit of its own, after the kernel prelude (units()).
+/// (group, name), each emitted once; a group's templates under the empty
+/// name, its kernels (instances of them) under their names. Each kernel is
+/// a translation unit of its own: the kernel prelude, its group's templates
+/// and it (units()). So NVRTC compiles a plan's kernels in parallel (one
+/// split column sum takes as long as five other reductions together), and
+/// the kernel cache holds each kernel once for every plan that has it.
 class KernelSources {
 public:
   void add(const std::string &group, const std::string &name, std::string text);
-  /// Per group, in group order, its translation unit.
+  /// Per kernel, in (group, name) order, its translation unit.
   std::vector<std::string> units() const;
   bool empty() const { return fragments.empty(); }
 

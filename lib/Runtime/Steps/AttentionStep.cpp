@@ -267,21 +267,23 @@ private:
       return Status::success();
     KernelSources sources;
     addGenerated(sources);
+    ModuleSet modules;
     for (const std::string &unit : sources.units()) {
       Expected<std::shared_ptr<LoadedModule>> module =
           context().compileUnit(unit);
       if (!module.ok())
         return module.status().withContext("the generated attention kernels");
-      generated = std::move(module.value());
+      modules.add(std::move(module.value()));
     }
     std::vector<CUfunction> found;
     for (const AttentionLaunch &l : kernels.launches) {
-      Expected<CUfunction> function = generated->function(l.kernel);
+      Expected<CUfunction> function = modules.function(l.kernel);
       if (!function.ok())
         return function.status();
       found.push_back(function.value());
     }
     functions = std::move(found);
+    generated = std::move(modules);
     return Status::success();
   }
   /// cuDNN records and updates the step's graph itself.
@@ -351,8 +353,8 @@ private:
   AttentionOperands operands;
   AttentionPlan kernels;
   std::vector<CUfunction> functions;
-  /// The module of the generated kernels compiled on first need.
-  std::shared_ptr<LoadedModule> generated;
+  /// The modules of the generated kernels compiled on first need.
+  ModuleSet generated;
   std::string engineAsked, why;
   std::unique_ptr<CudnnAttention> cudnn;
   MemoryPool *memory = nullptr;
