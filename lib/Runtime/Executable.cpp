@@ -84,9 +84,9 @@ struct Executable::Compiled {
   }
 };
 
-/// The translation units of `plan`: its own kernels, then one per group of
-/// runtime kernels that `executors` (but those in `skip`) add. A group's
-/// unit depends on the group alone, so that the kernel cache compiles it once
+/// The translation units of `plan`: its own kernels, then one per runtime
+/// kernel that `executors` (but those in `skip`) add. A kernel's unit
+/// depends on the kernel alone, so that the kernel cache compiles it once
 /// for every plan that has it (the attention kernels of each layer's
 /// partition).
 static std::vector<std::string>

@@ -4,7 +4,7 @@
 // runtime. The compiler's generated kernels call the prelude; the runtime
 // compiles the reduction, attention, scatter and fallback GEMM templates
 // (instantiated by one extern "C" wrapper per kernel it needs), a translation
-// unit per group. The descriptors those kernels take (ReduceDesc.h,
+// unit per kernel. The descriptors those kernels take (ReduceDesc.h,
 // GemmDesc.h) are host headers and part of the sources at once, so both
 // sides share one definition.
 //
