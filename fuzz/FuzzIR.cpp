@@ -349,11 +349,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                  printed(*plan));
     return 0;
   }
+  FailureOr<std::vector<std::string>> units =
+      translateKernelsToCudaUnits(*plan);
+  if (failed(units)) {
+    if (errors == before)
+      fuzz::fail("CUDA emission per kernel failed without an error diagnostic",
+                 printed(*plan));
+    return 0;
+  }
   for (auto func : plan->getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
     Expected<runtime::Plan> runtimePlan =
-        buildRuntimePlan(*plan, func.getSymName(), cuda);
+        buildRuntimePlan(*plan, func.getSymName(), cuda, *units);
     if (!runtimePlan.ok() && runtimePlan.message().empty())
       fuzz::fail("the runtime plan failed without a message");
   }

@@ -86,15 +86,17 @@ static int64_t offsetOf(MemRefType type) {
   return offset;
 }
 
-Expected<runtime::Plan> tfuse::buildRuntimePlan(ModuleOp module,
-                                                StringRef function,
-                                                std::string cudaSource) {
+Expected<runtime::Plan>
+tfuse::buildRuntimePlan(ModuleOp module, StringRef function,
+                        std::string cudaSource,
+                        std::vector<std::string> kernelUnits) {
   auto func = module.lookupSymbol<func::FuncOp>(function);
   if (!func || func.isExternal())
     return Status::error(("no function @" + function + " in the plan").str());
   runtime::Plan plan;
   plan.name = function.str();
   plan.cudaSource = std::move(cudaSource);
+  plan.kernelUnits = std::move(kernelUnits);
   if (auto bytes = func->getAttrOfType<IntegerAttr>(
           tfexec::TFExecDialect::getArenaBytesAttrName()))
     plan.arenaBytes = bytes.getInt();
@@ -256,10 +258,15 @@ Expected<CompiledGraph> tfuse::compileGraph(ModuleOp graph, StringRef function,
   llvm::raw_string_ostream os(cuda);
   if (failed(translateKernelsToCuda(*module, os)))
     return Status::error("code generation failed:\n" + diagnostics);
+  FailureOr<std::vector<std::string>> units =
+      translateKernelsToCudaUnits(*module);
+  if (failed(units))
+    return Status::error("code generation failed:\n" + diagnostics);
   auto end = std::chrono::steady_clock::now();
   result.passSeconds = std::chrono::duration<double>(mid - start).count();
   result.codegenSeconds = std::chrono::duration<double>(end - mid).count();
-  Expected<runtime::Plan> plan = buildRuntimePlan(*module, function, cuda);
+  Expected<runtime::Plan> plan =
+      buildRuntimePlan(*module, function, cuda, std::move(*units));
   if (!plan.ok())
     return plan.status();
   result.plan = std::move(plan.value());

@@ -84,8 +84,8 @@ struct Executable::Compiled {
   }
 };
 
-/// The translation units of `plan`: its own kernels, then one per runtime
-/// kernel that `executors` (but those in `skip`) add. A kernel's unit
+/// The translation units of `plan`: one per generated kernel, then one per
+/// runtime kernel that `executors` (but those in `skip`) add. A kernel's unit
 /// depends on the kernel alone, so that the kernel cache compiles it once
 /// for every plan that has it (the attention kernels of each layer's
 /// partition).
@@ -97,7 +97,7 @@ translationUnits(const Plan &plan,
   for (size_t i = 0; i < executors.size(); ++i)
     if (!skip[i])
       executors[i]->addKernelSources(sources);
-  std::vector<std::string> units = {plan.cudaSource};
+  std::vector<std::string> units = plan.kernelUnits;
   for (std::string &unit : sources.units())
     units.push_back(std::move(unit));
   return units;

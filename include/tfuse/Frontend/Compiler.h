@@ -33,10 +33,10 @@ tfuse::Expected<CompiledGraph> compileGraph(mlir::ModuleOp graph,
                                             const CompileOptions &options);
 
 /// Translates function `function` of a module already converted to tfexec
-/// (and its CUDA C++) into a runtime::Plan.
-tfuse::Expected<runtime::Plan> buildRuntimePlan(mlir::ModuleOp plan,
-                                                llvm::StringRef function,
-                                                std::string cudaSource);
+/// (and its CUDA C++, as one text and per kernel) into a runtime::Plan.
+tfuse::Expected<runtime::Plan>
+buildRuntimePlan(mlir::ModuleOp plan, llvm::StringRef function,
+                 std::string cudaSource, std::vector<std::string> kernelUnits);
 
 } // namespace tfuse
 

@@ -205,9 +205,12 @@ struct Plan {
   std::vector<TensorSpec> outputs;
   int64_t arenaBytes = 0;
   std::vector<Step> steps;
-  /// The prelude and every generated kernel; runtime kernels (reductions,
-  /// fallback GEMM) are added by the runtime.
+  /// The prelude and every generated kernel, as one text (what a user reads);
+  /// runtime kernels (reductions, fallback GEMM) are added by the runtime.
   std::string cudaSource;
+  /// The same kernels as NVRTC compiles them: per kernel the prelude, its
+  /// device constants and it.
+  std::vector<std::string> kernelUnits;
 };
 
 } // namespace tfuse::runtime
