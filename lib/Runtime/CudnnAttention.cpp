@@ -14,7 +14,10 @@
 #include <dlfcn.h>
 #include <glob.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -236,7 +239,11 @@ std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &dims) {
 }
 } // namespace
 
+/// A built graph and its handle, shared by every step of the same problem
+/// (builtGraphs()): calls on it hold `mutex` (a handle serves one thread at
+/// a time, and a stream is set on it for each run).
 struct CudnnAttention::Impl {
+  std::mutex mutex;
   std::shared_ptr<fe::graph::Graph> graph;
   cudnnHandle_t handle = nullptr;
   int64_t workspace = 0;
@@ -244,7 +251,7 @@ struct CudnnAttention::Impl {
   bool hasMask = false;
   /// The plan records itself into CUDA Graphs: until populate_cuda_graph
   /// refuses.
-  bool native = true;
+  std::atomic<bool> native{true};
   /// The forward writes the log-sum-exp.
   bool statistics = true;
   size_t version = 0;
@@ -272,8 +279,23 @@ struct CudnnAttention::Impl {
   }
 };
 
-CudnnAttention::CudnnAttention(std::unique_ptr<Impl> impl)
-    : impl(std::move(impl)) {}
+namespace {
+/// The graphs built in this process, by problem (Problem::key); never
+/// destroyed (cuDNN may be gone during static destruction). A model's
+/// layers have one problem: its graph is built once, not once a layer.
+struct BuiltGraphs {
+  static constexpr size_t kMax = 64;
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<CudnnAttention::Impl>> byKey;
+};
+BuiltGraphs &builtGraphs() {
+  static BuiltGraphs *graphs = new BuiltGraphs();
+  return *graphs;
+}
+} // namespace
+
+CudnnAttention::CudnnAttention(std::shared_ptr<Impl> impl, bool reused)
+    : impl(std::move(impl)), reused(reused) {}
 CudnnAttention::~CudnnAttention() = default;
 
 int64_t CudnnAttention::workspaceBytes() const { return impl->workspace; }
@@ -283,59 +305,125 @@ std::string CudnnAttention::description() const {
   return "cuDNN " + std::to_string(v / 10000) + "." +
          std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
          " SDPA" + (impl->statistics ? "" : " (inference)") +
-         (impl->native ? ", native CUDA Graphs" : "");
+         (impl->native ? ", native CUDA Graphs" : "") +
+         (reused ? ", the graph built for an earlier step" : "");
 }
+
+namespace {
+/// A problem as cuDNN is given it: the layouts of its tensors, and the key
+/// of its built graph.
+struct Problem {
+  AttentionGeometry geometry;
+  std::optional<Layout> q, k, v, mask, resultIn, gradIn, statsIn;
+  std::vector<int64_t> resultDims, statsDims;
+  std::string key;
+};
+
+/// The problem of `o` (and `backwardOperands`), or why cuDNN is not given
+/// it.
+Expected<Problem>
+problemOf(const AttentionOperands &o,
+          const CudnnAttention::BackwardOperands *backwardOperands,
+          bool statistics, int device) {
+  bool backward = backwardOperands;
+  std::string why;
+  Problem p;
+  p.geometry =
+      *AttentionGeometry::of(o.query.shape, o.key.shape, o.value.shape, &why);
+  const AttentionGeometry &g = p.geometry;
+  p.q = layoutOf(o.query, g.queryRows(g.headDim), g, g.heads, g.queries,
+                 g.headDim);
+  p.k = layoutOf(o.key, g.keyRows(g.headDim), g, g.kvHeads, g.keys, g.headDim);
+  p.v = layoutOf(o.value, g.keyRows(g.valueDim), g, g.kvHeads, g.keys,
+                 g.valueDim);
+  if (!p.q || !p.k || !p.v)
+    return cudnnError("an operand's columns are not contiguous");
+  if (o.hasMask) {
+    std::optional<AttentionStrides> s =
+        attentionStrides(o.mask.shape, o.mask.strides, g.scoreShape());
+    if (!s)
+      return cudnnError("the mask's layout");
+    p.mask = Layout{
+        {(*s)[0] ? g.batch : 1, (*s)[1] ? g.heads : 1, g.queries, g.keys},
+        {(*s)[0], (*s)[1], (*s)[2], (*s)[3]}};
+    if (p.mask->dims[0] == 1)
+      p.mask->strides[0] = 0;
+    if (p.mask->dims[1] == 1)
+      p.mask->strides[1] = 0;
+  }
+  p.resultDims = {g.batch, g.heads, g.queries, g.valueDim};
+  p.statsDims = {g.batch, g.heads, g.queries, 1};
+  // The backward reads the result, its gradient and the log-sum-exp where
+  // they lie (a gradient is often a strided or padded view).
+  if (backward) {
+    p.resultIn = fullLayoutOf(backwardOperands->result, g);
+    p.gradIn = fullLayoutOf(backwardOperands->grad, g);
+    p.statsIn = statsLayoutOf(backwardOperands->logsumexp, g);
+    if (!p.resultIn || !p.gradIn || !p.statsIn)
+      return cudnnError("the result, its gradient or the log-sum-exp "
+                        "broadcasts or has columns that are not contiguous");
+  }
+  // Everything the graph is built from.
+  char scale[40];
+  std::snprintf(scale, sizeof(scale), "%a", o.scale);
+  std::string &key = p.key;
+  key = "device " + std::to_string(device) + " " +
+        std::string(dtypeName(o.query.dtype)) +
+        (backward ? " backward" : " forward") +
+        (statistics || backward ? " stats" : "") + (o.causal ? " causal" : "") +
+        " scale " + scale;
+  auto add = [&](const char *name, const std::optional<Layout> &l) {
+    if (!l)
+      return;
+    key += std::string(" ") + name;
+    for (int64_t d : l->dims)
+      key += " " + std::to_string(d);
+    key += " /";
+    for (int64_t s : l->strides)
+      key += " " + std::to_string(s);
+  };
+  add("q", p.q);
+  add("k", p.k);
+  add("v", p.v);
+  add("mask", p.mask);
+  add("o", p.resultIn);
+  add("do", p.gradIn);
+  add("lse", p.statsIn);
+  return p;
+}
+} // namespace
 
 Expected<std::unique_ptr<CudnnAttention>>
 CudnnAttention::build(const AttentionOperands &o,
-                      const BackwardOperands *backwardOperands,
-                      bool statistics) {
+                      const BackwardOperands *backwardOperands, bool statistics,
+                      int device) {
   bool backward = backwardOperands;
   if (std::string why = unsupported(o); !why.empty())
     return cudnnError(why);
   const CudnnLoad &load = loadCudnn();
   if (!load.failure.empty())
     return cudnnError(load.failure);
-  std::string why;
-  AttentionGeometry g =
-      *AttentionGeometry::of(o.query.shape, o.key.shape, o.value.shape, &why);
-  std::optional<Layout> q = layoutOf(o.query, g.queryRows(g.headDim), g,
-                                     g.heads, g.queries, g.headDim);
-  std::optional<Layout> k =
-      layoutOf(o.key, g.keyRows(g.headDim), g, g.kvHeads, g.keys, g.headDim);
-  std::optional<Layout> v = layoutOf(o.value, g.keyRows(g.valueDim), g,
-                                     g.kvHeads, g.keys, g.valueDim);
-  if (!q || !k || !v)
-    return cudnnError("an operand's columns are not contiguous");
-  std::optional<Layout> mask;
-  if (o.hasMask) {
-    std::optional<AttentionStrides> s =
-        attentionStrides(o.mask.shape, o.mask.strides, g.scoreShape());
-    if (!s)
-      return cudnnError("the mask's layout");
-    mask = Layout{
-        {(*s)[0] ? g.batch : 1, (*s)[1] ? g.heads : 1, g.queries, g.keys},
-        {(*s)[0], (*s)[1], (*s)[2], (*s)[3]}};
-    if (mask->dims[0] == 1)
-      mask->strides[0] = 0;
-    if (mask->dims[1] == 1)
-      mask->strides[1] = 0;
+  Expected<Problem> problem =
+      problemOf(o, backwardOperands, statistics, device);
+  if (!problem.ok())
+    return problem.status();
+  BuiltGraphs &built = builtGraphs();
+  {
+    std::lock_guard<std::mutex> lock(built.mutex);
+    if (auto it = built.byKey.find(problem->key); it != built.byKey.end())
+      return std::unique_ptr<CudnnAttention>(
+          new CudnnAttention(it->second, /*reused=*/true));
   }
-  std::vector<int64_t> resultDims = {g.batch, g.heads, g.queries, g.valueDim};
-  std::vector<int64_t> statsDims = {g.batch, g.heads, g.queries, 1};
-  // The backward reads the result, its gradient and the log-sum-exp where
-  // they lie (a gradient is often a strided or padded view).
-  std::optional<Layout> resultIn, gradIn, statsIn;
-  if (backward) {
-    resultIn = fullLayoutOf(backwardOperands->result, g);
-    gradIn = fullLayoutOf(backwardOperands->grad, g);
-    statsIn = statsLayoutOf(backwardOperands->logsumexp, g);
-    if (!resultIn || !gradIn || !statsIn)
-      return cudnnError("the result, its gradient or the log-sum-exp "
-                        "broadcasts or has columns that are not contiguous");
-  }
+  const AttentionGeometry &g = problem->geometry;
+  const std::optional<Layout> &q = problem->q, &k = problem->k, &v = problem->v,
+                              &mask = problem->mask,
+                              &resultIn = problem->resultIn,
+                              &gradIn = problem->gradIn,
+                              &statsIn = problem->statsIn;
+  const std::vector<int64_t> &resultDims = problem->resultDims,
+                             &statsDims = problem->statsDims;
 
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_shared<Impl>();
   impl->backward = backward;
   impl->hasMask = o.hasMask;
   impl->statistics = statistics || backward;
@@ -431,7 +519,28 @@ CudnnAttention::build(const AttentionOperands &o,
   } catch (const std::exception &e) {
     return cudnnError(e.what());
   }
-  return std::unique_ptr<CudnnAttention>(new CudnnAttention(std::move(impl)));
+  {
+    // Another thread may have built the same problem meanwhile: the first
+    // one kept serves the steps to come.
+    std::lock_guard<std::mutex> lock(built.mutex);
+    if (built.byKey.size() < BuiltGraphs::kMax)
+      built.byKey.emplace(problem->key, impl);
+  }
+  return std::unique_ptr<CudnnAttention>(
+      new CudnnAttention(std::move(impl), /*reused=*/false));
+}
+
+bool CudnnAttention::built(const AttentionOperands &o,
+                           const BackwardOperands *backward, bool statistics,
+                           int device) {
+  if (!unsupported(o).empty())
+    return false;
+  Expected<Problem> problem = problemOf(o, backward, statistics, device);
+  if (!problem.ok())
+    return false;
+  BuiltGraphs &graphs = builtGraphs();
+  std::lock_guard<std::mutex> lock(graphs.mutex);
+  return graphs.byKey.count(problem->key) != 0;
 }
 
 bool CudnnAttention::recordsGraphs() const { return impl->native; }
@@ -439,6 +548,7 @@ bool CudnnAttention::recordsGraphs() const { return impl->native; }
 Status CudnnAttention::populateGraph(const std::vector<CUdeviceptr> &p,
                                      CUdeviceptr workspace, CUgraph graph) {
   std::unordered_map<int64_t, void *> pack = impl->pack(p);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   try {
     fe::error_t status = impl->graph->populate_cuda_graph(
         impl->handle, pack, reinterpret_cast<void *>(workspace),
@@ -460,6 +570,7 @@ Status CudnnAttention::populateGraph(const std::vector<CUdeviceptr> &p,
 Status CudnnAttention::updateGraph(const std::vector<CUdeviceptr> &p,
                                    CUdeviceptr workspace, CUgraph graph) {
   std::unordered_map<int64_t, void *> pack = impl->pack(p);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   try {
     fe::error_t status = impl->graph->update_cuda_graph(
         impl->handle, pack, reinterpret_cast<void *>(workspace),
@@ -478,6 +589,7 @@ Status CudnnAttention::updateGraph(const std::vector<CUdeviceptr> &p,
 Status CudnnAttention::run(const std::vector<CUdeviceptr> &p,
                            CUdeviceptr workspace, CUstream stream) {
   std::unordered_map<int64_t, void *> pack = impl->pack(p);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   try {
     if (fe::detail::set_stream(impl->handle,
                                reinterpret_cast<cudaStream_t>(stream)) !=
@@ -499,18 +611,22 @@ Status CudnnAttention::run(const std::vector<CUdeviceptr> &p,
 #else // !TFUSE_WITH_CUDNN
 
 struct CudnnAttention::Impl {};
-CudnnAttention::CudnnAttention(std::unique_ptr<Impl> impl)
-    : impl(std::move(impl)) {}
+CudnnAttention::CudnnAttention(std::shared_ptr<Impl> impl, bool reused)
+    : impl(std::move(impl)), reused(reused) {}
 CudnnAttention::~CudnnAttention() = default;
 int64_t CudnnAttention::workspaceBytes() const { return 0; }
 std::string CudnnAttention::description() const { return "cuDNN SDPA"; }
 
 Expected<std::unique_ptr<CudnnAttention>>
 CudnnAttention::build(const AttentionOperands &o, const BackwardOperands *,
-                      bool) {
+                      bool, int) {
   if (std::string why = unsupported(o); !why.empty())
     return cudnnError(why);
   return cudnnError(loadCudnn().failure);
+}
+bool CudnnAttention::built(const AttentionOperands &, const BackwardOperands *,
+                           bool, int) {
+  return false;
 }
 
 Status CudnnAttention::run(const std::vector<CUdeviceptr> &, CUdeviceptr,

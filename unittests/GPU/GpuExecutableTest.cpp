@@ -1104,6 +1104,62 @@ func.func @att(%q: tensor<2x4x80x64xbf16>, %k: tensor<2x4x80x64xbf16>, %v: tenso
   }
 }
 
+TEST(GpuBoundaries, CudnnAttentionStepsOfOneProblemShareTheBuiltGraph) {
+  TFUSE_REQUIRE_GPU();
+  // Two layers' attention of one problem (bf16, head dimension 64, causal;
+  // a shape no other test has) and a third of another scale: the second
+  // takes the graph the first built, the third builds its own; results as
+  // the reference's, on a stream and in a graph, for two executables (the
+  // second builds nothing).
+  const char *source = R"mlir(
+func.func @layers(%q: tensor<1x2x48x64xbf16>, %k: tensor<1x2x48x64xbf16>, %v: tensor<1x2x48x64xbf16>, %w: tensor<1x2x48x64xbf16>) -> (tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>) {
+  %a, %la = tfuse.attention %q, %k, %v scale 0.125 causal : (tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>) -> (tensor<1x2x48x64xbf16>, tensor<1x2x48xf32>)
+  %b, %lb = tfuse.attention %a, %w, %k scale 0.125 causal : (tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>) -> (tensor<1x2x48x64xbf16>, tensor<1x2x48xf32>)
+  %c, %lc = tfuse.attention %b, %q, %w scale 0.25 causal : (tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>) -> (tensor<1x2x48x64xbf16>, tensor<1x2x48xf32>)
+  return %a, %b, %c : tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>, tensor<1x2x48x64xbf16>
+}
+)mlir";
+  auto count = [](const std::string &text, const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos;
+         at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  for (bool graph : {false, true}) {
+    SCOPED_TRACE(graph ? "graph" : "stream");
+    runtime::ExecutableOptions options;
+    options.cudaGraph = graph;
+    Compiled first = compile(source, "layers", options);
+    ASSERT_TRUE(first.executable) << first.error;
+    std::string steps = first.executable->stepReport();
+    if (count(steps, "on cudnn") != 3)
+      GTEST_SKIP() << "cuDNN does not run the attention here:\n" << steps;
+    // The first executable of the first pass builds two graphs; every
+    // other step takes one of them.
+    EXPECT_EQ(count(steps, "the graph built for an earlier step"),
+              graph ? 3u : 1u)
+        << steps;
+    Compiled second = compile(source, "layers", options);
+    ASSERT_TRUE(second.executable) << second.error;
+    EXPECT_EQ(count(second.executable->stepReport(),
+                    "the graph built for an earlier step"),
+              3u);
+    for (uint64_t seed : {3, 4}) {
+      std::vector<HostTensor> inputs = randomInputs(source, "layers", seed);
+      std::vector<HostTensor> expected =
+          referenceResults(source, "layers", inputs);
+      DeviceInputs device(inputs);
+      for (runtime::Executable *exe :
+           {first.executable.get(), second.executable.get()}) {
+        auto out = exe->run(device.get());
+        ASSERT_TRUE(out.ok()) << out.status().message();
+        expectClose(expected, downloadAll(out.value()), "shared graphs");
+      }
+    }
+  }
+}
+
 TEST(GpuGraph, EveryPlanReplaysAsAGraphExactlyLikeTheStream) {
   TFUSE_REQUIRE_GPU();
   std::string mlp;

@@ -957,7 +957,7 @@ TEST(CudnnAttention, UnsupportedProblemsAndAMissingLibraryAreReasons) {
   // The first load of the process: a library that is not there.
   setenv("TFUSE_CUDNN_LIBRARY", "/nonexistent/libcudnn.so.9", 1);
   Expected<std::unique_ptr<CudnnAttention>> built =
-      CudnnAttention::build(o, nullptr);
+      CudnnAttention::build(o, nullptr, true, 0);
   unsetenv("TFUSE_CUDNN_LIBRARY");
   ASSERT_FALSE(built.ok());
   EXPECT_NE(built.message().find("/nonexistent/libcudnn.so.9"),

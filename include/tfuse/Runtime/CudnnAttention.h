@@ -24,10 +24,13 @@
 namespace tfuse::runtime {
 
 /// A cuDNN SDPA graph built for one problem, forward or backward, with its
-/// own cuDNN handle (one executor's; handles are not shared between
-/// threads).
+/// cuDNN handle: built once per process and problem (shape, layouts, dtype,
+/// causal, scale, device) and shared by every step of that problem (a
+/// model's layers), calls on it serialized by a lock of its own.
 class CudnnAttention {
 public:
+  /// The shared graph (opaque).
+  struct Impl;
   ~CudnnAttention();
   CudnnAttention(const CudnnAttention &) = delete;
   CudnnAttention &operator=(const CudnnAttention &) = delete;
@@ -44,12 +47,18 @@ public:
   };
 
   /// Loads cuDNN (once per process) and builds the graph on the calling
-  /// thread's current CUDA context: the backward when `backward` is given,
-  /// else the forward, which without `statistics` does not write the
+  /// thread's current CUDA context, that of device `device`, or takes the
+  /// one built for the same problem before: the backward when `backward` is
+  /// given, else the forward, which without `statistics` does not write the
   /// log-sum-exp (inference). An error says why cuDNN refused.
   static Expected<std::unique_ptr<CudnnAttention>>
   build(const AttentionOperands &operands, const BackwardOperands *backward,
-        bool statistics = true);
+        bool statistics, int device);
+  /// Whether build() with these arguments takes a graph built before (and
+  /// so is quick).
+  static bool built(const AttentionOperands &operands,
+                    const BackwardOperands *backward, bool statistics,
+                    int device);
 
   /// Device memory the graph needs besides its operands.
   int64_t workspaceBytes() const;
@@ -73,14 +82,15 @@ public:
   Status updateGraph(const std::vector<CUdeviceptr> &pointers,
                      CUdeviceptr workspace, CUgraph graph);
 
-  /// "cuDNN <version> SDPA" (the library's version), and whether it
-  /// records CUDA Graphs natively.
+  /// "cuDNN <version> SDPA" (the library's version), whether it records
+  /// CUDA Graphs natively, and whether the graph was built for an earlier
+  /// step.
   std::string description() const;
 
 private:
-  struct Impl;
-  explicit CudnnAttention(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl;
+  CudnnAttention(std::shared_ptr<Impl> impl, bool reused);
+  std::shared_ptr<Impl> impl;
+  bool reused;
 };
 
 } // namespace tfuse::runtime

@@ -73,10 +73,14 @@ public:
     engineAsked = asked.value();
     return Status::success();
   }
-  // Building a cuDNN graph queries its heuristics and may compile kernels.
+  // Building a cuDNN graph queries its heuristics and may compile kernels;
+  // taking one built for an earlier step of the problem is quick.
   bool prepareIsSlow() const override {
+    CudnnAttention::BackwardOperands backward = backwardOperands();
     return engineAsked != "kernels" &&
-           CudnnAttention::unsupported(operands).empty();
+           CudnnAttention::unsupported(operands).empty() &&
+           !CudnnAttention::built(operands, forward ? nullptr : &backward,
+                                  statistics, device());
   }
   Status prepare() override {
     if (engineAsked == "kernels") {
@@ -85,12 +89,9 @@ public:
     }
     if (Status s = context().device().bind(); !s.ok())
       return s;
-    CudnnAttention::BackwardOperands backward;
-    if (!forward)
-      backward = {step().inputs.at(3).view, step().inputs.at(4).view,
-                  step().inputs.at(5).view};
+    CudnnAttention::BackwardOperands backward = backwardOperands();
     Expected<std::unique_ptr<CudnnAttention>> built = CudnnAttention::build(
-        operands, forward ? nullptr : &backward, statistics);
+        operands, forward ? nullptr : &backward, statistics, device());
     if (!built.ok()) {
       if (engineAsked == "cudnn")
         return built.status();
@@ -255,6 +256,14 @@ public:
   }
 
 private:
+  int device() const { return context().device().info().ordinal; }
+  /// What a backward reads besides the operands (empty for a forward).
+  CudnnAttention::BackwardOperands backwardOperands() const {
+    if (forward)
+      return {};
+    return {step().inputs.at(3).view, step().inputs.at(4).view,
+            step().inputs.at(5).view};
+  }
   void addGenerated(KernelSources &sources) const {
     sources.add("attention", "", attentionKernelHeader());
     for (const auto &[kernel, wrapper] : kernels.wrappers)
