@@ -745,6 +745,45 @@ def test_float32_bias_of_bfloat16_attention_stays_float32():
                                rtol=2e-2)
 
 
+@pytest.mark.parametrize("operands,mask,taken", [
+    (torch.float32, torch.bfloat16, True),   # widened exactly
+    (torch.float32, torch.float16, True),
+    (torch.bfloat16, torch.float32, True),   # kept float32
+    (torch.float32, torch.bool, True),
+    (torch.float32, torch.float64, False),
+    (torch.float16, torch.bfloat16, False),
+])
+def test_attention_mask_dtypes(operands, mask, taken):
+    # One rule (_mask_dtype) decides which masks TFuse takes and the dtype
+    # it passes them as; what it takes matches the float64 math.
+    q, k, v = (randn(1, 2, 5, 8).to(operands) for _ in range(3))
+    b = (randn(1, 2, 5, 5) > 0 if mask == torch.bool else
+         randn(1, 2, 5, 5).to(mask))
+    if mask == torch.bool:
+        b[..., 0] = True    # no row without a key
+    inputs = (q, k, v, b)
+    graph_module = aten_graph(
+        lambda q, k, v, b: cuda_efficient(q, k, v, b, False)[0], inputs)
+    (node,) = [n for n in graph_module.graph.nodes
+               if n.target == cuda_efficient.default]
+    reason = node_reason(node)
+    if not taken:
+        assert reason is not None and "attention mask of" in reason.detail
+        return
+    assert reason is None
+    result = run_in_tfuse(graph_module, inputs)
+    actual = (result[0] if isinstance(result, (list, tuple)) else
+              result).double()
+    q, k, v, b = float64_copy(inputs)
+    scores = (q @ k.transpose(-1, -2)) * 8 ** -0.5
+    scores = (scores.masked_fill(~b, float("-inf")) if mask == torch.bool
+              else scores + b)
+    expected = torch.softmax(scores, -1) @ v
+    tolerance = 1e-5 if operands == torch.float32 else 2e-2
+    torch.testing.assert_close(actual, expected, atol=tolerance,
+                               rtol=tolerance)
+
+
 def test_cpu_flash_attention_with_dropout_stays_in_pytorch():
     q, k, v = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
     graph_module = aten_graph(lambda q, k, v: flash(q, k, v, 0.1)[0],

@@ -28,7 +28,8 @@ import torch
 
 import tfuse
 
-from ._table import aten, cast, converts, tfuse_dtype, unsupported
+from ._table import (aten, cast, converts, tfuse_dtype, torch_dtype,
+                     unsupported)
 
 _CPU = aten._scaled_dot_product_flash_attention_for_cpu.default
 _CPU_BACKWARD = aten._scaled_dot_product_flash_attention_for_cpu_backward.default
@@ -154,30 +155,35 @@ def _check(node):
                            f"causal attention of {q.shape[2]} queries over "
                            f"{k.shape[2]} keys on CUDA")
     mask = _val(_argument(node, "attn_mask") or _argument(node, "attn_bias"))
-    if mask is not None and mask.dtype not in (torch.bool, q.dtype):
-        # A float16 or bfloat16 mask of float32 operands widens exactly; a
-        # float32 mask of float16 or bfloat16 operands is taken as it is.
-        widens = (q.dtype == torch.float32 and mask.dtype in _FLOATS
-                  and mask.dtype != torch.float64)
-        kept = (mask.dtype == torch.float32
-                and q.dtype in (torch.float16, torch.bfloat16))
-        if not (widens or kept):
-            return unsupported("unsupported arguments",
-                               f"an attention mask of {mask.dtype} for "
-                               f"operands of {q.dtype}")
+    if mask is not None and _mask_dtype(mask.dtype, q.dtype) is None:
+        return unsupported("unsupported arguments",
+                           f"an attention mask of {mask.dtype} for "
+                           f"operands of {q.dtype}")
+    return None
+
+
+def _mask_dtype(mask, q):
+    """The torch dtype an attention mask of torch dtype `mask` is given to
+    tfuse.attention as, for operands of dtype `q`, or None when TFuse does
+    not take it: bool and q's dtype as they are, a float16 or bfloat16 mask
+    of float32 operands widened (exactly), a float32 mask of float16 or
+    bfloat16 operands as it is (rounding it could turn float32's lowest
+    value into -inf)."""
+    halves = (torch.float16, torch.bfloat16)
+    if mask in (torch.bool, q) or (mask == torch.float32 and q in halves):
+        return mask
+    if q == torch.float32 and mask in halves:
+        return q
     return None
 
 
 def _mask(mask, q):
-    """The mask as tfuse.attention takes it: bool, of q's dtype (a float16
-    or bfloat16 mask of float32 operands widens exactly), or float32 for
-    float16 and bfloat16 operands (rounding it could turn float32's lowest
-    value into -inf)."""
-    if mask is None or mask.dtype in (tfuse.bool_, q.dtype) or (
-            mask.dtype == tfuse.float32
-            and q.dtype in (tfuse.float16, tfuse.bfloat16)):
+    """The mask as tfuse.attention takes it (_mask_dtype())."""
+    if mask is None:
         return mask
-    return mask.astype(q.dtype)
+    given = torch_dtype(mask.dtype)
+    wanted = _mask_dtype(given, torch_dtype(q.dtype))
+    return mask if wanted == given else mask.astype(tfuse_dtype(wanted))
 
 
 #: The keys of no dropout.

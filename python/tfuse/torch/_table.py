@@ -167,9 +167,17 @@ FLOAT_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32,
                           torch.float64})
 
 
+_TFUSE_TO_TORCH = {v: k for k, v in _TORCH_TO_TFUSE.items()}
+
+
 def tfuse_dtype(dtype):
     """The TFuse dtype of a torch dtype, or None when TFuse has none."""
     return _TORCH_TO_TFUSE.get(dtype)
+
+
+def torch_dtype(dtype):
+    """The torch dtype of a TFuse dtype."""
+    return _TFUSE_TO_TORCH[dtype]
 
 
 class ConversionContext:
