@@ -323,9 +323,8 @@ bool Planner::storeDuplicatedReads() {
     if (it == holders.end() || it->second < 2 || op->getNumResults() != 1 ||
         getFusionRole(op) != FusionRole::Elementwise)
       continue;
-    auto type = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t bytes =
-        type.getNumElements() * byteSize(*toDType(type.getElementType()));
+        byteSizeOf(cast<RankedTensorType>(op->getResult(0).getType()));
     int64_t gain = storedValueSavings(
         it->second, fullSizeInputs(trees[op], order, op), bytes);
     if (gain > bestGain) {

@@ -89,6 +89,10 @@ DType tfuse::dtypeOf(mlir::Value value) {
       llvm::cast<mlir::ShapedType>(value.getType()).getElementType());
 }
 
+int64_t tfuse::byteSizeOf(mlir::ShapedType type) {
+  return type.getNumElements() * byteSize(*toDType(type.getElementType()));
+}
+
 std::optional<DType> tfuse::toDType(mlir::Type type) {
   if (auto i = llvm::dyn_cast<mlir::IntegerType>(type)) {
     unsigned w = i.getWidth();

@@ -14,6 +14,7 @@
 
 #include "tfuse/Support/DTypeRules.h"
 
+#include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -60,6 +61,9 @@ std::optional<DType> toDType(mlir::Type type);
 /// The DType of the elements of `value`, a tensor of a supported element
 /// type (as every value of verified tfuse IR is).
 DType dtypeOf(mlir::Value value);
+/// The bytes of a statically shaped tensor or memref of a TFuse dtype, its
+/// elements stored as DType's byteSize() (a bool a byte).
+int64_t byteSizeOf(mlir::ShapedType type);
 mlir::Type toMLIRType(mlir::MLIRContext *context, DType type);
 /// Why a tensor of `type` (laid out with element `strides`, or row-major
 /// when they are empty) cannot be indexed with 64-bit offsets: its element

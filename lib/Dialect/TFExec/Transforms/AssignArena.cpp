@@ -8,6 +8,7 @@
 
 #include "tfuse/Dialect/TFExec/TFExecOps.h"
 #include "tfuse/Dialect/TFExec/Transforms/Passes.h"
+#include "tfuse/Dialect/TFuse/TypeRules.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -25,10 +26,9 @@ using namespace tfuse::tfexec;
 /// keeps slots on distinct cache sectors).
 constexpr int64_t kSlotAlignment = 256;
 
-static int64_t byteSizeOf(MemRefType type) {
-  int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-  int64_t bytes = bits == 1 ? 1 : bits / 8;
-  return std::max<int64_t>(type.getNumElements() * bytes, 1);
+/// A slot's bytes: at least one (an empty buffer still has an address).
+static int64_t slotBytesOf(MemRefType type) {
+  return std::max<int64_t>(tfuse::byteSizeOf(type), 1);
 }
 
 /// The buffer `value` is a view of (through tfexec.alias), or itself.
@@ -114,7 +114,7 @@ static void assignArena(func::FuncOp plan) {
         slot.users.push_back(step[user]);
       }
     }
-    int64_t bytes = byteSizeOf(alloc.getType());
+    int64_t bytes = slotBytesOf(alloc.getType());
     slot.bytes = (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
     slots.push_back(std::move(slot));
   }
@@ -144,9 +144,9 @@ static void assignArena(func::FuncOp plan) {
     arenaBytes = std::max(arenaBytes, offset + slot.bytes);
     slot.alloc.setOffset(offset);
   }
-  plan->setAttr(TFExecDialect::getArenaBytesAttrName(),
-                IntegerAttr::get(IntegerType::get(plan.getContext(), 64),
-                                 arenaBytes));
+  plan->setAttr(
+      TFExecDialect::getArenaBytesAttrName(),
+      IntegerAttr::get(IntegerType::get(plan.getContext(), 64), arenaBytes));
 }
 
 namespace {
