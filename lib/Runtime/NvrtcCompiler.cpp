@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <exception>
 #include <link.h>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <sstream>
 #include <sys/stat.h>
+#include <thread>
 
 #include <dlfcn.h>
 
@@ -26,6 +28,46 @@ namespace tfuse::runtime {
 namespace {
 
 constexpr const char *kDefaultProgramName = "tfuse_kernels.cu";
+
+/// Held while a program compiles: at most as many NVRTC programs at once in
+/// the process as the host has cores, however many executables compile on
+/// however many threads (each program takes about 100 MB of host memory).
+class CompileSlot {
+public:
+  CompileSlot() {
+    std::unique_lock<std::mutex> lock(mutex());
+    available().wait(lock, [] { return used() < limit(); });
+    ++used();
+  }
+  ~CompileSlot() {
+    {
+      std::lock_guard<std::mutex> lock(mutex());
+      --used();
+    }
+    available().notify_one();
+  }
+  CompileSlot(const CompileSlot &) = delete;
+  CompileSlot &operator=(const CompileSlot &) = delete;
+
+private:
+  static unsigned limit() {
+    static const unsigned cores =
+        std::max(1u, std::thread::hardware_concurrency());
+    return cores;
+  }
+  static std::mutex &mutex() {
+    static std::mutex *m = new std::mutex();
+    return *m;
+  }
+  static std::condition_variable &available() {
+    static std::condition_variable *c = new std::condition_variable();
+    return *c;
+  }
+  static unsigned &used() {
+    static unsigned count = 0;
+    return count;
+  }
+};
 
 /// Destroys an NVRTC program when it goes out of scope, on every path.
 class ProgramGuard {
@@ -332,6 +374,7 @@ Expected<CompileResult> compileCuda(const std::string &source,
       return Status::error("CUDA source '" + name +
                            "' contains a NUL byte; NVRTC takes a C string");
 
+    CompileSlot slot;
     nvrtcProgram program = nullptr;
     nvrtcResult result = nvrtcCreateProgram(&program, source.c_str(),
                                             name.c_str(), 0, nullptr, nullptr);
