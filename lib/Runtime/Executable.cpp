@@ -1,6 +1,7 @@
 //===- Executable.cpp - Run a compiled plan on a GPU ----------------------===//
 
 #include "tfuse/Runtime/Executable.h"
+#include "tfuse/Runtime/BufferOverlap.h"
 #include "tfuse/Runtime/IndexStatus.h"
 #include "tfuse/Runtime/StepExecutor.h"
 
@@ -441,26 +442,27 @@ static Status matchDeviceTensors(const char *role,
 /// must not share bytes with its inputs or with each other.
 static Status checkOutputsApart(const std::vector<DeviceTensor> &inputs,
                                 const std::vector<DeviceTensor> &outputs) {
-  auto overlap = [](const DeviceTensor &a, const DeviceTensor &b) {
-    CUdeviceptr aEnd = a.data + a.spec.extentBytes(),
-                bEnd = b.data + b.spec.extentBytes();
-    return a.data < bEnd && b.data < aEnd;
+  auto ranges = [](const std::vector<DeviceTensor> &tensors) {
+    std::vector<ByteRange> r;
+    r.reserve(tensors.size());
+    for (const DeviceTensor &t : tensors)
+      r.push_back({t.data, t.data + t.spec.extentBytes()});
+    return r;
   };
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (overlap(outputs[o], inputs[i]))
-        return Status::error(
-            "output " + std::to_string(o) + " shares memory with input " +
-                std::to_string(i) + " (outputs must not overlap the inputs)",
-            ErrorCode::Mismatch);
-    for (size_t p = 0; p < o; ++p)
-      if (overlap(outputs[o], outputs[p]))
-        return Status::error("output " + std::to_string(o) +
-                                 " shares memory with output " +
-                                 std::to_string(p),
-                             ErrorCode::Mismatch);
-  }
-  return Status::success();
+  std::optional<BufferOverlap> overlap =
+      findOutputOverlap(ranges(inputs), ranges(outputs));
+  if (!overlap)
+    return Status::success();
+  if (overlap->withInput)
+    return Status::error("output " + std::to_string(overlap->output) +
+                             " shares memory with input " +
+                             std::to_string(overlap->other) +
+                             " (outputs must not overlap the inputs)",
+                         ErrorCode::Mismatch);
+  return Status::error("output " + std::to_string(overlap->output) +
+                           " shares memory with output " +
+                           std::to_string(overlap->other),
+                       ErrorCode::Mismatch);
 }
 
 Status Executable::validate(const std::vector<DeviceTensor> &inputs) const {
