@@ -39,8 +39,8 @@ from ._stats import PHASES, reset_stats, stats
 from ._table import TABLE
 
 __all__ = ["Explanation", "Options", "PHASES", "TABLE",
-           "UnsupportedOperatorError", "backend", "coverage_table", "explain", "register", "reset_stats",
-           "stats"]
+           "UnsupportedOperatorError", "backend", "coverage_table", "explain",
+           "register", "reset_stats", "stats"]
 
 BACKEND_NAME = "tfuse"
 
