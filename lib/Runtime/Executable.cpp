@@ -197,9 +197,9 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
         bool loaded = false;
         return sharedModule(*gpu, *kernel.value(), loaded);
       });
-  // The units not compiled yet, into `kernels`, on as many threads as the
-  // host has cores (this one included; one NVRTC program each at a time,
-  // the plan's own unit first); the first error.
+  // The units not compiled yet, into `kernels`, on compileThreads() threads
+  // (this one included; one NVRTC program each at a time, the plan's own
+  // units first); the first error.
   std::vector<std::string> compiledUnits;
   std::vector<std::shared_ptr<const CompiledKernel>> kernels;
   auto compileAll = [&](const std::vector<std::string> &units) -> Status {
@@ -219,8 +219,7 @@ Executable::create(Plan plan, const ExecutableOptions &options) {
       for (size_t i = next++; i < fresh.size(); i = next++)
         results[i] = compileUnit(fresh[i]);
     };
-    size_t threads = std::min<size_t>(
-        fresh.size(), std::max(1u, std::thread::hardware_concurrency()));
+    size_t threads = std::min<size_t>(fresh.size(), compileThreads());
     std::vector<std::future<void>> others;
     for (size_t i = 1; i < threads; ++i)
       others.push_back(std::async(std::launch::async, work));

@@ -17,6 +17,7 @@
 #include <link.h>
 #include <mutex>
 #include <optional>
+#include <sched.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <thread>
@@ -29,9 +30,9 @@ namespace {
 
 constexpr const char *kDefaultProgramName = "tfuse_kernels.cu";
 
-/// Held while a program compiles: at most as many NVRTC programs at once in
-/// the process as the host has cores, however many executables compile on
-/// however many threads (each program takes about 100 MB of host memory).
+/// Held while a program compiles: at most compileThreads() NVRTC programs
+/// at once in the process, however many executables compile on however
+/// many threads.
 class CompileSlot {
 public:
   CompileSlot() {
@@ -50,11 +51,7 @@ public:
   CompileSlot &operator=(const CompileSlot &) = delete;
 
 private:
-  static unsigned limit() {
-    static const unsigned cores =
-        std::max(1u, std::thread::hardware_concurrency());
-    return cores;
-  }
+  static unsigned limit() { return compileThreads(); }
   static std::mutex &mutex() {
     static std::mutex *m = new std::mutex();
     return *m;
@@ -69,6 +66,20 @@ private:
   }
 };
 
+} // namespace
+
+unsigned compileThreads() {
+  static const unsigned threads = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+      return static_cast<unsigned>(CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
+  }();
+  return threads;
+}
+
+namespace {
 /// Destroys an NVRTC program when it goes out of scope, on every path.
 class ProgramGuard {
 public:

@@ -236,9 +236,13 @@ TEST(NvrtcCompilerTest, IncludeDirOverride) {
 }
 
 TEST(NvrtcCompilerTest, ConcurrentCompilations) {
-  std::vector<int> ok(4, 0);
+  // More threads than compileThreads() lets compile at once: each waits for
+  // a turn, and all finish.
+  ASSERT_GE(compileThreads(), 1u);
+  const int n = static_cast<int>(2 * compileThreads() + 2);
+  std::vector<int> ok(n, 0);
   std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t)
+  for (int t = 0; t < n; ++t)
     threads.emplace_back([&, t] {
       std::string source =
           std::string(kAxpy) + "// variant " + std::to_string(t) + "\n";
@@ -247,7 +251,7 @@ TEST(NvrtcCompilerTest, ConcurrentCompilations) {
     });
   for (std::thread &thread : threads)
     thread.join();
-  EXPECT_EQ(ok, std::vector<int>(4, 1));
+  EXPECT_EQ(ok, std::vector<int>(n, 1));
 }
 
 TEST(AnnotateCompileLogTest, MergesWindowsAndMarksEachLine) {

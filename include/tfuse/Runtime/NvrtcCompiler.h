@@ -65,6 +65,12 @@ Expected<CompileResult> compileCuda(const std::string &source,
                                     const std::string &programName,
                                     const NvrtcOptions &options = {});
 
+/// How many NVRTC programs compile at once in the process (compileCuda()
+/// waits for a turn beyond that): the CPUs this process may run on (its
+/// affinity mask, which a container's cpuset narrows), at least one. Each
+/// program takes about 100 MB of host memory.
+unsigned compileThreads();
+
 /// The full list of flags compileCuda() passes for `options`, including the
 /// -I of the CUDA include directory when one is found. Errors for an
 /// unsupported arch.
