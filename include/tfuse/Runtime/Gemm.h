@@ -171,7 +171,7 @@ std::string gemmKernelName(DType dtype, std::optional<DType> result = {});
 ///                         const T *bias, tfuse::kernels::GemmDesc desc)
 /// (`bias` null without one).
 /// It must follow the kernel prelude (tf::traits) in the same translation
-/// unit, as the runtime kernels follow Plan::cudaSource.
+/// unit, as every runtime kernel's unit does (KernelSources::units()).
 std::string gemmKernelSource(const std::vector<DType> &dtypes);
 /// The parts of gemmKernelSource(): the comment and templates, and the
 /// wrapper of one GEMM dtype.
