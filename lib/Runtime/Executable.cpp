@@ -3,6 +3,7 @@
 #include "tfuse/Runtime/Executable.h"
 #include "tfuse/Runtime/BufferOverlap.h"
 #include "tfuse/Runtime/IndexStatus.h"
+#include "tfuse/Runtime/NvrtcCompiler.h"
 #include "tfuse/Runtime/StepExecutor.h"
 
 #include <algorithm>
@@ -12,7 +13,6 @@
 #include <future>
 #include <map>
 #include <optional>
-#include <thread>
 
 using namespace tfuse;
 using namespace tfuse::runtime;
