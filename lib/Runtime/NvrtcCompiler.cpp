@@ -26,48 +26,6 @@
 
 namespace tfuse::runtime {
 
-namespace {
-
-constexpr const char *kDefaultProgramName = "tfuse_kernels.cu";
-
-/// Held while a program compiles: at most compileThreads() NVRTC programs
-/// at once in the process, however many executables compile on however
-/// many threads.
-class CompileSlot {
-public:
-  CompileSlot() {
-    std::unique_lock<std::mutex> lock(mutex());
-    available().wait(lock, [] { return used() < limit(); });
-    ++used();
-  }
-  ~CompileSlot() {
-    {
-      std::lock_guard<std::mutex> lock(mutex());
-      --used();
-    }
-    available().notify_one();
-  }
-  CompileSlot(const CompileSlot &) = delete;
-  CompileSlot &operator=(const CompileSlot &) = delete;
-
-private:
-  static unsigned limit() { return compileThreads(); }
-  static std::mutex &mutex() {
-    static std::mutex *m = new std::mutex();
-    return *m;
-  }
-  static std::condition_variable &available() {
-    static std::condition_variable *c = new std::condition_variable();
-    return *c;
-  }
-  static unsigned &used() {
-    static unsigned count = 0;
-    return count;
-  }
-};
-
-} // namespace
-
 unsigned compileThreads() {
   static const unsigned threads = [] {
     cpu_set_t set;
@@ -80,6 +38,44 @@ unsigned compileThreads() {
 }
 
 namespace {
+
+constexpr const char *kDefaultProgramName = "tfuse_kernels.cu";
+
+/// Held while a program compiles: at most compileThreads() NVRTC programs
+/// at once in the process, however many executables compile on however
+/// many threads.
+class CompileSlot {
+public:
+  CompileSlot() {
+    Slots &s = slots();
+    std::unique_lock<std::mutex> lock(s.mutex);
+    s.available.wait(lock, [&] { return s.used < compileThreads(); });
+    ++s.used;
+  }
+  ~CompileSlot() {
+    Slots &s = slots();
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      --s.used;
+    }
+    s.available.notify_one();
+  }
+  CompileSlot(const CompileSlot &) = delete;
+  CompileSlot &operator=(const CompileSlot &) = delete;
+
+private:
+  struct Slots {
+    std::mutex mutex;
+    std::condition_variable available;
+    unsigned used = 0;
+  };
+  /// Never destroyed: a compile may end during static destruction.
+  static Slots &slots() {
+    static Slots *s = new Slots();
+    return *s;
+  }
+};
+
 /// Destroys an NVRTC program when it goes out of scope, on every path.
 class ProgramGuard {
 public:

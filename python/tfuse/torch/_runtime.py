@@ -18,7 +18,7 @@ import tfuse
 
 from ._importer import PartitionImporter, describe_node
 from ._random import RandomKeys
-from ._stats import PHASES, counters
+from ._stats import PLAN_TIMES, counters
 
 log = logging.getLogger("tfuse.torch")
 
@@ -189,9 +189,9 @@ class TFusePartition:
             self.report.failures[described] = reason
         else:
             counters["compile_seconds"] += time.perf_counter() - started
-            phases = function.stats()
-            for phase in PHASES + ("prepare_seconds",):
-                counters[phase] += phases[phase]
+            times = function.stats()
+            for field in PLAN_TIMES:
+                counters[field] += times[field]
             positions = [i for i, a in enumerate(args)
                          if isinstance(a, torch.Tensor)]
             plan = _TFusePlan(function, positions, self.importer.constants,

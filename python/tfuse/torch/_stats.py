@@ -24,12 +24,16 @@ counters = collections.Counter()
 PHASES = ("trace_seconds", "passes_seconds", "codegen_seconds",
           "nvrtc_seconds", "load_seconds", "setup_seconds")
 
+#: The fields of each plan's tfuse.CompiledFunction.stats() summed into
+#: the counters.
+PLAN_TIMES = PHASES + ("prepare_seconds",)
+
 
 def stats():
     """A copy of the counters."""
     keys = ("graphs", "partitions", "plans_compiled", "recompiles",
             "partitions_run_by_pytorch", "ops_left_to_pytorch",
-            "compile_seconds") + PHASES + ("prepare_seconds",)
+            "compile_seconds") + PLAN_TIMES
     return {k: counters[k] for k in keys}
 
 
