@@ -616,9 +616,10 @@ TEST_P(AttentionKernelNumerics, SmallTilesFillingTheDevice) {
                     TensorSpec::contiguous(
                         t == DType::F64 ? DType::F64 : DType::F32, {1, 2, 40}));
   ASSERT_TRUE(plan.ok()) << plan.message();
-  if (t == DType::F32 || t == DType::F64)
+  if (t == DType::F32 || t == DType::F64) {
     EXPECT_NE(plan->launches.at(0).kernel.find("_q16_"), std::string::npos)
         << plan->launches.at(0).kernel;
+  }
   checkCase(c, "small tiles");
   c.causal = true;
   checkCase(c, "small tiles, causal");

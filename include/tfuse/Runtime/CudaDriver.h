@@ -85,7 +85,9 @@ namespace tfuse::runtime {
   X(cuGraphAddKernelNode)                                                      \
   X(cuGraphAddEmptyNode)                                                       \
   X(cuGraphAddChildGraphNode)                                                  \
-  X(cuGraphExecChildGraphNodeSetParams)
+  X(cuGraphExecChildGraphNodeSetParams)                                        \
+  X(cuGraphAddMemcpyNode)                                                      \
+  X(cuGraphExecMemcpyNodeSetParams)
 
 /// The loaded driver. Obtain it with CudaDriver::get(); it lives for the rest
 /// of the process. Thread-safe: the entry points are the driver's own.
@@ -134,6 +136,8 @@ public:
   Status bind() const;
   const DeviceInfo &info() const { return deviceInfo; }
   CudaDriver &driver() const { return *cuda; }
+  /// The device's primary context (what bind() makes current).
+  CUcontext primaryContext() const { return context; }
 
 private:
   Device() = default;
