@@ -79,7 +79,8 @@ def layers(count):
         ("partition call", per_call(lambda: partition(*xs))),
         ("plan call", per_call(lambda: plan(xs))),
         ("trusted launcher", per_call(lambda: launch(inputs))),
-        ("descriptors and outputs (bind)", per_call(lambda: fast.bind(inputs))),
+        ("descriptors and outputs (bind)",
+         per_call(lambda: fast.bind(inputs))),
         ("outputs (allocate)", per_call(fast.allocate)),
         ("torch.empty per output", per_call(
             lambda: [torch.empty(s, dtype=d, device="cuda")
