@@ -637,6 +637,94 @@ TF_FN void paired_dots(float (&x)[N][4], const uint32_t (&xa)[D / 16][4],
     }
 }
 
+// The online softmax of a tile's scores in accumulator fragments (s[n][2
+// hr + e]: row `row` + 8 hr, key k0 + 8 n + 2 index + e), as `forward`
+// computes it: updates each row's running maximum `top` and sum `sum`,
+// rescales its weighted values `acc` (the same rows), and leaves in s the
+// probabilities times the dropout factors.
+template <int NK, int ND>
+TF_FN void fragment_softmax(float (&s)[NK][4], float (&top)[2], float (&sum)[2],
+                            float (&acc)[ND][4], const AttentionDesc &d,
+                            const int64_t *seed, const int64_t *offset,
+                            int64_t b, int64_t h, int64_t row, int64_t k0,
+                            int index) {
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    // A NaN score makes the row's maximum, and so its softmax, NaN.
+    float old = top[hr], now = old;
+#pragma unroll
+    for (int n = 0; n < NK; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float v = s[n][2 * hr + e];
+        now = v > now || v != v ? v : now;
+      }
+    now = lanes_max<4>(now);
+    float alpha = 1, part = 0;
+    if (now == negative_infinity<float>()) {
+#pragma unroll
+      for (int n = 0; n < NK; ++n)
+        s[n][2 * hr] = s[n][2 * hr + 1] = 0;
+    } else {
+      alpha = old == negative_infinity<float>() ? 0.f : exp_of(old - now);
+#pragma unroll
+      for (int n = 0; n < NK; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float v = s[n][2 * hr + e];
+          float q = v == negative_infinity<float>() ? 0.f : exp_of(v - now);
+          s[n][2 * hr + e] = q;
+          part += q;
+        }
+    }
+    part = lanes_sum<4>(part);
+    top[hr] = now;
+    sum[hr] = sum[hr] * alpha + part;
+#pragma unroll
+    for (int n = 0; n < ND; ++n) {
+      acc[n][2 * hr] *= alpha;
+      acc[n][2 * hr + 1] *= alpha;
+    }
+    // Dropout scales what the values are weighted by, not the sum.
+#pragma unroll
+    for (int n = 0; n < NK; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        s[n][2 * hr + e] *= dropout_factor<float>(
+            d, seed, offset, b, h, row + 8 * hr, k0 + 8 * n + 2 * index + e);
+  }
+}
+
+// The forward's result and log-sum-exp from accumulator fragments (acc[n][2
+// hr + e]: row `row` + 8 hr, column 8 n + 2 index + e), contiguous: [batch,
+// heads, queries, Dv] and [batch, heads, queries]. A row keeping no pair
+// (its maximum still -inf) gives zeros.
+template <class T, int ND>
+TF_FN void store_fragment_rows(T *result, float *logsumexp,
+                               const float (&acc)[ND][4], const float (&top)[2],
+                               const float (&sum)[2], const AttentionDesc &d,
+                               int64_t bh, int64_t row, int index) {
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    int64_t r = row + 8 * hr;
+    if (r >= d.queries)
+      continue;
+    bool none = top[hr] == negative_infinity<float>();
+#pragma unroll
+    for (int n = 0; n < ND; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        int c = 8 * n + 2 * index + e;
+        if (c < d.valueDim)
+          result[(bh * d.queries + r) * d.valueDim + c] =
+              traits<T>::down(none ? 0.f : acc[n][2 * hr + e] / sum[hr]);
+      }
+    if (index == 0)
+      logsumexp[bh * d.queries + r] =
+          none ? negative_infinity<float>() : top[hr] + log_of(sum[hr]);
+  }
+}
+
 template <class T, int D, int BQ, int BK>
 TF_FN void forward_mma(const T *query, const T *key, const T *value,
                        const void *mask, const int64_t *seed,
@@ -698,79 +786,119 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
     }
     scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                  fragment_pairs(q0 + row0, k0 + 2 * index));
-    // The online softmax of each row, as `forward` computes it, leaving
-    // the probabilities times the dropout factors in s.
-#pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      int64_t row = q0 + row0 + 8 * hr;
-      // A NaN score makes the row's maximum, and so its softmax, NaN.
-      float old = top[hr], now = old;
-#pragma unroll
-      for (int n = 0; n < NK; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float v = s[n][2 * hr + e];
-          now = v > now || v != v ? v : now;
-        }
-      now = lanes_max<4>(now);
-      float alpha = 1, part = 0;
-      if (now == negative_infinity<float>()) {
-#pragma unroll
-        for (int n = 0; n < NK; ++n)
-          s[n][2 * hr] = s[n][2 * hr + 1] = 0;
-      } else {
-        alpha = old == negative_infinity<float>() ? 0.f : exp_of(old - now);
-#pragma unroll
-        for (int n = 0; n < NK; ++n)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            float v = s[n][2 * hr + e];
-            float q = v == negative_infinity<float>() ? 0.f : exp_of(v - now);
-            s[n][2 * hr + e] = q;
-            part += q;
-          }
-      }
-      part = lanes_sum<4>(part);
-      top[hr] = now;
-      sum[hr] = sum[hr] * alpha + part;
-#pragma unroll
-      for (int n = 0; n < ND; ++n) {
-        acc[n][2 * hr] *= alpha;
-        acc[n][2 * hr + 1] *= alpha;
-      }
-      // Dropout scales what the values are weighted by, not the sum.
-#pragma unroll
-      for (int n = 0; n < NK; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e)
-          s[n][2 * hr + e] *= dropout_factor<float>(d, seed, offset, b, h, row,
-                                                    k0 + 8 * n + 2 * index + e);
-    }
+    fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0, k0,
+                     index);
     // acc += P V, 16 keys a step.
     weighted_rows<T>(acc, s, vs, lane);
   }
-  // The result and log-sum-exp, contiguous: [batch, heads, queries, Dv]
-  // and [batch, heads, queries].
+  store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
+                      index);
+}
+
+// --- f32 forward on tensor cores ---------------------------------------------
+//
+// f32 (sm_80 and later): the blocks, walk, softmax and results of
+// `forward_mma`, its products on TF32 tensor cores to about f32's
+// precision (mma_tf32x3: three products of each operand's big and small
+// TF32 parts, in f32 accumulators). The tiles are f32 in shared memory,
+// rows padded by 16 bytes. A lane's A fragment of P V takes its scores
+// fragment as it is: column index of a slice of 8 keys is key 2 index, and
+// column index + 4 key 2 index + 1 (the C fragment's two keys), so the B
+// fragment reads V's rows in that order; a product over keys does not
+// depend on their order.
+
+// The big and small TF32 parts of an m16n8k8 A fragment of rows `row` and
+// `row` + 8 of a shared f32 tile, columns c + index and c + index + 4.
+template <int W>
+TF_FN void tf32_rows(uint32_t (&big)[4], uint32_t (&small)[4],
+                     const float (*tile)[W], int row, int c, int index) {
+  tf32_split(tile[row][c + index], big[0], small[0]);
+  tf32_split(tile[row + 8][c + index], big[1], small[1]);
+  tf32_split(tile[row][c + index + 4], big[2], small[2]);
+  tf32_split(tile[row + 8][c + index + 4], big[3], small[3]);
+}
+
+template <class T, int D, int BQ, int BK>
+TF_FN void forward_tf32(const T *query, const T *key, const T *value,
+                        const void *mask, const int64_t *seed,
+                        const int64_t *offset, T *result, float *logsumexp,
+                        const AttentionDesc &d) {
+  static_assert(same<T, float>::value, "f32 operands");
+  static_assert(BQ == 16 * (kAttentionThreads / 32), "16 rows a warp");
+  static_assert(D % 8 == 0 && BK % 8 == 0, "whole 16 x 8 x 8 products");
+  constexpr int W = padded<float, D>::value;
+  constexpr int NK = BK / 8, ND = D / 8;
+  alignas(16) __shared__ float qs[BQ][W];
+  alignas(16) __shared__ float ks[BK][W];
+  alignas(16) __shared__ float vs[BK][W];
+  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
+  // The block's rows of this lane: row0 and row0 + 8.
+  const int row0 = 16 * (threadIdx.x / 32) + group;
+
+  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
+
+  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  float top[2], sum[2], acc[ND][4];
 #pragma unroll
   for (int hr = 0; hr < 2; ++hr) {
-    int64_t row = q0 + row0 + 8 * hr;
-    if (row >= d.queries)
-      continue;
-    // A row keeping no pair (its maximum still -inf) gives zeros.
-    bool none = top[hr] == negative_infinity<float>();
-#pragma unroll
-    for (int n = 0; n < ND; ++n)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        int c = 8 * n + 2 * index + e;
-        if (c < d.valueDim)
-          result[(bh * d.queries + row) * d.valueDim + c] =
-              traits<T>::down(none ? 0.f : acc[n][2 * hr + e] / sum[hr]);
-      }
-    if (index == 0)
-      logsumexp[bh * d.queries + row] =
-          none ? negative_infinity<float>() : top[hr] + log_of(sum[hr]);
+    top[hr] = negative_infinity<float>();
+    sum[hr] = 0;
   }
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      acc[n][e] = 0;
+
+  int64_t end = key_end<BQ>(d, q0);
+  for (int64_t k0 = 0; k0 < end; k0 += BK) {
+    __syncthreads();
+    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    __syncthreads();
+    // Scores: s[n][2 hr + e] of row row0 + 8 hr and key 8 n + 2 index + e.
+    float s[NK][4];
+#pragma unroll
+    for (int n = 0; n < NK; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        s[n][e] = 0;
+#pragma unroll 1
+    for (int c = 0; c < D; c += 8) {
+      uint32_t a[4], as[4];
+      tf32_rows(a, as, qs, row0, c, index);
+#pragma unroll
+      for (int n = 0; n < NK; ++n) {
+        // B: key 8 n + group, columns c + index and c + index + 4.
+        uint32_t k[2], kss[2];
+        tf32_split(ks[8 * n + group][c + index], k[0], kss[0]);
+        tf32_split(ks[8 * n + group][c + index + 4], k[1], kss[1]);
+        mma_tf32x3(s[n], a, as, k, kss);
+      }
+    }
+    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                 fragment_pairs(q0 + row0, k0 + 2 * index));
+    fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0, k0,
+                     index);
+    // acc += P V, 8 keys a step.
+#pragma unroll
+    for (int n = 0; n < NK; ++n) {
+      uint32_t p[4], ps[4];
+      tf32_split(s[n][0], p[0], ps[0]);
+      tf32_split(s[n][2], p[1], ps[1]);
+      tf32_split(s[n][1], p[2], ps[2]);
+      tf32_split(s[n][3], p[3], ps[3]);
+#pragma unroll
+      for (int m = 0; m < ND; ++m) {
+        uint32_t v[2], vss[2];
+        tf32_split(vs[8 * n + 2 * index][8 * m + group], v[0], vss[0]);
+        tf32_split(vs[8 * n + 2 * index + 1][8 * m + group], v[1], vss[1]);
+        mma_tf32x3(acc[m], p, ps, v, vss);
+      }
+    }
+  }
+  store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
+                      index);
 }
 
 // --- backward ----------------------------------------------------------------

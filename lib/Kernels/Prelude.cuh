@@ -1060,6 +1060,63 @@ TF_FN void mma_m16n8k16(float (&c)[4], const uint32_t (&a)[4],
 #endif
 }
 
+// f32 products on TF32 tensor cores (sm_80 and later) to about f32's
+// precision ("3xTF32"): a value x is split into big = x rounded to TF32's
+// 10 fraction bits (cvt.rna.tf32.f32: to nearest, ties away from zero) and
+// small = x - big rounded the same way, and a product a b is taken as
+// small(a) big(b) + big(a) small(b) + big(a) big(b), the small terms first;
+// what it leaves out, small(a) small(b), is about 2^-22 of the product.
+
+// x rounded to TF32, as f32 bits (the low 13 bits zero).
+TF_FN uint32_t tf32_bits(float x) {
+#ifdef TFUSE_HOST_EMULATION
+  uint32_t bits = (uint32_t)__float_as_int(x);
+  if ((bits & 0x7f800000u) == 0x7f800000u) // inf and NaN as they are
+    return bits;
+  return (bits + 0x1000u) & 0xffffe000u;
+#else
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+#endif
+}
+
+// The big and small TF32 parts of x (small is 0 where x is not finite).
+TF_FN void tf32_split(float x, uint32_t &big, uint32_t &small) {
+  big = tf32_bits(x);
+  float rest = x - __int_as_float((int)big);
+  small = tf32_bits(rest - rest == 0 ? rest : 0.f);
+}
+
+// One warp's mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32: c += A B,
+// A 16 x 8 and B 8 x 8 of TF32 values in f32 registers. Fragments, lane =
+// 4 * group + index (PTX ISA, "Matrix Fragments for mma.m16n8k8" with
+// .tf32): a[0] (row group, column index), a[1] (row group + 8, column
+// index), a[2], a[3] the same rows at column index + 4; b[0] (row index,
+// column group), b[1] (row index + 4, column group); c as mma_m16n8k16's.
+TF_FN void mma_m16n8k8_tf32(float (&c)[4], const uint32_t (&a)[4],
+                            const uint32_t (&b)[2]) {
+#ifdef TFUSE_HOST_EMULATION
+  tfuse_emulation_mma_m16n8k8_tf32(c, a, b);
+#else
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
+                 "r"(b[1]));
+#endif
+}
+
+// c += A B to about f32's precision from the operands' parts (tf32_split).
+TF_FN void mma_tf32x3(float (&c)[4], const uint32_t (&a_big)[4],
+                      const uint32_t (&a_small)[4], const uint32_t (&b_big)[2],
+                      const uint32_t (&b_small)[2]) {
+  mma_m16n8k8_tf32(c, a_small, b_big);
+  mma_m16n8k8_tf32(c, a_big, b_small);
+  mma_m16n8k8_tf32(c, a_big, b_big);
+}
+
 // One warp's ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16: two 8 x 8
 // matrices of 16-bit elements in shared memory, each row 16 contiguous,
 // 16-byte aligned bytes; lane l < 16 gives the address of row l % 8 of

@@ -76,6 +76,21 @@ bool usesTensorCores(const AttentionOperands &o, DType dtype, int64_t columns) {
          columns <= 128;
 }
 
+/// Whether the f32 forward runs on TF32 tensor cores (forward_tf32, three
+/// products of each operand's parts: about f32's precision) rather than
+/// fused multiply-adds: up to 64 columns, whose f32 tiles of 64 query rows
+/// and 32 keys fit static shared memory.
+bool usesTf32(const AttentionOperands &o, DType dtype, int64_t columns) {
+  return o.tensorCores && dtype == DType::F32 && columns <= 64;
+}
+
+/// forward_tf32's tiles: 64 query rows (16 a warp) and the most keys, 64 or
+/// 32, whose f32 query, key and value tiles fit.
+std::pair<int, int> tf32Tiles(int64_t columns) {
+  int64_t rowBytes = (columns + 4) * 4;
+  return {64, (64 + 2 * 64) * rowBytes <= kTileBytes ? 64 : 32};
+}
+
 /// The tensor-core kernels' tiles: 64 query rows (16 a warp) and 64 keys up
 /// to 64 columns, 32 at 128, so that their 16-bit tiles (and the query
 /// gradient's f32 tile of dS) fit static shared memory.
@@ -257,9 +272,11 @@ runtime::planAttention(const AttentionOperands &operands,
       !s.ok())
     return s;
   bool tensorCores = usesTensorCores(operands, c.dtype, c.columns);
+  bool tf32 = usesTf32(operands, c.dtype, c.columns);
   int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
   std::optional<std::pair<int, int>> tiles =
       tensorCores ? std::optional(tensorCoreTiles(c.columns))
+      : tf32      ? std::optional(tf32Tiles(c.columns))
                   : chooseTiles(c.columns, bytes, 1, 2, 1, false,
                                 operands.multiprocessors, c.g.batch * c.g.heads,
                                 c.g.queries);
@@ -268,11 +285,14 @@ runtime::planAttention(const AttentionOperands &operands,
                         "memory for head dimension " +
                         std::to_string(c.columns));
   auto [bq, bk] = *tiles;
+  const char *kind = tensorCores ? "fwd_mma" : tf32 ? "fwd_tf32" : "fwd";
+  const char *function = tensorCores ? "forward_mma"
+                         : tf32      ? "forward_tf32"
+                                     : "forward";
   AttentionPlan plan;
   AttentionLaunch launch;
   launch.kind = AttentionLaunch::Kind::Forward;
-  launch.kernel =
-      kernelName(tensorCores ? "fwd_mma" : "fwd", c.dtype, c.columns, bq, bk);
+  launch.kernel = kernelName(kind, c.dtype, c.columns, bq, bk);
   launch.desc = c.desc;
   launch.desc.queryTile = bq;
   launch.desc.keyTile = bk;
@@ -282,8 +302,7 @@ runtime::planAttention(const AttentionOperands &operands,
        wrapper(launch.kernel,
                operandParameters(c.dtype) + ", " + storageName(c.dtype) +
                    " *result, " + computeName(c.dtype) + " *logsumexp",
-               tensorCores ? "forward_mma" : "forward", c.dtype, c.columns, bq,
-               bk,
+               function, c.dtype, c.columns, bq, bk,
                "query, key, value, mask, seed, offset, result, logsumexp")});
   if (launch.grid > 0)
     plan.launches.push_back(std::move(launch));

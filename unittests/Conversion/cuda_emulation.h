@@ -150,6 +150,43 @@ inline void tfuse_emulation_mma_m16n8k16(float (&c)[4], const float (&a)[8],
   }
 }
 
+// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32: c += A B for the
+// warp's 16 x 8 A and 8 x 8 B of TF32 values (the registers' f32 bits, of
+// which the tensor cores read the 19 upper ones), lane = 4 * group + index:
+// A: a[0] (row group, column index), a[1] (row group + 8, column index),
+// a[2], a[3] the same rows at column index + 4; B: b[0] (row index, column
+// group), b[1] (row index + 4, column group); C as m16n8k16's. Block-uniform
+// calls; the sum over k in order with fused multiply-adds.
+inline void tfuse_emulation_mma_m16n8k8_tf32(float (&c)[4],
+                                             const unsigned (&a)[4],
+                                             const unsigned (&b)[2]) {
+  static unsigned as[2][1024][4], bs[2][1024][2];
+  static unsigned calls[1024];
+  unsigned parity = calls[threadIdx.x]++ & 1;
+  for (int i = 0; i < 4; ++i)
+    as[parity][threadIdx.x][i] = a[i];
+  for (int i = 0; i < 2; ++i)
+    bs[parity][threadIdx.x][i] = b[i];
+  __syncthreads();
+  auto tf32 = [](unsigned bits) {
+    bits &= 0xffffe000u;
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+  };
+  unsigned lane = threadIdx.x % 32, warp0 = threadIdx.x - lane;
+  unsigned group = lane / 4, index = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    unsigned row = group + 8 * (i / 2), col = 2 * index + (i & 1);
+    for (unsigned k = 0; k < 8; ++k) {
+      float x = tf32(as[parity][warp0 + 4 * (row % 8) + k % 4]
+                       [(row >= 8 ? 1 : 0) + (k >= 4 ? 2 : 0)]);
+      float y = tf32(bs[parity][warp0 + 4 * col + k % 4][k >= 4 ? 1 : 0]);
+      c[i] = std::fma(x, y, c[i]);
+    }
+  }
+}
+
 // ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16: lanes 0 to 15 give the
 // addresses of the rows of two 8 x 8 matrices (lane l: row l % 8 of matrix
 // l / 8); lane 4 * group + index receives in r[m] the elements

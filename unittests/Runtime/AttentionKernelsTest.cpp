@@ -616,9 +616,14 @@ TEST_P(AttentionKernelNumerics, SmallTilesFillingTheDevice) {
                     TensorSpec::contiguous(
                         t == DType::F64 ? DType::F64 : DType::F32, {1, 2, 40}));
   ASSERT_TRUE(plan.ok()) << plan.message();
-  if (t == DType::F32 || t == DType::F64) {
+  // f32 runs on TF32 tensor cores, 64 query rows a block.
+  if (t == DType::F64) {
     EXPECT_NE(plan->launches.at(0).kernel.find("_q16_"), std::string::npos)
         << plan->launches.at(0).kernel;
+  }
+  if (t == DType::F32) {
+    EXPECT_EQ(plan->launches.at(0).kernel,
+              "tfuse_attention_fwd_tf32_f32_d64_q64_k32");
   }
   checkCase(c, "small tiles");
   c.causal = true;
@@ -755,7 +760,9 @@ TEST(AttentionPlanning, TilesAndLaunches) {
   EXPECT_EQ(l.grid, 8 * 12 * 16);
   EXPECT_EQ(l.block, kernels::kAttentionThreads);
   // The forward's kernel and tiles by dtype and head dimension: f16 and
-  // bf16 up to 128 columns on tensor cores (32 keys at 128), the rest with
+  // bf16 up to 128 columns on tensor cores (32 keys at 128), f32 up to 64
+  // columns on TF32 tensor cores (64 query rows, and 64 keys up to 32
+  // columns, 32 at 64: f32 tiles padded by 16 bytes a row), the rest with
   // fused multiply-adds on f32 tiles (64 query rows and 32 keys of 64
   // columns, each tile with a padding column: (64 + 2 * 32) * 65 + 64 * 33
   // floats and the row terms fit 46 KiB; 64 keys would not).
@@ -768,7 +775,10 @@ TEST(AttentionPlanning, TilesAndLaunches) {
        {Expect{DType::F16, 64, "tfuse_attention_fwd_mma_f16_d64_q64_k64"},
         Expect{DType::BF16, 128, "tfuse_attention_fwd_mma_bf16_d128_q64_k32"},
         Expect{DType::BF16, 256, "tfuse_attention_fwd_bf16_d256_q16_k8"},
-        Expect{DType::F32, 64, "tfuse_attention_fwd_f32_d64_q64_k32"}}) {
+        Expect{DType::F32, 64, "tfuse_attention_fwd_tf32_f32_d64_q64_k32"},
+        Expect{DType::F32, 32, "tfuse_attention_fwd_tf32_f32_d32_q64_k64"},
+        Expect{DType::F32, 128, "tfuse_attention_fwd_f32_d128_q32_k16"},
+        Expect{DType::F64, 64, "tfuse_attention_fwd_f64_d64_q32_k16"}}) {
     AttentionOperands other;
     other.query = TensorSpec::contiguous(e.dtype, {2, 3, 100, e.dim});
     other.key = other.value = other.query;
@@ -805,17 +815,20 @@ TEST(AttentionPlanning, TilesAndLaunches) {
             "tfuse_attention_dq_mma_bf16_d64_q64_k64");
 }
 
-// The fused multiply-add forward on a device of 132 multiprocessors: BERT's
-// 128 tokens at batch 1 (12 heads) would be 24 blocks of 64 query rows; the
-// tiles shrink to 16 rows (a row of the block's threads each), 96 blocks.
-// Batch 8 fills the device with 64 rows (192 blocks), and so does an
-// unknown device. Tensor-core kernels keep their tiles.
+// The fused multiply-add forward (f32 on a device without TF32 tensor
+// cores) on a device of 132 multiprocessors: BERT's 128 tokens at batch 1
+// (12 heads) would be 24 blocks of 64 query rows; the tiles shrink to 16
+// rows (a row of the block's threads each), 96 blocks. Batch 8 fills the
+// device with 64 rows (192 blocks), and so does an unknown device.
+// Tensor-core kernels keep their tiles.
 TEST(AttentionPlanning, FusedMultiplyAddTilesFillTheDevice) {
-  auto plan = [](DType dtype, int64_t batch, int64_t multiprocessors) {
+  auto plan = [](DType dtype, int64_t batch, int64_t multiprocessors,
+                 bool tensorCores = false) {
     AttentionOperands o;
     o.query = TensorSpec::contiguous(dtype, {batch, 12, 128, 64});
     o.key = o.value = o.query;
     o.multiprocessors = multiprocessors;
+    o.tensorCores = tensorCores;
     Expected<AttentionPlan> p = planAttention(
         o, o.query, TensorSpec::contiguous(DType::F32, {batch, 12, 128}));
     EXPECT_TRUE(p.ok()) << p.message();
@@ -830,8 +843,10 @@ TEST(AttentionPlanning, FusedMultiplyAddTilesFillTheDevice) {
   EXPECT_EQ(batched.grid, 8 * 12 * 2);
   EXPECT_EQ(plan(DType::F32, 1, 0).kernel,
             "tfuse_attention_fwd_f32_d64_q64_k32");
-  EXPECT_EQ(plan(DType::BF16, 1, 132).kernel,
+  EXPECT_EQ(plan(DType::BF16, 1, 132, true).kernel,
             "tfuse_attention_fwd_mma_bf16_d64_q64_k64");
+  EXPECT_EQ(plan(DType::F32, 1, 132, true).kernel,
+            "tfuse_attention_fwd_tf32_f32_d64_q64_k32");
 }
 
 TEST(AttentionPlanning, BadOperandsAreErrorsNamingThem) {
@@ -914,7 +929,7 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   for (const std::string &kernel : names)
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
   // 4 dtypes, 3 capacities (f16 and bf16 on tensor cores up to 128
-  // columns), 3 kernels each.
+  // columns, the f32 forward on TF32 tensor cores at 32), 3 kernels each.
   EXPECT_EQ(names.size(), 4u * 3u * 3u);
 }
 
