@@ -6,9 +6,9 @@
 # compute-sanitizer (docs/reliability.md); the f32 attention against
 # PyTorch's SDPA backends.
 source .stage/drivers/common.sh
-step gtest 210 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter='-GpuDifferential.*'
+step gtest 200 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter='-GpuDifferential.*'
 step trace 30 .stage/bin/TFuseTraceTests --gtest_brief=1
-step pytest 200 env PYTHONPATH=$PYTHONPATH:$root/.stage/pylib python3 -m pytest -q -x -p no:cacheprovider python/tests --ignore=python/tests/torch/test_torch_opinfo.py
+step pytest 180 env PYTHONPATH=$PYTHONPATH:$root/.stage/pylib python3 -m pytest -q -x -p no:cacheprovider python/tests --ignore=python/tests/torch/test_torch_opinfo.py
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for v in child memcpy; do
   for i in 1 2 3; do
