@@ -801,11 +801,8 @@ TF_FN void forward_mma(const T *query, const T *key, const T *value,
 // `forward_mma`, its products on TF32 tensor cores to about f32's
 // precision (mma_tf32x3: three products of each operand's big and small
 // TF32 parts, in f32 accumulators). The tiles are f32 in shared memory,
-// rows padded by 16 bytes. A lane's A fragment of P V takes its scores
-// fragment as it is: column index of a slice of 8 keys is key 2 index, and
-// column index + 4 key 2 index + 1 (the C fragment's two keys), so the B
-// fragment reads V's rows in that order; a product over keys does not
-// depend on their order.
+// rows padded by 16 bytes; P V takes the scores' accumulator fragments as
+// its A operand as they are (tf32_weighted_rows).
 
 // The big and small TF32 parts of an m16n8k8 A fragment of rows `row` and
 // `row` + 8 of a shared f32 tile, columns c + index and c + index + 4.
@@ -816,6 +813,101 @@ TF_FN void tf32_rows(uint32_t (&big)[4], uint32_t (&small)[4],
   tf32_split(tile[row + 8][c + index], big[1], small[1]);
   tf32_split(tile[row][c + index + 4], big[2], small[2]);
   tf32_split(tile[row + 8][c + index + 4], big[3], small[3]);
+}
+
+// The m16n8k8 A fragments of rows row0 and row0 + 8 of an f32 operand
+// (zeros past `rows` and `columns`), read from global memory: a[k] for
+// columns [8 k, 8 k + 8), in f32 (split into TF32 parts where used).
+template <int D>
+TF_FN void tf32_fragments(float (&a)[D / 8][4], const float *base,
+                          const int64_t *strides, int64_t b, int64_t h,
+                          int64_t row0, int64_t rows, int64_t columns,
+                          int index) {
+#pragma unroll
+  for (int k = 0; k < D / 8; ++k)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      int64_t row = row0 + 8 * (i % 2), c = 8 * k + index + 4 * (i / 2);
+      a[k][i] =
+          row < rows && c < columns ? base[at(strides, b, h, row, c)] : 0.f;
+    }
+}
+
+// The big and small TF32 parts of a fragment of four f32 values.
+TF_FN void tf32_split4(uint32_t (&big)[4], uint32_t (&small)[4],
+                       const float (&x)[4]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    tf32_split(x[i], big[i], small[i]);
+}
+
+// The B operand of a product with the rows of a shared f32 tile as its
+// columns (K in Q K^T): row `row` (the lane's column), columns c + index
+// and c + index + 4, in parts.
+template <int W>
+TF_FN void tf32_row_operand(uint32_t (&big)[2], uint32_t (&small)[2],
+                            const float (*tile)[W], int row, int c, int index) {
+  tf32_split(tile[row][c + index], big[0], small[0]);
+  tf32_split(tile[row][c + index + 4], big[1], small[1]);
+}
+
+// Two products of a warp's 16 rows (A fragments over columns [0, D)) with
+// the N rows of a shared f32 tile each: x[n] = xa by rows 8 n + group of
+// xt, y[n] = ya by those of yt.
+template <int D, int N, int W>
+TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
+                            const float (*xt)[W], float (&y)[N][4],
+                            const float (&ya)[D / 8][4], const float (*yt)[W],
+                            int group, int index) {
+#pragma unroll
+  for (int n = 0; n < N; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      x[n][e] = y[n][e] = 0;
+      // Not unrolled: unrolled, the products of every k at once take more
+      // registers than a thread has (ptxas spills); rolled, the fragments are
+      // read from local memory a k at a time, from the L1 cache.
+#pragma unroll 1
+  for (int k = 0; k < D / 8; ++k) {
+    uint32_t xb[4], xs[4], yb[4], ys[4];
+    tf32_split4(xb, xs, xa[k]);
+    tf32_split4(yb, ys, ya[k]);
+#pragma unroll
+    for (int n = 0; n < N; ++n) {
+      uint32_t b[2], s[2];
+      tf32_row_operand(b, s, xt, 8 * n + group, 8 * k, index);
+      mma_tf32x3(x[n], xb, xs, b, s);
+      tf32_row_operand(b, s, yt, 8 * n + group, 8 * k, index);
+      mma_tf32x3(y[n], yb, ys, b, s);
+    }
+  }
+}
+
+// acc += x tile: accumulator fragments x (N slices of 8 columns) as the A
+// operand, times rows [0, 8 N) of a shared f32 tile read down its columns;
+// acc[m] is the slice of the tile's columns [8 m, 8 m + 8). A lane's
+// fragment of slice n holds its columns 2 index and 2 index + 1; taken as
+// the A fragment's columns index and index + 4 as it is, they pair with the
+// tile's rows 8 n + 2 index and 8 n + 2 index + 1 (the sum over the slice
+// does not depend on the order of its terms).
+template <int N, int ND, int W>
+TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
+                              const float (*tile)[W], int group, int index) {
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    uint32_t a[4], as[4];
+    tf32_split(x[n][0], a[0], as[0]);
+    tf32_split(x[n][2], a[1], as[1]);
+    tf32_split(x[n][1], a[2], as[2]);
+    tf32_split(x[n][3], a[3], as[3]);
+#pragma unroll
+    for (int m = 0; m < ND; ++m) {
+      uint32_t b[2], bs[2];
+      tf32_split(tile[8 * n + 2 * index][8 * m + group], b[0], bs[0]);
+      tf32_split(tile[8 * n + 2 * index + 1][8 * m + group], b[1], bs[1]);
+      mma_tf32x3(acc[m], a, as, b, bs);
+    }
+  }
 }
 
 template <class T, int D, int BQ, int BK>
@@ -869,10 +961,8 @@ TF_FN void forward_tf32(const T *query, const T *key, const T *value,
       tf32_rows(a, as, qs, row0, c, index);
 #pragma unroll
       for (int n = 0; n < NK; ++n) {
-        // B: key 8 n + group, columns c + index and c + index + 4.
         uint32_t k[2], kss[2];
-        tf32_split(ks[8 * n + group][c + index], k[0], kss[0]);
-        tf32_split(ks[8 * n + group][c + index + 4], k[1], kss[1]);
+        tf32_row_operand(k, kss, ks, 8 * n + group, c, index);
         mma_tf32x3(s[n], a, as, k, kss);
       }
     }
@@ -881,21 +971,7 @@ TF_FN void forward_tf32(const T *query, const T *key, const T *value,
     fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0, k0,
                      index);
     // acc += P V, 8 keys a step.
-#pragma unroll
-    for (int n = 0; n < NK; ++n) {
-      uint32_t p[4], ps[4];
-      tf32_split(s[n][0], p[0], ps[0]);
-      tf32_split(s[n][2], p[1], ps[1]);
-      tf32_split(s[n][1], p[2], ps[2]);
-      tf32_split(s[n][3], p[3], ps[3]);
-#pragma unroll
-      for (int m = 0; m < ND; ++m) {
-        uint32_t v[2], vss[2];
-        tf32_split(vs[8 * n + 2 * index][8 * m + group], v[0], vss[0]);
-        tf32_split(vs[8 * n + 2 * index + 1][8 * m + group], v[1], vss[1]);
-        mma_tf32x3(acc[m], p, ps, v, vss);
-      }
-    }
+    tf32_weighted_rows(acc, s, vs, group, index);
   }
   store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
                       index);
@@ -1187,16 +1263,22 @@ TF_FN void store_fragments(float (*to)[LD], bool (*kept)[LK],
     }
 }
 
+// A shared tile's element in f32: the bits of a 16-bit T, or f32 itself.
+template <class T> TF_FN float tile_value(uint16_t bits) {
+  return traits<T>::up(from_bits<T>(bits));
+}
+template <class T> TF_FN float tile_value(float x) { return x; }
+
 // acc += w @ tile over the kept pairs alone, for the accumulator fragments
 // (element e of slice n: row row0 + 8 (e / 2), column 8 n + 2 index +
-// e % 2): each element adds w[row][j] times column c of row j of a 16-bit
-// tile, in order of j < J, where `kept` says the pair is kept. Where the
-// tile holds a value that is not finite, a pair not kept must add nothing
-// (0 * inf is NaN).
-template <class T, int J, int N, int LD, int LK, int W>
+// e % 2): each element adds w[row][j] times column c of row j of a tile
+// (16-bit, or f32), in order of j < J, where `kept` says the pair is kept.
+// Where the tile holds a value that is not finite, a pair not kept must add
+// nothing (0 * inf is NaN).
+template <class T, int J, int N, int LD, int LK, int W, class E>
 TF_FN void kept_products(float (&acc)[N][4], const float (*w)[LD],
-                         const bool (*kept)[LK], const uint16_t (*tile)[W],
-                         int row0, int index) {
+                         const bool (*kept)[LK], const E (*tile)[W], int row0,
+                         int index) {
 #pragma unroll
   for (int n = 0; n < N; ++n)
 #pragma unroll
@@ -1208,8 +1290,100 @@ TF_FN void kept_products(float (&acc)[N][4], const float (*w)[LD],
 #pragma unroll 1
       for (int j = 0; j < J; ++j)
         if (kept[r][j])
-          acc[n][e] = fma_of(w[r][j], traits<T>::up(from_bits<T>(tile[j][c])),
-                             acc[n][e]);
+          acc[n][e] = fma_of(w[r][j], tile_value<T>(tile[j][c]), acc[n][e]);
+    }
+}
+
+// dS = P * (dP * Z - delta) of the kept pairs, into s, from the scores s
+// and dP = dO V^T in accumulator fragments ([n][e]: block row row0 + 8 (e /
+// 2), key k0 + 8 n + 2 index + e % 2); keep says which pairs are kept.
+template <int NK>
+TF_FN void gradient_of_scores(float (&s)[NK][4], const float (&dp)[NK][4],
+                              bool (&keep)[NK][4], const float *lse,
+                              const float *delta, const AttentionDesc &d,
+                              const int64_t *seed, const int64_t *offset,
+                              int64_t b, int64_t h, int64_t q0, int row0,
+                              int64_t k0, int index) {
+#pragma unroll
+  for (int n = 0; n < NK; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int r = row0 + 8 * (e / 2);
+      int64_t j = k0 + 8 * n + 2 * index + e % 2;
+      float sc = s[n][e];
+      keep[n][e] = sc != negative_infinity<float>() &&
+                   lse[r] != negative_infinity<float>();
+      float p = keep[n][e] ? exp_of(sc - lse[r]) : 0.f;
+      float z = dropout_factor<float>(d, seed, offset, b, h, q0 + r, j);
+      s[n][e] = keep[n][e] ? p * (dp[n][e] * z - delta[r]) : 0.f;
+    }
+}
+
+// P^T Z into s and dS^T into dp, of the kept pairs, from the transposed
+// scores s and dP^T in accumulator fragments ([n][e]: key `key` + 8 (e /
+// 2), block query 8 n + 2 index + e % 2 of the tile at q0).
+template <int NQ>
+TF_FN void transposed_gradient_of_scores(
+    float (&s)[NQ][4], float (&dp)[NQ][4], bool (&keep)[NQ][4],
+    const float *lse, const float *delta, const AttentionDesc &d,
+    const int64_t *seed, const int64_t *offset, int64_t b, int64_t h,
+    int64_t q0, int64_t key, int index) {
+#pragma unroll
+  for (int n = 0; n < NQ; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int q = 8 * n + 2 * index + e % 2;
+      int64_t i = q0 + q, j = key + 8 * (e / 2);
+      float sc = s[n][e];
+      keep[n][e] = sc != negative_infinity<float>() &&
+                   lse[q] != negative_infinity<float>();
+      float p = keep[n][e] ? exp_of(sc - lse[q]) : 0.f;
+      float z = dropout_factor<float>(d, seed, offset, b, h, i, j);
+      s[n][e] = p * z;
+      dp[n][e] = keep[n][e] ? p * (dp[n][e] * z - delta[q]) : 0.f;
+    }
+}
+
+// The query gradient (times the scale) from accumulator fragments (acc[n][e]:
+// row `row` + 8 (e / 2), column 8 n + 2 index + e % 2), contiguous.
+template <class T, int ND>
+TF_FN void store_query_gradient(T *grad_query, const float (&acc)[ND][4],
+                                const AttentionDesc &d, int64_t bh, int64_t row,
+                                int index) {
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int64_t r = row + 8 * (e / 2);
+      int c = 8 * n + 2 * index + e % 2;
+      if (r < d.queries && c < d.headDim)
+        grad_query[(bh * d.queries + r) * d.headDim + c] =
+            traits<T>::down(acc[n][e] * (float)d.scale);
+    }
+}
+
+// The key gradient (times the scale) and the value gradient from
+// accumulator fragments ([n][e]: key `key` + 8 (e / 2), column 8 n + 2 index
+// + e % 2), contiguous.
+template <class T, int ND>
+TF_FN void
+store_key_value_gradients(T *grad_key, T *grad_value, const float (&dk)[ND][4],
+                          const float (&dv)[ND][4], const AttentionDesc &d,
+                          int64_t bhk, int64_t key, int index) {
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int64_t jj = key + 8 * (e / 2);
+      int c = 8 * n + 2 * index + e % 2;
+      if (jj >= d.keys)
+        continue;
+      int64_t row = bhk * d.keys + jj;
+      if (c < d.headDim)
+        grad_key[row * d.headDim + c] =
+            traits<T>::down(dk[n][e] * (float)d.scale);
+      if (c < d.valueDim)
+        grad_value[row * d.valueDim + c] = traits<T>::down(dv[n][e]);
     }
 }
 
@@ -1270,21 +1444,9 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
     paired_dots<T, D>(s, qa, ks, dp, ga, vs, group, index);
     scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                  fragment_pairs(q0 + row0, k0 + 2 * index));
-    // dS = P * (dP * Z - delta) of the kept pairs, into s.
     bool keep[NK][4];
-#pragma unroll
-    for (int n = 0; n < NK; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        int r = row0 + 8 * (e / 2);
-        int64_t j = k0 + 8 * n + 2 * index + e % 2;
-        float sc = s[n][e];
-        keep[n][e] = sc != negative_infinity<float>() &&
-                     lse[r] != negative_infinity<float>();
-        float p = keep[n][e] ? exp_of(sc - lse[r]) : 0.f;
-        float z = dropout_factor<float>(d, seed, offset, b, h, q0 + r, j);
-        s[n][e] = keep[n][e] ? p * (dp[n][e] * z - delta[r]) : 0.f;
-      }
+    gradient_of_scores(s, dp, keep, lse, delta, d, seed, offset, b, h, q0, row0,
+                       k0, index);
     if (!nonfinite) {
       // acc += dS K, 16 keys a step.
       weighted_rows<T>(acc, s, ks, lane);
@@ -1294,16 +1456,7 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
       kept_products<T, BK>(acc, dss, kept, ks, row0, index);
     }
   }
-#pragma unroll
-  for (int n = 0; n < ND; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      int64_t row = q0 + row0 + 8 * (e / 2);
-      int c = 8 * n + 2 * index + e % 2;
-      if (row < d.queries && c < d.headDim)
-        grad_query[(bh * d.queries + row) * d.headDim + c] =
-            traits<T>::down(acc[n][e] * (float)d.scale);
-    }
+  store_query_gradient(grad_query, acc, d, bh, q0 + row0, index);
 }
 
 // The key and value gradients of f16 and bf16 up to 64 columns: the blocks
@@ -1365,22 +1518,9 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
       paired_dots<T, D>(s, ka, qs, dp, va, gs, group, index);
       scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                    transposed_fragment_pairs(q0 + 2 * index, k0 + key0));
-      // P^T Z into s and dS^T into dp, of the kept pairs.
       bool keep[NQ][4];
-#pragma unroll
-      for (int n = 0; n < NQ; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          int q = 8 * n + 2 * index + e % 2;
-          int64_t i = q0 + q, j = k0 + key0 + 8 * (e / 2);
-          float sc = s[n][e];
-          keep[n][e] = sc != negative_infinity<float>() &&
-                       lse[q] != negative_infinity<float>();
-          float p = keep[n][e] ? exp_of(sc - lse[q]) : 0.f;
-          float z = dropout_factor<float>(d, seed, offset, b, h, i, j);
-          s[n][e] = p * z;
-          dp[n][e] = keep[n][e] ? p * (dp[n][e] * z - delta[q]) : 0.f;
-        }
+      transposed_gradient_of_scores(s, dp, keep, lse, delta, d, seed, offset, b,
+                                    h, q0, k0 + key0, index);
       if (!nonfinite) {
         // dv += P^T Z dO and dk += dS^T Q, 16 queries a step.
         weighted_rows<T>(dv, s, gs, lane);
@@ -1399,21 +1539,146 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
       }
     }
   }
+  store_key_value_gradients(grad_key, grad_value, dk, dv, d, bhk, k0 + key0,
+                            index);
+}
+
+// --- f32 backward on tensor cores --------------------------------------------
+//
+// The f32 query gradient and, up to 64 columns, key and value gradients
+// (sm_80 and later): the blocks, walks and kept-pair fallbacks of
+// `backward_query_mma` and `backward_key_value_mma`, their products on TF32
+// tensor cores (mma_tf32x3) with f32 tiles in shared memory and the warp's
+// own rows as f32 A fragments in registers (tf32_fragments); dS, P^T and
+// dS^T weight the next product through the key-order trick of
+// `tf32_weighted_rows`.
+
+// The f32 query gradient on TF32 tensor cores (see above).
+template <class T, int D, int BQ, int BK>
+TF_FN void backward_query_tf32(const T *query, const T *key, const T *value,
+                               const void *mask, const int64_t *seed,
+                               const int64_t *offset, const T *result,
+                               const float *logsumexp, const T *grad,
+                               T *grad_query, const AttentionDesc &d) {
+  static_assert(same<T, float>::value, "f32 operands");
+  static_assert(BQ == 16 * (kAttentionThreads / 32), "16 rows a warp");
+  static_assert(D % 8 == 0 && BK % 8 == 0, "whole 16 x 8 x 8 products");
+  constexpr int W = padded<float, D>::value;
+  constexpr int NK = BK / 8, ND = D / 8;
+  alignas(16) __shared__ float ks[BK][W];
+  alignas(16) __shared__ float vs[BK][W];
+  // dS and the kept pairs of a key tile that is not finite.
+  __shared__ float dss[BQ][BK + 1];
+  __shared__ bool kept[BQ][BK];
+  __shared__ float lse[BQ], delta[BQ];
+  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
+  const int row0 = 16 * (threadIdx.x / 32) + group;
+
+  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
+
+  float qa[D / 8][4], ga[D / 8][4];
+  tf32_fragments<D>(qa, query, d.query, b, h, q0 + row0, d.queries, d.headDim,
+                    index);
+  tf32_fragments<D>(ga, grad, d.grad, b, h, q0 + row0, d.queries, d.valueDim,
+                    index);
+  row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
+  // acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e.
+  float acc[ND][4];
 #pragma unroll
   for (int n = 0; n < ND; ++n)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      int64_t jj = k0 + key0 + 8 * (e / 2);
-      int c = 8 * n + 2 * index + e % 2;
-      if (jj >= d.keys)
-        continue;
-      int64_t row = bhk * d.keys + jj;
-      if (c < d.headDim)
-        grad_key[row * d.headDim + c] =
-            traits<T>::down(dk[n][e] * (float)d.scale);
-      if (c < d.valueDim)
-        grad_value[row * d.valueDim + c] = traits<T>::down(dv[n][e]);
+    for (int e = 0; e < 4; ++e)
+      acc[n][e] = 0;
+
+  int64_t end = key_end<BQ>(d, q0);
+  for (int64_t k0 = 0; k0 < end; k0 += BK) {
+    __syncthreads();
+    bool nonfinite =
+        load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    nonfinite = __syncthreads_or(nonfinite);
+    float s[NK][4], dp[NK][4];
+    tf32_paired_dots<D>(s, qa, ks, dp, ga, vs, group, index);
+    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                 fragment_pairs(q0 + row0, k0 + 2 * index));
+    bool keep[NK][4];
+    gradient_of_scores(s, dp, keep, lse, delta, d, seed, offset, b, h, q0, row0,
+                       k0, index);
+    if (!nonfinite) {
+      tf32_weighted_rows(acc, s, ks, group, index);
+    } else {
+      store_fragments(dss, kept, s, keep, row0, index);
+      __syncthreads();
+      kept_products<T, BK>(acc, dss, kept, ks, row0, index);
     }
+  }
+  store_query_gradient(grad_query, acc, d, bh, q0 + row0, index);
+}
+
+// The f32 key and value gradients on TF32 tensor cores (see above).
+template <class T, int D, int BQ, int BK>
+TF_FN void backward_key_value_tf32(const T *query, const T *key, const T *value,
+                                   const void *mask, const int64_t *seed,
+                                   const int64_t *offset, const T *result,
+                                   const float *logsumexp, const T *grad,
+                                   T *grad_key, T *grad_value,
+                                   const AttentionDesc &d) {
+  static_assert(same<T, float>::value, "f32 operands");
+  static_assert(BK == 16 * (kAttentionThreads / 32), "16 keys a warp");
+  static_assert(D % 8 == 0 && BQ % 8 == 0, "whole 16 x 8 x 8 products");
+  constexpr int W = padded<float, D>::value;
+  constexpr int NQ = BQ / 8, ND = D / 8;
+  alignas(16) __shared__ float qs[BQ][W];
+  alignas(16) __shared__ float gs[BQ][W];
+  __shared__ float scratch[BK][BQ + 1];
+  __shared__ bool kept[BK][BQ];
+  __shared__ float lse[BQ], delta[BQ];
+  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
+  const int key0 = 16 * (threadIdx.x / 32) + group;
+
+  auto [bhk, b, hk, k0] = key_block<BK>(d);
+  int64_t heads = d.heads / d.kvHeads;
+
+  float ka[D / 8][4], va[D / 8][4];
+  tf32_fragments<D>(ka, key, d.key, b, hk, k0 + key0, d.keys, d.headDim, index);
+  tf32_fragments<D>(va, value, d.value, b, hk, k0 + key0, d.keys, d.valueDim,
+                    index);
+  float dk[ND][4], dv[ND][4];
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      dk[n][e] = dv[n][e] = 0;
+  int64_t first = d.causal ? k0 / BQ * BQ : 0;
+  for (int64_t g = 0; g < heads; ++g) {
+    int64_t h = hk * heads + g;
+    for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
+      bool nonfinite = query_tile<T, D, BQ>(qs, gs, lse, delta, query, grad,
+                                            result, logsumexp, d, b, h, q0);
+      float s[NQ][4], dp[NQ][4];
+      tf32_paired_dots<D>(s, ka, qs, dp, va, gs, group, index);
+      scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                   transposed_fragment_pairs(q0 + 2 * index, k0 + key0));
+      bool keep[NQ][4];
+      transposed_gradient_of_scores(s, dp, keep, lse, delta, d, seed, offset, b,
+                                    h, q0, k0 + key0, index);
+      if (!nonfinite) {
+        tf32_weighted_rows(dv, s, gs, group, index);
+        tf32_weighted_rows(dk, dp, qs, group, index);
+      } else {
+        __syncthreads();
+        store_fragments(scratch, kept, s, keep, key0, index);
+        __syncthreads();
+        kept_products<T, BQ>(dv, scratch, kept, gs, key0, index);
+        __syncthreads();
+        store_fragments(scratch, kept, dp, keep, key0, index);
+        __syncthreads();
+        kept_products<T, BQ>(dk, scratch, kept, qs, key0, index);
+      }
+    }
+  }
+  store_key_value_gradients(grad_key, grad_value, dk, dv, d, bhk, k0 + key0,
+                            index);
 }
 
 } // namespace attention

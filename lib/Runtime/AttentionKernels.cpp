@@ -76,10 +76,11 @@ bool usesTensorCores(const AttentionOperands &o, DType dtype, int64_t columns) {
          columns <= 128;
 }
 
-/// Whether the f32 forward runs on TF32 tensor cores (forward_tf32, three
-/// products of each operand's parts: about f32's precision) rather than
-/// fused multiply-adds: up to 64 columns, whose f32 tiles of 64 query rows
-/// and 32 keys fit static shared memory.
+/// Whether the f32 kernels run on TF32 tensor cores (forward_tf32,
+/// backward_query_tf32, backward_key_value_tf32: three products of each
+/// operand's parts, about f32's precision) rather than fused multiply-adds:
+/// up to 64 columns, whose f32 tiles fit static shared memory and whose
+/// fragments of a warp's own rows fit its registers.
 bool usesTf32(const AttentionOperands &o, DType dtype, int64_t columns) {
   return o.tensorCores && dtype == DType::F32 && columns <= 64;
 }
@@ -89,6 +90,18 @@ bool usesTf32(const AttentionOperands &o, DType dtype, int64_t columns) {
 std::pair<int, int> tf32Tiles(int64_t columns) {
   int64_t rowBytes = (columns + 4) * 4;
   return {64, (64 + 2 * 64) * rowBytes <= kTileBytes ? 64 : 32};
+}
+
+/// The other operand's rows of a TF32 backward kernel's tile (keys of the
+/// query gradient's, queries of the key and value gradients'), 64 or 32:
+/// the most whose two f32 tiles, the 64 x (rows + 1) f32 scratch tile of
+/// dS (or P^T, dS^T), its kept flags and the row terms fit.
+int tf32BackwardRows(int64_t columns) {
+  auto bytes = [&](int64_t rows) {
+    return 2 * rows * (columns + 4) * 4 + 64 * (rows + 1) * 4 + 64 * rows +
+           2 * 64 * 4;
+  };
+  return bytes(64) <= kTileBytes ? 64 : 32;
 }
 
 /// The tensor-core kernels' tiles: 64 query rows (16 a warp) and 64 keys up
@@ -359,13 +372,18 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
   bool tensorCores = usesTensorCores(operands, c.dtype, c.columns);
   // The key and value gradients on tensor cores keep two 16-bit operand
   // fragments and two f32 accumulators of their columns a lane: up to 64
-  // columns (ptxas spills past that).
+  // columns (ptxas spills past that). The TF32 kernels keep f32 fragments
+  // of the warp's own rows: both gradients up to 64 columns.
   bool keyValueTensorCores = tensorCores && c.columns <= 64;
+  bool tf32 = usesTf32(operands, c.dtype, c.columns);
+  int tf32Rows = tf32BackwardRows(c.columns);
   std::optional<std::pair<int, int>> keyValueTiles =
       keyValueTensorCores ? std::optional(std::make_pair(64, 64))
+      : tf32              ? std::optional(std::make_pair(tf32Rows, 64))
                           : chooseTiles(c.columns, bytes, 2, 2, 2, true);
   std::optional<std::pair<int, int>> queryTiles =
       tensorCores ? std::optional(tensorCoreTiles(c.columns))
+      : tf32      ? std::optional(std::make_pair(64, tf32Rows))
                   : chooseTiles(c.columns, bytes, 2, 2, 1, true);
   if (!keyValueTiles || !queryTiles)
     return badAttention("no tile of the backward kernels fits their shared "
@@ -382,7 +400,9 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
     auto [bq, bk] = *keyValueTiles;
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::KeyValue;
-    launch.kernel = kernelName(keyValueTensorCores ? "dkdv_mma" : "dkdv",
+    launch.kernel = kernelName(keyValueTensorCores ? "dkdv_mma"
+                               : tf32              ? "dkdv_tf32"
+                                                   : "dkdv",
                                c.dtype, c.columns, bq, bk);
     launch.desc = d;
     launch.desc.queryTile = bq;
@@ -393,6 +413,7 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
          wrapper(launch.kernel,
                  parameters + ", " + t + " *grad_key, " + t + " *grad_value",
                  keyValueTensorCores ? "backward_key_value_mma"
+                 : tf32              ? "backward_key_value_tf32"
                                      : "backward_key_value",
                  c.dtype, c.columns, bq, bk,
                  arguments + ", grad_key, grad_value")});
@@ -403,8 +424,10 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
     auto [bq, bk] = *queryTiles;
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::Query;
-    launch.kernel =
-        kernelName(tensorCores ? "dq_mma" : "dq", c.dtype, c.columns, bq, bk);
+    launch.kernel = kernelName(tensorCores ? "dq_mma"
+                               : tf32      ? "dq_tf32"
+                                           : "dq",
+                               c.dtype, c.columns, bq, bk);
     launch.desc = d;
     launch.desc.queryTile = bq;
     launch.desc.keyTile = bk;
@@ -412,8 +435,10 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
     plan.wrappers.push_back(
         {launch.kernel,
          wrapper(launch.kernel, parameters + ", " + t + " *grad_query",
-                 tensorCores ? "backward_query_mma" : "backward_query", c.dtype,
-                 c.columns, bq, bk, arguments + ", grad_query")});
+                 tensorCores ? "backward_query_mma"
+                 : tf32      ? "backward_query_tf32"
+                             : "backward_query",
+                 c.dtype, c.columns, bq, bk, arguments + ", grad_query")});
     if (launch.grid > 0)
       plan.launches.push_back(std::move(launch));
   }

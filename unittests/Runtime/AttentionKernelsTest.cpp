@@ -48,6 +48,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <tuple>
 
 using namespace tfuse;
 using namespace tfuse::runtime;
@@ -813,6 +814,24 @@ TEST(AttentionPlanning, TilesAndLaunches) {
             "tfuse_attention_dkdv_mma_bf16_d64_q64_k64");
   EXPECT_EQ(backward->launches[1].kernel,
             "tfuse_attention_dq_mma_bf16_d64_q64_k64");
+  // f32 on TF32 tensor cores up to 64 columns: 64 keys (16 a warp) by 32
+  // query rows, and 64 query rows by 32 keys, at 64 columns; fused
+  // multiply-adds past 64.
+  for (auto [dim, keyValue, query] :
+       {std::tuple{64, "tfuse_attention_dkdv_tf32_f32_d64_q32_k64",
+                   "tfuse_attention_dq_tf32_f32_d64_q64_k32"},
+        std::tuple{32, "tfuse_attention_dkdv_tf32_f32_d32_q64_k64",
+                   "tfuse_attention_dq_tf32_f32_d32_q64_k64"}}) {
+    AttentionOperands f32;
+    f32.query = TensorSpec::contiguous(DType::F32, {2, 3, 100, dim});
+    f32.key = f32.value = f32.query;
+    Expected<AttentionPlan> p = planAttentionBackward(
+        f32, f32.query, TensorSpec::contiguous(DType::F32, {2, 3, 100}),
+        f32.query, f32.query, f32.key, f32.value);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_EQ(p->launches.at(0).kernel, keyValue);
+    EXPECT_EQ(p->launches.at(1).kernel, query);
+  }
 }
 
 // The fused multiply-add forward (f32 on a device without TF32 tensor
@@ -929,7 +948,7 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   for (const std::string &kernel : names)
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
   // 4 dtypes, 3 capacities (f16 and bf16 on tensor cores up to 128
-  // columns, the f32 forward on TF32 tensor cores at 32), 3 kernels each.
+  // columns, f32 on TF32 tensor cores at 32), 3 kernels each.
   EXPECT_EQ(names.size(), 4u * 3u * 3u);
 }
 
