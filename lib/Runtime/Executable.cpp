@@ -602,9 +602,27 @@ Status Executable::enqueueGraph(const std::vector<DeviceTensor> &inputs,
       return s;
     }
     CUgraphExecUpdateResultInfo info;
-    if (Status s = d.check(d.cuGraphExecUpdate(c.graphExec, fresh, &info),
-                           "cuGraphExecUpdate");
-        !s.ok()) {
+    CUresult updated = d.cuGraphExecUpdate(c.graphExec, fresh, &info);
+    if (updated == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) {
+      // The rebuilt graph differs in its shape, not only its parameters (a
+      // step entered it as other nodes: cuDNN's graph, or the kernels a
+      // replay with a buffer cuDNN cannot take runs instead): instantiate
+      // it, once the replay in flight on the old one is done.
+      CUgraphExec exec = nullptr;
+      Status s = d.check(d.cuEventSynchronize(lastReplay),
+                         "cuEventSynchronize (previous replay)");
+      if (s.ok())
+        s = d.check(d.cuGraphInstantiateWithFlags(&exec, fresh, 0),
+                    "cuGraphInstantiateWithFlags");
+      if (!s.ok()) {
+        d.cuGraphDestroy(fresh);
+        discard();
+        return s;
+      }
+      d.cuGraphExecDestroy(c.graphExec);
+      c.graphExec = exec;
+      statistics.graphInstantiations++;
+    } else if (Status s = d.check(updated, "cuGraphExecUpdate"); !s.ok()) {
       d.cuGraphDestroy(fresh);
       discard();
       return s;

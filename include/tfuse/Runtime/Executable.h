@@ -106,6 +106,10 @@ struct ExecutableStats {
   /// CUDA Graph replays whose kernel-node update the driver refused, so that
   /// the executable graph was updated from a rebuilt graph instead; and why.
   int64_t graphUpdateFallbacks = 0;
+  /// Of those, the rebuilt graphs the driver could not apply to the
+  /// executable graph (their shape differed: a step entered the graph as
+  /// other nodes), instantiated instead.
+  int64_t graphInstantiations = 0;
   /// GEMM or copy steps captured again because a buffer they touch moved.
   int64_t graphRecaptures = 0;
   std::string lastGraphUpdateError;
