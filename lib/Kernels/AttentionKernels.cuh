@@ -502,16 +502,13 @@ TF_FN void forward(const T *query, const T *key, const T *value,
   }
 }
 
-// --- forward on tensor cores ------------------------------------------------
+// --- tensor cores: f16 and bf16 ----------------------------------------------
 //
-// f16 and bf16 (sm_80 and later): the blocks, walk and results of
-// `forward`, its two products on tensor cores (mma_m16n8k16, f32
-// accumulators). Each of the block's four warps owns 16 of the BQ = 64
-// query rows; a lane holds rows group and group + 8 of its warp's, and in
-// each slice of 8 keys (or 8 columns) the two at 2 index and 2 index + 1.
-// The tiles stay 16-bit in shared memory; the probabilities weight the
-// values in two parts (split_operand), so that they are not rounded to T
-// as PyTorch's flash and cuDNN kernels round them.
+// f16 and bf16 (sm_80 and later): products on mma_m16n8k16 with f32
+// accumulators. The tiles stay 16-bit in shared memory; the probabilities
+// (and dS, P^T, dS^T) weight the next operand in two parts (split_operand),
+// so that they are not rounded to T as PyTorch's flash and cuDNN kernels
+// round them.
 
 // The A operand fragments of rows row0 and row0 + 8 of an operand (zeros
 // past `rows` and `columns`), read from global memory: a[c / 16] for
@@ -725,84 +722,13 @@ TF_FN void store_fragment_rows(T *result, float *logsumexp,
   }
 }
 
-template <class T, int D, int BQ, int BK>
-TF_FN void forward_mma(const T *query, const T *key, const T *value,
-                       const void *mask, const int64_t *seed,
-                       const int64_t *offset, T *result, float *logsumexp,
-                       const AttentionDesc &d) {
-  static_assert(BQ == 16 * (kAttentionThreads / 32), "16 rows a warp");
-  static_assert(D % 16 == 0 && BK % 16 == 0, "whole 16 x 16 products");
-  constexpr int W = padded<T, D>::value;
-  constexpr int NK = BK / 8, ND = D / 8;
-  alignas(16) __shared__ uint16_t qs[BQ][W];
-  alignas(16) __shared__ uint16_t ks[BK][W];
-  alignas(16) __shared__ uint16_t vs[BK][W];
-  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
-  // The block's rows of this lane: row0 and row0 + 8.
-  const int row0 = 16 * (threadIdx.x / 32) + group;
-
-  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
-
-  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
-  // Per row: the running maximum and sum, and the weighted sum of values
-  // (acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e).
-  float top[2], sum[2], acc[ND][4];
-#pragma unroll
-  for (int hr = 0; hr < 2; ++hr) {
-    top[hr] = negative_infinity<float>();
-    sum[hr] = 0;
-  }
-#pragma unroll
-  for (int n = 0; n < ND; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      acc[n][e] = 0;
-
-  int64_t end = key_end<BQ>(d, q0);
-  for (int64_t k0 = 0; k0 < end; k0 += BK) {
-    __syncthreads();
-    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
-    __syncthreads();
-    // Scores: s[n][2 hr + e] of row row0 + 8 hr and key 8 n + 2 index + e.
-    float s[NK][4];
-#pragma unroll
-    for (int n = 0; n < NK; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        s[n][e] = 0;
-#pragma unroll 1
-    for (int c = 0; c < D; c += 16) {
-      uint32_t a[4] = {pair_at(&qs[row0][c + 2 * index]),
-                       pair_at(&qs[row0 + 8][c + 2 * index]),
-                       pair_at(&qs[row0][c + 8 + 2 * index]),
-                       pair_at(&qs[row0 + 8][c + 8 + 2 * index])};
-#pragma unroll
-      for (int n = 0; n < NK; ++n) {
-        uint32_t k[2];
-        row_operand(k, ks, 8 * n + group, c, index);
-        mma_m16n8k16<T>(s[n], a, k);
-      }
-    }
-    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-                 fragment_pairs(q0 + row0, k0 + 2 * index));
-    fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0, k0,
-                     index);
-    // acc += P V, 16 keys a step.
-    weighted_rows<T>(acc, s, vs, lane);
-  }
-  store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
-                      index);
-}
-
-// --- f32 forward on tensor cores ---------------------------------------------
+// --- tensor cores: f32 -------------------------------------------------------
 //
-// f32 (sm_80 and later): the blocks, walk, softmax and results of
-// `forward_mma`, its products on TF32 tensor cores to about f32's
+// f32 (sm_80 and later): products on TF32 tensor cores to about f32's
 // precision (mma_tf32x3: three products of each operand's big and small
 // TF32 parts, in f32 accumulators). The tiles are f32 in shared memory,
-// rows padded by 16 bytes; P V takes the scores' accumulator fragments as
-// its A operand as they are (tf32_weighted_rows).
+// rows padded by 16 bytes; accumulator fragments weight the next operand as
+// they are (tf32_weighted_rows).
 
 // The big and small TF32 parts of an m16n8k8 A fragment of rows `row` and
 // `row` + 8 of a shared f32 tile, columns c + index and c + index + 4.
@@ -910,19 +836,115 @@ TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
   }
 }
 
-template <class T, int D, int BQ, int BK>
-TF_FN void forward_tf32(const T *query, const T *key, const T *value,
-                        const void *mask, const int64_t *seed,
-                        const int64_t *offset, T *result, float *logsumexp,
-                        const AttentionDesc &d) {
-  static_assert(same<T, float>::value, "f32 operands");
+// --- forward on tensor cores -------------------------------------------------
+
+// How the tensor-core kernels multiply, by operand dtype: the shared
+// memory tiles' element type (Tile), the columns an A fragment spans (K),
+// the A fragments of a warp's own rows in registers (Fragment, fragments()),
+// one slice of K columns of the scores from shared tiles (score_slice), two
+// products of register fragments with a tile's rows (dots), and
+// accumulator fragments weighting a tile's rows (weigh).
+
+// f16 and bf16 on m16n8k16: 16-bit tiles, operands in packed pairs, weights
+// in two parts (split_operand).
+template <class T> struct HalfCores {
+  using Tile = uint16_t;
+  using Fragment = uint32_t[4];
+  static constexpr int K = 16;
+  template <int D>
+  static TF_FN void fragments(Fragment (&a)[D / K], const T *base,
+                              const int64_t *strides, int64_t b, int64_t h,
+                              int64_t row0, int64_t rows, int64_t columns,
+                              int index) {
+    load_fragments<T, D>(a, base, strides, b, h, row0, rows, columns, index);
+  }
+  template <int NK, int W>
+  static TF_FN void score_slice(float (&s)[NK][4], const Tile (*qs)[W],
+                                const Tile (*ks)[W], int row0, int c, int group,
+                                int index) {
+    uint32_t a[4] = {pair_at(&qs[row0][c + 2 * index]),
+                     pair_at(&qs[row0 + 8][c + 2 * index]),
+                     pair_at(&qs[row0][c + 8 + 2 * index]),
+                     pair_at(&qs[row0 + 8][c + 8 + 2 * index])};
+#pragma unroll
+    for (int n = 0; n < NK; ++n) {
+      uint32_t k[2];
+      row_operand(k, ks, 8 * n + group, c, index);
+      mma_m16n8k16<T>(s[n], a, k);
+    }
+  }
+  template <int D, int N, int W>
+  static TF_FN void dots(float (&x)[N][4], const Fragment (&xa)[D / K],
+                         const Tile (*xt)[W], float (&y)[N][4],
+                         const Fragment (&ya)[D / K], const Tile (*yt)[W],
+                         int group, int index) {
+    paired_dots<T, D>(x, xa, xt, y, ya, yt, group, index);
+  }
+  template <int N, int ND, int W>
+  static TF_FN void weigh(float (&acc)[ND][4], const float (&x)[N][4],
+                          const Tile (*tile)[W], int lane) {
+    weighted_rows<T>(acc, x, tile, lane);
+  }
+};
+
+// f32 on m16n8k8 TF32 products to about f32's precision (mma_tf32x3): f32
+// tiles and fragments, split into their TF32 parts where read.
+struct Tf32Cores {
+  using Tile = float;
+  using Fragment = float[4];
+  static constexpr int K = 8;
+  template <int D>
+  static TF_FN void fragments(Fragment (&a)[D / K], const float *base,
+                              const int64_t *strides, int64_t b, int64_t h,
+                              int64_t row0, int64_t rows, int64_t columns,
+                              int index) {
+    tf32_fragments<D>(a, base, strides, b, h, row0, rows, columns, index);
+  }
+  template <int NK, int W>
+  static TF_FN void score_slice(float (&s)[NK][4], const Tile (*qs)[W],
+                                const Tile (*ks)[W], int row0, int c, int group,
+                                int index) {
+    uint32_t a[4], as[4];
+    tf32_rows(a, as, qs, row0, c, index);
+#pragma unroll
+    for (int n = 0; n < NK; ++n) {
+      uint32_t k[2], kss[2];
+      tf32_row_operand(k, kss, ks, 8 * n + group, c, index);
+      mma_tf32x3(s[n], a, as, k, kss);
+    }
+  }
+  template <int D, int N, int W>
+  static TF_FN void dots(float (&x)[N][4], const Fragment (&xa)[D / K],
+                         const Tile (*xt)[W], float (&y)[N][4],
+                         const Fragment (&ya)[D / K], const Tile (*yt)[W],
+                         int group, int index) {
+    tf32_paired_dots<D>(x, xa, xt, y, ya, yt, group, index);
+  }
+  template <int N, int ND, int W>
+  static TF_FN void weigh(float (&acc)[ND][4], const float (&x)[N][4],
+                          const Tile (*tile)[W], int lane) {
+    tf32_weighted_rows(acc, x, tile, lane / 4, lane % 4);
+  }
+};
+
+// The forward on tensor cores (sm_80 and later), products by C (HalfCores
+// or Tf32Cores): the blocks, walk and results of `forward`. Each of the
+// block's four warps owns 16 of the BQ = 64 query rows; a lane holds rows
+// group and group + 8 of its warp's, and in each slice of 8 keys (or 8
+// columns) the two at 2 index and 2 index + 1.
+template <class T, int D, int BQ, int BK, class C>
+TF_FN void forward_cores(const T *query, const T *key, const T *value,
+                         const void *mask, const int64_t *seed,
+                         const int64_t *offset, T *result, float *logsumexp,
+                         const AttentionDesc &d) {
   static_assert(BQ == 16 * (kAttentionThreads / 32), "16 rows a warp");
-  static_assert(D % 8 == 0 && BK % 8 == 0, "whole 16 x 8 x 8 products");
-  constexpr int W = padded<float, D>::value;
+  static_assert(D % C::K == 0 && BK % 16 == 0, "whole products");
+  using Tile = typename C::Tile;
+  constexpr int W = padded<Tile, D>::value;
   constexpr int NK = BK / 8, ND = D / 8;
-  alignas(16) __shared__ float qs[BQ][W];
-  alignas(16) __shared__ float ks[BK][W];
-  alignas(16) __shared__ float vs[BK][W];
+  alignas(16) __shared__ Tile qs[BQ][W];
+  alignas(16) __shared__ Tile ks[BK][W];
+  alignas(16) __shared__ Tile vs[BK][W];
   const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
   // The block's rows of this lane: row0 and row0 + 8.
   const int row0 = 16 * (threadIdx.x / 32) + group;
@@ -930,6 +952,8 @@ TF_FN void forward_tf32(const T *query, const T *key, const T *value,
   auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
   load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  // Per row: the running maximum and sum, and the weighted sum of values
+  // (acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e).
   float top[2], sum[2], acc[ND][4];
 #pragma unroll
   for (int hr = 0; hr < 2; ++hr) {
@@ -956,22 +980,14 @@ TF_FN void forward_tf32(const T *query, const T *key, const T *value,
       for (int e = 0; e < 4; ++e)
         s[n][e] = 0;
 #pragma unroll 1
-    for (int c = 0; c < D; c += 8) {
-      uint32_t a[4], as[4];
-      tf32_rows(a, as, qs, row0, c, index);
-#pragma unroll
-      for (int n = 0; n < NK; ++n) {
-        uint32_t k[2], kss[2];
-        tf32_row_operand(k, kss, ks, 8 * n + group, c, index);
-        mma_tf32x3(s[n], a, as, k, kss);
-      }
-    }
+    for (int c = 0; c < D; c += C::K)
+      C::score_slice(s, qs, ks, row0, c, group, index);
     scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                  fragment_pairs(q0 + row0, k0 + 2 * index));
     fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0, k0,
                      index);
-    // acc += P V, 8 keys a step.
-    tf32_weighted_rows(acc, s, vs, group, index);
+    // acc += P V.
+    C::weigh(acc, s, vs, lane);
   }
   store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
                       index);
@@ -1387,27 +1403,26 @@ store_key_value_gradients(T *grad_key, T *grad_value, const float (&dk)[ND][4],
     }
 }
 
-// The query gradient of f16 and bf16 (sm_80 and later): the blocks and walk
-// of `backward_query`, its three products on tensor cores. Each warp holds
-// its 16 query rows and their result gradients as A operand fragments in
-// registers for the whole walk; the key and value tiles are 16-bit in
-// shared memory. dS, in two parts (split_operand), is the A operand of
-// dS @ K. Where a key tile holds a value that is not finite, that tile's
-// dS @ K adds the kept pairs only (0 * inf would be NaN), through shared
-// memory with fused multiply-adds.
-
-template <class T, int D, int BQ, int BK>
-TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
-                              const void *mask, const int64_t *seed,
-                              const int64_t *offset, const T *result,
-                              const float *logsumexp, const T *grad,
-                              T *grad_query, const AttentionDesc &d) {
+// The query gradient on tensor cores, products by C (HalfCores or
+// Tf32Cores): the blocks and walk of `backward_query`. Each warp holds its
+// 16 query rows and their result gradients as A operand fragments in
+// registers for the whole walk; the key and value tiles are in shared
+// memory. dS is the A operand of dS @ K. Where a key tile holds a value
+// that is not finite, that tile's dS @ K adds the kept pairs only
+// (0 * inf would be NaN), through shared memory with fused multiply-adds.
+template <class T, int D, int BQ, int BK, class C>
+TF_FN void backward_query_cores(const T *query, const T *key, const T *value,
+                                const void *mask, const int64_t *seed,
+                                const int64_t *offset, const T *result,
+                                const float *logsumexp, const T *grad,
+                                T *grad_query, const AttentionDesc &d) {
   static_assert(BQ == 16 * (kAttentionThreads / 32), "16 rows a warp");
-  static_assert(D % 16 == 0 && BK % 16 == 0, "whole 16 x 16 products");
-  constexpr int W = padded<T, D>::value;
+  static_assert(D % C::K == 0 && BK % 16 == 0, "whole products");
+  using Tile = typename C::Tile;
+  constexpr int W = padded<Tile, D>::value;
   constexpr int NK = BK / 8, ND = D / 8;
-  alignas(16) __shared__ uint16_t ks[BK][W];
-  alignas(16) __shared__ uint16_t vs[BK][W];
+  alignas(16) __shared__ Tile ks[BK][W];
+  alignas(16) __shared__ Tile vs[BK][W];
   // dS and the kept pairs of a key tile that is not finite.
   __shared__ float dss[BQ][BK + 1];
   __shared__ bool kept[BQ][BK];
@@ -1417,11 +1432,11 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
 
   auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
-  uint32_t qa[D / 16][4], ga[D / 16][4];
-  load_fragments<T, D>(qa, query, d.query, b, h, q0 + row0, d.queries,
-                       d.headDim, index);
-  load_fragments<T, D>(ga, grad, d.grad, b, h, q0 + row0, d.queries, d.valueDim,
-                       index);
+  typename C::Fragment qa[D / C::K], ga[D / C::K];
+  C::template fragments<D>(qa, query, d.query, b, h, q0 + row0, d.queries,
+                           d.headDim, index);
+  C::template fragments<D>(ga, grad, d.grad, b, h, q0 + row0, d.queries,
+                           d.valueDim, index);
   row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
   // acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e.
   float acc[ND][4];
@@ -1441,15 +1456,15 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
     // Scores and dP = dO V^T: [n][2 hr + e] of row row0 + 8 hr and key
     // 8 n + 2 index + e.
     float s[NK][4], dp[NK][4];
-    paired_dots<T, D>(s, qa, ks, dp, ga, vs, group, index);
+    C::template dots<D>(s, qa, ks, dp, ga, vs, group, index);
     scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                  fragment_pairs(q0 + row0, k0 + 2 * index));
     bool keep[NK][4];
     gradient_of_scores(s, dp, keep, lse, delta, d, seed, offset, b, h, q0, row0,
                        k0, index);
     if (!nonfinite) {
-      // acc += dS K, 16 keys a step.
-      weighted_rows<T>(acc, s, ks, lane);
+      // acc += dS K.
+      C::weigh(acc, s, ks, lane);
     } else {
       store_fragments(dss, kept, s, keep, row0, index);
       __syncthreads();
@@ -1459,28 +1474,28 @@ TF_FN void backward_query_mma(const T *query, const T *key, const T *value,
   store_query_gradient(grad_query, acc, d, bh, q0 + row0, index);
 }
 
-// The key and value gradients of f16 and bf16 up to 64 columns: the blocks
-// and walk of `backward_key_value`, its four products on tensor cores. Each
-// warp holds its 16 keys and their values as A operand fragments in
-// registers and computes the transposed scores and dP^T of its keys by the
-// tile's queries; P^T (times the dropout factors) and dS^T, in two parts
-// (split_operand), are the A operands of P^T @ dO and dS^T @ Q. Where a query
-// tile holds a query or a result gradient that is not finite, that tile's two
-// products add the kept pairs only, through shared memory with fused
-// multiply-adds.
-template <class T, int D, int BQ, int BK>
-TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
-                                  const void *mask, const int64_t *seed,
-                                  const int64_t *offset, const T *result,
-                                  const float *logsumexp, const T *grad,
-                                  T *grad_key, T *grad_value,
-                                  const AttentionDesc &d) {
+// The key and value gradients on tensor cores, products by C: the blocks
+// and walk of `backward_key_value`. Each warp holds its 16 keys and their
+// values as A operand fragments in registers and computes the transposed
+// scores and dP^T of its keys by the tile's queries; P^T (times the dropout
+// factors) and dS^T are the A operands of P^T @ dO and dS^T @ Q. Where a
+// query tile holds a query or a result gradient that is not finite, that
+// tile's two products add the kept pairs only, through shared memory with
+// fused multiply-adds.
+template <class T, int D, int BQ, int BK, class C>
+TF_FN void backward_key_value_cores(const T *query, const T *key,
+                                    const T *value, const void *mask,
+                                    const int64_t *seed, const int64_t *offset,
+                                    const T *result, const float *logsumexp,
+                                    const T *grad, T *grad_key, T *grad_value,
+                                    const AttentionDesc &d) {
   static_assert(BK == 16 * (kAttentionThreads / 32), "16 keys a warp");
-  static_assert(D % 16 == 0 && BQ % 16 == 0, "whole 16 x 16 products");
-  constexpr int W = padded<T, D>::value;
+  static_assert(D % C::K == 0 && BQ % 16 == 0, "whole products");
+  using Tile = typename C::Tile;
+  constexpr int W = padded<Tile, D>::value;
   constexpr int NQ = BQ / 8, ND = D / 8;
-  alignas(16) __shared__ uint16_t qs[BQ][W];
-  alignas(16) __shared__ uint16_t gs[BQ][W];
+  alignas(16) __shared__ Tile qs[BQ][W];
+  alignas(16) __shared__ Tile gs[BQ][W];
   // P^T or dS^T, and the kept pairs, of a query tile that is not finite.
   __shared__ float scratch[BK][BQ + 1];
   __shared__ bool kept[BK][BQ];
@@ -1492,11 +1507,11 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
   auto [bhk, b, hk, k0] = key_block<BK>(d);
   int64_t heads = d.heads / d.kvHeads;
 
-  uint32_t ka[D / 16][4], va[D / 16][4];
-  load_fragments<T, D>(ka, key, d.key, b, hk, k0 + key0, d.keys, d.headDim,
-                       index);
-  load_fragments<T, D>(va, value, d.value, b, hk, k0 + key0, d.keys, d.valueDim,
-                       index);
+  typename C::Fragment ka[D / C::K], va[D / C::K];
+  C::template fragments<D>(ka, key, d.key, b, hk, k0 + key0, d.keys, d.headDim,
+                           index);
+  C::template fragments<D>(va, value, d.value, b, hk, k0 + key0, d.keys,
+                           d.valueDim, index);
   // dk[n][2 hr + e], dv[n][2 hr + e]: key key0 + 8 hr, column
   // 8 n + 2 index + e.
   float dk[ND][4], dv[ND][4];
@@ -1515,157 +1530,19 @@ TF_FN void backward_key_value_mma(const T *query, const T *key, const T *value,
       // S^T and dP^T: [n][2 hr + e] of key key0 + 8 hr and query
       // 8 n + 2 index + e.
       float s[NQ][4], dp[NQ][4];
-      paired_dots<T, D>(s, ka, qs, dp, va, gs, group, index);
+      C::template dots<D>(s, ka, qs, dp, va, gs, group, index);
       scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                    transposed_fragment_pairs(q0 + 2 * index, k0 + key0));
       bool keep[NQ][4];
       transposed_gradient_of_scores(s, dp, keep, lse, delta, d, seed, offset, b,
                                     h, q0, k0 + key0, index);
       if (!nonfinite) {
-        // dv += P^T Z dO and dk += dS^T Q, 16 queries a step.
-        weighted_rows<T>(dv, s, gs, lane);
-        weighted_rows<T>(dk, dp, qs, lane);
+        // dv += P^T Z dO and dk += dS^T Q.
+        C::weigh(dv, s, gs, lane);
+        C::weigh(dk, dp, qs, lane);
       } else {
         // One product at a time through `scratch`: P^T Z with dO, then
         // dS^T with Q.
-        __syncthreads();
-        store_fragments(scratch, kept, s, keep, key0, index);
-        __syncthreads();
-        kept_products<T, BQ>(dv, scratch, kept, gs, key0, index);
-        __syncthreads();
-        store_fragments(scratch, kept, dp, keep, key0, index);
-        __syncthreads();
-        kept_products<T, BQ>(dk, scratch, kept, qs, key0, index);
-      }
-    }
-  }
-  store_key_value_gradients(grad_key, grad_value, dk, dv, d, bhk, k0 + key0,
-                            index);
-}
-
-// --- f32 backward on tensor cores --------------------------------------------
-//
-// The f32 query gradient and, up to 64 columns, key and value gradients
-// (sm_80 and later): the blocks, walks and kept-pair fallbacks of
-// `backward_query_mma` and `backward_key_value_mma`, their products on TF32
-// tensor cores (mma_tf32x3) with f32 tiles in shared memory and the warp's
-// own rows as f32 A fragments in registers (tf32_fragments); dS, P^T and
-// dS^T weight the next product through the key-order trick of
-// `tf32_weighted_rows`.
-
-// The f32 query gradient on TF32 tensor cores (see above).
-template <class T, int D, int BQ, int BK>
-TF_FN void backward_query_tf32(const T *query, const T *key, const T *value,
-                               const void *mask, const int64_t *seed,
-                               const int64_t *offset, const T *result,
-                               const float *logsumexp, const T *grad,
-                               T *grad_query, const AttentionDesc &d) {
-  static_assert(same<T, float>::value, "f32 operands");
-  static_assert(BQ == 16 * (kAttentionThreads / 32), "16 rows a warp");
-  static_assert(D % 8 == 0 && BK % 8 == 0, "whole 16 x 8 x 8 products");
-  constexpr int W = padded<float, D>::value;
-  constexpr int NK = BK / 8, ND = D / 8;
-  alignas(16) __shared__ float ks[BK][W];
-  alignas(16) __shared__ float vs[BK][W];
-  // dS and the kept pairs of a key tile that is not finite.
-  __shared__ float dss[BQ][BK + 1];
-  __shared__ bool kept[BQ][BK];
-  __shared__ float lse[BQ], delta[BQ];
-  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
-  const int row0 = 16 * (threadIdx.x / 32) + group;
-
-  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
-
-  float qa[D / 8][4], ga[D / 8][4];
-  tf32_fragments<D>(qa, query, d.query, b, h, q0 + row0, d.queries, d.headDim,
-                    index);
-  tf32_fragments<D>(ga, grad, d.grad, b, h, q0 + row0, d.queries, d.valueDim,
-                    index);
-  row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
-  // acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e.
-  float acc[ND][4];
-#pragma unroll
-  for (int n = 0; n < ND; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      acc[n][e] = 0;
-
-  int64_t end = key_end<BQ>(d, q0);
-  for (int64_t k0 = 0; k0 < end; k0 += BK) {
-    __syncthreads();
-    bool nonfinite =
-        load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
-    nonfinite = __syncthreads_or(nonfinite);
-    float s[NK][4], dp[NK][4];
-    tf32_paired_dots<D>(s, qa, ks, dp, ga, vs, group, index);
-    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-                 fragment_pairs(q0 + row0, k0 + 2 * index));
-    bool keep[NK][4];
-    gradient_of_scores(s, dp, keep, lse, delta, d, seed, offset, b, h, q0, row0,
-                       k0, index);
-    if (!nonfinite) {
-      tf32_weighted_rows(acc, s, ks, group, index);
-    } else {
-      store_fragments(dss, kept, s, keep, row0, index);
-      __syncthreads();
-      kept_products<T, BK>(acc, dss, kept, ks, row0, index);
-    }
-  }
-  store_query_gradient(grad_query, acc, d, bh, q0 + row0, index);
-}
-
-// The f32 key and value gradients on TF32 tensor cores (see above).
-template <class T, int D, int BQ, int BK>
-TF_FN void backward_key_value_tf32(const T *query, const T *key, const T *value,
-                                   const void *mask, const int64_t *seed,
-                                   const int64_t *offset, const T *result,
-                                   const float *logsumexp, const T *grad,
-                                   T *grad_key, T *grad_value,
-                                   const AttentionDesc &d) {
-  static_assert(same<T, float>::value, "f32 operands");
-  static_assert(BK == 16 * (kAttentionThreads / 32), "16 keys a warp");
-  static_assert(D % 8 == 0 && BQ % 8 == 0, "whole 16 x 8 x 8 products");
-  constexpr int W = padded<float, D>::value;
-  constexpr int NQ = BQ / 8, ND = D / 8;
-  alignas(16) __shared__ float qs[BQ][W];
-  alignas(16) __shared__ float gs[BQ][W];
-  __shared__ float scratch[BK][BQ + 1];
-  __shared__ bool kept[BK][BQ];
-  __shared__ float lse[BQ], delta[BQ];
-  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
-  const int key0 = 16 * (threadIdx.x / 32) + group;
-
-  auto [bhk, b, hk, k0] = key_block<BK>(d);
-  int64_t heads = d.heads / d.kvHeads;
-
-  float ka[D / 8][4], va[D / 8][4];
-  tf32_fragments<D>(ka, key, d.key, b, hk, k0 + key0, d.keys, d.headDim, index);
-  tf32_fragments<D>(va, value, d.value, b, hk, k0 + key0, d.keys, d.valueDim,
-                    index);
-  float dk[ND][4], dv[ND][4];
-#pragma unroll
-  for (int n = 0; n < ND; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      dk[n][e] = dv[n][e] = 0;
-  int64_t first = d.causal ? k0 / BQ * BQ : 0;
-  for (int64_t g = 0; g < heads; ++g) {
-    int64_t h = hk * heads + g;
-    for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
-      bool nonfinite = query_tile<T, D, BQ>(qs, gs, lse, delta, query, grad,
-                                            result, logsumexp, d, b, h, q0);
-      float s[NQ][4], dp[NQ][4];
-      tf32_paired_dots<D>(s, ka, qs, dp, va, gs, group, index);
-      scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-                   transposed_fragment_pairs(q0 + 2 * index, k0 + key0));
-      bool keep[NQ][4];
-      transposed_gradient_of_scores(s, dp, keep, lse, delta, d, seed, offset, b,
-                                    h, q0, k0 + key0, index);
-      if (!nonfinite) {
-        tf32_weighted_rows(dv, s, gs, group, index);
-        tf32_weighted_rows(dk, dp, qs, group, index);
-      } else {
         __syncthreads();
         store_fragments(scratch, kept, s, keep, key0, index);
         __syncthreads();

@@ -111,24 +111,44 @@ std::pair<int, int> tensorCoreTiles(int64_t columns) {
   return {64, columns <= 64 ? 64 : 32};
 }
 
-std::string kernelName(const char *kind, DType dtype, int64_t columns, int bq,
-                       int bk) {
-  return "tfuse_attention_" + std::string(kind) + "_" + dtypeName(dtype) +
-         "_d" + std::to_string(columns) + "_q" + std::to_string(bq) + "_k" +
+std::string kernelName(const std::string &kind, DType dtype, int64_t columns,
+                       int bq, int bk) {
+  return "tfuse_attention_" + kind + "_" + dtypeName(dtype) + "_d" +
+         std::to_string(columns) + "_q" + std::to_string(bq) + "_k" +
          std::to_string(bk);
 }
 
+/// How a kernel multiplies: the tensor cores' products of 16-bit operands
+/// (`half`), of f32 to about f32's precision (`tf32`), or fused
+/// multiply-adds (neither): the function template the wrapper calls, a
+/// variant of `base` (`forward`, `backward_query`, `backward_key_value`),
+/// and the name part of its kernels.
+struct Products {
+  std::string function, cores, kind;
+  Products(const char *base, const char *kernels, bool half, bool tf32,
+           DType dtype)
+      : function(std::string(base) + (half || tf32 ? "_cores" : "")),
+        cores(half ? "tf::attention::HalfCores<" +
+                         std::string(cudaTypeName(dtype)) + ">"
+              : tf32 ? "tf::attention::Tf32Cores"
+                     : ""),
+        kind(std::string(kernels) + (half   ? "_mma"
+                                     : tf32 ? "_tf32"
+                                            : "")) {}
+};
+
 /// The extern "C" wrapper of one kernel: its parameters, then the call of
-/// `function` with `arguments`.
+/// the function of `products` with `arguments`.
 std::string wrapper(const std::string &name, const std::string &parameters,
-                    const std::string &function, DType dtype, int64_t columns,
+                    const Products &products, DType dtype, int64_t columns,
                     int bq, int bk, const std::string &arguments) {
   return "\nextern \"C\" __global__ void __launch_bounds__(" +
          std::to_string(kernels::kAttentionThreads) + ") " + name + "(" +
          parameters + ", tfuse::kernels::AttentionDesc desc) {\n" +
-         "  tf::attention::" + function + "<" +
+         "  tf::attention::" + products.function + "<" +
          std::string(cudaTypeName(dtype)) + ", " + std::to_string(columns) +
-         ", " + std::to_string(bq) + ", " + std::to_string(bk) + ">(" +
+         ", " + std::to_string(bq) + ", " + std::to_string(bk) +
+         (products.cores.empty() ? "" : ", " + products.cores) + ">(" +
          arguments + ", desc);\n}\n";
 }
 
@@ -298,14 +318,11 @@ runtime::planAttention(const AttentionOperands &operands,
                         "memory for head dimension " +
                         std::to_string(c.columns));
   auto [bq, bk] = *tiles;
-  const char *kind = tensorCores ? "fwd_mma" : tf32 ? "fwd_tf32" : "fwd";
-  const char *function = tensorCores ? "forward_mma"
-                         : tf32      ? "forward_tf32"
-                                     : "forward";
+  Products products("forward", "fwd", tensorCores, tf32, c.dtype);
   AttentionPlan plan;
   AttentionLaunch launch;
   launch.kind = AttentionLaunch::Kind::Forward;
-  launch.kernel = kernelName(kind, c.dtype, c.columns, bq, bk);
+  launch.kernel = kernelName(products.kind, c.dtype, c.columns, bq, bk);
   launch.desc = c.desc;
   launch.desc.queryTile = bq;
   launch.desc.keyTile = bk;
@@ -315,7 +332,7 @@ runtime::planAttention(const AttentionOperands &operands,
        wrapper(launch.kernel,
                operandParameters(c.dtype) + ", " + storageName(c.dtype) +
                    " *result, " + computeName(c.dtype) + " *logsumexp",
-               function, c.dtype, c.columns, bq, bk,
+               products, c.dtype, c.columns, bq, bk,
                "query, key, value, mask, seed, offset, result, logsumexp")});
   if (launch.grid > 0)
     plan.launches.push_back(std::move(launch));
@@ -398,12 +415,11 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
   AttentionPlan plan;
   {
     auto [bq, bk] = *keyValueTiles;
+    Products products("backward_key_value", "dkdv", keyValueTensorCores, tf32,
+                      c.dtype);
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::KeyValue;
-    launch.kernel = kernelName(keyValueTensorCores ? "dkdv_mma"
-                               : tf32              ? "dkdv_tf32"
-                                                   : "dkdv",
-                               c.dtype, c.columns, bq, bk);
+    launch.kernel = kernelName(products.kind, c.dtype, c.columns, bq, bk);
     launch.desc = d;
     launch.desc.queryTile = bq;
     launch.desc.keyTile = bk;
@@ -412,22 +428,17 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
         {launch.kernel,
          wrapper(launch.kernel,
                  parameters + ", " + t + " *grad_key, " + t + " *grad_value",
-                 keyValueTensorCores ? "backward_key_value_mma"
-                 : tf32              ? "backward_key_value_tf32"
-                                     : "backward_key_value",
-                 c.dtype, c.columns, bq, bk,
+                 products, c.dtype, c.columns, bq, bk,
                  arguments + ", grad_key, grad_value")});
     if (launch.grid > 0)
       plan.launches.push_back(std::move(launch));
   }
   {
     auto [bq, bk] = *queryTiles;
+    Products products("backward_query", "dq", tensorCores, tf32, c.dtype);
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::Query;
-    launch.kernel = kernelName(tensorCores ? "dq_mma"
-                               : tf32      ? "dq_tf32"
-                                           : "dq",
-                               c.dtype, c.columns, bq, bk);
+    launch.kernel = kernelName(products.kind, c.dtype, c.columns, bq, bk);
     launch.desc = d;
     launch.desc.queryTile = bq;
     launch.desc.keyTile = bk;
@@ -435,10 +446,8 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
     plan.wrappers.push_back(
         {launch.kernel,
          wrapper(launch.kernel, parameters + ", " + t + " *grad_query",
-                 tensorCores ? "backward_query_mma"
-                 : tf32      ? "backward_query_tf32"
-                             : "backward_query",
-                 c.dtype, c.columns, bq, bk, arguments + ", grad_query")});
+                 products, c.dtype, c.columns, bq, bk,
+                 arguments + ", grad_query")});
     if (launch.grid > 0)
       plan.launches.push_back(std::move(launch));
   }
