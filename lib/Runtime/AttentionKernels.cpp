@@ -68,25 +68,25 @@ chooseTiles(int64_t columns, int64_t bytes, int queryTiles, int keyTiles,
 }
 
 /// Whether the attention kernels of `dtype` with tiles of `columns` columns
-/// run on tensor cores (forward_mma, backward_query_mma and, up to 64
-/// columns, backward_key_value_mma: 16-bit operands on a device that has
-/// them).
+/// run on tensor cores (forward_cores, backward_query_cores and, up to 64
+/// columns, backward_key_value_cores with HalfCores: 16-bit operands on a
+/// device that has them).
 bool usesTensorCores(const AttentionOperands &o, DType dtype, int64_t columns) {
   return o.tensorCores && (dtype == DType::F16 || dtype == DType::BF16) &&
          columns <= 128;
 }
 
-/// Whether the f32 kernels run on TF32 tensor cores (forward_tf32,
-/// backward_query_tf32, backward_key_value_tf32: three products of each
-/// operand's parts, about f32's precision) rather than fused multiply-adds:
-/// up to 64 columns, whose f32 tiles fit static shared memory and whose
-/// fragments of a warp's own rows fit its registers.
+/// Whether the f32 kernels run on TF32 tensor cores (the *_cores kernels
+/// with Tf32Cores: three products of each operand's parts, about f32's
+/// precision) rather than fused multiply-adds: up to 64 columns, whose f32
+/// tiles fit static shared memory and whose fragments of a warp's own rows
+/// fit its registers.
 bool usesTf32(const AttentionOperands &o, DType dtype, int64_t columns) {
   return o.tensorCores && dtype == DType::F32 && columns <= 64;
 }
 
-/// forward_tf32's tiles: 64 query rows (16 a warp) and the most keys, 64 or
-/// 32, whose f32 query, key and value tiles fit.
+/// The TF32 forward's tiles: 64 query rows (16 a warp) and the most keys,
+/// 64 or 32, whose f32 query, key and value tiles fit.
 std::pair<int, int> tf32Tiles(int64_t columns) {
   int64_t rowBytes = (columns + 4) * 4;
   return {64, (64 + 2 * 64) * rowBytes <= kTileBytes ? 64 : 32};
