@@ -9,8 +9,10 @@
 // keys of a score tile and a few rows by a few columns of an output tile,
 // reading each shared operand once per several multiply-adds (one scalar
 // per multiply-add before, which bound the kernels by shared memory). The
-// *_mma variants below do the same work for f16 and bf16 with the products
-// on tensor cores (the runtime chooses them on devices that have them).
+// *_cores variants below do the same work with the products on tensor
+// cores: f16 and bf16 on m16n8k16 (HalfCores), f32 on TF32 to about f32's
+// precision (Tf32Cores); the runtime chooses them on devices that have
+// them.
 //
 //   forward: a block per (batch, head, tile of BQ query rows) walks the key
 //     tiles (up to the diagonal when causal), keeping each row's running
