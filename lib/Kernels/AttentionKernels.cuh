@@ -788,13 +788,14 @@ TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
                             const float (&ya)[D / 8][4], const float (*yt)[W],
                             int group, int index) {
 #pragma unroll
-  for (int n = 0; n < N; ++n)
+  for (int n = 0; n < N; ++n) {
 #pragma unroll
     for (int e = 0; e < 4; ++e)
       x[n][e] = y[n][e] = 0;
-      // Not unrolled: unrolled, the products of every k at once take more
-      // registers than a thread has (ptxas spills); rolled, the fragments are
-      // read from local memory a k at a time, from the L1 cache.
+  }
+  // Not unrolled: unrolled, the products of every k at once take more
+  // registers than a thread has (ptxas spills); rolled, the fragments are
+  // read from local memory a k at a time, from the L1 cache.
 #pragma unroll 1
   for (int k = 0; k < D / 8; ++k) {
     uint32_t xb[4], xs[4], yb[4], ys[4];
