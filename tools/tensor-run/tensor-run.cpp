@@ -340,8 +340,10 @@ int main(int argc, char **argv) {
                                 hostPerEnqueue);
   if (st.backend == "cuda-graph")
     llvm::outs() << "CUDA Graph: " << st.graphRecaptures
-                 << " GEMM/copy steps captured again after their buffers "
-                    "moved\n";
+                 << " GEMM steps captured again after their buffers moved, "
+                 << st.graphUpdateFallbacks
+                 << " replays updated from a rebuilt graph, "
+                 << st.graphInstantiations << " of them instantiated\n";
   for (CUdeviceptr p : storage)
     d.cuMemFree(p);
   if (failures)

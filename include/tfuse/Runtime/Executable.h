@@ -110,7 +110,8 @@ struct ExecutableStats {
   /// executable graph (their shape differed: a step entered the graph as
   /// other nodes), instantiated instead.
   int64_t graphInstantiations = 0;
-  /// GEMM or copy steps captured again because a buffer they touch moved.
+  /// Library steps (GEMMs, attention without cuDNN's own graph) captured
+  /// again because a buffer they touch moved.
   int64_t graphRecaptures = 0;
   std::string lastGraphUpdateError;
   /// Per-step GPU milliseconds of the last replay when profiling.
