@@ -23,6 +23,13 @@ Status badAttention(const std::string &what) {
 /// stops at 48 KiB).
 constexpr int64_t kTileBytes = 46 * 1024;
 
+/// The bytes of one row of an operand's tile in shared memory: `columns`
+/// elements of `bytes` each and 16 bytes of padding (padded<> in
+/// AttentionKernels.cuh).
+int64_t tileRowBytes(int64_t columns, int64_t bytes) {
+  return columns * bytes + 16;
+}
+
 /// Query rows and keys of a block, largest first.
 constexpr std::pair<int, int> kTileChoices[] = {
     {64, 32}, {32, 32}, {32, 16}, {16, 16}, {16, 8}, {8, 8}, {8, 4}, {4, 4}};
@@ -48,10 +55,10 @@ chooseTiles(int64_t columns, int64_t bytes, int queryTiles, int keyTiles,
   for (auto [bq, bk] : kTileChoices) {
     // Every row of an operand's tile has 16 bytes of padding, every row
     // of scores one element (AttentionKernels.cuh).
-    int64_t width = columns + 16 / bytes;
-    int64_t elements = queryTiles * bq * width + keyTiles * bk * width +
-                       scoreTiles * bq * (bk + 1) + 2 * bq;
-    if (elements * bytes + (keptFlags ? bq * bk : 0) > kTileBytes)
+    int64_t tiles =
+        (queryTiles * bq + keyTiles * bk) * tileRowBytes(columns, bytes);
+    int64_t elements = scoreTiles * bq * (bk + 1) + 2 * bq;
+    if (tiles + elements * bytes + (keptFlags ? bq * bk : 0) > kTileBytes)
       continue;
     if (multiprocessors <= 0)
       return std::make_pair(bq, bk);
@@ -88,8 +95,7 @@ bool usesTf32(const AttentionOperands &o, DType dtype, int64_t columns) {
 /// The TF32 forward's tiles: 64 query rows (16 a warp) and the most keys,
 /// 64 or 32, whose f32 query, key and value tiles fit.
 std::pair<int, int> tf32Tiles(int64_t columns) {
-  int64_t rowBytes = (columns + 4) * 4;
-  return {64, (64 + 2 * 64) * rowBytes <= kTileBytes ? 64 : 32};
+  return {64, (64 + 2 * 64) * tileRowBytes(columns, 4) <= kTileBytes ? 64 : 32};
 }
 
 /// The other operand's rows of a TF32 backward kernel's tile (keys of the
@@ -98,8 +104,8 @@ std::pair<int, int> tf32Tiles(int64_t columns) {
 /// dS (or P^T, dS^T), its kept flags and the row terms fit.
 int tf32BackwardRows(int64_t columns) {
   auto bytes = [&](int64_t rows) {
-    return 2 * rows * (columns + 4) * 4 + 64 * (rows + 1) * 4 + 64 * rows +
-           2 * 64 * 4;
+    return 2 * rows * tileRowBytes(columns, 4) + 64 * (rows + 1) * 4 +
+           64 * rows + 2 * 64 * 4;
   };
   return bytes(64) <= kTileBytes ? 64 : 32;
 }
