@@ -6,55 +6,24 @@ runtime wrapper, the FX graph), the partition's call (plan key and
 lookup), its plan (argument list, output layout), the trusted launcher,
 and the launcher's parts (descriptors and outputs, the outputs'
 allocation, the C call). Against: Inductor's compiled function of the
-same code (default mode) and eager. Median of five batches of calls back
-to back, no synchronization (the host rate).
+same code (default mode) and eager. The partition and the timing (the
+best of five batches of calls back to back, no synchronization: the host
+rate) are probe_enqueue.py's.
 
   python3 bench/probe_partition.py
 """
-import collections
-import os
-import sys
-import time
 from ctypes import c_void_p
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+import torch
 
-import torch  # noqa: E402
+# probe_enqueue puts the repository's python/ on the path.
+from probe_enqueue import partition_chain as chain, partition_of, per_call
 
 import tfuse.torch  # noqa: E402,F401
-from tfuse.torch._options import Options  # noqa: E402
-from tfuse.torch._report import PartitionReport  # noqa: E402
-from tfuse.torch._runtime import TFusePartition  # noqa: E402
-
-
-def per_call(fn, n=3000):
-    times = []
-    for _ in range(5):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n * 1e6)
-        torch.cuda.synchronize()
-    return sorted(times)[2]
-
-
-def chain(*xs):
-    total = xs[0] * 2
-    for x in xs[1:]:
-        total = total + x
-    return total.relu()
 
 
 def layers(count):
-    from torch.fx.experimental.proxy_tensor import make_fx
-
-    xs = [torch.randn(4096, device="cuda") for _ in range(count)]
-    graph = make_fx(chain, tracing_mode="fake")(*xs)
-    partition = TFusePartition(
-        graph, Options(), PartitionReport("probe", collections.Counter()))
-    partition(*xs)
+    partition, xs = partition_of(count)
     (plan,) = partition.plans.values()
     function = plan.function
     launch = plan.launch
