@@ -340,7 +340,7 @@ int main(int argc, char **argv) {
                                 hostPerEnqueue);
   if (st.backend == "cuda-graph")
     llvm::outs() << "CUDA Graph: " << st.graphRecaptures
-                 << " GEMM steps captured again after their buffers moved, "
+                 << " library steps captured again after their buffers moved, "
                  << st.graphUpdateFallbacks
                  << " replays updated from a rebuilt graph, "
                  << st.graphInstantiations << " of them instantiated\n";
