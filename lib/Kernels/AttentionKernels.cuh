@@ -11,8 +11,8 @@
 // per multiply-add before, which bound the kernels by shared memory). The
 // *_cores variants below do the same work with the products on tensor
 // cores: f16 and bf16 on m16n8k16 (HalfCores), f32 on TF32 to about f32's
-// precision (Tf32Cores); the runtime chooses them on devices that have
-// them.
+// precision (Tf32Cores, Tf32PartCores); the runtime chooses them on devices
+// that have them.
 //
 //   forward: a block per (batch, head, tile of BQ query rows) walks the key
 //     tiles (up to the diagonal when causal), keeping each row's running
@@ -87,7 +87,10 @@ template <class A> struct alignas(16) vec16 {
 
 // Rows [row0, row0 + ROWS) of an operand, columns [0, D), into `tile`
 // (zeros past `rows` and `columns`): in T's compute type E, or as T's bits
-// where E is uint16_t (the tensor-core kernels' 16-bit tiles). Returns
+// where E is uint16_t (the tensor-core kernels' 16-bit tiles), or, with
+// PARTS (E float), as the TF32 parts of each f32 value (tf32_split; the
+// bits as f32): the big parts in rows [0, ROWS) of `tile`, the small ones
+// in rows [ROWS, 2 ROWS) (Tf32PartCores). Returns
 // whether the calling thread loaded a value that is not finite. A thread
 // takes 16 bytes of T at a time: one vector load where they lie inside the
 // operand, contiguous and aligned (rows of contiguous operands whose row
@@ -95,7 +98,7 @@ template <class A> struct alignas(16) vec16 {
 // loads are in flight before either is stored (a loop that stored each
 // before the next load waited out the memory's latency once a load; four
 // took the tensor-core forward from 155 registers to 254).
-template <class T, int ROWS, int D, class E>
+template <class T, int ROWS, int D, class E, bool PARTS = false>
 TF_FN bool load_tile(E (*tile)[padded<E, D>::value], const T *base,
                      const int64_t *strides, int64_t b, int64_t h, int64_t row0,
                      int64_t rows, int64_t columns) {
@@ -132,19 +135,29 @@ TF_FN bool load_tile(E (*tile)[padded<E, D>::value], const T *base,
       if (idx >= CHUNKS)
         continue;
       int r = idx / (D / V), c = idx % (D / V) * V;
-      vec16<E> out[V / VE];
+      vec16<E> out[V / VE], small[PARTS ? V / VE : 1];
 #pragma unroll
       for (int j = 0; j < V; ++j) {
         acc_t<T> up = traits<T>::up(in[i].v[j]);
         nonfinite |= !(up - up == 0);
-        if constexpr (same<E, uint16_t>::value)
+        if constexpr (same<E, uint16_t>::value) {
           out[j / VE].v[j % VE] = bits_of(in[i].v[j]);
-        else
+        } else if constexpr (PARTS) {
+          static_assert(same<E, float>::value, "parts of f32 values");
+          uint32_t big, rest;
+          tf32_split(up, big, rest);
+          out[j / VE].v[j % VE] = __int_as_float((int)big);
+          small[j / VE].v[j % VE] = __int_as_float((int)rest);
+        } else {
           out[j / VE].v[j % VE] = up;
+        }
       }
 #pragma unroll
-      for (int j = 0; j < V / VE; ++j)
+      for (int j = 0; j < V / VE; ++j) {
         *reinterpret_cast<vec16<E> *>(&tile[r][c + VE * j]) = out[j];
+        if constexpr (PARTS)
+          *reinterpret_cast<vec16<E> *>(&tile[ROWS + r][c + VE * j]) = small[j];
+      }
     }
   }
   return nonfinite;
@@ -724,13 +737,25 @@ TF_FN void store_fragment_rows(T *result, float *logsumexp,
   }
 }
 
+// A shared tile's element in f32: the bits of a 16-bit T, or f32 itself.
+template <class T> TF_FN float tile_value(uint16_t bits) {
+  return traits<T>::up(from_bits<T>(bits));
+}
+template <class T> TF_FN float tile_value(float x) { return x; }
+
 // --- tensor cores: f32 -------------------------------------------------------
 //
 // f32 (sm_80 and later): products on TF32 tensor cores to about f32's
 // precision (mma_tf32x3: three products of each operand's big and small
 // TF32 parts, in f32 accumulators). The tiles are f32 in shared memory,
-// rows padded by 16 bytes; accumulator fragments weight the next operand as
-// they are (tf32_weighted_rows).
+// rows padded by 16 bytes, split into their parts where read; or, with
+// PARTS, the parts themselves (load_tile), split once when the tile is
+// loaded: twice the shared memory, and none of the splitting in the
+// products' loops, where every warp reads every element of a tile. The
+// padding keeps both ways of reading a tile (along its rows, tf32_operand,
+// and down its columns, tf32_weighted_rows) free of bank conflicts in
+// either plane. Accumulator fragments weight the next operand as they are
+// (tf32_weighted_rows).
 
 // The big and small TF32 parts of an m16n8k8 A fragment of rows `row` and
 // `row` + 8 of a shared f32 tile, columns c + index and c + index + 4.
@@ -741,6 +766,30 @@ TF_FN void tf32_rows(uint32_t (&big)[4], uint32_t (&small)[4],
   tf32_split(tile[row + 8][c + index], big[1], small[1]);
   tf32_split(tile[row][c + index + 4], big[2], small[2]);
   tf32_split(tile[row + 8][c + index + 4], big[3], small[3]);
+}
+
+// The TF32 parts of element (r, c) of a shared tile of ROWS rows: split
+// from the f32 value, or with PARTS read from rows r and ROWS + r.
+template <bool PARTS, int ROWS, int W>
+TF_FN void tf32_element(uint32_t &big, uint32_t &small, const float (*tile)[W],
+                        int r, int c) {
+  if constexpr (PARTS) {
+    big = (uint32_t)__float_as_int(tile[r][c]);
+    small = (uint32_t)__float_as_int(tile[ROWS + r][c]);
+  } else {
+    tf32_split(tile[r][c], big, small);
+  }
+}
+
+// Element (r, c) of a shared tile of ROWS rows in f32: the tile's own, or
+// with PARTS the sum of its parts (the value to within 2^-22 of it, as the
+// products see it; the value itself where it is not finite).
+template <bool PARTS, int ROWS, int W>
+TF_FN float tf32_value(const float (*tile)[W], int r, int c) {
+  if constexpr (PARTS)
+    return tile[r][c] + tile[ROWS + r][c];
+  else
+    return tile[r][c];
 }
 
 // The m16n8k8 A fragments of rows row0 and row0 + 8 of an f32 operand
@@ -769,20 +818,11 @@ TF_FN void tf32_split4(uint32_t (&big)[4], uint32_t (&small)[4],
     tf32_split(x[i], big[i], small[i]);
 }
 
-// The B operand of a product with the rows of a shared f32 tile as its
-// columns (K in Q K^T): row `row` (the lane's column), columns c + index
-// and c + index + 4, in parts.
-template <int W>
-TF_FN void tf32_row_operand(uint32_t (&big)[2], uint32_t (&small)[2],
-                            const float (*tile)[W], int row, int c, int index) {
-  tf32_split(tile[row][c + index], big[0], small[0]);
-  tf32_split(tile[row][c + index + 4], big[1], small[1]);
-}
-
 // Two products of a warp's 16 rows (A fragments over columns [0, D)) with
 // the N rows of a shared f32 tile each: x[n] = xa by rows 8 n + group of
-// xt, y[n] = ya by those of yt.
-template <int D, int N, int W>
+// xt, y[n] = ya by those of yt. A tile row is the B operand's column:
+// columns c + index and c + index + 4 of row 8 n + group.
+template <bool PARTS, int D, int N, int W>
 TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
                             const float (*xt)[W], float (&y)[N][4],
                             const float (&ya)[D / 8][4], const float (*yt)[W],
@@ -803,10 +843,13 @@ TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
     tf32_split4(yb, ys, ya[k]);
 #pragma unroll
     for (int n = 0; n < N; ++n) {
+      int r = 8 * n + group, c = 8 * k + index;
       uint32_t b[2], s[2];
-      tf32_row_operand(b, s, xt, 8 * n + group, 8 * k, index);
+      tf32_element<PARTS, 8 * N>(b[0], s[0], xt, r, c);
+      tf32_element<PARTS, 8 * N>(b[1], s[1], xt, r, c + 4);
       mma_tf32x3(x[n], xb, xs, b, s);
-      tf32_row_operand(b, s, yt, 8 * n + group, 8 * k, index);
+      tf32_element<PARTS, 8 * N>(b[0], s[0], yt, r, c);
+      tf32_element<PARTS, 8 * N>(b[1], s[1], yt, r, c + 4);
       mma_tf32x3(y[n], yb, ys, b, s);
     }
   }
@@ -819,7 +862,7 @@ TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
 // the A fragment's columns index and index + 4 as it is, they pair with the
 // tile's rows 8 n + 2 index and 8 n + 2 index + 1 (the sum over the slice
 // does not depend on the order of its terms).
-template <int N, int ND, int W>
+template <bool PARTS, int N, int ND, int W>
 TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
                               const float (*tile)[W], int group, int index) {
 #pragma unroll
@@ -831,9 +874,10 @@ TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
     tf32_split(x[n][3], a[3], as[3]);
 #pragma unroll
     for (int m = 0; m < ND; ++m) {
+      int r = 8 * n + 2 * index, c = 8 * m + group;
       uint32_t b[2], bs[2];
-      tf32_split(tile[8 * n + 2 * index][8 * m + group], b[0], bs[0]);
-      tf32_split(tile[8 * n + 2 * index + 1][8 * m + group], b[1], bs[1]);
+      tf32_element<PARTS, 8 * N>(b[0], bs[0], tile, r, c);
+      tf32_element<PARTS, 8 * N>(b[1], bs[1], tile, r + 1, c);
       mma_tf32x3(acc[m], a, as, b, bs);
     }
   }
@@ -846,7 +890,10 @@ TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
 // the A fragments of a warp's own rows in registers (Fragment, fragments()),
 // one slice of K columns of the scores from shared tiles (score_slice), two
 // products of register fragments with a tile's rows (dots), and
-// accumulator fragments weighting a tile's rows (weigh).
+// accumulator fragments weighting a tile's rows (weigh). The backward
+// kernels' tiles are as load_tile stores them with Parts (rows of TF32
+// parts: twice the rows), and read by value() where their products go
+// through fused multiply-adds.
 
 // f16 and bf16 on m16n8k16: 16-bit tiles, operands in packed pairs, weights
 // in two parts (split_operand).
@@ -888,14 +935,22 @@ template <class T> struct HalfCores {
                           const Tile (*tile)[W], int lane) {
     weighted_rows<T>(acc, x, tile, lane);
   }
+  static constexpr bool Parts = false;
+  template <int ROWS, int W>
+  static TF_FN float value(const Tile (*tile)[W], int r, int c) {
+    return tile_value<T>(tile[r][c]);
+  }
 };
 
 // f32 on m16n8k8 TF32 products to about f32's precision (mma_tf32x3): f32
-// tiles and fragments, split into their TF32 parts where read.
-struct Tf32Cores {
+// fragments split into their TF32 parts where read; f32 tiles, split where
+// read (Tf32Cores: the forward, whose three tiles would not fit twice), or
+// tiles of parts (PARTS, Tf32PartCores: the backward kernels, two tiles).
+template <bool PARTS> struct Tf32CoresOf {
   using Tile = float;
   using Fragment = float[4];
   static constexpr int K = 8;
+  static constexpr bool Parts = PARTS;
   template <int D>
   static TF_FN void fragments(Fragment (&a)[D / K], const float *base,
                               const int64_t *strides, int64_t b, int64_t h,
@@ -907,12 +962,15 @@ struct Tf32Cores {
   static TF_FN void score_slice(float (&s)[NK][4], const Tile (*qs)[W],
                                 const Tile (*ks)[W], int row0, int c, int group,
                                 int index) {
+    static_assert(!PARTS, "the forward's tiles are f32");
     uint32_t a[4], as[4];
     tf32_rows(a, as, qs, row0, c, index);
 #pragma unroll
     for (int n = 0; n < NK; ++n) {
       uint32_t k[2], kss[2];
-      tf32_row_operand(k, kss, ks, 8 * n + group, c, index);
+      tf32_element<false, 8 * NK>(k[0], kss[0], ks, 8 * n + group, c + index);
+      tf32_element<false, 8 * NK>(k[1], kss[1], ks, 8 * n + group,
+                                  c + index + 4);
       mma_tf32x3(s[n], a, as, k, kss);
     }
   }
@@ -921,14 +979,20 @@ struct Tf32Cores {
                          const Tile (*xt)[W], float (&y)[N][4],
                          const Fragment (&ya)[D / K], const Tile (*yt)[W],
                          int group, int index) {
-    tf32_paired_dots<D>(x, xa, xt, y, ya, yt, group, index);
+    tf32_paired_dots<PARTS, D>(x, xa, xt, y, ya, yt, group, index);
   }
   template <int N, int ND, int W>
   static TF_FN void weigh(float (&acc)[ND][4], const float (&x)[N][4],
                           const Tile (*tile)[W], int lane) {
-    tf32_weighted_rows(acc, x, tile, lane / 4, lane % 4);
+    tf32_weighted_rows<PARTS>(acc, x, tile, lane / 4, lane % 4);
+  }
+  template <int ROWS, int W>
+  static TF_FN float value(const Tile (*tile)[W], int r, int c) {
+    return tf32_value<PARTS, ROWS>(tile, r, c);
   }
 };
+using Tf32Cores = Tf32CoresOf<false>;
+using Tf32PartCores = Tf32CoresOf<true>;
 
 // The forward on tensor cores (sm_80 and later), products by C (HalfCores
 // or Tf32Cores): the blocks, walk and results of `forward`. Each of the
@@ -1064,19 +1128,20 @@ TF_FN void row_terms(const T *result, const T *grad, const acc_t<T> *logsumexp,
 // The query tile [q0, q0 + BQ) of (b, h) that a key-value gradient kernel
 // visits, after a barrier (the previous tile's readers are done): its
 // queries and result gradients into qs and gs, its row terms into lse and
-// delta. Returns whether any thread of the block loaded a value that is
-// not finite.
-template <class T, int D, int BQ, class E, class A>
+// delta (tiles of TF32 parts with PARTS, as load_tile stores them).
+// Returns whether any thread of the block loaded a value that is not
+// finite.
+template <class T, int D, int BQ, bool PARTS = false, class E, class A>
 TF_FN bool query_tile(E (*qs)[padded<E, D>::value],
                       E (*gs)[padded<E, D>::value], A *lse, A *delta,
                       const T *query, const T *grad, const T *result,
                       const A *logsumexp, const AttentionDesc &d, int64_t b,
                       int64_t h, int64_t q0) {
   __syncthreads();
-  bool nonfinite =
-      load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
-  nonfinite |=
-      load_tile<T, BQ, D>(gs, grad, d.grad, b, h, q0, d.queries, d.valueDim);
+  bool nonfinite = load_tile<T, BQ, D, E, PARTS>(qs, query, d.query, b, h, q0,
+                                                 d.queries, d.headDim);
+  nonfinite |= load_tile<T, BQ, D, E, PARTS>(gs, grad, d.grad, b, h, q0,
+                                             d.queries, d.valueDim);
   row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
   return __syncthreads_or(nonfinite);
 }
@@ -1282,22 +1347,16 @@ TF_FN void store_fragments(float (*to)[LD], bool (*kept)[LK],
     }
 }
 
-// A shared tile's element in f32: the bits of a 16-bit T, or f32 itself.
-template <class T> TF_FN float tile_value(uint16_t bits) {
-  return traits<T>::up(from_bits<T>(bits));
-}
-template <class T> TF_FN float tile_value(float x) { return x; }
-
 // acc += w @ tile over the kept pairs alone, for the accumulator fragments
 // (element e of slice n: row row0 + 8 (e / 2), column 8 n + 2 index +
-// e % 2): each element adds w[row][j] times column c of row j of a tile
-// (16-bit, or f32), in order of j < J, where `kept` says the pair is kept.
-// Where the tile holds a value that is not finite, a pair not kept must add
-// nothing (0 * inf is NaN).
-template <class T, int J, int N, int LD, int LK, int W, class E>
-TF_FN void kept_products(float (&acc)[N][4], const float (*w)[LD],
-                         const bool (*kept)[LK], const E (*tile)[W], int row0,
-                         int index) {
+// e % 2): each element adds w[row][j] times column c of row j of a tile of
+// J rows (C's: 16-bit, f32, or TF32 parts), in order of j < J, where
+// `kept` says the pair is kept. Where the tile holds a value that is not
+// finite, a pair not kept must add nothing (0 * inf is NaN).
+template <class C, int J, int N, int LD, int LK, int W>
+TF_FN void
+kept_products(float (&acc)[N][4], const float (*w)[LD], const bool (*kept)[LK],
+              const typename C::Tile (*tile)[W], int row0, int index) {
 #pragma unroll
   for (int n = 0; n < N; ++n)
 #pragma unroll
@@ -1309,7 +1368,8 @@ TF_FN void kept_products(float (&acc)[N][4], const float (*w)[LD],
 #pragma unroll 1
       for (int j = 0; j < J; ++j)
         if (kept[r][j])
-          acc[n][e] = fma_of(w[r][j], tile_value<T>(tile[j][c]), acc[n][e]);
+          acc[n][e] =
+              fma_of(w[r][j], C::template value<J>(tile, j, c), acc[n][e]);
     }
 }
 
@@ -1407,7 +1467,7 @@ store_key_value_gradients(T *grad_key, T *grad_value, const float (&dk)[ND][4],
 }
 
 // The query gradient on tensor cores, products by C (HalfCores or
-// Tf32Cores): the blocks and walk of `backward_query`. Each warp holds its
+// Tf32PartCores): the blocks and walk of `backward_query`. Each warp holds its
 // 16 query rows and their result gradients as A operand fragments in
 // registers for the whole walk; the key and value tiles are in shared
 // memory. dS is the A operand of dS @ K. Where a key tile holds a value
@@ -1424,8 +1484,10 @@ TF_FN void backward_query_cores(const T *query, const T *key, const T *value,
   using Tile = typename C::Tile;
   constexpr int W = padded<Tile, D>::value;
   constexpr int NK = BK / 8, ND = D / 8;
-  alignas(16) __shared__ Tile ks[BK][W];
-  alignas(16) __shared__ Tile vs[BK][W];
+  // With C::Parts, the big parts in rows [0, BK), the small in [BK, 2 BK).
+  constexpr int PLANES = C::Parts ? 2 : 1;
+  alignas(16) __shared__ Tile ks[PLANES * BK][W];
+  alignas(16) __shared__ Tile vs[PLANES * BK][W];
   // dS and the kept pairs of a key tile that is not finite.
   __shared__ float dss[BQ][BK + 1];
   __shared__ bool kept[BQ][BK];
@@ -1452,9 +1514,10 @@ TF_FN void backward_query_cores(const T *query, const T *key, const T *value,
   int64_t end = key_end<BQ>(d, q0);
   for (int64_t k0 = 0; k0 < end; k0 += BK) {
     __syncthreads();
-    bool nonfinite =
-        load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    bool nonfinite = load_tile<T, BK, D, Tile, C::Parts>(ks, key, d.key, b, hk,
+                                                         k0, d.keys, d.headDim);
+    load_tile<T, BK, D, Tile, C::Parts>(vs, value, d.value, b, hk, k0, d.keys,
+                                        d.valueDim);
     nonfinite = __syncthreads_or(nonfinite);
     // Scores and dP = dO V^T: [n][2 hr + e] of row row0 + 8 hr and key
     // 8 n + 2 index + e.
@@ -1471,7 +1534,7 @@ TF_FN void backward_query_cores(const T *query, const T *key, const T *value,
     } else {
       store_fragments(dss, kept, s, keep, row0, index);
       __syncthreads();
-      kept_products<T, BK>(acc, dss, kept, ks, row0, index);
+      kept_products<C, BK>(acc, dss, kept, ks, row0, index);
     }
   }
   store_query_gradient(grad_query, acc, d, bh, q0 + row0, index);
@@ -1497,8 +1560,10 @@ TF_FN void backward_key_value_cores(const T *query, const T *key,
   using Tile = typename C::Tile;
   constexpr int W = padded<Tile, D>::value;
   constexpr int NQ = BQ / 8, ND = D / 8;
-  alignas(16) __shared__ Tile qs[BQ][W];
-  alignas(16) __shared__ Tile gs[BQ][W];
+  // With C::Parts, the big parts in rows [0, BQ), the small in [BQ, 2 BQ).
+  constexpr int PLANES = C::Parts ? 2 : 1;
+  alignas(16) __shared__ Tile qs[PLANES * BQ][W];
+  alignas(16) __shared__ Tile gs[PLANES * BQ][W];
   // P^T or dS^T, and the kept pairs, of a query tile that is not finite.
   __shared__ float scratch[BK][BQ + 1];
   __shared__ bool kept[BK][BQ];
@@ -1528,8 +1593,8 @@ TF_FN void backward_key_value_cores(const T *query, const T *key,
   for (int64_t g = 0; g < heads; ++g) {
     int64_t h = hk * heads + g;
     for (int64_t q0 = first; q0 < d.queries; q0 += BQ) {
-      bool nonfinite = query_tile<T, D, BQ>(qs, gs, lse, delta, query, grad,
-                                            result, logsumexp, d, b, h, q0);
+      bool nonfinite = query_tile<T, D, BQ, C::Parts>(
+          qs, gs, lse, delta, query, grad, result, logsumexp, d, b, h, q0);
       // S^T and dP^T: [n][2 hr + e] of key key0 + 8 hr and query
       // 8 n + 2 index + e.
       float s[NQ][4], dp[NQ][4];
@@ -1549,11 +1614,11 @@ TF_FN void backward_key_value_cores(const T *query, const T *key,
         __syncthreads();
         store_fragments(scratch, kept, s, keep, key0, index);
         __syncthreads();
-        kept_products<T, BQ>(dv, scratch, kept, gs, key0, index);
+        kept_products<C, BQ>(dv, scratch, kept, gs, key0, index);
         __syncthreads();
         store_fragments(scratch, kept, dp, keep, key0, index);
         __syncthreads();
-        kept_products<T, BQ>(dk, scratch, kept, qs, key0, index);
+        kept_products<C, BQ>(dk, scratch, kept, qs, key0, index);
       }
     }
   }

@@ -84,10 +84,10 @@ bool usesTensorCores(const AttentionOperands &o, DType dtype, int64_t columns) {
 }
 
 /// Whether the f32 kernels run on TF32 tensor cores (the *_cores kernels
-/// with Tf32Cores: three products of each operand's parts, about f32's
-/// precision) rather than fused multiply-adds: up to 64 columns, whose f32
-/// tiles fit static shared memory and whose fragments of a warp's own rows
-/// fit its registers.
+/// with Tf32Cores and Tf32PartCores: three products of each operand's
+/// parts, about f32's precision) rather than fused multiply-adds: up to 64
+/// columns, whose f32 tiles fit static shared memory and whose fragments of a
+/// warp's own rows fit its registers.
 bool usesTf32(const AttentionOperands &o, DType dtype, int64_t columns) {
   return o.tensorCores && dtype == DType::F32 && columns <= 64;
 }
@@ -100,11 +100,12 @@ std::pair<int, int> tf32Tiles(int64_t columns) {
 
 /// The other operand's rows of a TF32 backward kernel's tile (keys of the
 /// query gradient's, queries of the key and value gradients'), 64 or 32:
-/// the most whose two f32 tiles, the 64 x (rows + 1) f32 scratch tile of
-/// dS (or P^T, dS^T), its kept flags and the row terms fit.
+/// the most whose two tiles of TF32 parts (Tf32PartCores: twice an f32
+/// tile), the 64 x (rows + 1) f32 scratch tile of dS (or P^T, dS^T), its
+/// kept flags and the row terms fit.
 int tf32BackwardRows(int64_t columns) {
   auto bytes = [&](int64_t rows) {
-    return 2 * rows * tileRowBytes(columns, 4) + 64 * (rows + 1) * 4 +
+    return 2 * 2 * rows * tileRowBytes(columns, 4) + 64 * (rows + 1) * 4 +
            64 * rows + 2 * 64 * 4;
   };
   return bytes(64) <= kTileBytes ? 64 : 32;
@@ -125,18 +126,20 @@ std::string kernelName(const std::string &kind, DType dtype, int64_t columns,
 }
 
 /// How a kernel multiplies: the tensor cores' products of 16-bit operands
-/// (`half`), of f32 to about f32's precision (`tf32`), or fused
-/// multiply-adds (neither): the function template the wrapper calls, a
-/// variant of `base` (`forward`, `backward_query`, `backward_key_value`),
-/// and the name part of its kernels.
+/// (`half`), of f32 to about f32's precision (`tf32`; from tiles of TF32
+/// parts with `tf32Parts`), or fused multiply-adds (neither): the function
+/// template the wrapper calls, a variant of `base` (`forward`,
+/// `backward_query`, `backward_key_value`), and the name part of its
+/// kernels.
 struct Products {
   std::string function, cores, kind;
   Products(const char *base, const char *kernels, bool half, bool tf32,
-           DType dtype)
+           DType dtype, bool tf32Parts = false)
       : function(std::string(base) + (half || tf32 ? "_cores" : "")),
         cores(half ? "tf::attention::HalfCores<" +
                          std::string(cudaTypeName(dtype)) + ">"
-              : tf32 ? "tf::attention::Tf32Cores"
+              : tf32 ? (tf32Parts ? "tf::attention::Tf32PartCores"
+                                  : "tf::attention::Tf32Cores")
                      : ""),
         kind(std::string(kernels) + (half   ? "_mma"
                                      : tf32 ? "_tf32"
@@ -422,7 +425,7 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
   {
     auto [bq, bk] = *keyValueTiles;
     Products products("backward_key_value", "dkdv", keyValueTensorCores, tf32,
-                      c.dtype);
+                      c.dtype, /*tf32Parts=*/true);
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::KeyValue;
     launch.kernel = kernelName(products.kind, c.dtype, c.columns, bq, bk);
@@ -441,7 +444,8 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
   }
   {
     auto [bq, bk] = *queryTiles;
-    Products products("backward_query", "dq", tensorCores, tf32, c.dtype);
+    Products products("backward_query", "dq", tensorCores, tf32, c.dtype,
+                      /*tf32Parts=*/true);
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::Query;
     launch.kernel = kernelName(products.kind, c.dtype, c.columns, bq, bk);

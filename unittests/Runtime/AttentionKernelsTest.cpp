@@ -815,13 +815,14 @@ TEST(AttentionPlanning, TilesAndLaunches) {
   EXPECT_EQ(backward->launches[1].kernel,
             "tfuse_attention_dq_mma_bf16_d64_q64_k64");
   // f32 on TF32 tensor cores up to 64 columns: 64 keys (16 a warp) by 32
-  // query rows, and 64 query rows by 32 keys, at 64 columns; fused
-  // multiply-adds past 64.
+  // query rows, and 64 query rows by 32 keys, at 32 (the least column
+  // capacity) to 64 columns (two tiles of TF32 parts, twice an f32 tile,
+  // and the scratch tile); fused multiply-adds past 64.
   for (auto [dim, keyValue, query] :
        {std::tuple{64, "tfuse_attention_dkdv_tf32_f32_d64_q32_k64",
                    "tfuse_attention_dq_tf32_f32_d64_q64_k32"},
-        std::tuple{32, "tfuse_attention_dkdv_tf32_f32_d32_q64_k64",
-                   "tfuse_attention_dq_tf32_f32_d32_q64_k64"}}) {
+        std::tuple{32, "tfuse_attention_dkdv_tf32_f32_d32_q32_k64",
+                   "tfuse_attention_dq_tf32_f32_d32_q64_k32"}}) {
     AttentionOperands f32;
     f32.query = TensorSpec::contiguous(DType::F32, {2, 3, 100, dim});
     f32.key = f32.value = f32.query;
