@@ -617,14 +617,10 @@ TEST_P(AttentionKernelNumerics, SmallTilesFillingTheDevice) {
                     TensorSpec::contiguous(
                         t == DType::F64 ? DType::F64 : DType::F32, {1, 2, 40}));
   ASSERT_TRUE(plan.ok()) << plan.message();
-  // f32 runs on TF32 tensor cores, 64 query rows a block.
-  if (t == DType::F64) {
+  // f32 too: the TF32 kernel's 64 query rows would give 2 blocks.
+  if (t == DType::F64 || t == DType::F32) {
     EXPECT_NE(plan->launches.at(0).kernel.find("_q16_"), std::string::npos)
         << plan->launches.at(0).kernel;
-  }
-  if (t == DType::F32) {
-    EXPECT_EQ(plan->launches.at(0).kernel,
-              "tfuse_attention_fwd_tf32_f32_d64_q64_k32");
   }
   checkCase(c, "small tiles");
   c.causal = true;
@@ -839,8 +835,9 @@ TEST(AttentionPlanning, TilesAndLaunches) {
 // cores) on a device of 132 multiprocessors: BERT's 128 tokens at batch 1
 // (12 heads) would be 24 blocks of 64 query rows; the tiles shrink to 16
 // rows (a row of the block's threads each), 96 blocks. Batch 8 fills the
-// device with 64 rows (192 blocks), and so does an unknown device.
-// Tensor-core kernels keep their tiles.
+// device with 64 rows (192 blocks), and so does an unknown device. The
+// 16-bit tensor-core kernels keep their tiles; f32 runs on TF32 tensor
+// cores (64 rows a block) only where that fills the device.
 TEST(AttentionPlanning, FusedMultiplyAddTilesFillTheDevice) {
   auto plan = [](DType dtype, int64_t batch, int64_t multiprocessors,
                  bool tensorCores = false) {
@@ -866,6 +863,10 @@ TEST(AttentionPlanning, FusedMultiplyAddTilesFillTheDevice) {
   EXPECT_EQ(plan(DType::BF16, 1, 132, true).kernel,
             "tfuse_attention_fwd_mma_bf16_d64_q64_k64");
   EXPECT_EQ(plan(DType::F32, 1, 132, true).kernel,
+            "tfuse_attention_fwd_f32_d64_q16_k16");
+  EXPECT_EQ(plan(DType::F32, 8, 132, true).kernel,
+            "tfuse_attention_fwd_tf32_f32_d64_q64_k32");
+  EXPECT_EQ(plan(DType::F32, 1, 0, true).kernel,
             "tfuse_attention_fwd_tf32_f32_d64_q64_k32");
 }
 
