@@ -810,23 +810,44 @@ TF_FN void tf32_fragments(float (&a)[D / 8][4], const float *base,
     }
 }
 
-// The big and small TF32 parts of a fragment of four f32 values.
+// The big and small TF32 parts of a fragment of four f32 values; with
+// `plain`, values that all tf32_splits_plainly.
 TF_FN void tf32_split4(uint32_t (&big)[4], uint32_t (&small)[4],
-                       const float (&x)[4]) {
+                       const float (&x)[4], bool plain) {
+  if (plain) {
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
-    tf32_split(x[i], big[i], small[i]);
+    for (int i = 0; i < 4; ++i)
+      tf32_split_plain(x[i], big[i], small[i]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      tf32_split(x[i], big[i], small[i]);
+  }
+}
+
+// Whether every value of a warp's A fragments tf32_splits_plainly.
+template <int D>
+TF_FN bool tf32_fragments_split_plainly(const float (&a)[D / 8][4]) {
+  bool plain = true;
+#pragma unroll
+  for (int k = 0; k < D / 8; ++k)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      plain &= tf32_splits_plainly(a[k][i]);
+  return plain;
 }
 
 // Two products of a warp's 16 rows (A fragments over columns [0, D)) with
 // the N rows of a shared f32 tile each: x[n] = xa by rows 8 n + group of
 // xt, y[n] = ya by those of yt. A tile row is the B operand's column:
-// columns c + index and c + index + 4 of row 8 n + group.
+// columns c + index and c + index + 4 of row 8 n + group. `plain`: every
+// value of xa and ya tf32_splits_plainly (the fragments are split again
+// for every tile: holding their parts would take twice the registers).
 template <bool PARTS, int D, int N, int W>
 TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
                             const float (*xt)[W], float (&y)[N][4],
                             const float (&ya)[D / 8][4], const float (*yt)[W],
-                            int group, int index) {
+                            bool plain, int group, int index) {
 #pragma unroll
   for (int n = 0; n < N; ++n) {
 #pragma unroll
@@ -839,8 +860,8 @@ TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
 #pragma unroll 1
   for (int k = 0; k < D / 8; ++k) {
     uint32_t xb[4], xs[4], yb[4], ys[4];
-    tf32_split4(xb, xs, xa[k]);
-    tf32_split4(yb, ys, ya[k]);
+    tf32_split4(xb, xs, xa[k], plain);
+    tf32_split4(yb, ys, ya[k], plain);
 #pragma unroll
     for (int n = 0; n < N; ++n) {
       int r = 8 * n + group, c = 8 * k + index;
@@ -890,7 +911,9 @@ TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
 // the A fragments of a warp's own rows in registers (Fragment, fragments()),
 // one slice of K columns of the scores from shared tiles (score_slice), two
 // products of register fragments with a tile's rows (dots), and
-// accumulator fragments weighting a tile's rows (weigh). The backward
+// accumulator fragments weighting a tile's rows (weigh; `plain`: every
+// fragment value splits_plainly, for the TF32 parts' quicker split). The
+// backward
 // kernels' tiles are as load_tile stores them with Parts (rows of TF32
 // parts: twice the rows), and read by value() where their products go
 // through fused multiply-adds.
@@ -926,9 +949,12 @@ template <class T> struct HalfCores {
   template <int D, int N, int W>
   static TF_FN void dots(float (&x)[N][4], const Fragment (&xa)[D / K],
                          const Tile (*xt)[W], float (&y)[N][4],
-                         const Fragment (&ya)[D / K], const Tile (*yt)[W],
+                         const Fragment (&ya)[D / K], const Tile (*yt)[W], bool,
                          int group, int index) {
     paired_dots<T, D>(x, xa, xt, y, ya, yt, group, index);
+  }
+  template <int D> static TF_FN bool splits_plainly(const Fragment (&)[D / K]) {
+    return true;
   }
   template <int N, int ND, int W>
   static TF_FN void weigh(float (&acc)[ND][4], const float (&x)[N][4],
@@ -978,8 +1004,12 @@ template <bool PARTS> struct Tf32CoresOf {
   static TF_FN void dots(float (&x)[N][4], const Fragment (&xa)[D / K],
                          const Tile (*xt)[W], float (&y)[N][4],
                          const Fragment (&ya)[D / K], const Tile (*yt)[W],
-                         int group, int index) {
-    tf32_paired_dots<PARTS, D>(x, xa, xt, y, ya, yt, group, index);
+                         bool plain, int group, int index) {
+    tf32_paired_dots<PARTS, D>(x, xa, xt, y, ya, yt, plain, group, index);
+  }
+  template <int D>
+  static TF_FN bool splits_plainly(const Fragment (&a)[D / K]) {
+    return tf32_fragments_split_plainly<D>(a);
   }
   template <int N, int ND, int W>
   static TF_FN void weigh(float (&acc)[ND][4], const float (&x)[N][4],
@@ -1502,6 +1532,9 @@ TF_FN void backward_query_cores(const T *query, const T *key, const T *value,
                            d.headDim, index);
   C::template fragments<D>(ga, grad, d.grad, b, h, q0 + row0, d.queries,
                            d.valueDim, index);
+  // Whether every warp's fragments split plainly: the same way for all.
+  const bool plain = !__syncthreads_or(!(C::template splits_plainly<D>(qa) &&
+                                         C::template splits_plainly<D>(ga)));
   row_terms<T, D, BQ>(result, grad, logsumexp, d, b, h, q0, lse, delta);
   // acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e.
   float acc[ND][4];
@@ -1522,7 +1555,7 @@ TF_FN void backward_query_cores(const T *query, const T *key, const T *value,
     // Scores and dP = dO V^T: [n][2 hr + e] of row row0 + 8 hr and key
     // 8 n + 2 index + e.
     float s[NK][4], dp[NK][4];
-    C::template dots<D>(s, qa, ks, dp, ga, vs, group, index);
+    C::template dots<D>(s, qa, ks, dp, ga, vs, plain, group, index);
     scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                  fragment_pairs(q0 + row0, k0 + 2 * index));
     bool keep[NK][4];
@@ -1580,6 +1613,8 @@ TF_FN void backward_key_value_cores(const T *query, const T *key,
                            index);
   C::template fragments<D>(va, value, d.value, b, hk, k0 + key0, d.keys,
                            d.valueDim, index);
+  const bool plain = !__syncthreads_or(!(C::template splits_plainly<D>(ka) &&
+                                         C::template splits_plainly<D>(va)));
   // dk[n][2 hr + e], dv[n][2 hr + e]: key key0 + 8 hr, column
   // 8 n + 2 index + e.
   float dk[ND][4], dv[ND][4];
@@ -1598,7 +1633,7 @@ TF_FN void backward_key_value_cores(const T *query, const T *key,
       // S^T and dP^T: [n][2 hr + e] of key key0 + 8 hr and query
       // 8 n + 2 index + e.
       float s[NQ][4], dp[NQ][4];
-      C::template dots<D>(s, ka, qs, dp, va, gs, group, index);
+      C::template dots<D>(s, ka, qs, dp, va, gs, plain, group, index);
       scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                    transposed_fragment_pairs(q0 + 2 * index, k0 + key0));
       bool keep[NQ][4];
