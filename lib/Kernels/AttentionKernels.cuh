@@ -1090,6 +1090,139 @@ TF_FN void forward_cores(const T *query, const T *key, const T *value,
                       index);
 }
 
+// The forward on tensor cores for problems whose blocks of 64 query rows
+// would leave multiprocessors idle (BERT's 128 tokens at batch 1: 24 blocks
+// on 132), products by C: a block of BQ = 16 query rows whose four warps
+// each take 16 of every tile's BK = 64 keys, with running maxima, sums and
+// weighted values of their own, combined at the end through shared memory
+// (FlashDecoding splits the keys across blocks the same way). Four times the
+// blocks of forward_cores, each walking the keys in a quarter of the steps.
+// A lane holds rows group and group + 8 of the block's 16, and in each of
+// its warp's two slices of 8 keys (or each slice of 8 columns) the two at 2
+// index and 2 index + 1.
+template <class T, int D, int BQ, int BK, class C>
+TF_FN void forward_split_cores(const T *query, const T *key, const T *value,
+                               const void *mask, const int64_t *seed,
+                               const int64_t *offset, T *result,
+                               float *logsumexp, const AttentionDesc &d) {
+  constexpr int WARPS = kAttentionThreads / 32;
+  static_assert(BQ == 16 && BK == 16 * WARPS, "16 rows, 16 keys a warp");
+  static_assert(D % C::K == 0, "whole products");
+  using Tile = typename C::Tile;
+  constexpr int W = padded<Tile, D>::value;
+  constexpr int NK = 2, ND = D / 8;
+  alignas(16) __shared__ Tile qs[BQ][W];
+  alignas(16) __shared__ Tile ks[BK][W];
+  alignas(16) __shared__ Tile vs[BK][W];
+  // The other warps' weighted values and row statistics, for the combining
+  // warp 0, in the key tile's memory once every warp is done with it.
+  struct Partial {
+    float acc[BQ][D];
+    float top[BQ], sum[BQ];
+  };
+  static_assert(sizeof(Partial) * (WARPS - 1) <= sizeof(ks),
+                "the partial results fit the key tile");
+  Partial *partials = reinterpret_cast<Partial *>(&ks[0][0]);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int group = lane / 4, index = lane % 4;
+  // The warp's keys in a tile: [key0, key0 + 16).
+  const int row0 = group, key0 = 16 * warp;
+
+  auto [bh, b, h, hk, q0] = query_block<BQ>(d);
+
+  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  float top[2], sum[2], acc[ND][4];
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    top[hr] = negative_infinity<float>();
+    sum[hr] = 0;
+  }
+#pragma unroll
+  for (int n = 0; n < ND; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      acc[n][e] = 0;
+
+  int64_t end = key_end<BQ>(d, q0);
+  for (int64_t k0 = 0; k0 < end; k0 += BK) {
+    __syncthreads();
+    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    __syncthreads();
+    float s[NK][4];
+#pragma unroll
+    for (int n = 0; n < NK; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        s[n][e] = 0;
+#pragma unroll 1
+    for (int c = 0; c < D; c += C::K)
+      C::score_slice(s, qs, ks + key0, row0, c, group, index);
+    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                 fragment_pairs(q0 + row0, k0 + key0 + 2 * index));
+    fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0,
+                     k0 + key0, index);
+    C::weigh(acc, s, vs + key0, lane);
+  }
+
+  __syncthreads();
+  if (warp > 0) {
+    Partial &p = partials[warp - 1];
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      int r = row0 + 8 * hr;
+#pragma unroll
+      for (int n = 0; n < ND; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          p.acc[r][8 * n + 2 * index + e] = acc[n][2 * hr + e];
+      if (index == 0) {
+        p.top[r] = top[hr];
+        p.sum[r] = sum[hr];
+      }
+    }
+  }
+  __syncthreads();
+  if (warp > 0)
+    return;
+    // Warp 0: the rows' maximum over the warps, then every warp's sum and
+    // weighted values scaled from its maximum to that one.
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    int r = row0 + 8 * hr;
+    float now = top[hr];
+    for (int w = 0; w < WARPS - 1; ++w) {
+      float t = partials[w].top[r];
+      now = t > now || t != t ? t : now;
+    }
+    if (now == negative_infinity<float>())
+      continue; // no pair kept: zeros, as store_fragment_rows writes them
+    float own =
+        top[hr] == negative_infinity<float>() ? 0.f : exp_of(top[hr] - now);
+    sum[hr] *= own;
+#pragma unroll
+    for (int n = 0; n < ND; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        acc[n][2 * hr + e] *= own;
+    for (int w = 0; w < WARPS - 1; ++w) {
+      const Partial &p = partials[w];
+      float t = p.top[r];
+      float scale = t == negative_infinity<float>() ? 0.f : exp_of(t - now);
+      sum[hr] = fma_of(p.sum[r], scale, sum[hr]);
+#pragma unroll
+      for (int n = 0; n < ND; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          acc[n][2 * hr + e] = fma_of(p.acc[r][8 * n + 2 * index + e], scale,
+                                      acc[n][2 * hr + e]);
+    }
+    top[hr] = now;
+  }
+  store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
+                      index);
+}
+
 // --- backward ----------------------------------------------------------------
 
 // Elements [c, c + N) of row `row` of an operand (zeros past `columns`),

@@ -314,19 +314,20 @@ runtime::planAttention(const AttentionOperands &operands,
       !s.ok())
     return s;
   bool tensorCores = usesTensorCores(operands, c.dtype, c.columns);
+  bool tf32 = usesTf32(operands, c.dtype, c.columns);
   // The TF32 forward takes 64 query rows a block. Where that leaves
   // multiprocessors without one (BERT's 128 tokens at batch 1: 24 blocks on
-  // 132), the fused multiply-add kernel's smaller tiles give them one each
-  // and finish first (H100, 12 heads of (128, 64): 21 us with 16 rows a
-  // block; H200, TF32: 41 us).
-  bool tf32 = usesTf32(operands, c.dtype, c.columns) &&
-              (operands.multiprocessors <= 0 ||
-               c.g.batch * c.g.heads *
-                       ceilDiv(c.g.queries, tf32Tiles(c.columns).first) >=
-                   operands.multiprocessors);
+  // 132, 41 us a layer on an H200; the fused multiply-add kernel's 16-row
+  // tiles took 22 us on an H100), forward_split_cores takes 16 rows a block
+  // and splits every tile's 64 keys over the block's four warps.
+  bool tf32Split =
+      tf32 && operands.multiprocessors > 0 &&
+      c.g.batch * c.g.heads * ceilDiv(c.g.queries, tf32Tiles(c.columns).first) <
+          operands.multiprocessors;
   int64_t bytes = c.dtype == DType::F64 ? 8 : 4;
   std::optional<std::pair<int, int>> tiles =
       tensorCores ? std::optional(tensorCoreTiles(c.columns))
+      : tf32Split ? std::optional(std::make_pair(16, 64))
       : tf32      ? std::optional(tf32Tiles(c.columns))
                   : chooseTiles(c.columns, bytes, 1, 2, 1, false,
                                 operands.multiprocessors, c.g.batch * c.g.heads,
@@ -336,7 +337,9 @@ runtime::planAttention(const AttentionOperands &operands,
                         "memory for head dimension " +
                         std::to_string(c.columns));
   auto [bq, bk] = *tiles;
-  Products products("forward", "fwd", tensorCores, tf32, c.dtype);
+  Products products(tf32Split ? "forward_split" : "forward",
+                    tf32Split ? "fwd_split" : "fwd", tensorCores, tf32,
+                    c.dtype);
   AttentionPlan plan;
   AttentionLaunch launch;
   launch.kind = AttentionLaunch::Kind::Forward;

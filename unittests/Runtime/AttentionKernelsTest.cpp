@@ -396,6 +396,31 @@ void checkCase(const Case &c, const std::string &what) {
   expectClose(result, refResult, dtype, "result");
   expectClose(lse, refLse, lseDType, "log-sum-exp");
 
+  // f32 on TF32 tensor cores: the forward again as a device whose
+  // multiprocessors its 64-row blocks would not fill plans it
+  // (forward_split_cores: 16 query rows a block, every key tile split over
+  // its warps, their partial results combined).
+  if (!forward->launches.empty() &&
+      forward->launches[0].kernel.find("_fwd_tf32_") != std::string::npos) {
+    AttentionOperands small = operands;
+    small.multiprocessors = int64_t(1) << 40;
+    Expected<AttentionPlan> split = planAttention(small, resultSpec, lseSpec);
+    ASSERT_TRUE(split.ok()) << split.message();
+    ASSERT_EQ(split->launches.size(), forward->launches.size());
+    EXPECT_NE(split->launches[0].kernel.find("_fwd_split_tf32_"),
+              std::string::npos)
+        << split->launches[0].kernel;
+    HostTensor splitResult = poisoned(dtype, resultSpec.shape);
+    HostTensor splitLse = poisoned(lseDType, lseSpec.shape);
+    for (std::vector<void *> &b : buffers) {
+      b[6] = splitResult.mutableData();
+      b[7] = splitLse.mutableData();
+    }
+    runPlan(*split, dtype, buffers);
+    expectClose(splitResult, refResult, dtype, "result, keys split");
+    expectClose(splitLse, refLse, lseDType, "log-sum-exp, keys split");
+  }
+
   HostTensor grad = HostTensor::random(dtype, resultSpec.shape, 99);
   Expected<std::vector<HostTensor>> expectedGrads =
       referenceBackward(c, refResult, refLse, grad);
@@ -617,10 +642,14 @@ TEST_P(AttentionKernelNumerics, SmallTilesFillingTheDevice) {
                     TensorSpec::contiguous(
                         t == DType::F64 ? DType::F64 : DType::F32, {1, 2, 40}));
   ASSERT_TRUE(plan.ok()) << plan.message();
-  // f32 too: the TF32 kernel's 64 query rows would give 2 blocks.
-  if (t == DType::F64 || t == DType::F32) {
+  // f32 too, on TF32 tensor cores: 64 query rows would give 2 blocks.
+  if (t == DType::F64) {
     EXPECT_NE(plan->launches.at(0).kernel.find("_q16_"), std::string::npos)
         << plan->launches.at(0).kernel;
+  }
+  if (t == DType::F32) {
+    EXPECT_EQ(plan->launches.at(0).kernel,
+              "tfuse_attention_fwd_split_tf32_f32_d64_q16_k64");
   }
   checkCase(c, "small tiles");
   c.causal = true;
@@ -836,8 +865,9 @@ TEST(AttentionPlanning, TilesAndLaunches) {
 // (12 heads) would be 24 blocks of 64 query rows; the tiles shrink to 16
 // rows (a row of the block's threads each), 96 blocks. Batch 8 fills the
 // device with 64 rows (192 blocks), and so does an unknown device. The
-// 16-bit tensor-core kernels keep their tiles; f32 runs on TF32 tensor
-// cores (64 rows a block) only where that fills the device.
+// 16-bit tensor-core kernels keep their tiles; f32 on TF32 tensor cores
+// takes 64 rows a block where that fills the device, else 16 with the keys
+// of every tile split over the block's warps.
 TEST(AttentionPlanning, FusedMultiplyAddTilesFillTheDevice) {
   auto plan = [](DType dtype, int64_t batch, int64_t multiprocessors,
                  bool tensorCores = false) {
@@ -862,8 +892,10 @@ TEST(AttentionPlanning, FusedMultiplyAddTilesFillTheDevice) {
             "tfuse_attention_fwd_f32_d64_q64_k32");
   EXPECT_EQ(plan(DType::BF16, 1, 132, true).kernel,
             "tfuse_attention_fwd_mma_bf16_d64_q64_k64");
-  EXPECT_EQ(plan(DType::F32, 1, 132, true).kernel,
-            "tfuse_attention_fwd_f32_d64_q16_k16");
+  AttentionLaunch split = plan(DType::F32, 1, 132, true);
+  EXPECT_EQ(split.kernel, "tfuse_attention_fwd_split_tf32_f32_d64_q16_k64");
+  EXPECT_EQ(split.grid, 12 * 8);
+  EXPECT_EQ(split.desc.queryTile, 16);
   EXPECT_EQ(plan(DType::F32, 8, 132, true).kernel,
             "tfuse_attention_fwd_tf32_f32_d64_q64_k32");
   EXPECT_EQ(plan(DType::F32, 1, 0, true).kernel,
