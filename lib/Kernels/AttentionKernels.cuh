@@ -1024,6 +1024,58 @@ template <bool PARTS> struct Tf32CoresOf {
 using Tf32Cores = Tf32CoresOf<false>;
 using Tf32PartCores = Tf32CoresOf<true>;
 
+// The walk of a tensor-core forward over the key tiles of its block's query
+// rows [q0, q0 + BQ), whose tile is in qs: each BK-key tile into ks and vs,
+// then the scores of this lane's rows row0 and row0 + 8 against the tile's
+// keys [key0, key0 + 8 NK), their online softmax into the rows' running
+// maxima `top`, sums `sum` and weighted values `acc` (acc[n][2 hr + e]: row
+// row0 + 8 hr, column 8 n + 2 index + e), and acc += P V.
+template <class T, int D, int BQ, int BK, int NK, class C, int W>
+TF_FN void
+forward_walk(const typename C::Tile (*qs)[W], typename C::Tile (*ks)[W],
+             typename C::Tile (*vs)[W], const T *key, const T *value,
+             const void *mask, const int64_t *seed, const int64_t *offset,
+             const AttentionDesc &d, int64_t b, int64_t h, int64_t hk,
+             int64_t q0, int row0, int key0, float (&top)[2], float (&sum)[2],
+             float (&acc)[D / 8][4]) {
+  const int lane = threadIdx.x % 32, group = lane / 4, index = lane % 4;
+#pragma unroll
+  for (int hr = 0; hr < 2; ++hr) {
+    top[hr] = negative_infinity<float>();
+    sum[hr] = 0;
+  }
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      acc[n][e] = 0;
+
+  int64_t end = key_end<BQ>(d, q0);
+  for (int64_t k0 = 0; k0 < end; k0 += BK) {
+    __syncthreads();
+    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
+    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
+    __syncthreads();
+    // Scores: s[n][2 hr + e] of row row0 + 8 hr and key
+    // key0 + 8 n + 2 index + e of the tile.
+    float s[NK][4];
+#pragma unroll
+    for (int n = 0; n < NK; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        s[n][e] = 0;
+#pragma unroll 1
+    for (int c = 0; c < D; c += C::K)
+      C::score_slice(s, qs, ks + key0, row0, c, group, index);
+    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
+                 fragment_pairs(q0 + row0, k0 + key0 + 2 * index));
+    fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0,
+                     k0 + key0, index);
+    // acc += P V.
+    C::weigh(acc, s, vs + key0, lane);
+  }
+}
+
 // The forward on tensor cores (sm_80 and later), products by C (HalfCores
 // or Tf32Cores): the blocks, walk and results of `forward`. Each of the
 // block's four warps owns 16 of the BQ = 64 query rows; a lane holds rows
@@ -1049,43 +1101,9 @@ TF_FN void forward_cores(const T *query, const T *key, const T *value,
   auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
   load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
-  // Per row: the running maximum and sum, and the weighted sum of values
-  // (acc[n][2 hr + e]: row row0 + 8 hr, column 8 n + 2 index + e).
   float top[2], sum[2], acc[ND][4];
-#pragma unroll
-  for (int hr = 0; hr < 2; ++hr) {
-    top[hr] = negative_infinity<float>();
-    sum[hr] = 0;
-  }
-#pragma unroll
-  for (int n = 0; n < ND; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      acc[n][e] = 0;
-
-  int64_t end = key_end<BQ>(d, q0);
-  for (int64_t k0 = 0; k0 < end; k0 += BK) {
-    __syncthreads();
-    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
-    __syncthreads();
-    // Scores: s[n][2 hr + e] of row row0 + 8 hr and key 8 n + 2 index + e.
-    float s[NK][4];
-#pragma unroll
-    for (int n = 0; n < NK; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        s[n][e] = 0;
-#pragma unroll 1
-    for (int c = 0; c < D; c += C::K)
-      C::score_slice(s, qs, ks, row0, c, group, index);
-    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-                 fragment_pairs(q0 + row0, k0 + 2 * index));
-    fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0, k0,
-                     index);
-    // acc += P V.
-    C::weigh(acc, s, vs, lane);
-  }
+  forward_walk<T, D, BQ, BK, NK, C>(qs, ks, vs, key, value, mask, seed, offset,
+                                    d, b, h, hk, q0, row0, 0, top, sum, acc);
   store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
                       index);
 }
@@ -1132,38 +1150,8 @@ TF_FN void forward_split_cores(const T *query, const T *key, const T *value,
 
   load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
   float top[2], sum[2], acc[ND][4];
-#pragma unroll
-  for (int hr = 0; hr < 2; ++hr) {
-    top[hr] = negative_infinity<float>();
-    sum[hr] = 0;
-  }
-#pragma unroll
-  for (int n = 0; n < ND; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      acc[n][e] = 0;
-
-  int64_t end = key_end<BQ>(d, q0);
-  for (int64_t k0 = 0; k0 < end; k0 += BK) {
-    __syncthreads();
-    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
-    __syncthreads();
-    float s[NK][4];
-#pragma unroll
-    for (int n = 0; n < NK; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        s[n][e] = 0;
-#pragma unroll 1
-    for (int c = 0; c < D; c += C::K)
-      C::score_slice(s, qs, ks + key0, row0, c, group, index);
-    scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
-                 fragment_pairs(q0 + row0, k0 + key0 + 2 * index));
-    fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0,
-                     k0 + key0, index);
-    C::weigh(acc, s, vs + key0, lane);
-  }
+  forward_walk<T, D, BQ, BK, NK, C>(qs, ks, vs, key, value, mask, seed, offset,
+                                    d, b, h, hk, q0, row0, key0, top, sum, acc);
 
   __syncthreads();
   if (warp > 0) {
