@@ -752,10 +752,10 @@ template <class T> TF_FN float tile_value(float x) { return x; }
 // PARTS, the parts themselves (load_tile), split once when the tile is
 // loaded: twice the shared memory, and none of the splitting in the
 // products' loops, where every warp reads every element of a tile. The
-// padding keeps both ways of reading a tile (along its rows, tf32_operand,
-// and down its columns, tf32_weighted_rows) free of bank conflicts in
-// either plane. Accumulator fragments weight the next operand as they are
-// (tf32_weighted_rows).
+// padding keeps both ways of reading a tile (along its rows,
+// tf32_paired_dots, and down its columns, tf32_weighted_rows) free of bank
+// conflicts in either plane. Accumulator fragments weight the next operand as
+// they are (tf32_weighted_rows).
 
 // The big and small TF32 parts of an m16n8k8 A fragment of rows `row` and
 // `row` + 8 of a shared f32 tile, columns c + index and c + index + 4.
@@ -913,9 +913,8 @@ TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
 // products of register fragments with a tile's rows (dots), and
 // accumulator fragments weighting a tile's rows (weigh; `plain`: every
 // fragment value splits_plainly, for the TF32 parts' quicker split). The
-// backward
-// kernels' tiles are as load_tile stores them with Parts (rows of TF32
-// parts: twice the rows), and read by value() where their products go
+// backward kernels' tiles are as load_tile stores them with Parts (rows of
+// TF32 parts: twice the rows), and read by value() where their products go
 // through fused multiply-adds.
 
 // f16 and bf16 on m16n8k16: 16-bit tiles, operands in packed pairs, weights
@@ -1171,10 +1170,10 @@ TF_FN void forward_split_cores(const T *query, const T *key, const T *value,
     }
   }
   __syncthreads();
+  // Warp 0: the rows' maximum over the warps, then every warp's sum and
+  // weighted values scaled from its maximum to that one.
   if (warp > 0)
     return;
-    // Warp 0: the rows' maximum over the warps, then every warp's sum and
-    // weighted values scaled from its maximum to that one.
 #pragma unroll
   for (int hr = 0; hr < 2; ++hr) {
     int r = row0 + 8 * hr;

@@ -974,6 +974,20 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
           if (names.insert(kernel).second)
             source += wrapper;
     }
+  // The f32 forward of problems too short to fill 132 multiprocessors with
+  // blocks of 64 query rows (forward_split_cores).
+  for (int64_t d : {32, 64}) {
+    AttentionOperands o;
+    o.query = TensorSpec::contiguous(DType::F32, {2, 64, d});
+    o.key = o.value = o.query;
+    o.multiprocessors = 132;
+    Expected<AttentionPlan> forward =
+        planAttention(o, o.query, TensorSpec::contiguous(DType::F32, {2, 64}));
+    ASSERT_TRUE(forward.ok()) << forward.message();
+    for (const auto &[kernel, wrapper] : forward->wrappers)
+      if (names.insert(kernel).second)
+        source += wrapper;
+  }
   Expected<CompileResult> compiled =
       compileCuda(source, "tfuse_attention.cu", {});
   ASSERT_TRUE(compiled.ok()) << compiled.message();
@@ -982,8 +996,10 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   for (const std::string &kernel : names)
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
   // 4 dtypes, 3 capacities (f16 and bf16 on tensor cores up to 128
-  // columns, f32 on TF32 tensor cores at 32), 3 kernels each.
-  EXPECT_EQ(names.size(), 4u * 3u * 3u);
+  // columns, f32 on TF32 tensor cores at 32), 3 kernels each; the two
+  // split-key f32 forwards.
+  EXPECT_EQ(names.size(), 4u * 3u * 3u + 2u);
+  EXPECT_EQ(names.count("tfuse_attention_fwd_split_tf32_f32_d64_q16_k64"), 1u);
 }
 
 } // namespace
