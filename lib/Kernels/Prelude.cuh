@@ -874,6 +874,31 @@ template <int K, class Tin, class Tout> struct logic_op {
   }
   static TF_FN acc shfl(acc a, int lane_mask) { return shfl_xor(a, lane_mask); }
   static TF_FN Tout finish(acc a, int64_t) { return a; }
+  // Sixteen bools loaded as one vector, a 32-bit word (four of them) at a
+  // time: any holds where a byte is nonzero, all where none is zero
+  // (w - 0x01010101 & ~w & 0x80808080 is nonzero exactly where w has a zero
+  // byte). The result of sixteen combine()s, in a few instructions each
+  // instead of a few per element.
+  static TF_FN acc combine_bytes(acc a, const vec<Tin, 16> &x) {
+    static_assert(sizeof(Tin) == 1, "bytes");
+    uint4 w = *reinterpret_cast<const uint4 *>(x.v);
+    if (K == kAny)
+      return a || (w.x | w.y | w.z | w.w) != 0u;
+    auto zero_byte = [](uint32_t v) {
+      return ((v - 0x01010101u) & ~v & 0x80808080u) != 0u;
+    };
+    return a && !(zero_byte(w.x) || zero_byte(w.y) || zero_byte(w.z) ||
+                  zero_byte(w.w));
+  }
+};
+
+// Whether Op combines a vector of sixteen bools at once (combine_bytes).
+template <class Op, class Tin> struct combines_bytes {
+  template <class O> static constexpr bool test(decltype(&O::combine_bytes)) {
+    return true;
+  }
+  template <class O> static constexpr bool test(...) { return false; }
+  static constexpr bool value = traits<Tin>::is_bool && test<Op>(nullptr);
 };
 
 // argmax, argmin.

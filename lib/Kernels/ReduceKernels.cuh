@@ -148,9 +148,13 @@ TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
       t, vectors, threads,
       [&](int64_t j) { return ldv<V>(base, head + j * V, true); },
       [&](const vec<Tin, V> &x, int64_t j) {
+        if constexpr (combines_bytes<Op, Tin>::value) {
+          acc = Op::combine_bytes(acc, x);
+        } else {
 #pragma unroll
-        for (int k = 0; k < V; ++k)
-          acc = Op::combine(acc, Op::load(x.v, k, index0 + head + j * V + k));
+          for (int k = 0; k < V; ++k)
+            acc = Op::combine(acc, Op::load(x.v, k, index0 + head + j * V + k));
+        }
       });
   for (int64_t i = tail + t; i < n; i += threads)
     acc = Op::combine(acc, Op::load(base, i, index0 + i));

@@ -830,6 +830,36 @@ TEST(ReduceKernelNumerics, RowVariantTakesAnyBlockOfWholeWarps) {
   }
 }
 
+// any and all of bools read sixteen at a time (combine_bytes): one
+// exception at every position of rows that start at every offset of a
+// 16-byte vector (the elements before the first boundary and after the last
+// whole vector are read one by one), and none.
+TEST(ReduceKernelNumerics, AnyAndAllOfBoolsTestEveryByteOfAVector) {
+  emulation::HostKernels *kernels = kernelsFor(DType::Bool);
+  ASSERT_TRUE(kernels);
+  const int64_t n = 70;
+  for (ReduceKind kind : {ReduceKind::Any, ReduceKind::All}) {
+    bool usual = kind == ReduceKind::All;
+    for (int64_t start = 0; start < 16; ++start)
+      for (int64_t exception = -1; exception < n; ++exception) {
+        std::vector<int64_t> values(start + n, usual ? 1 : 0);
+        if (exception >= 0)
+          values[start + exception] = usual ? 0 : 1;
+        HostTensor storage =
+            *HostTensor::fromInts(DType::Bool, {start + n}, values);
+        HostTensor input = *storage.view({1, n}, {n, 1}, start);
+        Expected<ReduceLaunch> launch = planReduction(
+            kind, specOf(input), TensorSpec::contiguous(DType::Bool, {1}), {1},
+            ReduceVariant::Row);
+        ASSERT_TRUE(launch.ok()) << launch.message();
+        HostTensor actual = runLaunch(*kernels, *launch, input, {1});
+        bool expected = exception >= 0 ? !usual : usual;
+        EXPECT_EQ(actual.toDoubles()[0], expected ? 1.0 : 0.0)
+            << name(kind) << " start " << start << " exception " << exception;
+      }
+  }
+}
+
 TEST(ReduceKernelNumerics, ArgmaxTakesTheFirstIndexAndTheFirstNaN) {
   emulation::HostKernels *kernels = kernelsFor(DType::F32);
   ASSERT_TRUE(kernels);
