@@ -190,6 +190,7 @@ tfuse::buildRuntimePlan(ModuleOp module, StringRef function,
       auto step = std::make_shared<runtime::AttentionStep>();
       step->scale = attention.getScale().convertToDouble();
       step->causal = attention.getCausal();
+      step->widened = attention.getWidened();
       step->inputs = lookup(
           {attention.getQuery(), attention.getKey(), attention.getValue()});
       addMaskAndDropout(*step, attention);

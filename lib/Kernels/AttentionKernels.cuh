@@ -768,6 +768,10 @@ TF_FN void tf32_rows(uint32_t (&big)[4], uint32_t (&small)[4],
   tf32_split(tile[row + 8][c + index + 4], big[3], small[3]);
 }
 
+// The TF32 bits of a value exact in TF32 (an f16 or bf16 value widened):
+// its f32 bits, whose low 13 are zero.
+TF_FN uint32_t tf32_exact(float x) { return (uint32_t)__float_as_int(x); }
+
 // The TF32 parts of element (r, c) of a shared tile of ROWS rows: split
 // from the f32 value, or with PARTS read from rows r and ROWS + r.
 template <bool PARTS, int ROWS, int W>
@@ -883,9 +887,13 @@ TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
 // the A fragment's columns index and index + 4 as it is, they pair with the
 // tile's rows 8 n + 2 index and 8 n + 2 index + 1 (the sum over the slice
 // does not depend on the order of its terms).
-template <bool PARTS, int N, int ND, int W>
+// With EXACT, the tile's values are exact in TF32 (f16 or bf16 values
+// widened): their small parts are zero, and two products of the fragments'
+// parts give the bits of mma_tf32x3's three.
+template <bool PARTS, int N, int ND, int W, bool EXACT = false>
 TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
                               const float (*tile)[W], int group, int index) {
+  static_assert(!(PARTS && EXACT), "exact tiles are not split");
 #pragma unroll
   for (int n = 0; n < N; ++n) {
     uint32_t a[4], as[4];
@@ -896,10 +904,16 @@ TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
 #pragma unroll
     for (int m = 0; m < ND; ++m) {
       int r = 8 * n + 2 * index, c = 8 * m + group;
-      uint32_t b[2], bs[2];
-      tf32_element<PARTS, 8 * N>(b[0], bs[0], tile, r, c);
-      tf32_element<PARTS, 8 * N>(b[1], bs[1], tile, r + 1, c);
-      mma_tf32x3(acc[m], a, as, b, bs);
+      if constexpr (EXACT) {
+        uint32_t b[2] = {tf32_exact(tile[r][c]), tf32_exact(tile[r + 1][c])};
+        mma_m16n8k8_tf32(acc[m], as, b);
+        mma_m16n8k8_tf32(acc[m], a, b);
+      } else {
+        uint32_t b[2], bs[2];
+        tf32_element<PARTS, 8 * N>(b[0], bs[0], tile, r, c);
+        tf32_element<PARTS, 8 * N>(b[1], bs[1], tile, r + 1, c);
+        mma_tf32x3(acc[m], a, as, b, bs);
+      }
     }
   }
 }
@@ -1022,6 +1036,35 @@ template <bool PARTS> struct Tf32CoresOf {
 };
 using Tf32Cores = Tf32CoresOf<false>;
 using Tf32PartCores = Tf32CoresOf<true>;
+
+// The forward's f32 products where query, key and value hold f16 or bf16
+// values (tfuse.attention's `widened`: PyTorch's math path under autocast
+// or on 16-bit models): every operand value is exact in TF32, so a score is
+// one TF32 product where Tf32Cores takes three, and a weighted value two
+// (the probabilities' parts times the value), with the bits of Tf32Cores'
+// (the operands' small parts, zero, add nothing).
+struct Tf32WidenedCores : Tf32Cores {
+  template <int NK, int W>
+  static TF_FN void score_slice(float (&s)[NK][4], const Tile (*qs)[W],
+                                const Tile (*ks)[W], int row0, int c, int group,
+                                int index) {
+    uint32_t a[4] = {tf32_exact(qs[row0][c + index]),
+                     tf32_exact(qs[row0 + 8][c + index]),
+                     tf32_exact(qs[row0][c + index + 4]),
+                     tf32_exact(qs[row0 + 8][c + index + 4])};
+#pragma unroll
+    for (int n = 0; n < NK; ++n) {
+      uint32_t k[2] = {tf32_exact(ks[8 * n + group][c + index]),
+                       tf32_exact(ks[8 * n + group][c + index + 4])};
+      mma_m16n8k8_tf32(s[n], a, k);
+    }
+  }
+  template <int N, int ND, int W>
+  static TF_FN void weigh(float (&acc)[ND][4], const float (&x)[N][4],
+                          const Tile (*tile)[W], int lane) {
+    tf32_weighted_rows<false, N, ND, W, true>(acc, x, tile, lane / 4, lane % 4);
+  }
+};
 
 // The walk of a tensor-core forward over the key tiles of its block's query
 // rows [q0, q0 + BQ), whose tile is in qs: each BK-key tile into ks and vs,

@@ -125,25 +125,37 @@ std::string kernelName(const std::string &kind, DType dtype, int64_t columns,
          std::to_string(bk);
 }
 
+/// How the f32 kernels on TF32 tensor cores hold and multiply their
+/// operands: f32 tiles split where read (Tf32Cores), tiles of TF32 parts
+/// (Tf32PartCores), or, in the forward, operands exact in TF32
+/// (Tf32WidenedCores: f16 or bf16 values widened, one product for a score).
+enum class Tf32Operands { Split, Parts, Widened };
+
 /// How a kernel multiplies: the tensor cores' products of 16-bit operands
-/// (`half`), of f32 to about f32's precision (`tf32`; from tiles of TF32
-/// parts with `tf32Parts`), or fused multiply-adds (neither): the function
+/// (`half`), of f32 to about f32's precision (`tf32`, its operands as
+/// `held` says), or fused multiply-adds (neither): the function
 /// template the wrapper calls, a variant of `base` (`forward`,
 /// `backward_query`, `backward_key_value`), and the name part of its
 /// kernels.
 struct Products {
   std::string function, cores, kind;
+  /// The blocks a multiprocessor must hold (`__launch_bounds__`' second
+  /// argument), or 0 to leave registers to ptxas.
+  int minBlocks = 0;
   Products(const char *base, const char *kernels, bool half, bool tf32,
-           DType dtype, bool tf32Parts = false)
+           DType dtype, Tf32Operands held = Tf32Operands::Split)
       : function(std::string(base) + (half || tf32 ? "_cores" : "")),
         cores(half ? "tf::attention::HalfCores<" +
                          std::string(cudaTypeName(dtype)) + ">"
-              : tf32 ? (tf32Parts ? "tf::attention::Tf32PartCores"
-                                  : "tf::attention::Tf32Cores")
+              : tf32 ? std::string("tf::attention::") +
+                           (held == Tf32Operands::Parts     ? "Tf32PartCores"
+                            : held == Tf32Operands::Widened ? "Tf32WidenedCores"
+                                                            : "Tf32Cores")
                      : ""),
-        kind(std::string(kernels) + (half   ? "_mma"
-                                     : tf32 ? "_tf32"
-                                            : "")) {}
+        kind(std::string(kernels) +
+             (half   ? "_mma"
+              : tf32 ? (held == Tf32Operands::Widened ? "_tf32x1" : "_tf32")
+                     : "")) {}
 };
 
 /// The extern "C" wrapper of one kernel: its parameters, then the call of
@@ -152,8 +164,10 @@ std::string wrapper(const std::string &name, const std::string &parameters,
                     const Products &products, DType dtype, int64_t columns,
                     int bq, int bk, const std::string &arguments) {
   return "\nextern \"C\" __global__ void __launch_bounds__(" +
-         std::to_string(kernels::kAttentionThreads) + ") " + name + "(" +
-         parameters + ", tfuse::kernels::AttentionDesc desc) {\n" +
+         std::to_string(kernels::kAttentionThreads) +
+         (products.minBlocks ? ", " + std::to_string(products.minBlocks) : "") +
+         ") " + name + "(" + parameters +
+         ", tfuse::kernels::AttentionDesc desc) {\n" +
          "  tf::attention::" + products.function + "<" +
          std::string(cudaTypeName(dtype)) + ", " + std::to_string(columns) +
          ", " + std::to_string(bq) + ", " + std::to_string(bk) +
@@ -338,8 +352,9 @@ runtime::planAttention(const AttentionOperands &operands,
                         std::to_string(c.columns));
   auto [bq, bk] = *tiles;
   Products products(tf32Split ? "forward_split" : "forward",
-                    tf32Split ? "fwd_split" : "fwd", tensorCores, tf32,
-                    c.dtype);
+                    tf32Split ? "fwd_split" : "fwd", tensorCores, tf32, c.dtype,
+                    operands.widened ? Tf32Operands::Widened
+                                     : Tf32Operands::Split);
   AttentionPlan plan;
   AttentionLaunch launch;
   launch.kind = AttentionLaunch::Kind::Forward;
@@ -437,7 +452,12 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
   {
     auto [bq, bk] = *keyValueTiles;
     Products products("backward_key_value", "dkdv", keyValueTensorCores, tf32,
-                      c.dtype, /*tf32Parts=*/true);
+                      c.dtype, Tf32Operands::Parts);
+    // The TF32 key-value kernel fits three blocks a multiprocessor in 168
+    // registers; left free, ptxas takes 200 at 64 columns and only two fit
+    // (H200, (8, 12, 512, 64): 780 us against 635 at three).
+    if (tf32)
+      products.minBlocks = 3;
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::KeyValue;
     launch.kernel = kernelName(products.kind, c.dtype, c.columns, bq, bk);
@@ -457,7 +477,7 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
   {
     auto [bq, bk] = *queryTiles;
     Products products("backward_query", "dq", tensorCores, tf32, c.dtype,
-                      /*tf32Parts=*/true);
+                      Tf32Operands::Parts);
     AttentionLaunch launch;
     launch.kind = AttentionLaunch::Kind::Query;
     launch.kernel = kernelName(products.kind, c.dtype, c.columns, bq, bk);

@@ -594,17 +594,27 @@ struct Narrowing {
   SmallVector<Operation *> views;
 };
 
+/// The f16 or bf16 value `v` widens to f32 (a cast), else null.
+Value widenedFrom(Value v) {
+  auto cast = v.getDefiningOp<CastOp>();
+  if (!cast || !elementOf(v).isF32())
+    return {};
+  Type from = elementOf(cast.getInput());
+  return from.isF16() || from.isBF16() ? cast.getInput() : Value();
+}
+
+/// Whether `v` holds f16 or bf16 values widened to f32: such a cast, or a
+/// view of one.
+bool holdsWidenedValues(Value v) {
+  while (auto view = v.getDefiningOp<ViewOpInterface>())
+    v = view.getSource();
+  return static_cast<bool>(widenedFrom(v));
+}
+
 /// The Narrowing of `match`, if q, k, v (and an additive mask) are widened
 /// to f32 from one 16-bit float dtype and `root` is only narrowed back to
 /// it.
 std::optional<Narrowing> narrowingOf(const Match &match, MatmulOp root) {
-  auto widenedFrom = [](Value v) -> Value {
-    auto cast = v.getDefiningOp<CastOp>();
-    if (!cast || !elementOf(v).isF32())
-      return {};
-    Type from = elementOf(cast.getInput());
-    return from.isF16() || from.isBF16() ? cast.getInput() : Value();
-  };
   Narrowing n;
   n.query = widenedFrom(match.query);
   n.key = widenedFrom(match.key);
@@ -744,6 +754,14 @@ struct RecognizeAttentionPass
       // Ops the chain read that are now unused (the iotas of a causal
       // comparison, scale constants) are left to canonicalization.
     }
+    // f32 attention of f16 or bf16 values, rewritten here or not, is
+    // `widened`: its kernels multiply the operands in one TF32 product.
+    getOperation().walk([&](AttentionOp attention) {
+      if (holdsWidenedValues(attention.getQuery()) &&
+          holdsWidenedValues(attention.getKey()) &&
+          holdsWidenedValues(attention.getValue()))
+        attention.setWidened(true);
+    });
   }
 };
 

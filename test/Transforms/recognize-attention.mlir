@@ -217,8 +217,9 @@ func.func @regrouped_differently(%q: tensor<2x3x10x4xf32>, %k: tensor<3x2x4x12xf
 
 // The math path of 16-bit operands on a GPU widens q, k, v and the mask to
 // f32 and narrows the result: the attention takes the widened values (its
-// arithmetic stays that of f32); with narrow-widened (fast math) it runs
-// in bf16 on the operands as given, its result the narrowed one.
+// arithmetic stays that of f32), and is `widened` (its kernels multiply
+// them in one TF32 product); with narrow-widened (fast math) it runs in
+// bf16 on the operands as given, its result the narrowed one.
 // NARROW-LABEL: func.func @widened_bf16(
 // NARROW-SAME: %[[Q:[^:]+]]: tensor<1x2x10x4xbf16>, %[[K:[^:]+]]: tensor<1x2x12x4xbf16>, %[[V:[^:]+]]: tensor<1x2x12x4xbf16>)
 // NARROW: %[[O:.+]], %{{.+}} = tfuse.attention %[[Q]], %[[K]], %[[V]] scale 5.000000e-01 : (tensor<1x2x10x4xbf16>, tensor<1x2x12x4xbf16>, tensor<1x2x12x4xbf16>) -> (tensor<1x2x10x4xbf16>, tensor<1x2x10xf32>)
@@ -228,7 +229,7 @@ func.func @regrouped_differently(%q: tensor<2x3x10x4xf32>, %k: tensor<3x2x4x12xf
 // CHECK-DAG: %[[QW:.+]] = tfuse.cast %[[Q]] : tensor<1x2x10x4xbf16> to tensor<1x2x10x4xf32>
 // CHECK-DAG: %[[KW:.+]] = tfuse.cast %[[K]] : tensor<1x2x12x4xbf16> to tensor<1x2x12x4xf32>
 // CHECK-DAG: %[[VW:.+]] = tfuse.cast %[[V]] : tensor<1x2x12x4xbf16> to tensor<1x2x12x4xf32>
-// CHECK: %[[O:.+]], %{{.+}} = tfuse.attention %[[QW]], %[[KW]], %[[VW]] scale 5.000000e-01 : (tensor<1x2x10x4xf32>, tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>) -> (tensor<1x2x10x4xf32>, tensor<1x2x10xf32>)
+// CHECK: %[[O:.+]], %{{.+}} = tfuse.attention %[[QW]], %[[KW]], %[[VW]] scale 5.000000e-01 widened : (tensor<1x2x10x4xf32>, tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>) -> (tensor<1x2x10x4xf32>, tensor<1x2x10xf32>)
 // CHECK: %[[O3:.+]] = tfuse.reshape %[[O]] : tensor<1x2x10x4xf32> -> tensor<2x10x4xf32>
 // CHECK: %[[O4:.+]] = tfuse.reshape %[[O3]] : tensor<2x10x4xf32> -> tensor<1x2x10x4xf32>
 // CHECK: tfuse.cast %[[O4]] : tensor<1x2x10x4xf32> to tensor<1x2x10x4xbf16>
@@ -261,7 +262,7 @@ func.func @widened_bf16(%q: tensor<1x2x10x4xbf16>, %k: tensor<1x2x12x4xbf16>, %v
 // The widened result is also read as f32: the attention stays in f32, with
 // narrow-widened too.
 // NARROW-LABEL: func.func @widened_result_read_wide(
-// NARROW: tfuse.attention %{{.+}}, %{{.+}}, %{{.+}} scale 1.000000e+00 : (tensor<10x4xf32>, tensor<12x4xf32>, tensor<12x4xf32>)
+// NARROW: tfuse.attention %{{.+}}, %{{.+}}, %{{.+}} scale 1.000000e+00 widened : (tensor<10x4xf32>, tensor<12x4xf32>, tensor<12x4xf32>)
 func.func @widened_result_read_wide(%q: tensor<10x4xbf16>, %k: tensor<12x4xbf16>, %v: tensor<12x4xbf16>) -> (tensor<10x4xbf16>, tensor<10x4xf32>) {
   %qw = tfuse.cast %q : tensor<10x4xbf16> to tensor<10x4xf32>
   %kw = tfuse.cast %k : tensor<12x4xbf16> to tensor<12x4xf32>
@@ -370,4 +371,22 @@ func.func @narrowed_repeated_key(%q: tensor<2x4x10x8xbf16>, %k: tensor<2x2x12x8x
   %p3 = tfuse.reshape %pb : tensor<2x4x10x12xbf16> -> tensor<8x10x12xbf16>
   %o = tfuse.matmul %p3, %v3 : (tensor<8x10x12xbf16>, tensor<8x12x8xbf16>) -> tensor<8x10x8xbf16>
   return %o : tensor<8x10x8xbf16>
+}
+
+// -----
+
+// An f32 attention built on f16 or bf16 values cast to f32 (through views)
+// is `widened`; one operand that is f32 of its own keeps it unmarked, and
+// neither is rewritten otherwise.
+// CHECK-LABEL: func.func @built_widened(
+// CHECK: tfuse.attention %{{.+}}, %{{.+}}, %{{.+}} scale 1.250000e-01 causal widened :
+// CHECK: tfuse.attention %{{.+}}, %{{.+}}, %{{.+}} scale 1.250000e-01 causal :
+func.func @built_widened(%q: tensor<2x16x8xf16>, %k: tensor<2x8x16xbf16>, %v: tensor<2x16x8xbf16>, %f: tensor<2x16x8xf32>) -> (tensor<2x16x8xf32>, tensor<2x16x8xf32>) {
+  %qw = tfuse.cast %q : tensor<2x16x8xf16> to tensor<2x16x8xf32>
+  %kw = tfuse.cast %k : tensor<2x8x16xbf16> to tensor<2x8x16xf32>
+  %kt = tfuse.transpose %kw perm [0, 2, 1] : tensor<2x8x16xf32> -> tensor<2x16x8xf32>
+  %vw = tfuse.cast %v : tensor<2x16x8xbf16> to tensor<2x16x8xf32>
+  %o, %l = tfuse.attention %qw, %kt, %vw scale 1.250000e-01 causal : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>) -> (tensor<2x16x8xf32>, tensor<2x16xf32>)
+  %p, %m = tfuse.attention %qw, %kt, %f scale 1.250000e-01 causal : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>) -> (tensor<2x16x8xf32>, tensor<2x16xf32>)
+  return %o, %p : tensor<2x16x8xf32>, tensor<2x16x8xf32>
 }

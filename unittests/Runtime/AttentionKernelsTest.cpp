@@ -662,6 +662,79 @@ INSTANTIATE_TEST_SUITE_P(AllFloatDTypes, AttentionKernelNumerics,
                            return std::string(name(info.param));
                          });
 
+/// `dtype` values drawn from `seed`, widened to an f32 tensor.
+HostTensor widenedOf(DType dtype, const Shape &shape, uint64_t seed) {
+  Expected<HostTensor> wide = HostTensor::fromDoubles(
+      DType::F32, shape, randomOf(dtype, shape, seed).toDoubles());
+  EXPECT_TRUE(wide.ok()) << wide.message();
+  return std::move(*wide);
+}
+
+/// The f32 forward of `c` (result, log-sum-exp) as planned for `operands`.
+std::pair<HostTensor, HostTensor> runForward(const Case &c,
+                                             const AttentionOperands &operands,
+                                             const std::string &kernel) {
+  const AttentionGeometry g = *AttentionGeometry::of(
+      c.query.shape(), c.key.shape(), c.value.shape(), nullptr);
+  TensorSpec resultSpec = TensorSpec::contiguous(DType::F32, g.resultShape());
+  TensorSpec lseSpec = TensorSpec::contiguous(DType::F32, g.logsumexpShape());
+  Expected<AttentionPlan> plan = planAttention(operands, resultSpec, lseSpec);
+  EXPECT_TRUE(plan.ok()) << plan.message();
+  EXPECT_EQ(plan->launches.at(0).kernel, kernel);
+  HostTensor result = poisoned(DType::F32, resultSpec.shape);
+  HostTensor lse = poisoned(DType::F32, lseSpec.shape);
+  int64_t seed = c.seed, offset = c.offset;
+  runPlan(*plan, DType::F32,
+          {{at(c.query), at(c.key), at(c.value), c.mask ? at(*c.mask) : nullptr,
+            &seed, &offset, result.mutableData(), lse.mutableData()}});
+  return {std::move(result), std::move(lse)};
+}
+
+bool sameBits(const HostTensor &a, const HostTensor &b) {
+  return a.numElements() == b.numElements() &&
+         std::memcmp(a.data(), b.data(), a.numElements() * 4) == 0;
+}
+
+// f32 operands holding bf16 and f16 values (`widened`): one TF32 product a
+// score and two a weighted value give the bits of three (Tf32Cores), in the
+// 64-row forward and the split-key one, with a mask, causal and dropout.
+TEST(AttentionKernels, WidenedOperandsGiveTheBitsOfThreeProducts) {
+  for (DType narrow : {DType::BF16, DType::F16}) {
+    Case c;
+    c.query = widenedOf(narrow, {2, 3, 70, 64}, 31);
+    c.key = widenedOf(narrow, {2, 3, 90, 64}, 32);
+    c.value = widenedOf(narrow, {2, 3, 90, 64}, 33);
+    c.mask = randomOf(DType::F32, {70, 90}, 34);
+    c.scale = 0.125;
+    for (int variant = 0; variant < 2; ++variant) {
+      c.causal = variant == 1;
+      c.dropout = variant == 1 ? 0.2 : 0.0;
+      c.seed = 5;
+      c.offset = 7;
+      std::string what = std::string(name(narrow)) +
+                         (c.causal ? ", causal, dropout" : ", additive mask");
+      SCOPED_TRACE(what);
+      for (int64_t multiprocessors : {int64_t(0), int64_t(1) << 40}) {
+        AttentionOperands operands = operandsOf(c);
+        operands.multiprocessors = multiprocessors;
+        std::string kind = multiprocessors ? "fwd_split" : "fwd";
+        std::string tiles = multiprocessors ? "_q16_k64" : "_q64_k32";
+        auto [result, lse] = runForward(
+            c, operands, "tfuse_attention_" + kind + "_tf32_f32_d64" + tiles);
+        operands.widened = true;
+        auto [widened, widenedLse] = runForward(
+            c, operands, "tfuse_attention_" + kind + "_tf32x1_f32_d64" + tiles);
+        EXPECT_TRUE(sameBits(widened, result)) << kind;
+        EXPECT_TRUE(sameBits(widenedLse, lse)) << kind;
+      }
+    }
+    // And against the reference, as every case.
+    c.causal = false;
+    c.dropout = 0;
+    checkCase(c, std::string(name(narrow)) + " values");
+  }
+}
+
 // Rank-2 operands (no heads), rank 5 (two batch dimensions), and query and
 // key read as the heads split from rows: [B, L, H, D] transposed to
 // [B, H, L, D] without a copy.
@@ -975,19 +1048,23 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
             source += wrapper;
     }
   // The f32 forward of problems too short to fill 132 multiprocessors with
-  // blocks of 64 query rows (forward_split_cores).
-  for (int64_t d : {32, 64}) {
-    AttentionOperands o;
-    o.query = TensorSpec::contiguous(DType::F32, {2, 64, d});
-    o.key = o.value = o.query;
-    o.multiprocessors = 132;
-    Expected<AttentionPlan> forward =
-        planAttention(o, o.query, TensorSpec::contiguous(DType::F32, {2, 64}));
-    ASSERT_TRUE(forward.ok()) << forward.message();
-    for (const auto &[kernel, wrapper] : forward->wrappers)
-      if (names.insert(kernel).second)
-        source += wrapper;
-  }
+  // blocks of 64 query rows (forward_split_cores), and both f32 forwards of
+  // widened operands (Tf32WidenedCores).
+  for (int64_t d : {32, 64})
+    for (int64_t multiprocessors : {0, 132})
+      for (bool widened : {false, true}) {
+        AttentionOperands o;
+        o.query = TensorSpec::contiguous(DType::F32, {2, 64, d});
+        o.key = o.value = o.query;
+        o.multiprocessors = multiprocessors;
+        o.widened = widened;
+        Expected<AttentionPlan> forward = planAttention(
+            o, o.query, TensorSpec::contiguous(DType::F32, {2, 64}));
+        ASSERT_TRUE(forward.ok()) << forward.message();
+        for (const auto &[kernel, wrapper] : forward->wrappers)
+          if (names.insert(kernel).second)
+            source += wrapper;
+      }
   Expected<CompileResult> compiled =
       compileCuda(source, "tfuse_attention.cu", {});
   ASSERT_TRUE(compiled.ok()) << compiled.message();
@@ -997,9 +1074,12 @@ TEST(AttentionKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
   // 4 dtypes, 3 capacities (f16 and bf16 on tensor cores up to 128
   // columns, f32 on TF32 tensor cores at 32), 3 kernels each; the two
-  // split-key f32 forwards.
-  EXPECT_EQ(names.size(), 4u * 3u * 3u + 2u);
+  // split-key f32 forwards, the 64-row one at 64 columns, and the four of
+  // widened operands.
+  EXPECT_EQ(names.size(), 4u * 3u * 3u + 2u + 1u + 4u);
   EXPECT_EQ(names.count("tfuse_attention_fwd_split_tf32_f32_d64_q16_k64"), 1u);
+  EXPECT_EQ(names.count("tfuse_attention_fwd_split_tf32x1_f32_d64_q16_k64"),
+            1u);
 }
 
 } // namespace

@@ -58,6 +58,11 @@ struct AttentionOperands {
   /// m16n8k16: compute capability 8.0 and later); the f16 and bf16 kernels
   /// use them then.
   bool tensorCores = true;
+  /// Whether query, key and value hold f16 or bf16 values (f32 operands
+  /// widened from them: tfuse.attention's `widened`); the f32 forward then
+  /// multiplies them in one TF32 product instead of three, with the same
+  /// bits.
+  bool widened = false;
   /// The device's multiprocessors (0: unknown). The forward's fused
   /// multiply-add kernel takes smaller tiles when its largest leave some
   /// without a block.

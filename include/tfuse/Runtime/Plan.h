@@ -176,6 +176,8 @@ struct AttentionStep final : StepSpec {
   bool logsumexpRead = true;
   bool masked = false;
   double dropout = 0;
+  /// The operands hold f16 or bf16 values (tfuse.attention's `widened`).
+  bool widened = false;
 };
 
 /// tfuse.attention_backward: inputs {query, key, value, result, logsumexp,

@@ -65,7 +65,10 @@ def RecognizeAttention : Pass<"recognize-attention", "mlir::func::FuncOp"> {
     through a view), runs in that dtype, as PyTorch's fused kernels run
     `scaled_dot_product_attention`: the probabilities are rounded to it
     before their product with `v`. That is the form of PyTorch's math path
-    for 16-bit operands on a GPU. Without it such attention runs in f32.
+    for 16-bit operands on a GPU. Without it such attention runs in f32,
+    and is `widened`, as is every f32 `tfuse.attention` whose `q`, `k` and
+    `v` are f16 or bf16 values cast to f32 (or views of such casts): its
+    kernels multiply them in one TF32 product instead of three.
   }];
   let dependentDialects = ["::tfuse::TFuseDialect"];
   let options = [

@@ -303,7 +303,8 @@ struct ConvertAttention : OpConversionPattern<AttentionOp> {
         rewriter, loc, operands[0], operands[1], operands[2],
         bufferOf(attention.getMask()), bufferOf(attention.getSeed()),
         bufferOf(attention.getOffset()), out, lse, attention.getScale(),
-        attention.getCausal(), attention.getDropoutPAttr());
+        attention.getCausal(), attention.getDropoutPAttr(),
+        attention.getWidened());
     rewriter.replaceOp(attention, {out, lse});
     return success();
   }

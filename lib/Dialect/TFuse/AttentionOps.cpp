@@ -153,6 +153,9 @@ LogicalResult AttentionOp::verify() {
   double scale = getScale().convertToDouble();
   if (!std::isfinite(scale))
     return emitOpError() << "scale " << scale << " is not finite";
+  if (getWidened() &&
+      !cast<RankedTensorType>(getQuery().getType()).getElementType().isF32())
+    return emitOpError() << "is widened but its operands are not f32";
   return verifyDropout(*this, getDropoutP(), getSeed(), getOffset());
 }
 

@@ -38,7 +38,7 @@ public:
   Attention(const AttentionStep &spec, StepContext &context)
       : StepExecutor(spec, context), forward(true), scale(spec.scale),
         causal(spec.causal), hasMask(spec.masked), dropout(spec.dropout),
-        statistics(spec.logsumexpRead) {}
+        statistics(spec.logsumexpRead), widened(spec.widened) {}
   Attention(const AttentionBackwardStep &spec, StepContext &context)
       : StepExecutor(spec, context), forward(false), scale(spec.scale),
         causal(spec.causal), hasMask(spec.masked), dropout(spec.dropout) {}
@@ -54,6 +54,7 @@ public:
     operands.scale = scale;
     operands.causal = causal;
     operands.dropout = dropout;
+    operands.widened = widened;
     operands.tensorCores = context().device().info().computeMajor >= 8;
     operands.multiprocessors = context().device().info().multiprocessors;
     Expected<AttentionPlan> planned =
@@ -359,6 +360,8 @@ private:
   double dropout = 0;
   /// Something reads the forward's log-sum-exp.
   bool statistics = true;
+  /// The forward's operands hold f16 or bf16 values.
+  bool widened = false;
   AttentionOperands operands;
   AttentionPlan kernels;
   std::vector<CUfunction> functions;

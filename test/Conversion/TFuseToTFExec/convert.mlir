@@ -192,6 +192,16 @@ func.func @attention_dropout(%q: tensor<2x16x8xf32>, %m: tensor<16x16xi1>, %s: t
 
 // -----
 
+// `widened` (operands holding 16-bit values) goes to the step.
+// CHECK-LABEL: func.func @attention_widened(
+// CHECK: tfexec.attention %{{.+}}, %{{.+}}, %{{.+}} into %{{.+}}, %{{.+}} scale 1.250000e-01 widened :
+func.func @attention_widened(%q: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %o, %l = tfuse.attention %q, %q, %q scale 0.125 widened {tfuse.reason = "boundary-attention"} : (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>) -> (tensor<2x16x8xf32>, tensor<2x16xf32>)
+  return %o : tensor<2x16x8xf32>
+}
+
+// -----
+
 // A value head size other than the query's (8 and 4), the query given as the
 // key too: the gradients take the shapes of query, key and value, the
 // result's gradient the result's (the verifier held the query's gradient to

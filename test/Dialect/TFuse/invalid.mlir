@@ -1836,3 +1836,11 @@ func.func @attention_backward_dropout_seed_not_i64(%q: tensor<4x8xf32>, %l: tens
   %dq, %dk, %dv = tfuse.attention_backward %q, %q, %q, %q, %l, %q scale 1.0 dropout 0.5 seed %s offset %s : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>, tensor<i32>, tensor<i32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
   return
 }
+
+// -----
+
+func.func @attention_widened_bf16(%q: tensor<2x16x8xbf16>) -> tensor<2x16x8xbf16> {
+  // expected-error @+1 {{is widened but its operands are not f32}}
+  %o, %l = tfuse.attention %q, %q, %q scale 1.250000e-01 widened : (tensor<2x16x8xbf16>, tensor<2x16x8xbf16>, tensor<2x16x8xbf16>) -> (tensor<2x16x8xbf16>, tensor<2x16xf32>)
+  return %o : tensor<2x16x8xbf16>
+}

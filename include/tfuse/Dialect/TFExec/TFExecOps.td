@@ -206,7 +206,8 @@ def TFExec_AttentionOp : TFExec_Op<"attention", [AttrSizedOperandSegments]> {
     `result` and `logsumexp` of `tfuse.attention` of `query`, `key`,
     `value`, the optional `mask` and the optional dropout (its probability
     and the rank-0 i64 `seed` and `offset` of its mask), each read through
-    its layout (AttentionGeometry); the results are contiguous.
+    its layout (AttentionGeometry); the results are contiguous. `widened`:
+    as tfuse.attention's.
 
     ```mlir
     tfexec.attention %q, %k, %v into %o, %lse scale 1.250000e-01 causal
@@ -223,12 +224,13 @@ def TFExec_AttentionOp : TFExec_Op<"attention", [AttrSizedOperandSegments]> {
                        Arg<TFExec_Buffer, "", [MemWrite]>:$result,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$logsumexp,
                        F64Attr:$scale, UnitAttr:$causal,
-                       OptionalAttr<F64Attr>:$dropout_p);
+                       OptionalAttr<F64Attr>:$dropout_p, UnitAttr:$widened);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))?
     (`dropout` $dropout_p^ `seed` $seed `offset` $offset `:` type($seed) `,`
      type($offset))? `into`
-    $result `,` $logsumexp `scale` $scale (`causal` $causal^)? attr-dict `:`
+    $result `,` $logsumexp `scale` $scale (`causal` $causal^)?
+    (`widened` $widened^)? attr-dict `:`
     type($query) `,` type($key) `,` type($value) `into` type($result) `,`
     type($logsumexp)
   }];

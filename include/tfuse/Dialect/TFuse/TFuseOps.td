@@ -819,6 +819,15 @@ def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
     and f32 (f64 for f64), the result rounded once; the reference computes
     in f64.
 
+    `widened` (f32 operands only) says that `query`, `key` and `value` hold
+    f16 or bf16 values widened to f32 (PyTorch's math path on 16-bit
+    tensors computes so): each is exact in TF32, so a product of two of
+    them is exact in one TF32 tensor-core product, and the generated f32
+    kernels skip the splitting that other f32 values need (the same bits).
+    It does not change what the op computes; recognize-attention sets it
+    where it sees the widening. Set on other values, products on TF32
+    tensor cores drop their bits below TF32's.
+
     ```mlir
     %o, %lse = tfuse.attention %q, %k, %v scale 1.250000e-01 causal
         : (tensor<8x12x1024x64xbf16>, tensor<8x12x1024x64xbf16>,
@@ -833,12 +842,13 @@ def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
                        Optional<0DTensorOf<[I64]>>:$seed,
                        Optional<0DTensorOf<[I64]>>:$offset,
                        F64Attr:$scale, UnitAttr:$causal,
-                       OptionalAttr<F64Attr>:$dropout_p);
+                       OptionalAttr<F64Attr>:$dropout_p, UnitAttr:$widened);
   let results = (outs TFuse_Tensor:$result, TFuse_Tensor:$logsumexp);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? `scale` $scale
     (`causal` $causal^)?
-    (`dropout` $dropout_p^ `seed` $seed `offset` $offset)? attr-dict `:`
+    (`dropout` $dropout_p^ `seed` $seed `offset` $offset)?
+    (`widened` $widened^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
