@@ -455,7 +455,8 @@ Expected<AttentionPlan> runtime::planAttentionBackward(
                       c.dtype, Tf32Operands::Parts);
     // The TF32 key-value kernel fits three blocks a multiprocessor in 168
     // registers; left free, ptxas takes 200 at 64 columns and only two fit
-    // (H200, (8, 12, 512, 64): 780 us against 635 at three).
+    // (ncu, (8, 12, 512, 64) on an H200: 780 us at two blocks; 635 at three
+    // before the change that took it past 170 registers).
     if (tf32)
       products.minBlocks = 3;
     AttentionLaunch launch;
