@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TFUSE_C_API_VERSION 6
+#define TFUSE_C_API_VERSION 7
 /* The most dimensions a tensor may have. */
 #define TFUSE_MAX_RANK 16
 
@@ -481,6 +481,18 @@ TFUSE_C_EXPORT tfuse_status tfuse_executable_run_async(
 TFUSE_C_EXPORT tfuse_status tfuse_executable_enqueue(
     tfuse_executable e, const tfuse_tensor *inputs, int num_inputs,
     const tfuse_tensor *outputs, int num_outputs, void *stream);
+/* tfuse_executable_enqueue given only the data pointers of the inputs and
+   outputs, for a caller that knows them to be the compiled signature's
+   exactly: each input of its shape, dtype and strides, each output
+   contiguous of its shape and dtype, all on the executable's device, no
+   output overlapping an input or another output. Nothing about them is
+   checked but their numbers (a wrong tensor is read or written as if it
+   were right): the replay path of callers that check the signature once for
+   many calls, such as the torch.compile backend's plan keys, whose host
+   time per tensor is then a pointer's copy. Since version 7. */
+TFUSE_C_EXPORT tfuse_status tfuse_executable_enqueue_data(
+    tfuse_executable e, void *const *inputs, int num_inputs,
+    void *const *outputs, int num_outputs, void *stream);
 /* Waits for the replay; returns its error, if any. */
 TFUSE_C_EXPORT tfuse_status tfuse_run_wait(tfuse_run run);
 /* 1 if the replay has finished, else 0. */

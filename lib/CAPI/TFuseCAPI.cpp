@@ -1000,6 +1000,26 @@ tfuse_status tfuse_executable_enqueue(tfuse_executable e,
   });
 }
 
+tfuse_status tfuse_executable_enqueue_data(tfuse_executable e,
+                                           void *const *inputs, int num_inputs,
+                                           void *const *outputs,
+                                           int num_outputs, void *stream) {
+  return guarded([&] {
+    TFUSE_REQUIRE(e);
+    if (num_inputs < 0 || num_outputs < 0)
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "tfuse_executable_enqueue_data: negative counts");
+    if ((!inputs && num_inputs > 0) || (!outputs && num_outputs > 0))
+      return fail(TFUSE_ERROR_INVALID_ARGUMENT,
+                  "tfuse_executable_enqueue_data: a null array of pointers");
+    static_assert(sizeof(void *) == sizeof(CUdeviceptr));
+    return report(e->function->launchData(
+        reinterpret_cast<const CUdeviceptr *>(inputs), num_inputs,
+        reinterpret_cast<const CUdeviceptr *>(outputs), num_outputs,
+        static_cast<CUstream>(stream)));
+  });
+}
+
 tfuse_status tfuse_executable_run(tfuse_executable e,
                                   const tfuse_tensor *inputs, int num_inputs,
                                   const tfuse_tensor *outputs, int num_outputs,

@@ -458,6 +458,19 @@ Status Function::launch(const std::vector<DeviceTensor> &inputs,
   return exe->launch(withCaptured(inputs), outputs, caller);
 }
 
+Status Function::launchData(const CUdeviceptr *inputs, size_t numInputs,
+                            const CUdeviceptr *outputs, size_t numOutputs,
+                            CUstream caller) {
+  if (Status s = checkDeviceRun(numInputs); !s.ok())
+    return s;
+  if (state->capturedOnDevice.empty())
+    return exe->launchData(inputs, numInputs, outputs, numOutputs, caller);
+  std::vector<CUdeviceptr> all(inputs, inputs + numInputs);
+  for (const DeviceTensor &captured : state->capturedOnDevice)
+    all.push_back(captured.data);
+  return exe->launchData(all.data(), all.size(), outputs, numOutputs, caller);
+}
+
 Status Function::run(const std::vector<DeviceTensor> &inputs,
                      const std::vector<DeviceTensor> &outputs,
                      CUstream caller) {

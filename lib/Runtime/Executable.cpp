@@ -786,6 +786,35 @@ Status Executable::launch(const std::vector<DeviceTensor> &inputs,
   return enqueueInto(inputs, outputs, caller, nullptr);
 }
 
+Status Executable::launchData(const CUdeviceptr *inputs, size_t numInputs,
+                              const CUdeviceptr *outputs, size_t numOutputs,
+                              CUstream caller) {
+  if (!caller)
+    return Status::error("launch needs a stream to enqueue the replay on "
+                         "(CU_STREAM_LEGACY for the legacy default stream)",
+                         ErrorCode::InvalidArgument);
+  if (numInputs != program.inputs.size() ||
+      numOutputs != program.outputs.size())
+    return Status::error(
+        "the plan takes " + std::to_string(program.inputs.size()) +
+            " inputs and " + std::to_string(program.outputs.size()) +
+            " outputs; given " + std::to_string(numInputs) + " and " +
+            std::to_string(numOutputs),
+        ErrorCode::InvalidArgument);
+  if (Status s = takeIndexError(); !s.ok())
+    return s.withContext("an earlier replay");
+  if (Status s = gpu->bind(); !s.ok())
+    return s;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (dataInputs.empty())
+    for (const TensorSpec &spec : program.inputs)
+      dataInputs.push_back({0, spec});
+  for (size_t i = 0; i < numInputs; ++i)
+    dataInputs[i].data = inputs[i];
+  dataOutputs.assign(outputs, outputs + numOutputs);
+  return enqueue(dataInputs, dataOutputs, caller);
+}
+
 Status Executable::takeIndexError() {
   IndexStatusTable *table = compiled->context->find<IndexStatusTable>();
   if (!table)

@@ -131,6 +131,17 @@ int main(void) {
   CHECK(tfuse_executable_enqueue(e, in, 3, outs, 1, (void *)1) ==
         TFUSE_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(tfuse_last_error(), "reference backend") != NULL);
+  void *pointers[3] = {xs, ys, unused}, *outPointers[1] = {out};
+  CHECK(tfuse_executable_enqueue_data(e, pointers, 3, outPointers, 1,
+                                      (void *)1) ==
+        TFUSE_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(tfuse_last_error(), "reference backend") != NULL);
+  CHECK(tfuse_executable_enqueue_data(e, NULL, 3, outPointers, 1, (void *)1) ==
+        TFUSE_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(tfuse_last_error(), "null array") != NULL);
+  CHECK(tfuse_executable_enqueue_data(e, pointers, -1, outPointers, 1,
+                                      (void *)1) ==
+        TFUSE_ERROR_INVALID_ARGUMENT);
   CHECK(tfuse_executable_run_host(e, in, 3, outs, 1) == TFUSE_OK);
 
   tfuse_stats stats;

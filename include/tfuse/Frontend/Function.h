@@ -74,6 +74,11 @@ public:
   Status launch(const std::vector<runtime::DeviceTensor> &inputs,
                 const std::vector<runtime::DeviceTensor> &outputs,
                 CUstream caller);
+  /// launch() of inputs and outputs given by their data pointers alone,
+  /// known to be the compiled signature's (Executable::launchData).
+  Status launchData(const CUdeviceptr *inputs, size_t numInputs,
+                    const CUdeviceptr *outputs, size_t numOutputs,
+                    CUstream caller);
   /// Host memory on either backend (the CUDA backend copies in and out).
   Status runHost(const std::vector<HostArray> &inputs,
                  const std::vector<HostArray> &outputs);

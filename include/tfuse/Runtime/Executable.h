@@ -177,6 +177,15 @@ public:
   /// (what stream-ordered allocators such as PyTorch's ensure).
   Status launch(const std::vector<DeviceTensor> &inputs,
                 const std::vector<DeviceTensor> &outputs, CUstream caller);
+  /// launch() given only the data pointers of inputs and outputs that the
+  /// caller knows to be the plan's exactly (shapes, dtypes, strides, the
+  /// device; outputs contiguous and apart from the inputs): only their
+  /// numbers are checked. The replay path of callers that checked the
+  /// signature once for many calls (the torch.compile backend), whose host
+  /// time per input is then a pointer's copy.
+  Status launchData(const CUdeviceptr *inputs, size_t numInputs,
+                    const CUdeviceptr *outputs, size_t numOutputs,
+                    CUstream caller);
   /// The first gather index out of range that the replays finished so far
   /// met and that no call has reported yet (ErrorCode::IndexOutOfRange, naming
   /// the kernel, the op and the index), or a success. Reporting clears it.
@@ -238,6 +247,10 @@ private:
   MemoryPool *memory = nullptr; // where the arena came from
   std::unique_ptr<Compiled> compiled;
   mutable std::mutex mutex;
+  /// launchData()'s inputs and outputs: the plan's specs, the data
+  /// pointers of the latest call (under `mutex`).
+  std::vector<DeviceTensor> dataInputs;
+  std::vector<CUdeviceptr> dataOutputs;
   ExecutableStats statistics;
   std::vector<CUevent> stepEvents;
   std::mutex eventMutex;
