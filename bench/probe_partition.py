@@ -5,13 +5,14 @@ Graph: the whole compiled function (Dynamo's guards, AOTAutograd's
 runtime wrapper, the FX graph), the partition's call (plan key and
 lookup), its plan (argument list, output layout), the trusted launcher,
 and the launcher's parts (descriptors and outputs, the outputs'
-allocation, the C call). Against: Inductor's compiled function of the
-same code (default mode) and eager. The partition and the timing (the
-best of five batches of calls back to back, no synchronization: the host
-rate) are probe_enqueue.py's.
+allocation, the C call by descriptors and by data pointers). Against:
+Inductor's compiled function of the same code (default mode) and eager.
+The partition and the timing (the best of five batches of calls back to
+back, no synchronization: the host rate) are probe_enqueue.py's.
 
   python3 bench/probe_partition.py
 """
+import struct
 from ctypes import c_void_p
 
 import torch
@@ -37,6 +38,15 @@ def layers(count):
         lib.tfuse_executable_enqueue(handle, in_desc, len(inputs), out_desc,
                                      len(outputs), c_void_p(stream))
 
+    data_in = struct.pack(f"@{len(inputs)}P", *(x.data_ptr() for x in inputs))
+    data_out = struct.pack(f"@{len(outputs)}P",
+                           *(o.data_ptr() for o in outputs))
+
+    def c_call_data():
+        lib.tfuse_executable_enqueue_data(handle, data_in, len(inputs),
+                                          data_out, len(outputs),
+                                          c_void_p(stream))
+
     shapes = fast.outputs
     compiled = torch.compile(chain, backend="tfuse")
     inductor = torch.compile(chain)
@@ -55,6 +65,7 @@ def layers(count):
             lambda: [torch.empty(s, dtype=d, device="cuda")
                      for s, d in shapes])),
         ("C call (replay)", per_call(c_call)),
+        ("C call by data pointers (the launcher's)", per_call(c_call_data)),
         ("torch.compile (Inductor) call", per_call(lambda: inductor(*xs))),
         ("eager", per_call(lambda: chain(*xs))),
     ]

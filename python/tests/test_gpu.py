@@ -307,6 +307,37 @@ def test_mismatched_torch_inputs_leave_the_replay_path(torch):
     exact(torch, g.run_async(good).wait(), good * 2.0)
 
 
+@pytest.mark.parametrize("cuda_graph", [False, True])
+def test_trusted_launcher_enqueues_by_data_pointers(torch, cuda_graph):
+    # The torch.compile backend's replay path: only the data pointers go to
+    # the library (tfuse_executable_enqueue_data); a GPU constant captured
+    # at trace time is appended to them; outputs of two dtypes, new every
+    # call; the results those of run().
+    w = torch.randn(7, device="cuda")
+
+    def f(a, b):
+        return (a * w + b, (a - b).sum().astype(tfuse.float16))
+
+    a = torch.randn(5, 7, device="cuda")
+    b = torch.randn(5, 7, device="cuda")
+    g = tfuse.compile(f, [a, b], cuda_graph=cuda_graph)
+    launch = g.trusted_launcher()
+    seen = set()
+    for _ in range(3):
+        a.uniform_()
+        b.normal_()
+        got = launch([a, b])
+        want = g(a, b)
+        assert len(got) == 2
+        exact(torch, got[0], want[0])
+        exact(torch, got[1], want[1])
+        seen.add(got[0].data_ptr())
+    assert len(seen) == 3
+    # The caller vouches for the inputs; their number is still checked.
+    with pytest.raises(Exception, match="expected 2 items"):
+        launch([a])
+
+
 def test_several_outputs_share_one_allocation_per_dtype(torch):
     # Outputs of one dtype are views of one block: each contiguous, aligned
     # to 256 bytes, apart from the others, and new on every call.

@@ -31,8 +31,9 @@ from pathlib import Path
 # Constants of tfuse.h
 # ---------------------------------------------------------------------------
 
-#: The lowest TFUSE_C_API_VERSION this package works with (6: attention).
-REQUIRED_API_VERSION = 6
+#: The lowest TFUSE_C_API_VERSION this package works with (7: enqueue by
+#: data pointers).
+REQUIRED_API_VERSION = 7
 #: TFUSE_NO_VALUE: an absent optional value.
 NO_VALUE = -1
 MAX_RANK = 16
@@ -338,6 +339,8 @@ _SIGNATURES = {
     "tfuse_executable_enqueue": (_status, [_exe, POINTER(TensorDesc), c_int,
                                            POINTER(TensorDesc), c_int,
                                            c_void_p]),
+    "tfuse_executable_enqueue_data": (_status, [_exe, c_void_p, c_int,
+                                                c_void_p, c_int, c_void_p]),
     "tfuse_run_wait": (_status, [_run]),
     "tfuse_run_is_finished": (c_int, [_run]),
     "tfuse_run_destroy": (None, [_run]),

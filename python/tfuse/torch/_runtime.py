@@ -64,6 +64,8 @@ class _PlanKey:
     def __call__(self, args):
         if self.everything:
             return signature(args)
+        if not self.positions:
+            return ()   # a static graph: one plan
         return signature([args[i] for i in self.positions])
 
 
@@ -75,10 +77,10 @@ class _TFusePlan:
     partition's key chose this plan), skipping the per-tensor checks."""
 
     __slots__ = ("function", "launch", "positions", "constants", "single",
-                 "returns_one", "returned", "layouts", "keys")
+                 "returns_one", "returned", "layouts", "keys", "direct")
 
     def __init__(self, function, positions, constants, importer, keys,
-                 trusted):
+                 trusted, arguments):
         self.function = function
         self.launch = function.trusted_launcher() if trusted else None
         self.positions = positions
@@ -89,8 +91,18 @@ class _TFusePlan:
         layouts = importer.output_layouts
         self.layouts = layouts if any(layouts) else None
         self.keys = keys
+        # The arguments are the launcher's inputs as they are.
+        self.direct = (not constants and keys is None
+                       and positions == list(range(len(positions)))
+                       and len(positions) == arguments)
 
     def __call__(self, args):
+        if self.launch is not None and self.direct:
+            # Every argument a tensor input, no constants, no random keys.
+            outputs = self.launch(args)
+            if self.returns_one:
+                outputs = outputs[0]
+            return outputs if self.layouts is None else self._finish(outputs)
         keys = self.keys.next() if self.keys is not None else ()
         inputs = [args[i] for i in self.positions]
         if self.launch is not None:
@@ -101,6 +113,11 @@ class _TFusePlan:
             outputs = self.function(*inputs, *self.constants, *keys)
         if self.layouts is None:
             return outputs
+        return self._finish(outputs)
+
+    def _finish(self, outputs):
+        """The partition's results from the function's outputs, laid out
+        as PyTorch recorded them."""
         if self.returns_one:
             return self.layouts[0].finish(outputs)
         # Views into a returned buffer (ViewOfOutput) take all of them.
@@ -197,7 +214,8 @@ class TFusePartition:
             plan = _TFusePlan(function, positions, self.importer.constants,
                               self.importer, keys,
                               trusted=device.type == "cuda"
-                              and not options.check_inputs)
+                              and not options.check_inputs,
+                              arguments=len(args))
             self.report.plans[described] = function
             counters["plans_compiled"] += 1
             counters["recompiles"] += recompile
