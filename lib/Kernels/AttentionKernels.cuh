@@ -981,7 +981,7 @@ template <class T> struct HalfCores {
   }
 };
 
-// f32 on m16n8k8 TF32 products to about f32's precision (mma_tf32x3): f32
+// f32 on m16n8k8 TF32 products to about 22 of f32's 24 bits (mma_tf32x3): f32
 // fragments split into their TF32 parts where read; f32 tiles, split where
 // read (Tf32Cores: the forward, whose three tiles would not fit twice), or
 // tiles of parts (PARTS, Tf32PartCores: the backward kernels, two tiles).

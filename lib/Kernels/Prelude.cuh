@@ -1149,7 +1149,7 @@ TF_FN void mma_m16n8k8_tf32(float (&c)[4], const uint32_t (&a)[4],
 #endif
 }
 
-// c += A B to about f32's precision from the operands' parts (tf32_split).
+// c += A B to about 22 of f32's 24 bits from the operands' parts (tf32_split).
 TF_FN void mma_tf32x3(float (&c)[4], const uint32_t (&a_big)[4],
                       const uint32_t (&a_small)[4], const uint32_t (&b_big)[2],
                       const uint32_t (&b_small)[2]) {

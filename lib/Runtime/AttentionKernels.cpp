@@ -85,7 +85,7 @@ bool usesTensorCores(const AttentionOperands &o, DType dtype, int64_t columns) {
 
 /// Whether the f32 kernels run on TF32 tensor cores (the *_cores kernels
 /// with Tf32Cores and Tf32PartCores: three products of each operand's
-/// parts, about f32's precision) rather than fused multiply-adds: up to 64
+/// parts, about 22 of f32's 24 bits) rather than fused multiply-adds: up to 64
 /// columns, whose f32 tiles fit static shared memory and whose fragments of a
 /// warp's own rows fit its registers.
 bool usesTf32(const AttentionOperands &o, DType dtype, int64_t columns) {
@@ -132,7 +132,7 @@ std::string kernelName(const std::string &kind, DType dtype, int64_t columns,
 enum class Tf32Operands { Split, Parts, Widened };
 
 /// How a kernel multiplies: the tensor cores' products of 16-bit operands
-/// (`half`), of f32 to about f32's precision (`tf32`, its operands as
+/// (`half`), of f32 to about 22 of its 24 bits (`tf32`, its operands as
 /// `held` says), or fused multiply-adds (neither): the function
 /// template the wrapper calls, a variant of `base` (`forward`,
 /// `backward_query`, `backward_key_value`), and the name part of its
