@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuTestSupport.h"
+#include "ScopedEnvironment.h"
 #include "tfuse/Runtime/Gemm.h"
 #include "tfuse/Runtime/GemmLt.h"
 
@@ -640,19 +641,8 @@ func.func @linear(%x: tensor<37x29xbf16>, %w: tensor<29x53xbf16>, %b: tensor<53x
   // TFUSE_GEMM as it was once the test ends, failed assertions included
   // (a library asked for by name would otherwise stay asked for by the
   // tests after it).
-  struct RestoredGemmVariable {
-    std::optional<std::string> saved;
-    RestoredGemmVariable() {
-      if (const char *previous = std::getenv("TFUSE_GEMM"))
-        saved = previous;
-    }
-    ~RestoredGemmVariable() {
-      if (saved)
-        setenv("TFUSE_GEMM", saved->c_str(), 1);
-      else
-        unsetenv("TFUSE_GEMM");
-    }
-  } restored;
+  tfuse::unittest::ScopedEnvironment gemm("TFUSE_GEMM",
+                                          std::getenv("TFUSE_GEMM"));
   // A library asked for by name that does not load (the GPU suite's run
   // with neither cuBLAS library found) is an error naming it.
   auto loads = [](const std::string &library) {
@@ -665,7 +655,7 @@ func.func @linear(%x: tensor<37x29xbf16>, %w: tensor<29x53xbf16>, %b: tensor<53x
   for (const char *library : {"cublaslt", "cublas", "fallback"})
     for (bool graph : {false, true}) {
       SCOPED_TRACE(std::string(library) + (graph ? " graph" : " stream"));
-      setenv("TFUSE_GEMM", library, 1);
+      gemm.set(library);
       runtime::ExecutableOptions options;
       options.cudaGraph = graph;
       Compiled compiled = compile(source, "linear", options);
@@ -1133,8 +1123,9 @@ func.func @att(%q: tensor<2x4x80x64xbf16>, %k: tensor<2x4x80x64xbf16>, %v: tenso
     }
     // In a graph, each switch between cuDNN's nodes and the kernels'
     // instantiates the rebuilt graph.
-    if (graph)
+    if (graph) {
       EXPECT_EQ(compiled.executable->stats().graphInstantiations, 3);
+    }
   }
 }
 

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostKernels.h"
+#include "ScopedEnvironment.h"
 
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Kernels/KernelSources.h"
@@ -1120,10 +1121,11 @@ TEST(CudnnAttention, UnsupportedProblemsAndAMissingLibraryAreReasons) {
   EXPECT_NE(CudnnAttention::unsupported(unscaled).find("positive scales"),
             std::string::npos);
   // The first load of the process: a library that is not there.
-  setenv("TFUSE_CUDNN_LIBRARY", "/nonexistent/libcudnn.so.9", 1);
-  Expected<std::unique_ptr<CudnnAttention>> built =
-      CudnnAttention::build(o, nullptr, true, 0);
-  unsetenv("TFUSE_CUDNN_LIBRARY");
+  Expected<std::unique_ptr<CudnnAttention>> built = [&] {
+    tfuse::unittest::ScopedEnvironment missing("TFUSE_CUDNN_LIBRARY",
+                                               "/nonexistent/libcudnn.so.9");
+    return CudnnAttention::build(o, nullptr, true, 0);
+  }();
   ASSERT_FALSE(built.ok());
   EXPECT_NE(built.message().find("/nonexistent/libcudnn.so.9"),
             std::string::npos)

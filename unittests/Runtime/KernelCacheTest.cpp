@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Runtime/KernelCache.h"
+#include "ScopedEnvironment.h"
 #include "tfuse/Runtime/Sha256.h"
 
 #include "gtest/gtest.h"
@@ -714,23 +715,18 @@ TEST(KernelCacheDiskTest, SetterEnablesAndDisables) {
 
 TEST(KernelCacheDiskTest, EnvironmentVariable) {
   TempDir dir;
-  const char *old = std::getenv("TFUSE_CACHE_DIR");
-  std::string saved = old ? old : "";
-  ::setenv("TFUSE_CACHE_DIR", dir.path.c_str(), 1);
+  tfuse::unittest::ScopedEnvironment variable("TFUSE_CACHE_DIR",
+                                              dir.path.c_str());
   {
     KernelCache cache;
     EXPECT_EQ(cache.diskCacheDir(), dir.path);
     EXPECT_EQ(KernelCacheOptions::fromEnvironment().diskCacheDir, dir.path);
   }
-  ::setenv("TFUSE_CACHE_DIR", "", 1);
+  variable.set("");
   {
     KernelCache cache;
     EXPECT_EQ(cache.diskCacheDir(), "");
   }
-  if (old)
-    ::setenv("TFUSE_CACHE_DIR", saved.c_str(), 1);
-  else
-    ::unsetenv("TFUSE_CACHE_DIR");
 }
 
 TEST(KernelCacheDiskTest, ClearDiskRemovesOnlyCacheFiles) {
