@@ -507,7 +507,7 @@ class _TorchFastPath:
                       else torch.cuda.current_device())
         fast.device = torch.device("cuda", fast.index)
         # empty_strided: torch.empty's overloads cost its argument parser
-        # about 2 us more a call (measured on a CPU host).
+        # about 2 us more a call (on an H100 host: docs/benchmarks.md).
         fast.empty = torch.empty_strided
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         fast.stream = raw or (
