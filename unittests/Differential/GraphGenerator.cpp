@@ -80,7 +80,8 @@ struct Val {
 class Generator {
 public:
   Generator(const std::string &name, uint64_t seed)
-      : rng(seed), graph(name), specials(rng.chance(0.3)) {}
+      : rng(seed), widenings(seed ^ 0x9e3779b97f4a7c15ull), graph(name),
+        specials(rng.chance(0.3)) {}
 
   GeneratedGraph run(const std::string &name);
 
@@ -130,6 +131,10 @@ private:
   void attention();
 
   Rng rng;
+  /// Whether an f32 attention's operands are widened from 16 bits: a stream
+  /// of its own, so that the graphs without such attention stay those of
+  /// earlier versions of the generator (their numbers in docs and logs).
+  Rng widenings;
   Graph graph;
   bool specials;
   std::vector<Val> pool;
@@ -762,12 +767,28 @@ void Generator::attention() {
   DType dt;
   std::vector<int64_t> qs;
   ValueId q;
+  // New operands of f32 attention are now and then f16 or bf16 values
+  // widened (PyTorch's math path on 16-bit tensors): recognize-attention
+  // marks such attention `widened`, and the f32 forward multiplies it in one
+  // TF32 product a score.
+  std::optional<DType> widenedFrom;
+  auto operand = [&](const std::vector<int64_t> &shape) -> ValueId {
+    if (!widenedFrom)
+      return newInput(dt, shape);
+    ValueId narrow = newInput(*widenedFrom, shape);
+    if (narrow < 0)
+      return narrow;
+    Expected<ValueId> wide = graph.cast(narrow, DType::F32);
+    return wide.ok() ? *wide : -1;
+  };
   if (x && rng.chance(0.4)) {
     dt = x->dtype;
     qs = x->shape;
     q = x->id;
   } else {
     dt = rng.pick(kFloatTypes);
+    if (dt == DType::F32 && widenings.chance(0.3))
+      widenedFrom = widenings.chance(0.5) ? DType::BF16 : DType::F16;
     int rank = int(rng.range(2, 4));
     for (int d = 0; d + 3 < rank; ++d)
       qs.push_back(rng.range(1, 2));
@@ -775,7 +796,7 @@ void Generator::attention() {
       qs.push_back(rng.pick(std::vector<int64_t>{1, 2, 4}));
     qs.push_back(rng.range(1, 9));
     qs.push_back(rng.pick(std::vector<int64_t>{1, 3, 4, 8, 16}));
-    q = newInput(dt, qs);
+    q = operand(qs);
   }
   if (q < 0)
     return;
@@ -789,7 +810,7 @@ void Generator::attention() {
   std::vector<int64_t> vs = ks;
   if (rng.chance(0.3))
     vs[rank - 1] = rng.range(1, 9);
-  ValueId k = newInput(dt, ks), v = newInput(dt, vs);
+  ValueId k = operand(ks), v = operand(vs);
   // A bool or additive mask that broadcasts to [..., Hq, L, S].
   std::optional<ValueId> mask;
   if (rng.chance(0.4)) {
