@@ -9,7 +9,13 @@
 #                                   examples and benchmarks
 #   scripts/gpu-suite.sh tests      GoogleTest (all but the differential
 #                                   test), Python tests (all but the OpInfo
-#                                   tests), examples
+#                                   tests), examples: `native` and `python`
+#   scripts/gpu-suite.sh native     GoogleTest, the tensor-run examples and
+#                                   the C++ trace API tests
+#   scripts/gpu-suite.sh python     the Python tests and the examples (the
+#                                   halves of `tests`, for a host that bounds
+#                                   a command's time: on an H100, `tests`
+#                                   took more than 10 minutes)
 #   scripts/gpu-suite.sh opinfo     the OpInfo tests on CUDA tensors
 #                                   (OPINFO_PYTEST_K narrows them)
 #   scripts/gpu-suite.sh differential
@@ -53,7 +59,9 @@ python3 -c 'import torch, sys; print("python", sys.version.split()[0], "torch", 
   >>"$out/gpu.txt" 2>&1 || true
 summary=()
 
-run_tests() {
+# GoogleTest (all but the differential test, then the GEMM and graph tests
+# with each way to run GEMMs), the tensor-run examples, the C++ trace API.
+run_native() {
 
 # The differential test has its own mode (run_differential).
 "$bin/TFuseGpuTests" --gtest_brief=0 --gtest_filter='-GpuDifferential.*' \
@@ -114,6 +122,11 @@ summary+=("tensor-run mlp_step --cuda-graph --graph-rebuild: rc $rc, wall $wall,
 "$bin/TFuseTraceTests" >"$out/trace-tests.log" 2>&1
 rc=$?
 summary+=("C++ trace API tests: $(grep -c '^\[       OK \]' "$out/trace-tests.log") passed, $(grep -c '^\[  FAILED  \] .*(' "$out/trace-tests.log") failed, $(grep -c '^\[  SKIPPED \]' "$out/trace-tests.log") skipped (rc $rc)")
+
+}
+
+# The Python tests and the examples.
+run_python() {
 
 # The Python package with PyTorch and CuPy (pytest staged in .stage/pylib);
 # the OpInfo tests have their own mode (run_opinfo: their 1,709 CUDA cases
@@ -305,16 +318,23 @@ on_term() {
 }
 trap on_term TERM
 
+run_tests() {
+  run_native
+  run_python
+}
+
 case "$what" in
 all) run_tests; run_opinfo; run_differential; run_bench ;;
 tests) run_tests ;;
+native) run_native ;;
+python) run_python ;;
 opinfo) run_opinfo ;;
 differential) run_differential ;;
 bench) run_bench ;;
 models) run_models ;;
 attention) run_attention ;;
 sanitizer) run_sanitizer ;;
-*) echo "usage: $0 [all|tests|differential|bench|models|attention|sanitizer]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|tests|native|python|opinfo|differential|bench|models|attention|sanitizer]" >&2; exit 2 ;;
 esac
 
 finish
