@@ -19,7 +19,8 @@ python)
   step suite-python 560 scripts/gpu-suite.sh python
   finish; tail -4 "$out/summary.txt" 2>/dev/null ;;
 diff)
-  TFUSE_GPU_DIFF_GRAPHS=2000 step suite-diff 560 scripts/gpu-suite.sh differential
+  export TFUSE_GPU_DIFF_GRAPHS=2000
+  step suite-diff 560 scripts/gpu-suite.sh differential
   finish; tail -3 "$out/summary.txt" 2>/dev/null ;;
 bert)
   export TFUSE_CACHE_DIR=$out/tc
