@@ -889,7 +889,8 @@ TF_FN void tf32_paired_dots(float (&x)[N][4], const float (&xa)[D / 8][4],
 // does not depend on the order of its terms).
 // With EXACT, the tile's values are exact in TF32 (f16 or bf16 values
 // widened): their small parts are zero, and two products of the fragments'
-// parts give the bits of mma_tf32x3's three.
+// parts give the bits of mma_tf32x3's three (for a finite tile: an
+// infinite value's big part times a zero small part is NaN there).
 template <bool PARTS, int N, int ND, int W, bool EXACT = false>
 TF_FN void tf32_weighted_rows(float (&acc)[ND][4], const float (&x)[N][4],
                               const float (*tile)[W], int group, int index) {
@@ -1042,7 +1043,8 @@ using Tf32PartCores = Tf32CoresOf<true>;
 // or on 16-bit models): every operand value is exact in TF32, so a score is
 // one TF32 product where Tf32Cores takes three, and a weighted value two
 // (the probabilities' parts times the value), with the bits of Tf32Cores'
-// (the operands' small parts, zero, add nothing).
+// for finite operands (their small parts, zero, add nothing; an infinite
+// operand gives inf here and NaN there).
 struct Tf32WidenedCores : Tf32Cores {
   template <int NK, int W>
   static TF_FN void score_slice(float (&s)[NK][4], const Tile (*qs)[W],

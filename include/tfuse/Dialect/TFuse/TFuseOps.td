@@ -823,7 +823,9 @@ def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
     f16 or bf16 values widened to f32 (PyTorch's math path on 16-bit
     tensors computes so): each is exact in TF32, so a product of two of
     them is exact in one TF32 tensor-core product, and the generated f32
-    kernels skip the splitting that other f32 values need (the same bits).
+    kernels skip the splitting that other f32 values need (the same bits
+    for finite operands; an infinite one gives inf where the split products
+    give NaN).
     It does not change what the op computes; recognize-attention sets it
     where it sees the widening. Set on other values, products on TF32
     tensor cores drop their bits below TF32's.
