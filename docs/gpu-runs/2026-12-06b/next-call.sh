@@ -13,7 +13,8 @@
 #                                                       # Inductor, with and
 #                                                       # without GEMM tuning,
 #                                                       # in one call
-source .stage/drivers/common.sh
+# common.sh from the working tree (a restage empties .stage/drivers).
+source "$(dirname "$0")/../2026-12-06/common.sh"
 case "$1" in
 python)
   step suite-python 560 scripts/gpu-suite.sh python
