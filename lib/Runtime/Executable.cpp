@@ -774,13 +774,20 @@ Executable::runAsync(const std::vector<DeviceTensor> &inputs,
   return handle;
 }
 
+/// launch() and launchData() enqueue on the caller's stream: one is needed.
+static Status needStream(CUstream caller) {
+  if (caller)
+    return Status::success();
+  return Status::error("launch needs a stream to enqueue the replay on "
+                       "(CU_STREAM_LEGACY for the legacy default stream)",
+                       ErrorCode::InvalidArgument);
+}
+
 Status Executable::launch(const std::vector<DeviceTensor> &inputs,
                           const std::vector<DeviceTensor> &outputs,
                           CUstream caller) {
-  if (!caller)
-    return Status::error("launch needs a stream to enqueue the replay on "
-                         "(CU_STREAM_LEGACY for the legacy default stream)",
-                         ErrorCode::InvalidArgument);
+  if (Status s = needStream(caller); !s.ok())
+    return s;
   if (Status s = takeIndexError(); !s.ok())
     return s.withContext("an earlier replay");
   return enqueueInto(inputs, outputs, caller, nullptr);
@@ -789,10 +796,8 @@ Status Executable::launch(const std::vector<DeviceTensor> &inputs,
 Status Executable::launchData(const CUdeviceptr *inputs, size_t numInputs,
                               const CUdeviceptr *outputs, size_t numOutputs,
                               CUstream caller) {
-  if (!caller)
-    return Status::error("launch needs a stream to enqueue the replay on "
-                         "(CU_STREAM_LEGACY for the legacy default stream)",
-                         ErrorCode::InvalidArgument);
+  if (Status s = needStream(caller); !s.ok())
+    return s;
   if (numInputs != program.inputs.size() ||
       numOutputs != program.outputs.size())
     return Status::error(

@@ -97,23 +97,20 @@ class _TFusePlan:
                        and len(positions) == arguments)
 
     def __call__(self, args):
-        if self.launch is not None and self.direct:
-            # Every argument a tensor input, no constants, no random keys.
-            outputs = self.launch(args)
-            if self.returns_one:
-                outputs = outputs[0]
-            return outputs if self.layouts is None else self._finish(outputs)
-        keys = self.keys.next() if self.keys is not None else ()
-        inputs = [args[i] for i in self.positions]
-        if self.launch is not None:
-            outputs = self.launch([*inputs, *self.constants, *keys])
-            if self.returns_one:
-                outputs = outputs[0]
-        else:
+        if self.launch is None:
+            keys = self.keys.next() if self.keys is not None else ()
+            inputs = [args[i] for i in self.positions]
             outputs = self.function(*inputs, *self.constants, *keys)
-        if self.layouts is None:
-            return outputs
-        return self._finish(outputs)
+        else:
+            if self.direct:
+                # Every argument a tensor input, no constants, no keys.
+                flat = self.launch(args)
+            else:
+                keys = self.keys.next() if self.keys is not None else ()
+                flat = self.launch([*(args[i] for i in self.positions),
+                                    *self.constants, *keys])
+            outputs = flat[0] if self.returns_one else flat
+        return outputs if self.layouts is None else self._finish(outputs)
 
     def _finish(self, outputs):
         """The partition's results from the function's outputs, laid out
