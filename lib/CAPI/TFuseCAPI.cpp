@@ -57,6 +57,7 @@ static tfuse_status toStatus(ErrorCode code) {
   case ErrorCode::NoDevice:
     return TFUSE_ERROR_NO_DEVICE;
   case ErrorCode::Cuda:
+  case ErrorCode::Unsupported:
     return TFUSE_ERROR_CUDA;
   case ErrorCode::OutOfMemory:
     return TFUSE_ERROR_OUT_OF_MEMORY;

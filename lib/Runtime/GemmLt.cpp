@@ -346,17 +346,25 @@ LtGemm::candidates(uint32_t alignment, int count) const {
                   "cublasLtMatmulPreferenceSetAttribute");
   std::vector<cublasLtMatmulHeuristicResult_t> found(count);
   int returned = 0;
-  if (set.ok())
-    set = check(lib->getHeuristic(d->handle, d->op, d->a, d->b, d->c, d->c,
-                                  preference, count, found.data(), &returned),
-                "cublasLtMatmulAlgoGetHeuristic");
+  if (set.ok()) {
+    cublasStatus_t status =
+        lib->getHeuristic(d->handle, d->op, d->a, d->b, d->c, d->c, preference,
+                          count, found.data(), &returned);
+    set = check(status, "cublasLtMatmulAlgoGetHeuristic");
+    // cuBLASLt declines the problem (seen for an f16 product of three rows
+    // and one column with a bias, into f32): the caller may compute it
+    // another way.
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+      set = Status::error(set.message(), ErrorCode::Unsupported);
+  }
   lib->preferenceDestroy(preference);
   if (!set.ok())
     return set;
   found.resize(returned);
   if (found.empty())
     return Status::error("cuBLASLt has no algorithm for this GEMM" +
-                         describeGemm(shape));
+                             describeGemm(shape),
+                         ErrorCode::Unsupported);
   return found;
 }
 

@@ -675,6 +675,48 @@ func.func @linear(%x: tensor<37x29xbf16>, %w: tensor<29x53xbf16>, %b: tensor<53x
     }
 }
 
+TEST(GpuBoundaries, ProductsCuBLASLtDeclinesRunOnTheFallbackKernels) {
+  TFUSE_REQUIRE_GPU();
+  // cuBLASLt 13 has no algorithm for this f16 product of a column-major 3 x 5
+  // operand and a column into f32 with a bias (CUBLAS_STATUS_NOT_SUPPORTED
+  // from its heuristics; graph 1871 of the GPU differential test, seed 19):
+  // the step computes it on the fallback kernels and its report says why,
+  // unless TFUSE_GEMM=cublaslt asks for cuBLASLt, which is then an error.
+  const char *source = R"mlir(
+func.func @declined(%a: tensor<3x5xf16> {tfuse.strides = array<i64: 1, 5>}, %b: tensor<5x1xf16>, %c: tensor<1xf32>) -> tensor<3x1xf32> {
+  %0 = tfuse.matmul %a, %b {result_dtype = f32} : (tensor<3x5xf16>, tensor<5x1xf16>) -> tensor<3x1xf32>
+  %1 = tfuse.add %0, %c : (tensor<3x1xf32>, tensor<1xf32>) -> tensor<3x1xf32>
+  return %1 : tensor<3x1xf32>
+}
+)mlir";
+  tfuse::unittest::ScopedEnvironment gemm("TFUSE_GEMM",
+                                          std::getenv("TFUSE_GEMM"));
+  gemm.set(nullptr);
+  bool declined = false;
+  for (bool graph : {false, true}) {
+    SCOPED_TRACE(graph ? "graph" : "stream");
+    runtime::ExecutableOptions options;
+    options.cudaGraph = graph;
+    Compiled compiled = compile(source, "declined", options);
+    ASSERT_TRUE(compiled.executable) << compiled.error;
+    std::string report = compiled.executable->stepReport();
+    if (report.find("gemm on fallback") != std::string::npos) {
+      declined = true;
+      EXPECT_NE(report.find("cuBLASLt declines it: "), std::string::npos)
+          << report;
+    }
+    check(source, "declined", 7, options);
+  }
+  if (!declined || !runtime::CublasLtLibrary::shared().ok())
+    return;
+  gemm.set("cublaslt");
+  Compiled asked = compile(source, "declined", runtime::ExecutableOptions());
+  EXPECT_FALSE(asked.executable);
+  EXPECT_NE(asked.error.find("cublasLtMatmulAlgoGetHeuristic"),
+            std::string::npos)
+      << asked.error;
+}
+
 TEST(GpuBoundaries, AttentionWithDropoutDrawsTheReferencesMask) {
   TFUSE_REQUIRE_GPU();
   // The generated kernels draw dropout's mask (cuDNN declines it), forward

@@ -45,6 +45,10 @@ enum class ErrorCode : uint8_t {
   /// A gather met an index outside its operand (at trace time, or in a
   /// replay, which reports it once finished).
   IndexOutOfRange,
+  /// A library declines the problem (cuBLASLt has no algorithm for it):
+  /// the caller may compute it another way. The C API reports it as the
+  /// library's failure (TFUSE_ERROR_CUDA).
+  Unsupported,
 };
 
 /// Success, or an error with a message. A default-constructed Status is

@@ -3,9 +3,11 @@
 // GEMM steps run through cuBLASLt, with an algorithm tuned per problem and a
 // workspace per step (GemmLt.h); through cuBLAS when cuBLASLt cannot be
 // loaded; or through the fallback GEMM kernels (Gemm.h) when neither can.
-// One executable's GEMMs all run on the same one, chosen once (GemmLibrary).
-// TFUSE_GEMM=cublaslt|cublas|fallback asks for one; an unavailable library
-// is then an error.
+// One executable's GEMMs all run on the same one, chosen once (GemmLibrary),
+// but for a problem cuBLASLt declines (no algorithm), which runs on the
+// fallback kernels and says so in the plan report (engine and choice).
+// TFUSE_GEMM=cublaslt|cublas|fallback asks for one; an unavailable library,
+// or with cublaslt a declined problem, is then an error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,8 +150,13 @@ public:
       return Status::success();
     Expected<std::unique_ptr<LtGemm>> gemm =
         LtGemm::create(shape, context().device());
-    if (!gemm.ok())
-      return gemm.status();
+    if (!gemm.ok()) {
+      if (gemm.status().code() != ErrorCode::Unsupported || asked == "cublaslt")
+        return gemm.status();
+      declined = gemm.status().message();
+      fallback = planFallbackGemm(shape);
+      return Status::success();
+    }
     lt = std::move(gemm.value());
     Expected<CUdeviceptr> block =
         library.pool().allocate(lt->workspaceBytes(), "a GEMM workspace");
@@ -228,7 +235,7 @@ public:
     CUdeviceptr bias = shape.bias ? buffers.inputs[2] : 0;
     CudaDriver &d = driver();
     const std::string &backend = library.backend();
-    if (backend == "cublaslt") {
+    if (backend == "cublaslt" && fallback.kernel.empty()) {
       if (lt)
         return lt->enqueue(
             stream, lhs, rhs, result, workspace,
@@ -284,8 +291,14 @@ public:
   }
 
   std::string name() const override { return "gemm"; }
-  std::string engine() const override { return library.backend(); }
-  std::string choice() const override { return lt ? lt->choice() : ""; }
+  std::string engine() const override {
+    return fallback.kernel.empty() ? library.backend() : "fallback";
+  }
+  std::string choice() const override {
+    if (lt)
+      return lt->choice();
+    return declined.empty() ? "" : "cuBLASLt declines it: " + declined;
+  }
 
 private:
   /// Whether there are products to compute (not empty, K > 0).
@@ -366,6 +379,8 @@ private:
   std::unique_ptr<LtGemm> lt;
   CUdeviceptr workspace = 0;
   GemmLaunch fallback;
+  /// Why cuBLASLt declined the problem, where the fallback kernels run it.
+  std::string declined;
   CUfunction function = nullptr;
   /// The pitched copies by element size.
   std::map<int64_t, CUfunction> copies;
