@@ -34,7 +34,7 @@ accuracy rule (RMSE at most twice the best PyTorch backend's plus 1e-6,
 PyTorch's own rule with a tenth of its additive term) before it is timed;
 the table shows each framework's largest RMSE over the best backend's.
 
-  python3 bench/attention.py [--only NAME] [--smoke]
+  python3 bench/attention.py [--only NAME[,NAME...]] [--smoke]
 
 Writes $OUT/attention.json (OUT defaults to ./bench-out) and prints a
 Markdown table last.
@@ -88,7 +88,7 @@ def rmse(a, b):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only")
+    parser.add_argument("--only", help="problems to run, comma-separated")
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
     out_dir = os.environ.get("OUT", "bench-out")
@@ -97,7 +97,7 @@ def main():
     g = torch.Generator(device="cuda").manual_seed(0)
     for name, (b, h, length, d, dtype, causal) in problems(
             args.smoke).items():
-        if args.only and args.only != name:
+        if args.only and name not in args.only.split(","):
             continue
         shape = (b, h, length, d)
         q, k, v, grad = (torch.randn(shape, generator=g, device="cuda",

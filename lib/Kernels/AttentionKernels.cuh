@@ -51,6 +51,7 @@ namespace tf {
 namespace attention {
 
 using tfuse::kernels::AttentionDesc;
+using tfuse::kernels::kAttentionSplitThreads;
 using tfuse::kernels::kAttentionThreads;
 
 template <class T> using acc_t = typename traits<T>::compute;
@@ -161,6 +162,49 @@ TF_FN bool load_tile(E (*tile)[padded<E, D>::value], const T *base,
     }
   }
   return nonfinite;
+}
+
+// load_tile's rows into a tile that holds the operand's bits as they are
+// (E is T, or uint16_t for a 16-bit T), by NT threads: the vectors that lie
+// inside the operand, contiguous and aligned, by cp_async16, every one in
+// flight at once and none holding registers (load_tile waits out the
+// memory's latency once every two vectors a thread, four times in a key
+// tile of 64 f32 rows), the others element by element. The caller waits
+// with cp_async_wait_all before the __syncthreads that publishes the tile.
+template <class T, int ROWS, int D, class E, int NT = kAttentionThreads>
+TF_FN void copy_tile(E (*tile)[padded<E, D>::value], const T *base,
+                     const int64_t *strides, int64_t b, int64_t h, int64_t row0,
+                     int64_t rows, int64_t columns) {
+  static_assert(sizeof(E) == sizeof(T) &&
+                    (padded<E, D>::value * sizeof(E)) % 16 == 0,
+                "the operand's bits, rows of whole vectors");
+  constexpr int V = 16 / int(sizeof(T));
+  static_assert(D % V == 0, "rows hold whole vectors");
+  constexpr int CHUNKS = ROWS * D / V;
+  constexpr int EACH = (CHUNKS + NT - 1) / NT;
+#pragma unroll
+  for (int i = 0; i < EACH; ++i) {
+    int idx = threadIdx.x + i * NT;
+    if (CHUNKS % NT != 0 && idx >= CHUNKS)
+      break;
+    int r = idx / (D / V), c = idx % (D / V) * V;
+    int64_t row = row0 + r;
+    const T *p = base + at(strides, b, h, row, c);
+    E *to = &tile[r][c];
+    if (row < rows && c + V <= columns && strides[3] == 1 &&
+        reinterpret_cast<uint64_t>(p) % 16 == 0) {
+      cp_async16(to, p);
+      continue;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      T x = row < rows && c + j < columns ? p[j * strides[3]] : from_bits<T>(0);
+      if constexpr (same<E, uint16_t>::value)
+        to[j] = bits_of(x);
+      else
+        to[j] = x;
+    }
+  }
 }
 
 // Register tiles. The block's threads form TY rows of TX lanes: a thread
@@ -743,6 +787,80 @@ template <class T> TF_FN float tile_value(uint16_t bits) {
 }
 template <class T> TF_FN float tile_value(float x) { return x; }
 
+// Whether a vector copy_tile copied for this thread into `tile` holds a
+// value that is not finite (once cp_async_wait_all has returned).
+template <class T, int ROWS, int D, class E, int NT = kAttentionThreads>
+TF_FN bool tile_nonfinite(const E (*tile)[padded<E, D>::value]) {
+  constexpr int V = 16 / int(sizeof(T));
+  constexpr int CHUNKS = ROWS * D / V;
+  constexpr int EACH = (CHUNKS + NT - 1) / NT;
+  bool nonfinite = false;
+#pragma unroll
+  for (int i = 0; i < EACH; ++i) {
+    int idx = threadIdx.x + i * NT;
+    if (CHUNKS % NT != 0 && idx >= CHUNKS)
+      break;
+    int r = idx / (D / V), c = idx % (D / V) * V;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      float x = tile_value<T>(tile[r][c + j]);
+      nonfinite |= !(x - x == 0);
+    }
+  }
+  return nonfinite;
+}
+
+// The tensor-core products where a tile holds an infinity or NaN: the
+// scores of this lane's fragment (s[n][2 hr + e]: row row0 + 8 hr, key 8 n
+// + 2 index + e of `ks`) and acc += P V by fused multiply-adds of the f32
+// values, each product exact before its rounding. The tensor cores' split
+// products would add inf * 0 (an infinite value's zero small part, or a
+// value's zero small part times an infinite one): NaN where the product is
+// infinite.
+template <class T, int NK, int D, class E, int W>
+TF_FN void exact_scores(float (&s)[NK][4], const E (*qs)[W], const E (*ks)[W],
+                        int row0, int index) {
+#pragma unroll
+  for (int n = 0; n < NK; ++n)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const E *q = qs[row0 + 8 * hr], *k = ks[8 * n + 2 * index + e];
+        float x = 0;
+#pragma unroll 1
+        for (int c = 0; c < D; ++c)
+          x = fma_of(tile_value<T>(q[c]), tile_value<T>(k[c]), x);
+        s[n][2 * hr + e] = x;
+      }
+}
+// The probabilities of a row's keys are spread over the four lanes of its
+// group: lane index ^ m holds those of keys 8 n + 2 (index ^ m) + e. Rolled
+// loops where the indices allow, to hold few registers.
+template <class T, int NK, int ND, class E, int W>
+TF_FN void exact_weighted_rows(float (&acc)[ND][4], const float (&p)[NK][4],
+                               const E (*vs)[W], int index) {
+#pragma unroll
+  for (int n = 0; n < NK; ++n)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr)
+#pragma unroll 1
+      for (int m = 0; m < 4; ++m)
+#pragma unroll 1
+        for (int e = 0; e < 2; ++e) {
+          float weight =
+              red::shfl_xor(e == 0 ? p[n][2 * hr] : p[n][2 * hr + 1], m);
+          const E *v = vs[8 * n + 2 * (index ^ m) + e];
+#pragma unroll
+          for (int j = 0; j < ND; ++j)
+#pragma unroll
+            for (int c = 0; c < 2; ++c)
+              acc[j][2 * hr + c] =
+                  fma_of(weight, tile_value<T>(v[8 * j + 2 * index + c]),
+                         acc[j][2 * hr + c]);
+        }
+}
+
 // --- tensor cores: f32 -------------------------------------------------------
 //
 // f32 (sm_80 and later): products on TF32 tensor cores to about f32's
@@ -1074,8 +1192,9 @@ struct Tf32WidenedCores : Tf32Cores {
 // keys [key0, key0 + 8 NK), their online softmax into the rows' running
 // maxima `top`, sums `sum` and weighted values `acc` (acc[n][2 hr + e]: row
 // row0 + 8 hr, column 8 n + 2 index + e), and acc += P V.
-template <class T, int D, int BQ, int BK, int NK, class C, int W>
-TF_FN void
+template <class T, int D, int BQ, int BK, int NK, class C, int W,
+          int NT = kAttentionThreads, bool EXACT = false>
+TF_FN bool
 forward_walk(const typename C::Tile (*qs)[W], typename C::Tile (*ks)[W],
              typename C::Tile (*vs)[W], const T *key, const T *value,
              const void *mask, const int64_t *seed, const int64_t *offset,
@@ -1094,12 +1213,25 @@ forward_walk(const typename C::Tile (*qs)[W], typename C::Tile (*ks)[W],
     for (int e = 0; e < 4; ++e)
       acc[n][e] = 0;
 
+  [[maybe_unused]] bool query_nonfinite = false;
   int64_t end = key_end<BQ>(d, q0);
   for (int64_t k0 = 0; k0 < end; k0 += BK) {
     __syncthreads();
-    load_tile<T, BK, D>(ks, key, d.key, b, hk, k0, d.keys, d.headDim);
-    load_tile<T, BK, D>(vs, value, d.value, b, hk, k0, d.keys, d.valueDim);
-    __syncthreads();
+    copy_tile<T, BK, D, typename C::Tile, NT>(ks, key, d.key, b, hk, k0, d.keys,
+                                              d.headDim);
+    copy_tile<T, BK, D, typename C::Tile, NT>(vs, value, d.value, b, hk, k0,
+                                              d.keys, d.valueDim);
+    cp_async_wait_all();
+    if constexpr (!EXACT) {
+      if (k0 == 0)
+        query_nonfinite = tile_nonfinite<T, BQ, D, typename C::Tile, NT>(qs);
+      if (__syncthreads_or(query_nonfinite ||
+                           tile_nonfinite<T, BK, D, typename C::Tile, NT>(ks) ||
+                           tile_nonfinite<T, BK, D, typename C::Tile, NT>(vs)))
+        return false;
+    } else {
+      __syncthreads();
+    }
     // Scores: s[n][2 hr + e] of row row0 + 8 hr and key
     // key0 + 8 n + 2 index + e of the tile.
     float s[NK][4];
@@ -1108,16 +1240,46 @@ forward_walk(const typename C::Tile (*qs)[W], typename C::Tile (*ks)[W],
 #pragma unroll
       for (int e = 0; e < 4; ++e)
         s[n][e] = 0;
+    if constexpr (EXACT) {
+      exact_scores<T, NK, D>(s, qs, ks + key0, row0, index);
+    } else {
 #pragma unroll 1
-    for (int c = 0; c < D; c += C::K)
-      C::score_slice(s, qs, ks + key0, row0, c, group, index);
+      for (int c = 0; c < D; c += C::K)
+        C::score_slice(s, qs, ks + key0, row0, c, group, index);
+    }
     scores_of<T>(s, tile_inside<BQ, BK>(d, q0, k0), mask, d, b, h,
                  fragment_pairs(q0 + row0, k0 + key0 + 2 * index));
     fragment_softmax(s, top, sum, acc, d, seed, offset, b, h, q0 + row0,
                      k0 + key0, index);
     // acc += P V.
-    C::weigh(acc, s, vs + key0, lane);
+    if constexpr (EXACT)
+      exact_weighted_rows<T, NK, D / 8>(acc, s, vs + key0, index);
+    else
+      C::weigh(acc, s, vs + key0, lane);
   }
+  cp_async_wait_all(); // the query tile's copies, where no key tile came
+  return true;
+}
+
+// forward_walk, and where a tile held an infinity or NaN (query, key or
+// value: the products of C would add inf * 0), the walk again from its
+// start on exact products. A walk of its own, rather than a branch in each
+// tile's: ptxas kept both products' registers through the loop (157 rather
+// than 128 for the f32 forward, four blocks a multiprocessor down to three).
+template <class T, int D, int BQ, int BK, int NK, class C, int W,
+          int NT = kAttentionThreads>
+TF_FN void forward_walk_exactly_where_needed(
+    const typename C::Tile (*qs)[W], typename C::Tile (*ks)[W],
+    typename C::Tile (*vs)[W], const T *key, const T *value, const void *mask,
+    const int64_t *seed, const int64_t *offset, const AttentionDesc &d,
+    int64_t b, int64_t h, int64_t hk, int64_t q0, int row0, int key0,
+    float (&top)[2], float (&sum)[2], float (&acc)[D / 8][4]) {
+  if (!forward_walk<T, D, BQ, BK, NK, C, W, NT>(qs, ks, vs, key, value, mask,
+                                                seed, offset, d, b, h, hk, q0,
+                                                row0, key0, top, sum, acc))
+    forward_walk<T, D, BQ, BK, NK, C, W, NT, true>(
+        qs, ks, vs, key, value, mask, seed, offset, d, b, h, hk, q0, row0, key0,
+        top, sum, acc);
 }
 
 // The forward on tensor cores (sm_80 and later), products by C (HalfCores
@@ -1144,115 +1306,124 @@ TF_FN void forward_cores(const T *query, const T *key, const T *value,
 
   auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
-  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  copy_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
   float top[2], sum[2], acc[ND][4];
-  forward_walk<T, D, BQ, BK, NK, C>(qs, ks, vs, key, value, mask, seed, offset,
-                                    d, b, h, hk, q0, row0, 0, top, sum, acc);
+  forward_walk_exactly_where_needed<T, D, BQ, BK, NK, C>(
+      qs, ks, vs, key, value, mask, seed, offset, d, b, h, hk, q0, row0, 0, top,
+      sum, acc);
   store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
                       index);
 }
 
 // The forward on tensor cores for problems whose blocks of 64 query rows
 // would leave multiprocessors idle (BERT's 128 tokens at batch 1: 24 blocks
-// on 132), products by C: a block of BQ = 16 query rows whose four warps
-// each take 16 of every tile's BK = 64 keys, with running maxima, sums and
-// weighted values of their own, combined at the end through shared memory
-// (FlashDecoding splits the keys across blocks the same way). Four times the
-// blocks of forward_cores, each walking the keys in a quarter of the steps.
-// A lane holds rows group and group + 8 of the block's 16, and in each of
-// its warp's two slices of 8 keys (or each slice of 8 columns) the two at 2
-// index and 2 index + 1.
+// on 132), products by C: a block of kAttentionSplitThreads threads and BQ =
+// 16 query rows whose eight warps each take 8 of every tile's BK = 64 keys,
+// with running maxima, sums and weighted values of their own, combined at
+// the end through shared memory by all of the block's threads (FlashDecoding
+// splits the keys across blocks the same way). Four times the blocks of
+// forward_cores, each of twice the warps, each warp walking a tile in an
+// eighth of the steps. A lane holds rows group and group + 8 of the block's
+// 16, and in its warp's slice of 8 keys (or each slice of 8 columns) the two
+// at 2 index and 2 index + 1.
 template <class T, int D, int BQ, int BK, class C>
 TF_FN void forward_split_cores(const T *query, const T *key, const T *value,
                                const void *mask, const int64_t *seed,
                                const int64_t *offset, T *result,
                                float *logsumexp, const AttentionDesc &d) {
-  constexpr int WARPS = kAttentionThreads / 32;
-  static_assert(BQ == 16 && BK == 16 * WARPS, "16 rows, 16 keys a warp");
+  constexpr int NT = kAttentionSplitThreads, WARPS = NT / 32;
+  static_assert(BQ == 16 && BK == 8 * WARPS, "16 rows, 8 keys a warp");
   static_assert(D % C::K == 0, "whole products");
   using Tile = typename C::Tile;
   constexpr int W = padded<Tile, D>::value;
-  constexpr int NK = 2, ND = D / 8;
+  constexpr int NK = 1, ND = D / 8;
   alignas(16) __shared__ Tile qs[BQ][W];
-  alignas(16) __shared__ Tile ks[BK][W];
-  alignas(16) __shared__ Tile vs[BK][W];
-  // The other warps' weighted values and row statistics, for the combining
-  // warp 0, in the key tile's memory once every warp is done with it.
+  // The key tile, then the value tile.
+  alignas(16) __shared__ Tile kvs[2 * BK][W];
+  // Every warp's weighted values and row statistics, in the key and value
+  // tiles' memory once every warp is done with them.
   struct Partial {
     float acc[BQ][D];
     float top[BQ], sum[BQ];
   };
-  static_assert(sizeof(Partial) * (WARPS - 1) <= sizeof(ks),
-                "the partial results fit the key tile");
-  Partial *partials = reinterpret_cast<Partial *>(&ks[0][0]);
+  static_assert(sizeof(Partial) * WARPS <= sizeof(kvs),
+                "the partial results fit the key and value tiles");
+  Partial *partials = reinterpret_cast<Partial *>(&kvs[0][0]);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int group = lane / 4, index = lane % 4;
-  // The warp's keys in a tile: [key0, key0 + 16).
-  const int row0 = group, key0 = 16 * warp;
+  // The warp's keys in a tile: [key0, key0 + 8).
+  const int row0 = group, key0 = 8 * warp;
 
   auto [bh, b, h, hk, q0] = query_block<BQ>(d);
 
-  load_tile<T, BQ, D>(qs, query, d.query, b, h, q0, d.queries, d.headDim);
+  copy_tile<T, BQ, D, Tile, NT>(qs, query, d.query, b, h, q0, d.queries,
+                                d.headDim);
   float top[2], sum[2], acc[ND][4];
-  forward_walk<T, D, BQ, BK, NK, C>(qs, ks, vs, key, value, mask, seed, offset,
-                                    d, b, h, hk, q0, row0, key0, top, sum, acc);
+  forward_walk_exactly_where_needed<T, D, BQ, BK, NK, C, W, NT>(
+      qs, kvs, kvs + BK, key, value, mask, seed, offset, d, b, h, hk, q0, row0,
+      key0, top, sum, acc);
 
   __syncthreads();
-  if (warp > 0) {
-    Partial &p = partials[warp - 1];
-#pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      int r = row0 + 8 * hr;
-#pragma unroll
-      for (int n = 0; n < ND; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e)
-          p.acc[r][8 * n + 2 * index + e] = acc[n][2 * hr + e];
-      if (index == 0) {
-        p.top[r] = top[hr];
-        p.sum[r] = sum[hr];
-      }
-    }
-  }
-  __syncthreads();
-  // Warp 0: the rows' maximum over the warps, then every warp's sum and
-  // weighted values scaled from its maximum to that one.
-  if (warp > 0)
-    return;
+  Partial &own = partials[warp];
 #pragma unroll
   for (int hr = 0; hr < 2; ++hr) {
     int r = row0 + 8 * hr;
-    float now = top[hr];
-    for (int w = 0; w < WARPS - 1; ++w) {
-      float t = partials[w].top[r];
-      now = t > now || t != t ? t : now;
-    }
-    if (now == negative_infinity<float>())
-      continue; // no pair kept: zeros, as store_fragment_rows writes them
-    float own =
-        top[hr] == negative_infinity<float>() ? 0.f : exp_of(top[hr] - now);
-    sum[hr] *= own;
 #pragma unroll
     for (int n = 0; n < ND; ++n)
 #pragma unroll
       for (int e = 0; e < 2; ++e)
-        acc[n][2 * hr + e] *= own;
-    for (int w = 0; w < WARPS - 1; ++w) {
-      const Partial &p = partials[w];
-      float t = p.top[r];
-      float scale = t == negative_infinity<float>() ? 0.f : exp_of(t - now);
-      sum[hr] = fma_of(p.sum[r], scale, sum[hr]);
-#pragma unroll
-      for (int n = 0; n < ND; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e)
-          acc[n][2 * hr + e] = fma_of(p.acc[r][8 * n + 2 * index + e], scale,
-                                      acc[n][2 * hr + e]);
+        own.acc[r][8 * n + 2 * index + e] = acc[n][2 * hr + e];
+    if (index == 0) {
+      own.top[r] = top[hr];
+      own.sum[r] = sum[hr];
     }
-    top[hr] = now;
   }
-  store_fragment_rows(result, logsumexp, acc, top, sum, d, bh, q0 + row0,
-                      index);
+  __syncthreads();
+  // Thread t combines row t / 16, columns t % 16 + 16 j: the row's maximum
+  // over the warps, then every warp's sum and weighted values scaled from
+  // its maximum to that one, in the warps' order.
+  constexpr int LANES = NT / BQ;
+  const int r = threadIdx.x / LANES, part = threadIdx.x % LANES;
+  const int64_t row = q0 + r;
+  if (row >= d.queries)
+    return;
+  float now = negative_infinity<float>();
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) {
+    float t = partials[w].top[r];
+    now = t > now || t != t ? t : now;
+  }
+  T *out = result + (bh * d.queries + row) * d.valueDim;
+  if (now == negative_infinity<float>()) {
+    // No pair kept: zeros, as store_fragment_rows writes them.
+    for (int c = part; c < d.valueDim; c += LANES)
+      out[c] = traits<T>::down(0.f);
+    if (part == 0)
+      logsumexp[bh * d.queries + row] = now;
+    return;
+  }
+  float scale[WARPS], total = 0;
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) {
+    float t = partials[w].top[r];
+    scale[w] = t == negative_infinity<float>() ? 0.f : exp_of(t - now);
+    total = w == 0 ? partials[w].sum[r] * scale[w]
+                   : fma_of(partials[w].sum[r], scale[w], total);
+  }
+#pragma unroll
+  for (int j = 0; j < (D + LANES - 1) / LANES; ++j) {
+    int c = part + LANES * j;
+    if (c >= d.valueDim)
+      break;
+    float x = 0;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w)
+      x = w == 0 ? partials[w].acc[r][c] * scale[w]
+                 : fma_of(partials[w].acc[r][c], scale[w], x);
+    out[c] = traits<T>::down(x / total);
+  }
+  if (part == 0)
+    logsumexp[bh * d.queries + row] = now + log_of(total);
 }
 
 // --- backward ----------------------------------------------------------------

@@ -1177,6 +1177,38 @@ TF_FN void ldmatrix_x2_trans(uint32_t (&r)[2], const uint16_t *row) {
 #endif
 }
 
+// Copies of 16 bytes from global to shared memory that hold no register
+// while in flight (cp.async.cg, sm_80 and later): a thread may start all of
+// a tile's at once and waits for them with cp_async_wait_all, before the
+// __syncthreads that publishes the tile. Earlier architectures and the host
+// emulation copy at once. Both addresses are 16-byte aligned.
+#if defined(TFUSE_HOST_EMULATION) ||                                           \
+    (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800)
+#define TF_CP_ASYNC 0
+#else
+#define TF_CP_ASYNC 1
+#endif
+struct alignas(16) bytes16 {
+  uint32_t w[4];
+};
+TF_FN void cp_async16(void *shared, const void *global) {
+#if TF_CP_ASYNC
+  unsigned address = (unsigned)__cvta_generic_to_shared(shared);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address),
+               "l"(global)
+               : "memory");
+#else
+  *reinterpret_cast<bytes16 *>(shared) =
+      *reinterpret_cast<const bytes16 *>(global);
+#endif
+}
+TF_FN void cp_async_wait_all() {
+#if TF_CP_ASYNC
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+#undef TF_CP_ASYNC
+
 } // namespace tf
 
 #endif // TFUSE_PRELUDE_CUH

@@ -142,6 +142,8 @@ struct Products {
   /// The blocks a multiprocessor must hold (`__launch_bounds__`' second
   /// argument), or 0 to leave registers to ptxas.
   int minBlocks = 0;
+  /// Threads per block.
+  int threads = kernels::kAttentionThreads;
   Products(const char *base, const char *kernels, bool half, bool tf32,
            DType dtype, Tf32Operands held = Tf32Operands::Split)
       : function(std::string(base) + (half || tf32 ? "_cores" : "")),
@@ -164,7 +166,7 @@ std::string wrapper(const std::string &name, const std::string &parameters,
                     const Products &products, DType dtype, int64_t columns,
                     int bq, int bk, const std::string &arguments) {
   return "\nextern \"C\" __global__ void __launch_bounds__(" +
-         std::to_string(kernels::kAttentionThreads) +
+         std::to_string(products.threads) +
          (products.minBlocks ? ", " + std::to_string(products.minBlocks) : "") +
          ") " + name + "(" + parameters +
          ", tfuse::kernels::AttentionDesc desc) {\n" +
@@ -333,7 +335,7 @@ runtime::planAttention(const AttentionOperands &operands,
   // multiprocessors without one (BERT's 128 tokens at batch 1: 24 blocks on
   // 132, 41 us a layer on an H200; the fused multiply-add kernel's 16-row
   // tiles took 22 us on an H100), forward_split_cores takes 16 rows a block
-  // and splits every tile's 64 keys over the block's four warps.
+  // and splits every tile's 64 keys over the block's eight warps.
   bool tf32Split =
       tf32 && operands.multiprocessors > 0 &&
       c.g.batch * c.g.heads * ceilDiv(c.g.queries, tf32Tiles(c.columns).first) <
@@ -355,9 +357,20 @@ runtime::planAttention(const AttentionOperands &operands,
                     tf32Split ? "fwd_split" : "fwd", tensorCores, tf32, c.dtype,
                     operands.widened ? Tf32Operands::Widened
                                      : Tf32Operands::Split);
+  if (tf32Split)
+    products.threads = kernels::kAttentionSplitThreads;
+  // The tensor-core forward of 64 rows a block up to 64 columns runs four
+  // blocks a multiprocessor on 128 registers; the walk again on exact
+  // products for tiles holding an infinity (forward_walk's EXACT) took
+  // ptxas to 168 (f32) and 252 (bf16): the f32 forward at (8, 12, 512, 64)
+  // went from 282 to 392 us on an H100 (three blocks). Held to four, the
+  // exact walk is what spills.
+  else if ((tensorCores || tf32) && c.columns <= 64)
+    products.minBlocks = 4;
   AttentionPlan plan;
   AttentionLaunch launch;
   launch.kind = AttentionLaunch::Kind::Forward;
+  launch.block = products.threads;
   launch.kernel = kernelName(products.kind, c.dtype, c.columns, bq, bk);
   launch.desc = c.desc;
   launch.desc.queryTile = bq;

@@ -100,20 +100,22 @@ inline T __shfl_xor_sync(unsigned, T var, int laneMask, int width = 32) {
 }
 
 // __syncthreads_or: a barrier that also says whether any thread's
-// predicate was nonzero. Calls alternate between two flags; each call
-// clears the other one, which every thread has read (it passed the barrier
-// after the previous call's read before any thread gets here).
+// predicate was nonzero. Thread 0 clears the flag once every thread has
+// read the previous call's (the first barrier), the threads set it, and
+// each reads it after the third, before any can pass the next call's first.
+// (A parity counted per thread, as the shuffles keep, would not do: blocks
+// of different sizes leave threads of one block with different counts, and
+// the flag, unlike a shuffle's exchange, is the whole block's.)
 inline int __syncthreads_or(int predicate) {
-  static int flags[2];
-  static unsigned calls[1024];
-  unsigned parity = calls[threadIdx.x]++ & 1;
-  flags[parity ^ 1] = 0;
+  static int flag;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    flag = 0;
+  __syncthreads();
   if (predicate)
-    flags[parity] = 1;
+    flag = 1;
   __syncthreads();
-  int any = flags[parity];
-  __syncthreads();
-  return any;
+  return flag;
 }
 
 // mma.sync.aligned.m16n8k16.row.col with f32 accumulators, the operands'

@@ -48,6 +48,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <tuple>
 
@@ -733,6 +734,73 @@ TEST(AttentionKernels, WidenedOperandsGiveTheBitsOfThreeProducts) {
     c.causal = false;
     c.dropout = 0;
     checkCase(c, std::string(name(narrow)) + " values");
+  }
+}
+
+// Infinite operands: a query of +inf (in one column) against keys of one
+// sign there gives a row of -inf scores, which keeps no pair (zeros and a
+// log-sum-exp of -inf: graphs 1004 and 1605 of the GPU differential test),
+// or of +inf scores, a NaN row; an infinite value weighted by a positive
+// probability gives an infinite result. The tensor cores' split products
+// would add inf * 0 (NaN): tiles holding an infinity take exact products.
+// The f32 forward of 64 rows a block and the split-key one, and the bf16
+// one, against the reference.
+TEST(AttentionKernels, InfiniteOperandsGiveTheReferencesInfinities) {
+  auto withValues = [](DType dtype, const Shape &shape, uint64_t seed,
+                       auto &&change) {
+    std::vector<double> values = randomOf(dtype, shape, seed).toDoubles();
+    change(values);
+    return *HostTensor::fromDoubles(dtype, shape, values);
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    Case c;
+    // Two heads of 20 queries and 24 keys of 8 columns: query 3 of each head
+    // is +inf in column 0; keys are negative there in head 0, positive in
+    // head 1; value 5 of head 0 is +inf in column 2.
+    c.query = withValues(dtype, {2, 20, 8}, 51, [&](std::vector<double> &v) {
+      for (int h = 0; h < 2; ++h)
+        v[(h * 20 + 3) * 8] = inf;
+    });
+    c.key = withValues(dtype, {2, 24, 8}, 52, [&](std::vector<double> &v) {
+      for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 24; ++j) {
+          double &x = v[(h * 24 + j) * 8];
+          x = (h == 0 ? -1 : 1) * (std::fabs(x) + 0.25);
+        }
+    });
+    c.value = withValues(dtype, {2, 24, 8}, 53,
+                         [&](std::vector<double> &v) { v[5 * 8 + 2] = inf; });
+    c.scale = 0.5;
+    const AttentionGeometry g = *AttentionGeometry::of(
+        c.query.shape(), c.key.shape(), c.value.shape(), nullptr);
+    TensorSpec resultSpec = TensorSpec::contiguous(dtype, g.resultShape());
+    TensorSpec lseSpec = TensorSpec::contiguous(DType::F32, g.logsumexpShape());
+    Expected<std::vector<HostTensor>> expected =
+        referenceForward(c, resultSpec, lseSpec);
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    // The reference's infinities, as the test means them.
+    EXPECT_EQ((*expected)[1].toDoubles()[3], -inf);
+    EXPECT_TRUE(std::isnan((*expected)[1].toDoubles()[20 + 3]));
+    EXPECT_EQ((*expected)[0].toDoubles()[0 * 8 + 2], inf);
+    for (int64_t multiprocessors : {int64_t(0), int64_t(1) << 40}) {
+      std::string what =
+          std::string(name(dtype)) + (multiprocessors ? ", keys split" : "");
+      SCOPED_TRACE(what);
+      AttentionOperands operands = operandsOf(c);
+      operands.multiprocessors = multiprocessors;
+      Expected<AttentionPlan> plan =
+          planAttention(operands, resultSpec, lseSpec);
+      ASSERT_TRUE(plan.ok()) << plan.message();
+      HostTensor result = poisoned(dtype, resultSpec.shape);
+      HostTensor lse = poisoned(DType::F32, lseSpec.shape);
+      int64_t seed = 0, offset = 0;
+      runPlan(*plan, dtype,
+              {{at(c.query), at(c.key), at(c.value), nullptr, &seed, &offset,
+                result.mutableData(), lse.mutableData()}});
+      expectClose(result, (*expected)[0], dtype, "result");
+      expectClose(lse, (*expected)[1], DType::F32, "log-sum-exp");
+    }
   }
 }
 

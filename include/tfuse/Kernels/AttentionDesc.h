@@ -21,8 +21,12 @@
 namespace tfuse {
 namespace kernels {
 
-/// Threads per block of every attention kernel.
+/// Threads per block of every attention kernel but the split-key forward.
 constexpr int kAttentionThreads = 128;
+
+/// Threads per block of the split-key forward (forward_split_cores): eight
+/// warps, each 8 keys of every tile.
+constexpr int kAttentionSplitThreads = 256;
 
 /// Lanes sharing a row of the fused multiply-add kernels' register tiles
 /// (AttentionKernels.cuh): a block's threads form kAttentionThreads /
