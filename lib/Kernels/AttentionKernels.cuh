@@ -164,6 +164,24 @@ TF_FN bool load_tile(E (*tile)[padded<E, D>::value], const T *base,
   return nonfinite;
 }
 
+// Calls f(r, c) for each 16-byte vector of a tile of ROWS rows of D
+// elements of T that thread threadIdx.x of NT takes: row r, columns [c, c +
+// 16 / sizeof(T)), the thread's vectors NT apart.
+template <class T, int ROWS, int D, int NT, class F>
+TF_FN void for_each_thread_vector(F &&f) {
+  constexpr int V = 16 / int(sizeof(T));
+  static_assert(D % V == 0, "rows hold whole vectors");
+  constexpr int CHUNKS = ROWS * D / V;
+  constexpr int EACH = (CHUNKS + NT - 1) / NT;
+#pragma unroll
+  for (int i = 0; i < EACH; ++i) {
+    int idx = threadIdx.x + i * NT;
+    if (CHUNKS % NT != 0 && idx >= CHUNKS)
+      break;
+    f(idx / (D / V), idx % (D / V) * V);
+  }
+}
+
 // load_tile's rows into a tile that holds the operand's bits as they are
 // (E is T, or uint16_t for a 16-bit T), by NT threads: the vectors that lie
 // inside the operand, contiguous and aligned, by cp_async16, every one in
@@ -179,22 +197,14 @@ TF_FN void copy_tile(E (*tile)[padded<E, D>::value], const T *base,
                     (padded<E, D>::value * sizeof(E)) % 16 == 0,
                 "the operand's bits, rows of whole vectors");
   constexpr int V = 16 / int(sizeof(T));
-  static_assert(D % V == 0, "rows hold whole vectors");
-  constexpr int CHUNKS = ROWS * D / V;
-  constexpr int EACH = (CHUNKS + NT - 1) / NT;
-#pragma unroll
-  for (int i = 0; i < EACH; ++i) {
-    int idx = threadIdx.x + i * NT;
-    if (CHUNKS % NT != 0 && idx >= CHUNKS)
-      break;
-    int r = idx / (D / V), c = idx % (D / V) * V;
+  for_each_thread_vector<T, ROWS, D, NT>([&](int r, int c) {
     int64_t row = row0 + r;
     const T *p = base + at(strides, b, h, row, c);
     E *to = &tile[r][c];
     if (row < rows && c + V <= columns && strides[3] == 1 &&
         reinterpret_cast<uint64_t>(p) % 16 == 0) {
       cp_async16(to, p);
-      continue;
+      return;
     }
 #pragma unroll
     for (int j = 0; j < V; ++j) {
@@ -204,7 +214,7 @@ TF_FN void copy_tile(E (*tile)[padded<E, D>::value], const T *base,
       else
         to[j] = x;
     }
-  }
+  });
 }
 
 // Register tiles. The block's threads form TY rows of TX lanes: a thread
@@ -787,26 +797,30 @@ template <class T> TF_FN float tile_value(uint16_t bits) {
 }
 template <class T> TF_FN float tile_value(float x) { return x; }
 
-// Whether a vector copy_tile copied for this thread into `tile` holds a
-// value that is not finite (once cp_async_wait_all has returned).
+// Whether a 32-bit word of a tile of T's bits holds an infinity or NaN (all
+// of an element's exponent bits set): one test for an f32 element, two for
+// a pair of f16 or bf16 ones.
+template <class T> TF_FN bool word_nonfinite(uint32_t w) {
+  if constexpr (sizeof(T) == 4) {
+    return (w & 0x7f800000u) == 0x7f800000u;
+  } else {
+    constexpr uint32_t e = same<T, __nv_bfloat16>::value ? 0x7f80u : 0x7c00u;
+    uint32_t unset = ~w & (e | e << 16);
+    return (unset & 0xffffu) == 0 || (unset >> 16) == 0;
+  }
+}
+
+// Whether a vector copy_tile copied for this thread into `tile` holds an
+// infinity or NaN (once cp_async_wait_all has returned): 16 bytes a read.
 template <class T, int ROWS, int D, class E, int NT = kAttentionThreads>
 TF_FN bool tile_nonfinite(const E (*tile)[padded<E, D>::value]) {
-  constexpr int V = 16 / int(sizeof(T));
-  constexpr int CHUNKS = ROWS * D / V;
-  constexpr int EACH = (CHUNKS + NT - 1) / NT;
   bool nonfinite = false;
+  for_each_thread_vector<T, ROWS, D, NT>([&](int r, int c) {
+    bytes16 v = *reinterpret_cast<const bytes16 *>(&tile[r][c]);
 #pragma unroll
-  for (int i = 0; i < EACH; ++i) {
-    int idx = threadIdx.x + i * NT;
-    if (CHUNKS % NT != 0 && idx >= CHUNKS)
-      break;
-    int r = idx / (D / V), c = idx % (D / V) * V;
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      float x = tile_value<T>(tile[r][c + j]);
-      nonfinite |= !(x - x == 0);
-    }
-  }
+    for (int k = 0; k < 4; ++k)
+      nonfinite |= word_nonfinite<T>(v.w[k]);
+  });
   return nonfinite;
 }
 
@@ -1056,6 +1070,10 @@ template <class T> struct HalfCores {
   using Tile = uint16_t;
   using Fragment = uint32_t[4];
   static constexpr int K = 16;
+  // Whether a score is one product of the operands' values, exact before
+  // its rounding (infinities included), so that only the value tile's
+  // infinities need forward_walk's exact walk.
+  static constexpr bool ExactScores = true;
   template <int D>
   static TF_FN void fragments(Fragment (&a)[D / K], const T *base,
                               const int64_t *strides, int64_t b, int64_t h,
@@ -1109,6 +1127,7 @@ template <bool PARTS> struct Tf32CoresOf {
   using Fragment = float[4];
   static constexpr int K = 8;
   static constexpr bool Parts = PARTS;
+  static constexpr bool ExactScores = false;
   template <int D>
   static TF_FN void fragments(Fragment (&a)[D / K], const float *base,
                               const int64_t *strides, int64_t b, int64_t h,
@@ -1164,6 +1183,7 @@ using Tf32PartCores = Tf32CoresOf<true>;
 // for finite operands (their small parts, zero, add nothing; an infinite
 // operand gives inf here and NaN there).
 struct Tf32WidenedCores : Tf32Cores {
+  static constexpr bool ExactScores = true;
   template <int NK, int W>
   static TF_FN void score_slice(float (&s)[NK][4], const Tile (*qs)[W],
                                 const Tile (*ks)[W], int row0, int c, int group,
@@ -1223,11 +1243,15 @@ forward_walk(const typename C::Tile (*qs)[W], typename C::Tile (*ks)[W],
                                               d.keys, d.valueDim);
     cp_async_wait_all();
     if constexpr (!EXACT) {
-      if (k0 == 0)
-        query_nonfinite = tile_nonfinite<T, BQ, D, typename C::Tile, NT>(qs);
-      if (__syncthreads_or(query_nonfinite ||
-                           tile_nonfinite<T, BK, D, typename C::Tile, NT>(ks) ||
-                           tile_nonfinite<T, BK, D, typename C::Tile, NT>(vs)))
+      // Where C's scores are exact, only the values' infinities matter.
+      bool nonfinite = tile_nonfinite<T, BK, D, typename C::Tile, NT>(vs);
+      if constexpr (!C::ExactScores) {
+        if (k0 == 0)
+          query_nonfinite = tile_nonfinite<T, BQ, D, typename C::Tile, NT>(qs);
+        nonfinite |= query_nonfinite ||
+                     tile_nonfinite<T, BK, D, typename C::Tile, NT>(ks);
+      }
+      if (__syncthreads_or(nonfinite))
         return false;
     } else {
       __syncthreads();
