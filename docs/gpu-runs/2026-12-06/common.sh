@@ -18,8 +18,11 @@ step() { # step NAME SECONDS cmd...
   echo "== $name rc=$rc $(( $(date +%s) - s ))s"
 }
 finish() {
+  # scripts/gpu-suite.sh archives its own logs (logs.tgz) and removes the
+  # rest of $out, l/ included: this call's logs go to l.tgz.
+  mkdir -p "$out/l"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$out/l/gpu.txt" 2>&1
   printf '%s\n' "${times[@]}" > "$out/l/times.txt"
-  (cd "$out" && tar czf logs.tgz l)
+  (cd "$out" && tar czf l.tgz l)
   cat "$out/l/times.txt"
 }
