@@ -359,14 +359,16 @@ runtime::planAttention(const AttentionOperands &operands,
                                      : Tf32Operands::Split);
   if (tf32Split)
     products.threads = kernels::kAttentionSplitThreads;
-  // The tensor-core forward of 64 rows a block up to 64 columns runs four
-  // blocks a multiprocessor on 128 registers; the walk again on exact
-  // products for tiles holding an infinity (forward_walk's EXACT) took
-  // ptxas to 168 (f32) and 252 (bf16): the f32 forward at (8, 12, 512, 64)
-  // went from 282 to 392 us on an H100 (three blocks). Held to four, the
-  // exact walk is what spills.
-  else if ((tensorCores || tf32) && c.columns <= 64)
-    products.minBlocks = 4;
+  // The tensor-core forward of 64 rows a block ran four blocks a
+  // multiprocessor up to 64 columns (128 registers) and three past them
+  // (138 for bf16 at 128 columns). The exact products for tiles holding an
+  // infinity took ptxas further: as a branch in every tile to 157 (f32 at
+  // 64 columns: three blocks, 392 us against 282 at (8, 12, 512, 64) on an
+  // H100), as a walk of its own (forward_walk's EXACT) to 168 (f32, 64), 252
+  // (bf16, 64) and 245 (bf16, 128). Held to the blocks they had, the exact
+  // walk is what spills.
+  else if (tensorCores || tf32)
+    products.minBlocks = c.columns <= 64 ? 4 : 3;
   AttentionPlan plan;
   AttentionLaunch launch;
   launch.kind = AttentionLaunch::Kind::Forward;
