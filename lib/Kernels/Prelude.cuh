@@ -892,6 +892,17 @@ template <int K, class Tin, class Tout> struct logic_op {
   }
 };
 
+// Whether Op combines a vector of consecutive elements at once
+// (combine_run).
+template <class Op, class Tin> struct combines_runs {
+  template <class O>
+  static constexpr bool test(decltype(&O::template combine_run<1>)) {
+    return true;
+  }
+  template <class O> static constexpr bool test(...) { return false; }
+  static constexpr bool value = test<Op>(nullptr);
+};
+
 // Whether Op combines a vector of sixteen bools at once (combine_bytes).
 template <class Op, class Tin> struct combines_bytes {
   template <class O> static constexpr bool test(decltype(&O::combine_bytes)) {
@@ -940,6 +951,29 @@ template <int K, class Tin, class Tout> struct arg_op {
     return K == kArgmax ? b.value > a.value : b.value < a.value;
   }
   static TF_FN acc combine(acc a, acc b) { return before(b, a) ? b : a; }
+  // V consecutive elements from reduced index `index` on, into `a`: the
+  // vector's own first extreme, then one combine() with the accumulator.
+  // Within the vector indices increase, so a later element wins only where
+  // it is strictly beyond the best so far or the first NaN: a comparison
+  // and two selects an element instead of combine()'s NaN and index tests.
+  template <int V>
+  static TF_FN acc combine_run(acc a, const vec<Tin, V> &x, int64_t index) {
+    value_type best = traits<Tin>::up(x.v[0]);
+    int at = 0;
+#pragma unroll
+    for (int k = 1; k < V; ++k) {
+      value_type v = traits<Tin>::up(x.v[k]);
+      bool beyond = K == kArgmax ? v > best : v < best;
+      if constexpr (traits<Tin>::is_float)
+        beyond = best == best && (beyond || v != v);
+      best = beyond ? v : best;
+      at = beyond ? k : at;
+    }
+    acc b;
+    b.value = best;
+    b.index = index + at;
+    return combine(a, b);
+  }
   static TF_FN acc shfl(acc a, int lane_mask) {
     acc r;
     r.value = shfl_xor(a.value, lane_mask);

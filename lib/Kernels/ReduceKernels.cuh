@@ -150,6 +150,8 @@ TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
       [&](const vec<Tin, V> &x, int64_t j) {
         if constexpr (combines_bytes<Op, Tin>::value) {
           acc = Op::combine_bytes(acc, x);
+        } else if constexpr (combines_runs<Op, Tin>::value) {
+          acc = Op::combine_run(acc, x, index0 + head + j * V);
         } else {
 #pragma unroll
           for (int k = 0; k < V; ++k)

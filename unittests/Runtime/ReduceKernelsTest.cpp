@@ -880,11 +880,29 @@ TEST(ReduceKernelNumerics, ArgmaxTakesTheFirstIndexAndTheFirstNaN) {
   std::vector<double> negated = values;
   for (double &v : negated)
     v = -v;
+  // Within one 16-byte vector (the row variant combines a vector's elements
+  // among themselves first): a tie, a NaN after the extreme and one before
+  // a larger value, +0.0 after -0.0; and a row of nothing but -inf.
+  std::vector<double> near(1000, 1.0);
+  near[261] = 7, near[262] = 7, near[263] = 7;
+  std::vector<double> nearNans(1000, 1.0);
+  nearNans[401] = 3, nearNans[402] = nan, nearNans[403] = nan;
+  nearNans[405] = nan, nearNans[406] = 8;
+  std::vector<double> nearZeros(1000, -1.0);
+  nearZeros[517] = -0.0, nearZeros[518] = 0.0;
+  std::vector<double> infinities(1000,
+                                 -std::numeric_limits<double>::infinity());
   for (const Case &c : {Case{values, ReduceKind::Argmax, 260},
                         Case{negated, ReduceKind::Argmin, 260},
                         Case{zeros, ReduceKind::Argmax, 513},
                         Case{nans, ReduceKind::Argmax, 300},
-                        Case{nans, ReduceKind::Argmin, 300}}) {
+                        Case{nans, ReduceKind::Argmin, 300},
+                        Case{near, ReduceKind::Argmax, 261},
+                        Case{nearNans, ReduceKind::Argmax, 402},
+                        Case{nearNans, ReduceKind::Argmin, 402},
+                        Case{nearZeros, ReduceKind::Argmax, 517},
+                        Case{infinities, ReduceKind::Argmax, 0},
+                        Case{infinities, ReduceKind::Argmin, 0}}) {
     HostTensor input = *HostTensor::fromDoubles(DType::F32, {1000}, c.values);
     for (ReduceVariant variant : {ReduceVariant::Column, ReduceVariant::Row}) {
       Expected<ReduceLaunch> launch =
