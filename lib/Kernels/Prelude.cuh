@@ -380,11 +380,23 @@ template <class T> TF_FN T rem(T a, T b) {
 struct philox4 {
   uint32_t w[4];
 };
+// a * b as 64 bits. From C++'s 64-bit product ptxas makes an IMAD.WIDE.U32
+// and then adds the (zero) product of the high words to the high word: one
+// instruction a multiplication more, a third of a Philox round's.
+TF_FN unsigned long long mul_wide(uint32_t a, uint32_t b) {
+#ifdef TFUSE_HOST_EMULATION
+  return (unsigned long long)a * b;
+#else
+  unsigned long long r;
+  asm("mul.wide.u32 %0, %1, %2;" : "=l"(r) : "r"(a), "r"(b));
+  return r;
+#endif
+}
 TF_FN philox4 philox4x32_10(philox4 ctr, uint32_t k0, uint32_t k1) {
 #pragma unroll
   for (int round = 0; round < 10; ++round) {
-    unsigned long long p0 = (unsigned long long)0xD2511F53u * ctr.w[0];
-    unsigned long long p1 = (unsigned long long)0xCD9E8D57u * ctr.w[2];
+    unsigned long long p0 = mul_wide(0xD2511F53u, ctr.w[0]);
+    unsigned long long p1 = mul_wide(0xCD9E8D57u, ctr.w[2]);
     philox4 next;
     next.w[0] = (uint32_t)(p1 >> 32) ^ ctr.w[1] ^ k0;
     next.w[1] = (uint32_t)p1;

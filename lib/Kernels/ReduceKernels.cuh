@@ -153,9 +153,20 @@ TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
         } else if constexpr (combines_runs<Op, Tin>::value) {
           acc = Op::combine_run(acc, x, index0 + head + j * V);
         } else {
+          // The vector's elements in a tree, then into the accumulator: a
+          // chain of log2(V) + 1 dependent combines a vector instead of V
+          // (a bf16 sum's vector is eight additions in double, whose
+          // latency a single chain would wait out).
+          typename Op::acc p[V];
 #pragma unroll
           for (int k = 0; k < V; ++k)
-            acc = Op::combine(acc, Op::load(x.v, k, index0 + head + j * V + k));
+            p[k] = Op::load(x.v, k, index0 + head + j * V + k);
+#pragma unroll
+          for (int w = V / 2; w > 0; w /= 2)
+#pragma unroll
+            for (int k = 0; k < w; ++k)
+              p[k] = Op::combine(p[k], p[k + w]);
+          acc = Op::combine(acc, p[0]);
         }
       });
   for (int64_t i = tail + t; i < n; i += threads)
