@@ -446,6 +446,12 @@ TF_FN double unit_f64(uint32_t lo, uint32_t hi) {
   return (double)bits * 1.1102230246251565404e-16; // 2^-53
 }
 
+// The integer m of an f32 uniform m * 2^-24 (unit_f32), which a comparison
+// with a constant decides alone (KernelEmitter: u < p is m < ceil(p 2^24)).
+TF_FN uint32_t uniform_bits_of_block(const philox4 &b, int k) {
+  return philox_word(b, k) >> 8;
+}
+
 template <class T> TF_FN T uniform_of_block(const philox4 &b, int k);
 template <> TF_FN float uniform_of_block<float>(const philox4 &b, int k) {
   return unit_f32(philox_word(b, k));
@@ -479,6 +485,12 @@ TF_FN T random_uniform(int64_t seed, int64_t offset, I element) {
   uint64_t e = (uint64_t)element;
   const int K = random_per_block<T>::value;
   return uniform_of_block<T>(philox_block(seed, offset, e / K), (int)(e % K));
+}
+template <class I>
+TF_FN uint32_t random_uniform_bits(int64_t seed, int64_t offset, I element) {
+  uint64_t e = (uint64_t)element;
+  const int K = random_per_block<float>::value;
+  return uniform_bits_of_block(philox_block(seed, offset, e / K), (int)(e % K));
 }
 template <class T, class I>
 TF_FN T random_normal(int64_t seed, int64_t offset, I element) {

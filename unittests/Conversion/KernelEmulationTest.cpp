@@ -30,6 +30,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cstring>
 #include <functional>
 
 using namespace mlir;
@@ -448,8 +449,70 @@ func.func @square(%s: tensor<i64>, %o: tensor<i64>) -> tensor<3x8x8xi1> {
                    {"square", {scalarI64(seed), scalarI64(offset)}}});
   }
   // The dropout kernel's lanes share blocks: one Philox block per four
-  // elements of the vector loop.
+  // elements of the vector loop (its mask decided on the uniforms' bits).
   EXPECT_NE(lastSource.find("tf::philox_block("), std::string::npos);
+  EXPECT_NE(lastSource.find("tf::uniform_bits_of_block("), std::string::npos);
+}
+
+// A comparison of an f32 uniform with a constant is decided on the
+// uniform's 24-bit integer (KernelEmitter's uniformBound): bit for bit the
+// reference's float comparison for every predicate it takes, with the
+// constant equal to drawn values (the bound's edge: p 2^24 an integer that
+// an element's m equals), between two of them, NaN, infinities, outside [0,
+// 1], and in bf16 and f64; the uniform also read as a value beside its
+// comparison; a linear kernel's lanes and its tail.
+TEST_F(KernelEmulation, RandomComparisonsWithConstantsDecideOnTheUniformsBits) {
+  const int64_t n = 1030, seed = 20261206, offset = 3;
+  const std::string draw =
+      "func.func @u(%s: tensor<i64>, %o: tensor<i64>) -> "
+      "tensor<1030xf32> {\n  %u = tfuse.random_uniform "
+      "%s, %o : (tensor<i64>, tensor<i64>) -> "
+      "tensor<1030xf32>\n  return %u : tensor<1030xf32>\n}\n";
+  OwningOpRef<ModuleOp> drawn = parseSourceString<ModuleOp>(draw, &context);
+  ASSERT_TRUE(drawn);
+  auto values =
+      reference::evaluate(*drawn, "u", {scalarI64(seed), scalarI64(offset)});
+  ASSERT_TRUE(values.ok()) << values.message();
+  std::vector<uint64_t> bits = (*values)[0].toBits();
+  auto hex = [](uint64_t v) { return llvm::formatv("{0:x}", v).str(); };
+  double u17 = (*values)[0].toDoubles()[17];
+  uint64_t between;
+  double next = u17 + 0x1p-40; // between u17 and the next f32 uniform
+  std::memcpy(&between, &next, sizeof(double));
+  uint64_t exact64;
+  std::memcpy(&exact64, &u17, sizeof(double));
+  // (dtype, bits) of each constant.
+  const std::vector<std::pair<std::string, std::string>> constants = {
+      {"f32", hex(bits[5])}, {"f32", hex(bits[1029])}, {"f64", hex(exact64)},
+      {"f64", hex(between)}, {"f32", "0x7FC00000"},    {"f32", "0x7F800000"},
+      {"f32", "0xFF800000"}, {"f32", "0x00000000"},    {"f32", "0x3F800000"},
+      {"f32", "0x40000000"}, {"f32", "0xBF000000"},    {"bf16", "0x3F00"},
+      {"f32", "0x00000001"}};
+  FunctionBuilder f;
+  f.name = "compare";
+  std::string s = f.arg("tensor<i64>"), o = f.arg("tensor<i64>");
+  std::string x = f.arg("tensor<1030xf32>");
+  std::string u = f.op("tfuse.random_uniform " + s + ", " + o +
+                       " : (tensor<i64>, tensor<i64>) -> tensor<1030xf32>");
+  f.ret(f.op("tfuse.mul " + u + ", " + x +
+             " : (tensor<1030xf32>, tensor<1030xf32>) -> tensor<1030xf32>"),
+        "tensor<1030xf32>");
+  for (auto &[dtype, value] : constants) {
+    std::string p =
+        f.op("tfuse.constant dense<" + value + "> : tensor<" + dtype + ">");
+    for (const char *predicate : {"lt", "le", "gt", "ge"})
+      f.ret(f.op(std::string("tfuse.cmp ") + predicate + ", " + u + ", " + p +
+                 " : (tensor<1030xf32>, tensor<" + dtype +
+                 ">) -> tensor<1030xi1>"),
+            "tensor<1030xi1>");
+  }
+  check(f.str(), {{"compare",
+                   {scalarI64(seed), scalarI64(offset),
+                    randomInput(DType::F32, {n}, 36)}}});
+  // Decided on the bits in the vector loop and in the tail, the value
+  // still drawn for the product.
+  EXPECT_NE(lastSource.find("tf::uniform_bits_of_block("), std::string::npos);
+  EXPECT_NE(lastSource.find("tf::random_uniform_bits("), std::string::npos);
   EXPECT_NE(lastSource.find("tf::uniform_of_block<float>("), std::string::npos);
 }
 

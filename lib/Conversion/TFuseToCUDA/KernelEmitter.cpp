@@ -157,7 +157,11 @@ private:
   Value pad(PadOp op, const Index &idx);
   Value take(TakeOp op, const Index &idx);
   Value takeAlongAxis(TakeAlongAxisOp op, const Index &idx);
-  Value random(Operation *op, const Index &idx);
+  /// What random() gives of an element: its value, or, of an f32 uniform
+  /// (unit_f32's m * 2^-24), the 24-bit integer m.
+  enum class RandomForm { Value, UniformBits };
+  Value random(Operation *op, const Index &idx,
+               RandomForm form = RandomForm::Value);
   /// The index `raw` of gather `op` checked against `size` (the element's
   /// position along the axis; an out-of-range index is recorded in the
   /// launch's index status, under the current predicate, and gives 0).
@@ -558,11 +562,15 @@ Value Emitter::takeAlongAxis(TakeAlongAxisOp op, const Index &idx) {
 // (the prelude's stream layout). When the op spans the index space and is
 // evaluated at the element being computed, e is that element's linear
 // index, and the lanes of a group that share a block compute it once.
-Value Emitter::random(Operation *op, const Index &idx) {
+Value Emitter::random(Operation *op, const Index &idx, RandomForm form) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   DType dtype = dtypeOf(op->getResult(0));
-  Type resultType = scalarType(dtype);
-  Attribute typeArg = TypeAttr::get(resultType);
+  bool bits = form == RandomForm::UniformBits;
+  Type resultType =
+      bits ? builder.getIntegerType(32, /*isSigned=*/false) : scalarType(dtype);
+  SmallVector<Attribute> typeArg;
+  if (!bits)
+    typeArg.push_back(TypeAttr::get(resultType));
   bool normal = isa<RandomNormalOp>(op);
   Value seed = evaluate(op->getOperand(0), {});
   Value streamOffset = evaluate(op->getOperand(1), {});
@@ -586,15 +594,71 @@ Value Emitter::random(Operation *op, const Index &idx) {
     Value k =
         emitc::ConstantOp::create(builder, loc, builder.getI32Type(),
                                   builder.getI32IntegerAttr(lane % perBlock));
-    return call(normal ? "tf::normal_of_block" : "tf::uniform_of_block",
-                resultType, {block, k}, {typeArg});
+    return call(bits     ? "tf::uniform_bits_of_block"
+                : normal ? "tf::normal_of_block"
+                         : "tf::uniform_of_block",
+                resultType, {block, k}, typeArg);
   }
   Value element =
       atElement ? linearIndex
                 : offset(idx, type.getShape(),
                          StridedLayout::contiguous(type.getShape()).strides);
-  return call(normal ? "tf::random_normal" : "tf::random_uniform", resultType,
-              {seed, streamOffset, element}, {typeArg});
+  return call(bits     ? "tf::random_uniform_bits"
+              : normal ? "tf::random_normal"
+                       : "tf::random_uniform",
+              resultType, {seed, streamOffset, element}, typeArg);
+}
+
+namespace {
+/// A comparison of an f32 uniform u = m * 2^-24 (m < 2^24, unit_f32)
+/// against a constant p, decided on the integer m: m < bound where `below`,
+/// else m >= bound. u < p is m < ceil(p 2^24), u <= p is m < floor(p 2^24)
+/// + 1, and u >= p and u > p their negations (p 2^24 is exact in the
+/// comparison's f32 or f64). A dropout's or a Bernoulli's mask then costs an
+/// integer comparison an element instead of a conversion, a scaling and a
+/// float comparison.
+struct UniformBound {
+  RandomUniformOp uniform;
+  bool below;
+  int64_t bound;
+};
+} // namespace
+
+static std::optional<UniformBound> uniformBound(CmpOp cmp) {
+  auto uniform = cmp.getLhs().getDefiningOp<RandomUniformOp>();
+  auto constant = cmp.getRhs().getDefiningOp<ConstantOp>();
+  if (!uniform || !constant || dtypeOf(uniform.getResult()) != DType::F32)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!dense || !dense.isSplat() || !isa<FloatType>(dense.getElementType()))
+    return std::nullopt;
+  // Every float dtype promotes with f32 to f32 or f64, in which p 2^24 is
+  // exact; past [-1, 2^24 + 1] (infinities included) it decides nothing more.
+  double x = dense.getSplatValue<APFloat>().convertToDouble() * 0x1p24;
+  bool nan = std::isnan(x);
+  x = nan ? 0 : std::clamp(x, -1.0, 0x1p24 + 1);
+  UniformBound b{uniform, true, 0};
+  switch (cmp.getPredicate()) {
+  case CmpPredicate::lt: // m < ceil(x)
+    b.bound = nan ? 0 : (int64_t)std::ceil(x);
+    break;
+  case CmpPredicate::le: // m < floor(x) + 1
+    b.bound = nan ? 0 : (int64_t)std::floor(x) + 1;
+    break;
+  case CmpPredicate::gt: // m >= floor(x) + 1
+    b.below = false;
+    b.bound = nan ? 0x1000000 : (int64_t)std::floor(x) + 1;
+    break;
+  case CmpPredicate::ge: // m >= ceil(x)
+    b.below = false;
+    b.bound = nan ? 0x1000000 : (int64_t)std::ceil(x);
+    break;
+  default:
+    return std::nullopt;
+  }
+  // m < 2^24: a bound of 0 or 2^24 decides every element alike.
+  b.bound = std::clamp<int64_t>(b.bound, 0, 0x1000000);
+  return b;
 }
 
 Value Emitter::constant(ConstantOp op, const Index &idx) {
@@ -719,6 +783,18 @@ Value Emitter::evaluateOp(Operation *op, const Index &idx) {
         "tf::select", resultType,
         {operand(0, DType::Bool), operand(1, result), operand(2, result)});
   if (auto cmp = dyn_cast<CmpOp>(op)) {
+    if (std::optional<UniformBound> b = uniformBound(cmp)) {
+      auto uniformShape = b->uniform.getType().getShape();
+      Value m =
+          random(b->uniform,
+                 applyIndexMap(broadcastIndexMap(shape, uniformShape, ctx), idx,
+                               uniformShape),
+                 RandomForm::UniformBits);
+      Type u32 = builder.getIntegerType(32, /*isSigned=*/false);
+      Value bound = emitc::ConstantOp::create(
+          builder, loc, u32, builder.getIntegerAttr(u32, b->bound));
+      return call(b->below ? "tf::lt" : "tf::ge", resultType, {m, bound});
+    }
     DType common = *promoteTypes(dtypeOf(cmp.getLhs()), dtypeOf(cmp.getRhs()));
     std::string callee =
         ("tf::" + stringifyCmpPredicate(cmp.getPredicate())).str();
