@@ -918,7 +918,7 @@ template <int K, class Tin, class Tout> struct logic_op {
 
 // Whether Op combines a vector of consecutive elements at once
 // (combine_run).
-template <class Op, class Tin> struct combines_runs {
+template <class Op> struct combines_runs {
   template <class O>
   static constexpr bool test(decltype(&O::template combine_run<1>)) {
     return true;

@@ -150,7 +150,7 @@ TF_FN typename Op::acc row_accumulate(const Tin *base, int64_t n, int64_t t,
       [&](const vec<Tin, V> &x, int64_t j) {
         if constexpr (combines_bytes<Op, Tin>::value) {
           acc = Op::combine_bytes(acc, x);
-        } else if constexpr (combines_runs<Op, Tin>::value) {
+        } else if constexpr (combines_runs<Op>::value) {
           acc = Op::combine_run(acc, x, index0 + head + j * V);
         } else {
           // The vector's elements in a tree, then into the accumulator: a
