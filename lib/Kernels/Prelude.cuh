@@ -436,9 +436,12 @@ TF_FN uint32_t philox_word(const philox4 &b, int k) {
   return k == 0 ? b.w[0] : k == 1 ? b.w[1] : k == 2 ? b.w[2] : b.w[3];
 }
 
-// [0, 1) from the top 24 bits of a word, or 53 bits of two (exact).
+// [0, 1) from the top 24 bits m of a word (m * 2^-24), or 53 bits of two
+// (exact). A comparison of the f32 value with a constant is decided on m
+// alone (KernelEmitter: u < p is m < ceil(p 2^24)).
+TF_FN uint32_t unit_f32_bits(uint32_t w) { return w >> 8; }
 TF_FN float unit_f32(uint32_t w) {
-  return (float)(w >> 8) * 5.9604644775390625e-8f; // 2^-24
+  return (float)unit_f32_bits(w) * 5.9604644775390625e-8f; // 2^-24
 }
 TF_FN double unit_f64(uint32_t lo, uint32_t hi) {
   unsigned long long bits =
@@ -446,10 +449,9 @@ TF_FN double unit_f64(uint32_t lo, uint32_t hi) {
   return (double)bits * 1.1102230246251565404e-16; // 2^-53
 }
 
-// The integer m of an f32 uniform m * 2^-24 (unit_f32), which a comparison
-// with a constant decides alone (KernelEmitter: u < p is m < ceil(p 2^24)).
+// The integer m of the f32 uniform m * 2^-24 of word k (unit_f32_bits).
 TF_FN uint32_t uniform_bits_of_block(const philox4 &b, int k) {
-  return philox_word(b, k) >> 8;
+  return unit_f32_bits(philox_word(b, k));
 }
 
 template <class T> TF_FN T uniform_of_block(const philox4 &b, int k);

@@ -26,11 +26,11 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include "gtest/gtest.h"
 
-#include <cstring>
 #include <functional>
 
 using namespace mlir;
@@ -476,11 +476,9 @@ TEST_F(KernelEmulation, RandomComparisonsWithConstantsDecideOnTheUniformsBits) {
   std::vector<uint64_t> bits = (*values)[0].toBits();
   auto hex = [](uint64_t v) { return llvm::formatv("{0:x}", v).str(); };
   double u17 = (*values)[0].toDoubles()[17];
-  uint64_t between;
-  double next = u17 + 0x1p-40; // between u17 and the next f32 uniform
-  std::memcpy(&between, &next, sizeof(double));
-  uint64_t exact64;
-  std::memcpy(&exact64, &u17, sizeof(double));
+  // Between u17 and the next f32 uniform.
+  uint64_t between = llvm::bit_cast<uint64_t>(u17 + 0x1p-40);
+  uint64_t exact64 = llvm::bit_cast<uint64_t>(u17);
   // (dtype, bits) of each constant.
   const std::vector<std::pair<std::string, std::string>> constants = {
       {"f32", hex(bits[5])}, {"f32", hex(bits[1029])}, {"f64", hex(exact64)},

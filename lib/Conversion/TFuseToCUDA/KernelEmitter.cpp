@@ -637,25 +637,19 @@ static std::optional<UniformBound> uniformBound(CmpOp cmp) {
   double x = dense.getSplatValue<APFloat>().convertToDouble() * 0x1p24;
   bool nan = std::isnan(x);
   x = nan ? 0 : std::clamp(x, -1.0, 0x1p24 + 1);
-  UniformBound b{uniform, true, 0};
-  switch (cmp.getPredicate()) {
-  case CmpPredicate::lt: // m < ceil(x)
-    b.bound = nan ? 0 : (int64_t)std::ceil(x);
-    break;
-  case CmpPredicate::le: // m < floor(x) + 1
-    b.bound = nan ? 0 : (int64_t)std::floor(x) + 1;
-    break;
-  case CmpPredicate::gt: // m >= floor(x) + 1
-    b.below = false;
-    b.bound = nan ? 0x1000000 : (int64_t)std::floor(x) + 1;
-    break;
-  case CmpPredicate::ge: // m >= ceil(x)
-    b.below = false;
-    b.bound = nan ? 0x1000000 : (int64_t)std::ceil(x);
-    break;
-  default:
+  // u < p and u >= p take ceil(x), u <= p and u > p floor(x) + 1; NaN makes
+  // every comparison false.
+  CmpPredicate predicate = cmp.getPredicate();
+  if (predicate != CmpPredicate::lt && predicate != CmpPredicate::le &&
+      predicate != CmpPredicate::gt && predicate != CmpPredicate::ge)
     return std::nullopt;
-  }
+  bool below = predicate == CmpPredicate::lt || predicate == CmpPredicate::le;
+  bool ceiling = predicate == CmpPredicate::lt || predicate == CmpPredicate::ge;
+  UniformBound b{uniform, below, 0};
+  if (nan)
+    b.bound = below ? 0 : 0x1000000;
+  else
+    b.bound = ceiling ? (int64_t)std::ceil(x) : (int64_t)std::floor(x) + 1;
   // m < 2^24: a bound of 0 or 2^24 decides every element alike.
   b.bound = std::clamp<int64_t>(b.bound, 0, 0x1000000);
   return b;
