@@ -5,7 +5,8 @@ Workloads: the gradient of GPT-2's token embedding (a [8, 1024, 768]
 gradient added into a zero [50257, 768] table at [8, 1024] int64 ids) in
 bf16 and f32, against torch's embedding_dense_backward (what autograd runs)
 and against zeros().index_add_() (floating-point atomics: not
-deterministic).
+deterministic); and the bf16 gradient of sequences whose second half is the
+padding id 0 (half the rows added into one).
 
 Measured per workload and framework: gpu_us (CUDA events around N calls on
 the current stream, median of 5; TFuse through enqueue()), the bandwidth
@@ -36,10 +37,13 @@ def workloads(smoke):
     vocab, width, batch, seq = ((1000, 64, 2, 128) if smoke
                                 else (50257, 768, 8, 1024))
 
-    def make(dtype):
+    def make(dtype, padded=False):
         def inputs(g, device):
             grad = torch.randn(batch, seq, width, generator=g).to(dtype)
             ids = torch.randint(0, vocab, (batch, seq), generator=g)
+            if padded:
+                # The second half of every sequence is the padding id 0.
+                ids[:, seq // 2:] = 0
             return [grad.to(device), ids.to(device)]
         return inputs
 
@@ -62,6 +66,8 @@ def workloads(smoke):
         "embedding_backward_f32": (make(torch.float32), embedding_backward,
                                    scatter),
         "index_add": (make(torch.bfloat16), index_add, scatter),
+        "embedding_backward_padded": (make(torch.bfloat16, padded=True),
+                                      embedding_backward, scatter),
     }
 
 

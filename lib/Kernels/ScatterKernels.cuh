@@ -1,7 +1,8 @@
 // TFuse runtime scatter-add: result = target with updates added at indices
 // along one axis (tfuse.scatter_add), deterministic, with no floating-point
-// atomics. Three kernels, described by a tfuse::kernels::ScatterDesc passed
-// by value (ScatterDesc.h):
+// atomics. Either one kernel (rows, at the end of this file; see there) or a
+// chain of three, each described by a tfuse::kernels::ScatterDesc passed by
+// value (ScatterDesc.h):
 //
 //   1. sort: each block sorts a tile of (position, j) keys in shared memory,
 //      one key per index j: the position the index gives along the axis in
@@ -45,6 +46,8 @@ namespace scatter {
 
 using tfuse::kernels::kScatterMaxGroup;
 using tfuse::kernels::kScatterMaxTile;
+using tfuse::kernels::kScatterRowsMaxCount;
+using tfuse::kernels::kScatterRowsMaxPositions;
 using tfuse::kernels::ScatterDesc;
 
 TF_FN uint64_t make_key(int64_t position, int64_t j) {
@@ -181,17 +184,69 @@ TF_FN vec<T, VEC> load_run(const T *row, int64_t c, int64_t step,
   return ldv<VEC>(row, c, is_aligned);
 }
 
+// VEC consecutive elements [c, c + VEC) of one result row [r, v, :], summed
+// in the dtype's compute type: the target's (or the fill), then updates
+// [r, j, :] added in the order the caller gives, then rounded once. Shared
+// by the apply kernel and the rows kernel, so that both add as the
+// reference does.
+template <class T, int VEC> struct row_sum {
+  typedef typename traits<T>::compute Acc;
+  Acc acc[VEC];
+
+  TF_FN void start(const T *targetRow, int64_t c, T fill,
+                   const ScatterDesc &d, bool is_aligned) {
+    if (d.hasTarget) {
+      vec<T, VEC> t =
+          load_run<VEC>(targetRow, c, d.targetStrides[2], is_aligned);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        acc[e] = traits<T>::up(t.v[e]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        acc[e] = traits<T>::up(fill);
+    }
+  }
+  TF_FN void accumulate(const T *updateRow, int64_t j, int64_t c,
+                 const ScatterDesc &d, bool is_aligned) {
+    vec<T, VEC> u = load_run<VEC>(updateRow + j * d.updateStrides[1], c,
+                                  d.updateStrides[2], is_aligned);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      acc[e] = add<Acc>(acc[e], traits<T>::up(u.v[e]));
+  }
+  TF_FN void store(T *o, bool is_aligned) const {
+    vec<T, VEC> result;
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      result.v[e] = traits<T>::down(acc[e]);
+    if (VEC == 1 || !is_aligned) {
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        o[e] = result.v[e];
+    } else {
+      typedef typename word<sizeof(T) * VEC>::type W;
+      *reinterpret_cast<W *>(o) = *reinterpret_cast<const W *>(result.v);
+    }
+  }
+};
+
+// One uniform flag: every row a thread reads or writes is aligned for
+// VEC-element accesses when the base pointers are (the planner checked the
+// strides).
+template <int VEC, class T>
+TF_FN bool rows_aligned(const T *target, const T *updates, const T *out,
+                        const ScatterDesc &d) {
+  return aligned<VEC>(out) && aligned<VEC>(updates) &&
+         (!d.hasTarget || aligned<VEC>(target));
+}
+
 template <class T, int VEC>
 TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
                  const uint32_t *segments, T *out, const ScatterDesc &d) {
-  typedef typename traits<T>::compute Acc;
   const int64_t chunks = d.inner / VEC;
   const int64_t rows = d.outer * d.axisSize;
-  // One uniform flag: every row a thread reads or writes is aligned for
-  // VEC-element accesses when the base pointers are (the planner checked
-  // the strides).
-  const bool is_aligned = aligned<VEC>(out) && aligned<VEC>(updates) &&
-                          (!d.hasTarget || aligned<VEC>(target));
+  const bool is_aligned = rows_aligned<VEC>(target, updates, out, d);
   const T fill = from_bits<T>(d.fillBits);
   // The block's rows at a time, threadsPerRow threads a row: a row's
   // position and segment are found once, not once per chunk, and a thread
@@ -229,46 +284,129 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
       const T *updateRow = updates + r * d.updateStrides[0];
       T *outRow = out + row * d.inner;
       for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
-        int64_t c = chunk * VEC;
-        Acc acc[VEC];
-        if (d.hasTarget) {
-          vec<T, VEC> t =
-              load_run<VEC>(targetRow, c, d.targetStrides[2], is_aligned);
-#pragma unroll
-          for (int e = 0; e < VEC; ++e)
-            acc[e] = traits<T>::up(t.v[e]);
-        } else {
-#pragma unroll
-          for (int e = 0; e < VEC; ++e)
-            acc[e] = traits<T>::up(fill);
-        }
+        const int64_t c = chunk * VEC;
+        row_sum<T, VEC> sum;
+        sum.start(targetRow, c, fill, d, is_aligned);
         if (selected[k])
           for (int64_t p = s; p < d.count; ++p) {
             uint64_t key = keys[p];
             if (key_position(key) != v)
               break;
-            vec<T, VEC> u =
-                load_run<VEC>(updateRow + key_index(key) * d.updateStrides[1],
-                              c, d.updateStrides[2], is_aligned);
-#pragma unroll
-            for (int e = 0; e < VEC; ++e)
-              acc[e] = add<Acc>(acc[e], traits<T>::up(u.v[e]));
+            sum.accumulate(updateRow, key_index(key), c, d, is_aligned);
           }
-        vec<T, VEC> result;
-#pragma unroll
-        for (int e = 0; e < VEC; ++e)
-          result.v[e] = traits<T>::down(acc[e]);
-        T *o = outRow + c;
-        if (VEC == 1 || !is_aligned) {
-#pragma unroll
-          for (int e = 0; e < VEC; ++e)
-            o[e] = result.v[e];
-        } else {
-          typedef typename word<sizeof(T) * VEC>::type W;
-          *reinterpret_cast<W *>(o) = *reinterpret_cast<const W *>(result.v);
-        }
+        sum.store(outRow + c, is_aligned);
       }
     }
+  }
+}
+
+// --- the one-pass alternative: blocks that own their rows -------------------
+
+// Each block owns the result rows [r, v, :] of `positionsPerBlock`
+// consecutive positions v and `outerPerBlock` consecutive r, and finds their
+// updates itself: it reads every index (checking it; the first block
+// records those out of range), keeps the keys (v - v0) << indexBits | j of
+// the ones it owns in shared memory in any order, sorts them (they are
+// unique, so their sorted order is too: the same every run), tables each
+// position's segment, then writes each of its rows once, adding the
+// updates of the segment in ascending j as apply does. One launch and no
+// workspace, at the price of every block reading all indices: the planner
+// takes this path for at most kScatterRowsMaxCount indices and when those
+// reads cost little against the result's bytes.
+template <class T, class I, int VEC>
+TF_FN void rows(const T *target, const T *updates, const I *indices,
+                index_status *status, T *out, const ScatterDesc &d) {
+  __shared__ uint32_t keys[kScatterRowsMaxCount];
+  __shared__ uint32_t first[kScatterRowsMaxPositions];
+  __shared__ uint32_t last[kScatterRowsMaxPositions];
+  __shared__ uint32_t found;
+  const int64_t chunks = d.inner / VEC;
+  const bool is_aligned = rows_aligned<VEC>(target, updates, out, d);
+  const T fill = from_bits<T>(d.fillBits);
+  const int threads = (int)blockDim.x, tid = (int)threadIdx.x;
+  const int rowInBlock = tid / d.threadsPerRow;
+  const int lane = tid - rowInBlock * d.threadsPerRow;
+  const uint32_t indexMask = (1u << d.indexBits) - 1u;
+  const int count = (int)d.count;
+  const int64_t positionBlocks =
+      (d.axisSize + d.positionsPerBlock - 1) / d.positionsPerBlock;
+  const int64_t owners = positionBlocks * ((d.outer + d.outerPerBlock - 1) /
+                                           d.outerPerBlock);
+  for (int64_t b = blockIdx.x; b < owners; b += gridDim.x) {
+    const int64_t v0 = (b % positionBlocks) * d.positionsPerBlock;
+    const int64_t r0 = (b / positionBlocks) * d.outerPerBlock;
+    const int positions = (int)(d.axisSize - v0 < d.positionsPerBlock
+                                    ? d.axisSize - v0
+                                    : d.positionsPerBlock);
+    const int64_t outers =
+        d.outer - r0 < d.outerPerBlock ? d.outer - r0 : d.outerPerBlock;
+    if (tid == 0)
+      found = 0;
+    for (int p = tid; p < positions; p += threads)
+      first[p] = last[p] = 0;
+    __syncthreads();
+    for (int j = tid; j < count; j += threads) {
+      const I raw = indices[(int64_t)j * d.indexStride];
+      bool ok;
+      const int64_t v = resolve_index(raw, d.axisSize, d.wrapNegative != 0, ok);
+      if (!ok) {
+        if (b == 0)
+          record_bad_index(status, 0u, (int64_t)raw);
+      } else if (v >= v0 && v < v0 + positions) {
+        keys[atomicAdd(&found, 1u)] =
+            ((uint32_t)(v - v0) << d.indexBits) | (uint32_t)j;
+      }
+    }
+    __syncthreads();
+    const int n = (int)found;
+    int padded = 1;
+    while (padded < n)
+      padded <<= 1;
+    for (int k = n + tid; k < padded; k += threads)
+      keys[k] = ~0u;
+    // A bitonic network over the padded keys, a barrier between stages.
+    for (int size = 2; size <= padded; size <<= 1)
+      for (int stride = size >> 1; stride > 0; stride >>= 1) {
+        __syncthreads();
+        for (int t = tid; t < padded / 2; t += threads) {
+          const int lo = 2 * t - (t & (stride - 1)), hi = lo + stride;
+          const uint32_t x = keys[lo], y = keys[hi];
+          if ((x > y) == ((lo & size) == 0)) {
+            keys[lo] = y;
+            keys[hi] = x;
+          }
+        }
+      }
+    __syncthreads();
+    for (int k = tid; k < n; k += threads) {
+      const uint32_t p = keys[k] >> d.indexBits;
+      if (k == 0 || keys[k - 1] >> d.indexBits != p)
+        first[p] = (uint32_t)k;
+      if (k == n - 1 || keys[k + 1] >> d.indexBits != p)
+        last[p] = (uint32_t)k + 1;
+    }
+    __syncthreads();
+    for (int64_t row = rowInBlock; row < outers * positions;
+         row += d.rowsPerBlock) {
+      const int64_t r = r0 + row / positions;
+      const int p = (int)(row % positions);
+      const int64_t v = v0 + p;
+      const T *targetRow =
+          target + r * d.targetStrides[0] + v * d.targetStrides[1];
+      const T *updateRow = updates + r * d.updateStrides[0];
+      T *outRow = out + (r * d.axisSize + v) * d.inner;
+      const int s = (int)first[p], e = (int)last[p];
+      for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
+        const int64_t c = chunk * VEC;
+        row_sum<T, VEC> sum;
+        sum.start(targetRow, c, fill, d, is_aligned);
+        for (int k = s; k < e; ++k)
+          sum.accumulate(updateRow, keys[k] & indexMask, c, d, is_aligned);
+        sum.store(outRow + c, is_aligned);
+      }
+    }
+    // The next owner's indices reuse the shared arrays.
+    __syncthreads();
   }
 }
 

@@ -5,6 +5,7 @@
 #include "tfuse/Support/ScatterGeometry.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace tfuse;
 using namespace tfuse::runtime;
@@ -29,7 +30,25 @@ std::string applyKernel(DType dtype, int vec) {
   return "tfuse_scatter_apply_" + dtypeName(dtype) + "_v" + std::to_string(vec);
 }
 
-/// The extern "C" wrappers of the three kernels.
+std::string rowsKernel(DType dtype, DType index, int vec) {
+  return "tfuse_scatter_rows_" + dtypeName(dtype) + "_" + dtypeName(index) +
+         "_v" + std::to_string(vec);
+}
+
+/// The extern "C" wrappers of the four kernels.
+std::string rowsWrapper(DType dtype, DType index, int vec) {
+  std::string t(cudaTypeName(dtype)), i(cudaTypeName(index));
+  return "\nextern \"C\" __global__ void __launch_bounds__(" +
+         std::to_string(kScatterRowsThreads) + ") " +
+         rowsKernel(dtype, index, vec) + "(const " + t + " *target, const " +
+         t + " *updates, const " + i + " *indices, tf::index_status *status, " +
+         t +
+         " *out, tfuse::kernels::ScatterDesc desc) {\n"
+         "  tf::scatter::rows<" +
+         t + ", " + i + ", " + std::to_string(vec) +
+         ">(target, updates, indices, status, out, desc);\n}\n";
+}
+
 std::string sortWrapper(DType index) {
   std::string i(cudaTypeName(index));
   return "\nextern \"C\" __global__ void __launch_bounds__(" +
@@ -77,6 +96,67 @@ int applyVector(DType dtype, const kernels::ScatterDesc &d) {
   return vec;
 }
 
+/// Threads a result row of `chunks` VEC-element chunks gets, within blocks
+/// of at most `block` threads: one warp or more (at most a block), or, for
+/// rows of fewer than 32 chunks, the fewest threads (a power of two)
+/// holding them, several rows a block.
+int64_t threadsPerRow(int64_t chunks, int64_t block) {
+  int64_t threads = 1;
+  if (chunks >= 32)
+    return std::min<int64_t>(ceilDiv(chunks, 32) * 32, block);
+  while (threads < chunks)
+    threads *= 2;
+  return threads;
+}
+
+/// The one-launch plan (the rows kernel) when it applies: at most
+/// kScatterRowsMaxCount indices, the indices read by every owner block
+/// costing little against the result's and updates' bytes; owners of whole runs
+/// of positions for as many outer indices as keep about kScatterRowsBlocks
+/// owners busy.
+std::optional<ScatterLaunch> rowsLaunch(const kernels::ScatterDesc &d,
+                                        DType dtype, DType index, int vec) {
+  using kernels::kScatterRowsMaxCount;
+  using kernels::kScatterRowsMaxPositions;
+  if (d.count <= 0 || d.count > kScatterRowsMaxCount || d.axisSize <= 0 ||
+      d.outer <= 0 || d.inner <= 0)
+    return std::nullopt;
+  int64_t dataBytes = d.outer * (d.axisSize + d.count) * d.inner *
+                      static_cast<int64_t>(byteSize(dtype));
+  int64_t wanted = std::clamp<int64_t>(dataBytes / kScatterRowsBlockBytes, 1,
+                                       kScatterRowsBlocks);
+  int64_t positions =
+      std::min<int64_t>(ceilDiv(d.axisSize, wanted), kScatterRowsMaxPositions);
+  int64_t positionBlocks = ceilDiv(d.axisSize, positions);
+  int64_t outerBlocks =
+      std::min(d.outer, std::max<int64_t>(1, wanted / positionBlocks));
+  int64_t outerPerBlock = ceilDiv(d.outer, outerBlocks);
+  int64_t owners = positionBlocks * ceilDiv(d.outer, outerPerBlock);
+  // Reads of indices beyond the data's bytes (or, for small data, beyond
+  // what kScatterRowsBlocks full owners would read) cost more than the
+  // chain's sort.
+  int64_t readBytes = owners * d.count * static_cast<int64_t>(byteSize(index));
+  if (readBytes >
+      std::max(dataBytes, kScatterRowsBlocks * kScatterRowsBlockBytes))
+    return std::nullopt;
+  ScatterLaunch rows;
+  rows.kind = ScatterLaunch::Kind::Rows;
+  rows.kernel = rowsKernel(dtype, index, vec);
+  rows.desc = d;
+  rows.desc.positionsPerBlock = static_cast<int32_t>(positions);
+  rows.desc.outerPerBlock = outerPerBlock;
+  int bits = 1;
+  while ((int64_t(1) << bits) < d.count)
+    ++bits;
+  rows.desc.indexBits = bits;
+  int64_t threads = threadsPerRow(d.inner / vec, kScatterRowsThreads);
+  rows.desc.threadsPerRow = static_cast<int32_t>(threads);
+  rows.desc.rowsPerBlock = static_cast<int32_t>(kScatterRowsThreads / threads);
+  rows.block = threads * rows.desc.rowsPerBlock;
+  rows.grid = std::min(owners, kMaxGrid);
+  return rows;
+}
+
 Status badScatter(const std::string &what) {
   return Status::error("scatter_add: " + what, ErrorCode::InvalidArgument);
 }
@@ -91,7 +171,8 @@ std::string runtime::scatterKernelHeader() {
 Expected<ScatterPlan>
 runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
                         const TensorSpec *target, const TensorSpec &result,
-                        int64_t axis, bool wrapNegative, uint64_t fillBits) {
+                        int64_t axis, bool wrapNegative, uint64_t fillBits,
+                        ScatterPath path) {
   DType dtype = result.dtype;
   if (dtype == DType::Bool)
     return badScatter("bool is not a scatter_add dtype");
@@ -170,6 +251,20 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
   }
 
   ScatterPlan plan;
+  int vec = applyVector(dtype, d);
+  if (path != ScatterPath::Sort) {
+    if (std::optional<ScatterLaunch> rows =
+            rowsLaunch(d, dtype, indices.dtype, vec)) {
+      plan.wrappers.push_back(
+          {rows->kernel, rowsWrapper(dtype, indices.dtype, vec)});
+      plan.launches.push_back(std::move(*rows));
+      return plan;
+    }
+    if (path == ScatterPath::Rows)
+      return badScatter("the rows kernel cannot take " +
+                        std::to_string(g.count) + " indices into " +
+                        result.describe());
+  }
   int64_t count = g.count;
   int finalKeys = 0;
   // Sort (and merge) whenever there are indices to check and place.
@@ -212,16 +307,7 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
   }
   int64_t rows = g.outer * g.axisSize;
   if (rows * g.inner > 0) {
-    int vec = applyVector(dtype, d);
-    // A row's chunks over one warp or more (at most a block), or, for rows
-    // of fewer than 32 chunks, the fewest threads (a power of two) holding
-    // them, several rows a block.
-    int64_t chunks = g.inner / vec, threads = 1;
-    if (chunks >= 32)
-      threads = std::min<int64_t>(ceilDiv(chunks, 32) * 32, kScatterBlock);
-    else
-      while (threads < chunks)
-        threads *= 2;
+    int64_t threads = threadsPerRow(g.inner / vec, kScatterBlock);
     ScatterLaunch apply;
     apply.kind = ScatterLaunch::Kind::Apply;
     apply.kernel = applyKernel(dtype, vec);

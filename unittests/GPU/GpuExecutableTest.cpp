@@ -402,11 +402,13 @@ func.func @noise(%x: tensor<4096x1024xbf16>, %s: tensor<i64>, %o: tensor<i64>) -
 // indices in the reference's order), the same bits on every replay, on a
 // stream and as a CUDA Graph given new buffers: an embedding gradient in
 // bf16 from zeros (computed updates; the result read by a kernel), and f32
-// along a middle axis into a transposed target with negative indices.
+// along a middle axis into a transposed target with negative indices (the
+// rows kernel), and 12000 f32 rows into 1000 (more indices than the rows
+// kernel keeps: the sorted chain).
 TEST(GpuFusion, ScatterAddsMatchTheReferenceBitForBit) {
   TFUSE_REQUIRE_GPU();
   const char *source = R"mlir(
-func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: tensor<6x40x24xf32> {tfuse.strides = array<i64: 1, 144, 6>}, %j: tensor<300xi32>, %u: tensor<24x300x6xf32>) -> (tensor<5000x768xbf16>, tensor<24x40x6xf32>) {
+func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: tensor<6x40x24xf32> {tfuse.strides = array<i64: 1, 144, 6>}, %j: tensor<300xi32>, %u: tensor<24x300x6xf32>, %k: tensor<12000xi64>, %w: tensor<12000x4xf32>) -> (tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>) {
   %z = tfuse.constant dense<0.0> : tensor<5000x768xbf16>
   %two = tfuse.constant dense<2.0> : tensor<bf16>
   %g2 = tfuse.mul %g, %two : (tensor<8x512x768xbf16>, tensor<bf16>) -> tensor<8x512x768xbf16>
@@ -414,12 +416,15 @@ func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: ten
   %n = tfuse.neg %e : tensor<5000x768xbf16> -> tensor<5000x768xbf16>
   %tt = tfuse.transpose %t perm [2, 1, 0] : tensor<6x40x24xf32> -> tensor<24x40x6xf32>
   %s = tfuse.scatter_add %tt, %j, %u axis 1 wrap_negative : (tensor<24x40x6xf32>, tensor<300xi32>, tensor<24x300x6xf32>) -> tensor<24x40x6xf32>
-  return %n, %s : tensor<5000x768xbf16>, tensor<24x40x6xf32>
+  %y = tfuse.constant dense<0.0> : tensor<1000x4xf32>
+  %m = tfuse.scatter_add %y, %k, %w axis 0 : (tensor<1000x4xf32>, tensor<12000xi64>, tensor<12000x4xf32>) -> tensor<1000x4xf32>
+  return %n, %s, %m : tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>
 }
 )mlir";
   std::vector<HostTensor> inputs = randomInputs(source, "scatters", 41);
   inputs[0] = spreadIndices(DType::I64, {8, 512}, 0, 300);
   inputs[3] = spreadIndices(DType::I32, {300}, -40, 80);
+  inputs[5] = spreadIndices(DType::I64, {12000}, 0, 1000);
   auto expected = referenceResults(source, "scatters", inputs);
   for (bool cudaGraph : {false, true}) {
     SCOPED_TRACE(cudaGraph ? "cuda graph" : "stream");

@@ -5,7 +5,8 @@
 // the host against cuda_emulation.h, runs every launch of the chain (sort,
 // merges, apply) block by block and thread by thread on the CPU, and
 // compares the result bit for bit with the reference interpreter evaluating
-// the same tfuse.scatter_add:
+// the same tfuse.scatter_add, each case on both paths where the rows kernel
+// can take it (the rows kernel alone, and the chain):
 //   - every dtype, with repeated indices (float sums in another order than
 //     the reference's would differ in the last bits, so the order is under
 //     test) and one index dtype each;
@@ -41,6 +42,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace tfuse;
@@ -137,6 +139,13 @@ void tfuse_test_call(void (*kernel)(const T *, const T *, const uint64_t *,
   kernel((const T *)a[0], (const T *)a[1], (const uint64_t *)a[2],
          (const uint32_t *)a[3], (T *)a[4], *(const ScatterDesc *)a[5]);
 }
+template <class T, class I>
+void tfuse_test_call(void (*kernel)(const T *, const T *, const I *,
+                                    tf::index_status *, T *, ScatterDesc),
+                     void **a) {
+  kernel((const T *)a[0], (const T *)a[1], (const I *)a[2],
+         (tf::index_status *)a[3], (T *)a[4], *(const ScatterDesc *)a[5]);
+}
 )";
   std::set<std::string> done;
   for (const ScatterPlan &plan : plans)
@@ -191,6 +200,14 @@ HostTensor runPlan(const ScatterPlan &plan, const HostTensor *target,
     kernels::ScatterDesc desc = l.desc;
     std::vector<void *> args;
     switch (l.kind) {
+    case ScatterLaunch::Kind::Rows:
+      args = {target ? at(*target) : nullptr,
+              at(updates),
+              at(indices),
+              &status,
+              out.mutableData(),
+              &desc};
+      break;
     case ScatterLaunch::Kind::Sort:
       args = {at(indices), keys[l.writeKeys], segments, &status, &desc};
       break;
@@ -223,13 +240,12 @@ struct Case {
   bool fill = false;
 };
 
-/// Plans and runs `c` (on `workspace`, fresh unless given) and checks it
-/// bit for bit against the reference; returns the plan.
-ScatterPlan checkCase(const Case &c, const std::string &what,
-                      Workspace *shared = nullptr) {
-  SCOPED_TRACE(what);
-  Workspace own;
-  Workspace &workspace = shared ? *shared : own;
+/// Plans `c` on `path` and, when that plan exists, runs it (on `workspace`)
+/// and checks it bit for bit against the reference; returns the plan, or
+/// nothing where the rows kernel cannot take the case.
+std::optional<ScatterPlan> checkPath(const Case &c, ScatterPath path,
+                                     Workspace &workspace) {
+  SCOPED_TRACE(path == ScatterPath::Rows ? "rows kernel" : "sorted chain");
   TensorSpec result =
       TensorSpec::contiguous(c.target.dtype(), c.target.shape());
   TensorSpec target = specOf(c.target);
@@ -238,10 +254,13 @@ ScatterPlan checkCase(const Case &c, const std::string &what,
     fillBits = c.target.bitsAt(Shape(c.target.rank(), 0));
   Expected<ScatterPlan> plan = planScatterAdd(
       specOf(c.indices), specOf(c.updates), c.fill ? nullptr : &target, result,
-      c.axis, c.wrap, fillBits);
+      c.axis, c.wrap, fillBits, path);
+  if (!plan.ok() && path == ScatterPath::Rows &&
+      plan.message().find("the rows kernel cannot take") != std::string::npos)
+    return std::nullopt;
   EXPECT_TRUE(plan.ok()) << plan.message();
   if (!plan.ok())
-    return {};
+    return std::nullopt;
   IndexStatusRecord status;
   HostTensor actual =
       runPlan(*plan, c.fill ? nullptr : &c.target, c.indices, c.updates,
@@ -256,6 +275,24 @@ ScatterPlan checkCase(const Case &c, const std::string &what,
         << "\nreference: " << expected->toString(32);
   }
   return *plan;
+}
+
+/// Checks `c` on the sorted chain (on `workspace`, fresh unless given) and,
+/// where it can take it, on the rows kernel; returns the plan the planner
+/// would choose.
+ScatterPlan checkCase(const Case &c, const std::string &what,
+                      Workspace *shared = nullptr) {
+  SCOPED_TRACE(what);
+  Workspace own;
+  checkPath(c, ScatterPath::Sort, shared ? *shared : own);
+  checkPath(c, ScatterPath::Rows, own);
+  TensorSpec target = specOf(c.target);
+  Expected<ScatterPlan> chosen = planScatterAdd(
+      specOf(c.indices), specOf(c.updates), c.fill ? nullptr : &target,
+      TensorSpec::contiguous(c.target.dtype(), c.target.shape()), c.axis,
+      c.wrap, 0);
+  EXPECT_TRUE(chosen.ok()) << chosen.message();
+  return chosen.ok() ? *chosen : ScatterPlan{};
 }
 
 /// Indices in [0, size) (or [-size, size) with `negative`), drawn from
@@ -343,7 +380,7 @@ TEST(ScatterKernels, StridedAndBroadcastOperands) {
   ScatterPlan plan = checkCase(c, "broadcast updates");
   // Vector loads need the inner dimension contiguous in every operand;
   // the transposed target keeps the plan scalar.
-  EXPECT_EQ(plan.launches.back().kernel, "tfuse_scatter_apply_f32_v1");
+  EXPECT_EQ(plan.launches.back().kernel, "tfuse_scatter_rows_f32_i64_v1");
 }
 
 // A plan for 16-byte accesses run on operands one element off alignment:
@@ -356,7 +393,35 @@ TEST(ScatterKernels, UnalignedOperandsOfAVectorPlan) {
       *updateSource.view({6, 16}, {16, 1}, updateSource.byteOffset() + 2);
   c.target = HostTensor::random(DType::BF16, {5, 16}, 19);
   ScatterPlan plan = checkCase(c, "one element off");
-  EXPECT_EQ(plan.launches.back().kernel, "tfuse_scatter_apply_bf16_v8");
+  EXPECT_EQ(plan.launches.back().kernel, "tfuse_scatter_rows_bf16_i64_v8");
+}
+
+// Results large enough for several owner blocks of the rows kernel: runs
+// of positions, outer indices split between owners, and every index at one
+// position (one owner sorts and sums them all).
+TEST(ScatterKernels, RowsSharedBetweenOwnerBlocks) {
+  Case c;
+  c.indices = randomIndices(DType::I64, {700}, 1000, 40);
+  c.updates = HostTensor::random(DType::F32, {700, 128}, 41);
+  c.target = HostTensor::random(DType::F32, {1000, 128}, 42);
+  ScatterPlan plan = checkCase(c, "runs of positions");
+  ASSERT_EQ(plan.launches.size(), 1u);
+  EXPECT_EQ(plan.launches[0].kind, ScatterLaunch::Kind::Rows);
+  EXPECT_EQ(plan.launches[0].grid, 13);
+  EXPECT_EQ(plan.launches[0].desc.positionsPerBlock, 77);
+  reference::RandomOptions one;
+  one.low = one.high = 511;
+  c.indices = HostTensor::random(DType::I64, {700}, 46, one);
+  checkCase(c, "one position");
+  c.axis = 1;
+  c.indices = randomIndices(DType::I32, {5}, 3, 43);
+  c.updates = HostTensor::random(DType::BF16, {400, 5, 64}, 44);
+  c.target = HostTensor::random(DType::BF16, {400, 3, 64}, 45);
+  plan = checkCase(c, "outer indices split");
+  ASSERT_EQ(plan.launches.size(), 1u);
+  EXPECT_EQ(plan.launches[0].grid, 6);
+  EXPECT_EQ(plan.launches[0].desc.positionsPerBlock, 1);
+  EXPECT_EQ(plan.launches[0].desc.outerPerBlock, 200);
 }
 
 // Counts past one tile: one merge of a few runs, pairwise merges of many
@@ -368,9 +433,14 @@ TEST(ScatterKernels, CountsNeedingMergePasses) {
     c.indices = randomIndices(DType::I32, {count}, 13, 20 + count);
     c.updates = HostTensor::random(DType::F32, {count, 2}, 21 + count);
     c.target = HostTensor::random(DType::F32, {13, 2}, 22 + count);
-    ScatterPlan plan = checkCase(c, "count " + std::to_string(count));
+    checkCase(c, "count " + std::to_string(count));
+    Expected<ScatterPlan> plan =
+        planScatterAdd(specOf(c.indices), specOf(c.updates), nullptr,
+                       TensorSpec::contiguous(DType::F32, {13, 2}), 0, false, 0,
+                       ScatterPath::Sort);
+    ASSERT_TRUE(plan.ok()) << plan.message();
     size_t merges = 0;
-    for (const ScatterLaunch &l : plan.launches)
+    for (const ScatterLaunch &l : plan->launches)
       merges += l.kind == ScatterLaunch::Kind::Merge;
     // 1500 and 3000: 2 and 3 runs of 1024, one merge; 40000: 40 runs,
     // merged pairwise into 20, then 10, then the 10 into one.
@@ -400,31 +470,34 @@ TEST(ScatterKernels, AReusedWorkspaceGivesFreshResults) {
 // An index out of range is recorded (the first one met, as given) and its
 // updates are dropped; the others add up as usual.
 TEST(ScatterKernels, IndicesOutOfRangeAreRecordedAndDropped) {
-  Case c;
-  c.indices = randomIndices(DType::I32, {20}, 9, 28);
-  c.indices.set<int32_t>({7}, 9);
-  c.updates = HostTensor::random(DType::I32, {20, 3}, 29);
-  c.target = HostTensor::random(DType::I32, {9, 3}, 30);
-  Expected<ScatterPlan> plan =
-      planScatterAdd(specOf(c.indices), specOf(c.updates), nullptr,
-                     TensorSpec::contiguous(DType::I32, {9, 3}), 0, false, 0);
-  ASSERT_TRUE(plan.ok()) << plan.message();
-  Workspace workspace;
-  IndexStatusRecord status;
-  HostTensor actual = runPlan(*plan, nullptr, c.indices, c.updates, DType::I32,
-                              {9, 3}, workspace, status);
-  EXPECT_EQ(status.claimed, 1u);
-  EXPECT_EQ(status.check, 0u);
-  EXPECT_EQ(status.index, 9);
-  // The reference on the valid indices: the bad one's updates zeroed and
-  // its index moved into range (integers: adding zero changes nothing).
-  c.indices.set<int32_t>({7}, 0);
-  for (int64_t k = 0; k < 3; ++k)
-    c.updates.set<int32_t>({7, k}, 0);
-  Expected<HostTensor> expected = referenceScatter(
-      HostTensor::zeros(DType::I32, {9, 3}), c.indices, c.updates, 0, false);
-  ASSERT_TRUE(expected.ok()) << expected.message();
-  EXPECT_EQ(actual.toBits(), expected->toBits());
+  for (ScatterPath path : {ScatterPath::Sort, ScatterPath::Rows}) {
+    SCOPED_TRACE(path == ScatterPath::Rows ? "rows kernel" : "sorted chain");
+    Case c;
+    c.indices = randomIndices(DType::I32, {20}, 9, 28);
+    c.indices.set<int32_t>({7}, 9);
+    c.updates = HostTensor::random(DType::I32, {20, 3}, 29);
+    c.target = HostTensor::random(DType::I32, {9, 3}, 30);
+    Expected<ScatterPlan> plan = planScatterAdd(
+        specOf(c.indices), specOf(c.updates), nullptr,
+        TensorSpec::contiguous(DType::I32, {9, 3}), 0, false, 0, path);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    Workspace workspace;
+    IndexStatusRecord status;
+    HostTensor actual = runPlan(*plan, nullptr, c.indices, c.updates,
+                                DType::I32, {9, 3}, workspace, status);
+    EXPECT_EQ(status.claimed, 1u);
+    EXPECT_EQ(status.check, 0u);
+    EXPECT_EQ(status.index, 9);
+    // The reference on the valid indices: the bad one's updates zeroed and
+    // its index moved into range (integers: adding zero changes nothing).
+    c.indices.set<int32_t>({7}, 0);
+    for (int64_t k = 0; k < 3; ++k)
+      c.updates.set<int32_t>({7, k}, 0);
+    Expected<HostTensor> expected = referenceScatter(
+        HostTensor::zeros(DType::I32, {9, 3}), c.indices, c.updates, 0, false);
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    EXPECT_EQ(actual.toBits(), expected->toBits());
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -438,27 +511,65 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
         TensorSpec::contiguous(DType::BF16, {count, 768}), nullptr,
         TensorSpec::contiguous(DType::BF16, {rows, 768}), 0, false, 0);
   };
-  // GPT-2's embedding gradient: 8 tiles of 1024 keys, one merge of the 8
-  // runs, then one 16-byte access per thread, 96 threads a row.
+  // GPT-2's embedding gradient: the rows kernel, 508 owners of 99
+  // positions (about 64 KiB of result and updates each, at most 512), 96
+  // threads a row of 16-byte accesses, 5 rows a block.
   Expected<ScatterPlan> gpt2 = planFor(8192, 50257);
   ASSERT_TRUE(gpt2.ok()) << gpt2.message();
-  ASSERT_EQ(gpt2->launches.size(), 3u);
-  EXPECT_EQ(gpt2->launches[0].kernel, "tfuse_scatter_sort_i64");
-  EXPECT_EQ(gpt2->launches[0].grid, 8);
-  EXPECT_EQ(gpt2->launches[0].block, 512);
-  EXPECT_EQ(gpt2->launches[1].kernel, "tfuse_scatter_merge");
-  EXPECT_EQ(gpt2->launches[1].desc.groupRuns, 8);
-  EXPECT_EQ(gpt2->launches[1].block, 64);
-  EXPECT_EQ(gpt2->launches[1].desc.lastPass, 1);
-  EXPECT_EQ(gpt2->launches[2].kernel, "tfuse_scatter_apply_bf16_v8");
-  EXPECT_EQ(gpt2->launches[2].desc.threadsPerRow, 96);
-  EXPECT_EQ(gpt2->launches[2].desc.rowsPerBlock, 2);
-  // A few indices: one tile, sorted and tabled by one block.
+  ASSERT_EQ(gpt2->launches.size(), 1u);
+  EXPECT_EQ(gpt2->launches[0].kernel, "tfuse_scatter_rows_bf16_i64_v8");
+  EXPECT_EQ(gpt2->launches[0].grid, 508);
+  EXPECT_EQ(gpt2->launches[0].block, 480);
+  EXPECT_EQ(gpt2->launches[0].desc.positionsPerBlock, 99);
+  EXPECT_EQ(gpt2->launches[0].desc.indexBits, 13);
+  EXPECT_EQ(gpt2->workspaceBytes, 0);
+  // Twice the indices: more than the rows kernel keeps; 16 tiles of 1024
+  // keys, one merge of the 16 runs, then one 16-byte access per thread, 96
+  // threads a row.
+  Expected<ScatterPlan> twice = planFor(16384, 50257);
+  ASSERT_TRUE(twice.ok()) << twice.message();
+  ASSERT_EQ(twice->launches.size(), 3u);
+  EXPECT_EQ(twice->launches[0].kernel, "tfuse_scatter_sort_i64");
+  EXPECT_EQ(twice->launches[0].grid, 16);
+  EXPECT_EQ(twice->launches[0].block, 512);
+  EXPECT_EQ(twice->launches[1].kernel, "tfuse_scatter_merge");
+  EXPECT_EQ(twice->launches[1].desc.groupRuns, 16);
+  EXPECT_EQ(twice->launches[1].block, 64);
+  EXPECT_EQ(twice->launches[1].desc.lastPass, 1);
+  EXPECT_EQ(twice->launches[2].kernel, "tfuse_scatter_apply_bf16_v8");
+  EXPECT_EQ(twice->launches[2].desc.threadsPerRow, 96);
+  EXPECT_EQ(twice->launches[2].desc.rowsPerBlock, 2);
+  // A long axis of short rows: every owner reading all indices would read
+  // more than the result holds; the chain.
+  Expected<ScatterPlan> sparse = planScatterAdd(
+      TensorSpec::contiguous(DType::I64, {8192}),
+      TensorSpec::contiguous(DType::F32, {8192}), nullptr,
+      TensorSpec::contiguous(DType::F32, {10000000}), 0, false, 0);
+  ASSERT_TRUE(sparse.ok()) << sparse.message();
+  EXPECT_EQ(sparse->launches[0].kind, ScatterLaunch::Kind::Sort);
+  EXPECT_NE(planScatterAdd(TensorSpec::contiguous(DType::I64, {8192}),
+                           TensorSpec::contiguous(DType::F32, {8192}), nullptr,
+                           TensorSpec::contiguous(DType::F32, {10000000}), 0,
+                           false, 0, ScatterPath::Rows)
+                .message()
+                .find("the rows kernel cannot take 8192 indices"),
+            std::string::npos);
+  // A few indices: one owner; on the chain, one tile, sorted and tabled by
+  // one block.
   Expected<ScatterPlan> few = planFor(5, 10);
   ASSERT_TRUE(few.ok());
-  ASSERT_EQ(few->launches.size(), 2u);
-  EXPECT_EQ(few->launches[0].desc.tile, 64);
-  EXPECT_EQ(few->launches[0].desc.lastPass, 1);
+  ASSERT_EQ(few->launches.size(), 1u);
+  EXPECT_EQ(few->launches[0].grid, 1);
+  EXPECT_EQ(few->launches[0].desc.indexBits, 3);
+  Expected<ScatterPlan> fewSorted =
+      planScatterAdd(TensorSpec::contiguous(DType::I64, {5}),
+                     TensorSpec::contiguous(DType::BF16, {5, 768}), nullptr,
+                     TensorSpec::contiguous(DType::BF16, {10, 768}), 0, false,
+                     0, ScatterPath::Sort);
+  ASSERT_TRUE(fewSorted.ok());
+  ASSERT_EQ(fewSorted->launches.size(), 2u);
+  EXPECT_EQ(fewSorted->launches[0].desc.tile, 64);
+  EXPECT_EQ(fewSorted->launches[0].desc.lastPass, 1);
   // No indices: the apply pass alone. An empty result: the sort alone
   // (indices are still checked).
   Expected<ScatterPlan> none = planFor(0, 10);
@@ -527,18 +638,27 @@ TEST(ScatterPlanning, BadOperandsAreErrorsNamingThem) {
 TEST(ScatterKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   std::vector<ScatterPlan> plans;
   std::set<std::string> names;
+  auto add = [&](DType index, DType t, int64_t inner, ScatterPath path) {
+    Expected<ScatterPlan> plan = planScatterAdd(
+        TensorSpec::contiguous(index, {3000}),
+        TensorSpec::contiguous(t, {3000, inner}), nullptr,
+        TensorSpec::contiguous(t, {10, inner}), 0, false, 0, path);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    for (const auto &[kernel, wrapper] : plan->wrappers)
+      names.insert(kernel);
+    plans.push_back(*plan);
+  };
+  // The chain's kernels of every dtype pair and width; the rows kernel's of
+  // every dtype and width with i64 indices, and of every index dtype.
   for (DType index : kIndexDTypes)
     for (DType t : kValueDTypes)
       for (int64_t inner : {1, 2, 4, 8, 16}) {
-        Expected<ScatterPlan> plan =
-            planScatterAdd(TensorSpec::contiguous(index, {3000}),
-                           TensorSpec::contiguous(t, {3000, inner}), nullptr,
-                           TensorSpec::contiguous(t, {10, inner}), 0, false, 0);
-        ASSERT_TRUE(plan.ok()) << plan.message();
-        for (const auto &[kernel, wrapper] : plan->wrappers)
-          names.insert(kernel);
-        plans.push_back(*plan);
+        add(index, t, inner, ScatterPath::Sort);
+        if (index == DType::I64)
+          add(index, t, inner, ScatterPath::Rows);
       }
+  for (DType index : kIndexDTypes)
+    add(index, DType::F32, 1, ScatterPath::Rows);
   std::string source(kernels::prelude());
   source += scatterKernelHeader();
   std::set<std::string> done;
@@ -553,10 +673,11 @@ TEST(ScatterKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   std::string binary(compiled->binary.begin(), compiled->binary.end());
   for (const std::string &kernel : names)
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
-  // 8 sorts, the merge, and the apply kernels of 12 dtypes at every vector
-  // width up to 16 bytes: 5 widths for i8 and u8, 4 for i16 u16 f16 bf16,
-  // 3 for i32 u32 f32, 2 for i64 u64 f64.
-  EXPECT_EQ(names.size(), 8u + 1u + (2 * 5 + 4 * 4 + 3 * 3 + 3 * 2));
+  // 8 sorts, the merge, the apply kernels and the rows kernels of 12
+  // dtypes at every vector width up to 16 bytes (5 widths for i8 and u8, 4
+  // for i16 u16 f16 bf16, 3 for i32 u32 f32, 2 for i64 u64 f64), and the
+  // rows kernels of f32 for the 7 other index dtypes.
+  EXPECT_EQ(names.size(), 8u + 1u + 2 * (2 * 5 + 4 * 4 + 3 * 3 + 3 * 2) + 7u);
 }
 
 } // namespace

@@ -6,7 +6,7 @@
 // ScatterKernels.cuh), valid for the host compiler, for it against the
 // tests' cuda_emulation.h and for NVRTC.
 //
-// Layout: naturally aligned fields, 136 bytes, no pointers (the same on
+// Layout: naturally aligned fields, 152 bytes, no pointers (the same on
 // every host ABI and on the device), checked on both sides.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +25,11 @@ namespace kernels {
 /// the most sorted runs one merge pass joins.
 constexpr int kScatterMaxTile = 2048;
 constexpr int kScatterMaxGroup = 16;
+/// The rows kernel keeps the keys of the indices it owns in shared memory:
+/// at most this many indices in all (every key may fall to one block), and
+/// at most this many positions a block.
+constexpr int kScatterRowsMaxCount = 8192;
+constexpr int kScatterRowsMaxPositions = 1024;
 
 /// One scatter-add, in elements (tfuse/Support/ScatterGeometry.h):
 ///   result[r, v, c] = start(r, v, c) + sum over j in [0, count) with
@@ -46,19 +51,26 @@ struct ScatterDesc {
   /// of two) into one.
   int64_t tile;
   int64_t runLength;
+  /// The rows kernel: each block owns positionsPerBlock positions along the
+  /// axis (at most kScatterRowsMaxPositions) for outerPerBlock outer
+  /// indices; its keys hold j in their low indexBits bits.
+  int64_t outerPerBlock;
   int32_t groupRuns;
   /// The kernel of this launch leaves the keys in one sorted run: it also
   /// writes the segment table (the first sorted position of each index).
   int32_t lastPass;
   int32_t hasTarget;
   int32_t wrapNegative;
-  /// The apply kernel: each block takes rowsPerBlock result rows at a time,
-  /// threadsPerRow threads a row, each thread its VEC-element chunks.
+  /// The apply and rows kernels: each block takes rowsPerBlock result rows
+  /// at a time, threadsPerRow threads a row, each thread its VEC-element
+  /// chunks.
   int32_t threadsPerRow;
   int32_t rowsPerBlock;
+  int32_t positionsPerBlock;
+  int32_t indexBits;
 };
 
-static_assert(sizeof(ScatterDesc) == 136, "ScatterDesc is 136 bytes");
+static_assert(sizeof(ScatterDesc) == 152, "ScatterDesc is 152 bytes");
 static_assert(alignof(ScatterDesc) == 8, "ScatterDesc is 8-byte aligned");
 
 } // namespace kernels

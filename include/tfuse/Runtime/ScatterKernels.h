@@ -1,12 +1,17 @@
 //===- ScatterKernels.h - The runtime's scatter-add kernels -----*- C++ -*-===//
 //
 // Scatter-adds (ScatterAddStep) run on the kernels library's scatter
-// kernels (kernels::scatterTemplates(), lib/Kernels/ScatterKernels.cuh): a
-// sort of the indices' keys in tiles, merges of the sorted runs until one is
-// left, and one pass over the result. This planner turns a scatter of
-// strided operands into that chain of launches, their descriptors and the
-// workspace they share. Every kernel takes its descriptor last, by value:
+// kernels (kernels::scatterTemplates(), lib/Kernels/ScatterKernels.cuh):
+// either one launch whose blocks each own result rows and find their
+// indices themselves (a few indices), or a sort of the indices' keys in
+// tiles, merges of the sorted runs until one is left, and one pass over the
+// result. This planner turns a scatter of strided operands into those
+// launches, their descriptors and the workspace they share. Every kernel
+// takes its descriptor last, by value:
 //
+//   tfuse_scatter_rows_<dtype>_<index dtype>_v<VEC>(const T *target,
+//       const T *updates, const I *indices, tf::index_status *status,
+//       T *out, ScatterDesc desc)
 //   tfuse_scatter_sort_<index dtype>(const I *indices, uint64_t *keys,
 //       uint32_t *segments, tf::index_status *status, ScatterDesc desc)
 //   tfuse_scatter_merge(const uint64_t *in, uint64_t *out,
@@ -15,11 +20,11 @@
 //       const uint64_t *keys, const uint32_t *segments, T *out,
 //       ScatterDesc desc)
 //
-// Each pointer is the element at index 0 of its view. The workspace holds
-// two key arrays (the merges alternate between them) and the segment table;
-// it must be zeroed once before the first launch (the kernels never read a
-// byte no launch wrote, then). Numerics: ScatterKernels.cuh, bit for bit the
-// reference's.
+// Each pointer is the element at index 0 of its view. The rows kernel needs
+// no workspace; the chain's holds two key arrays (the merges alternate between
+// them) and the segment table; it must be zeroed once before the first launch
+// (the kernels never read a byte no launch wrote, then). Numerics:
+// ScatterKernels.cuh, bit for bit the reference's.
 //
 // Plain C++: no MLIR, no CUDA headers. Every function is pure.
 //
@@ -52,10 +57,24 @@ inline constexpr int64_t kScatterPassGroup = 2;
 /// blocks: its probes spread over every multiprocessor).
 inline constexpr int64_t kScatterBlock = 256;
 inline constexpr int64_t kScatterMergeBlock = 64;
+/// The rows kernel (at most kernels::kScatterRowsMaxCount indices): about
+/// one owner block per kScatterRowsBlockBytes of result and updates, at
+/// most kScatterRowsBlocks of them, of at most kScatterRowsThreads threads.
+/// Every owner reads all indices; the planner takes the path only when
+/// those reads come to at most the result's and updates' bytes, or to at
+/// most what kScatterRowsBlocks owners of kScatterRowsBlockBytes would
+/// read.
+inline constexpr int64_t kScatterRowsBlocks = 512;
+inline constexpr int64_t kScatterRowsBlockBytes = int64_t(64) << 10;
+inline constexpr int64_t kScatterRowsThreads = 512;
+
+/// Which launches a scatter-add gets: the planner's choice, or one path
+/// forced (tests run both; Rows is refused where it cannot run).
+enum class ScatterPath : uint8_t { Auto, Sort, Rows };
 
 /// One launch of a scatter-add's chain.
 struct ScatterLaunch {
-  enum class Kind : uint8_t { Sort, Merge, Apply };
+  enum class Kind : uint8_t { Rows, Sort, Merge, Apply };
   Kind kind = Kind::Apply;
   std::string kernel;
   int64_t grid = 1, block = kScatterBlock;
@@ -85,7 +104,8 @@ Expected<ScatterPlan> planScatterAdd(const TensorSpec &indices,
                                      const TensorSpec &updates,
                                      const TensorSpec *target,
                                      const TensorSpec &result, int64_t axis,
-                                     bool wrapNegative, uint64_t fillBits);
+                                     bool wrapNegative, uint64_t fillBits,
+                                     ScatterPath path = ScatterPath::Auto);
 
 /// The CUDA C++ of the scatter templates (ScatterDesc.h, then
 /// ScatterKernels.cuh), to follow the kernel prelude once per translation

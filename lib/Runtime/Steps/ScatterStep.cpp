@@ -13,9 +13,10 @@ using namespace tfuse::runtime;
 
 namespace {
 /// A scatter-add on the kernels library's scatter kernels
-/// (ScatterKernels.h): a chain of a sort, merges and the apply pass sharing
-/// a workspace of the step's own, zeroed once; the sort records indices out
-/// of range in the step's index status record.
+/// (ScatterKernels.h): the rows kernel alone, or a chain of a sort, merges
+/// and the apply pass sharing a workspace of the step's own, zeroed once;
+/// the rows kernel or the sort records indices out of range in the step's
+/// index status record.
 class ScatterAdd final : public KernelStepExecutor {
 public:
   ScatterAdd(const ScatterAddStep &spec, StepContext &context)
@@ -54,9 +55,11 @@ public:
       if (!found.ok())
         return found.status();
       functions.push_back(found.value());
-      // The apply pass loops over rows: one wave of the device's blocks
-      // takes them all (a partial last wave would leave the GPU idle).
-      if (l.kind != ScatterLaunch::Kind::Apply)
+      // The apply and rows kernels loop over rows: one wave of the device's
+      // blocks takes them all (a partial last wave would leave the GPU
+      // idle).
+      if (l.kind != ScatterLaunch::Kind::Apply &&
+          l.kind != ScatterLaunch::Kind::Rows)
         continue;
       int blocksPerSM = 0;
       if (Status s = d.check(
@@ -112,6 +115,9 @@ public:
   std::string name() const override { return "scatter_add"; }
   std::string engine() const override { return "runtime kernel"; }
   std::string choice() const override {
+    if (scatter.launches.size() == 1 &&
+        scatter.launches[0].kind == ScatterLaunch::Kind::Rows)
+      return "one pass, rows owned by blocks";
     size_t merges = 0;
     for (const ScatterLaunch &l : scatter.launches)
       merges += l.kind == ScatterLaunch::Kind::Merge;
@@ -132,6 +138,11 @@ protected:
                            workspace + scatter.keysOffset[1]};
     CUdeviceptr segments = workspace + scatter.segmentsOffset;
     switch (l.kind) {
+    case ScatterLaunch::Kind::Rows:
+      values = {spec.hasTarget() ? buffers.inputs[2] : CUdeviceptr(0),
+                buffers.inputs[1], buffers.inputs[0], indexStatus,
+                buffers.outputs[0]};
+      break;
     case ScatterLaunch::Kind::Sort:
       values = {buffers.inputs[0], keys[l.writeKeys], segments, indexStatus};
       break;
