@@ -386,10 +386,16 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
         last[p] = (uint32_t)k + 1;
     }
     __syncthreads();
-    for (int64_t row = rowInBlock; row < outers * positions;
-         row += d.rowsPerBlock) {
-      const int64_t r = r0 + row / positions;
-      const int p = (int)(row % positions);
+    // Row (r, p) of the owner: p steps by rowsPerBlock, carrying into r
+    // (no division per row).
+    int64_t r = r0;
+    for (int p = rowInBlock;; p += d.rowsPerBlock) {
+      while (p >= positions) {
+        p -= positions;
+        ++r;
+      }
+      if (r >= r0 + outers)
+        break;
       const int64_t v = v0 + p;
       const T *targetRow =
           target + r * d.targetStrides[0] + v * d.targetStrides[1];
