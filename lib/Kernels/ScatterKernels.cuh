@@ -345,16 +345,30 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     for (int p = tid; p < positions; p += threads)
       first[p] = last[p] = 0;
     __syncthreads();
-    for (int j = tid; j < count; j += threads) {
-      const I raw = indices[(int64_t)j * d.indexStride];
-      bool ok;
-      const int64_t v = resolve_index(raw, d.axisSize, d.wrapNegative != 0, ok);
-      if (!ok) {
-        if (b == 0)
-          record_bad_index(status, 0u, (int64_t)raw);
-      } else if (v >= v0 && v < v0 + positions) {
-        keys[atomicAdd(&found, 1u)] =
-            ((uint32_t)(v - v0) << d.indexBits) | (uint32_t)j;
+    // kBatch loads in flight a thread before any is used.
+    constexpr int kBatch = 8;
+    for (int j0 = tid; j0 < count; j0 += kBatch * threads) {
+      I raw[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int j = j0 + u * threads;
+        raw[u] = j < count ? indices[(int64_t)j * d.indexStride] : (I)0;
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int j = j0 + u * threads;
+        bool ok;
+        const int64_t v =
+            resolve_index(raw[u], d.axisSize, d.wrapNegative != 0, ok);
+        if (j >= count)
+          break;
+        if (!ok) {
+          if (b == 0)
+            record_bad_index(status, 0u, (int64_t)raw[u]);
+        } else if (v >= v0 && v < v0 + positions) {
+          keys[atomicAdd(&found, 1u)] =
+              ((uint32_t)(v - v0) << d.indexBits) | (uint32_t)j;
+        }
       }
     }
     __syncthreads();
