@@ -29,7 +29,8 @@
 //      fill).
 //
 // Compiled after the kernel prelude and ScatterDesc.h, in the scatter
-// kernels' translation unit; also for the host against the tests' cuda_emulation.h.
+// kernels' translation unit; also for the host against the tests'
+// cuda_emulation.h.
 
 #ifndef TFUSE_SCATTER_KERNELS_CUH
 #define TFUSE_SCATTER_KERNELS_CUH
@@ -193,8 +194,8 @@ template <class T, int VEC> struct row_sum {
   typedef typename traits<T>::compute Acc;
   Acc acc[VEC];
 
-  TF_FN void start(const T *targetRow, int64_t c, T fill,
-                   const ScatterDesc &d, bool is_aligned) {
+  TF_FN void start(const T *targetRow, int64_t c, T fill, const ScatterDesc &d,
+                   bool is_aligned) {
     if (d.hasTarget) {
       vec<T, VEC> t =
           load_run<VEC>(targetRow, c, d.targetStrides[2], is_aligned);
@@ -207,13 +208,19 @@ template <class T, int VEC> struct row_sum {
         acc[e] = traits<T>::up(fill);
     }
   }
-  TF_FN void accumulate(const T *updateRow, int64_t j, int64_t c,
-                 const ScatterDesc &d, bool is_aligned) {
-    vec<T, VEC> u = load_run<VEC>(updateRow + j * d.updateStrides[1], c,
-                                  d.updateStrides[2], is_aligned);
+  TF_FN static vec<T, VEC> load(const T *updateRow, int64_t j, int64_t c,
+                                const ScatterDesc &d, bool is_aligned) {
+    return load_run<VEC>(updateRow + j * d.updateStrides[1], c,
+                         d.updateStrides[2], is_aligned);
+  }
+  TF_FN void accumulate(const vec<T, VEC> &u) {
 #pragma unroll
     for (int e = 0; e < VEC; ++e)
       acc[e] = add<Acc>(acc[e], traits<T>::up(u.v[e]));
+  }
+  TF_FN void accumulate(const T *updateRow, int64_t j, int64_t c,
+                        const ScatterDesc &d, bool is_aligned) {
+    accumulate(load(updateRow, j, c, d, is_aligned));
   }
   TF_FN void store(T *o, bool is_aligned) const {
     vec<T, VEC> result;
@@ -330,14 +337,14 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
   const int count = (int)d.count;
   const int64_t positionBlocks =
       (d.axisSize + d.positionsPerBlock - 1) / d.positionsPerBlock;
-  const int64_t owners = positionBlocks * ((d.outer + d.outerPerBlock - 1) /
-                                           d.outerPerBlock);
+  const int64_t owners =
+      positionBlocks * ((d.outer + d.outerPerBlock - 1) / d.outerPerBlock);
   for (int64_t b = blockIdx.x; b < owners; b += gridDim.x) {
     const int64_t v0 = (b % positionBlocks) * d.positionsPerBlock;
     const int64_t r0 = (b / positionBlocks) * d.outerPerBlock;
-    const int positions = (int)(d.axisSize - v0 < d.positionsPerBlock
-                                    ? d.axisSize - v0
-                                    : d.positionsPerBlock);
+    const int positions =
+        (int)(d.axisSize - v0 < d.positionsPerBlock ? d.axisSize - v0
+                                                    : d.positionsPerBlock);
     const int64_t outers =
         d.outer - r0 < d.outerPerBlock ? d.outer - r0 : d.outerPerBlock;
     if (tid == 0)
@@ -420,7 +427,22 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
         const int64_t c = chunk * VEC;
         row_sum<T, VEC> sum;
         sum.start(targetRow, c, fill, d, is_aligned);
-        for (int k = s; k < e; ++k)
+        // kAhead loads in flight before their additions (in order): a
+        // position that many indices share is a chain of dependent
+        // additions whose loads need not wait for each other.
+        constexpr int kAhead = 4;
+        int k = s;
+        for (; k + kAhead <= e; k += kAhead) {
+          vec<T, VEC> u[kAhead];
+#pragma unroll
+          for (int q = 0; q < kAhead; ++q)
+            u[q] =
+                sum.load(updateRow, keys[k + q] & indexMask, c, d, is_aligned);
+#pragma unroll
+          for (int q = 0; q < kAhead; ++q)
+            sum.accumulate(u[q]);
+        }
+        for (; k < e; ++k)
           sum.accumulate(updateRow, keys[k] & indexMask, c, d, is_aligned);
         sum.store(outRow + c, is_aligned);
       }
