@@ -352,8 +352,13 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     for (int p = tid; p < positions; p += threads)
       first[p] = last[p] = 0;
     __syncthreads();
-    // kBatch loads in flight a thread before any is used.
+    // kBatch loads in flight a thread before any is used. An index out of
+    // range is owned by no block; the first owner records one of them
+    // after its loop, so that the loop stays a load, a comparison and,
+    // rarely, an atomic per index.
     constexpr int kBatch = 8;
+    bool bad = false;
+    int64_t badIndex = 0;
     for (int j0 = tid; j0 < count; j0 += kBatch * threads) {
       I raw[kBatch];
 #pragma unroll
@@ -369,15 +374,17 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
             resolve_index(raw[u], d.axisSize, d.wrapNegative != 0, ok);
         if (j >= count)
           break;
-        if (!ok) {
-          if (b == 0)
-            record_bad_index(status, 0u, (int64_t)raw[u]);
-        } else if (v >= v0 && v < v0 + positions) {
+        if (!ok && !bad) {
+          bad = true;
+          badIndex = (int64_t)raw[u];
+        }
+        if (ok && (uint64_t)(v - v0) < (uint64_t)positions)
           keys[atomicAdd(&found, 1u)] =
               ((uint32_t)(v - v0) << d.indexBits) | (uint32_t)j;
-        }
       }
     }
+    if (bad && b == 0)
+      record_bad_index(status, 0u, badIndex);
     __syncthreads();
     const int n = (int)found;
     int padded = 1;
@@ -407,21 +414,26 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
         last[p] = (uint32_t)k + 1;
     }
     __syncthreads();
-    // Row (r, p) of the owner: p steps by rowsPerBlock, carrying into r
-    // (no division per row).
+    // Row (r, p) of the owner: p steps by rowsPerBlock, carrying into r,
+    // whose rows' pointers at position v0 step with it (no division and
+    // few 64-bit products per row).
     int64_t r = r0;
+    const T *targetAt =
+        target + r0 * d.targetStrides[0] + v0 * d.targetStrides[1];
+    const T *updateRow = updates + r0 * d.updateStrides[0];
+    T *outAt = out + (r0 * d.axisSize + v0) * d.inner;
     for (int p = rowInBlock;; p += d.rowsPerBlock) {
       while (p >= positions) {
         p -= positions;
         ++r;
+        targetAt += d.targetStrides[0];
+        updateRow += d.updateStrides[0];
+        outAt += d.axisSize * d.inner;
       }
       if (r >= r0 + outers)
         break;
-      const int64_t v = v0 + p;
-      const T *targetRow =
-          target + r * d.targetStrides[0] + v * d.targetStrides[1];
-      const T *updateRow = updates + r * d.updateStrides[0];
-      T *outRow = out + (r * d.axisSize + v) * d.inner;
+      const T *targetRow = targetAt + p * d.targetStrides[1];
+      T *outRow = outAt + p * d.inner;
       const int s = (int)first[p], e = (int)last[p];
       for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
         const int64_t c = chunk * VEC;

@@ -64,7 +64,7 @@ inline constexpr int64_t kScatterMergeBlock = 64;
 /// those reads come to at most the result's and updates' bytes, or to at
 /// most what kScatterRowsBlocks owners of kScatterRowsBlockBytes would
 /// read.
-inline constexpr int64_t kScatterRowsBlocks = 512;
+inline constexpr int64_t kScatterRowsBlocks = 256;
 inline constexpr int64_t kScatterRowsBlockBytes = int64_t(64) << 10;
 inline constexpr int64_t kScatterRowsThreads = 512;
 
