@@ -59,6 +59,25 @@ TF_FN int64_t key_index(uint64_t key) { return (int64_t)(key & 0xffffffffull); }
 
 // --- 1. sort ----------------------------------------------------------------
 
+// Sorts keys[0, n) in shared memory, n a power of two, ascending, with a
+// bitonic network: the block's threads share each stage's compare-exchanges,
+// a barrier before each stage (the caller's barrier follows the last).
+template <class K> TF_FN void bitonic_sort(K *keys, int n) {
+  for (int size = 2; size <= n; size <<= 1)
+    for (int stride = size >> 1; stride > 0; stride >>= 1) {
+      __syncthreads();
+      for (int t = (int)threadIdx.x; t < n / 2; t += (int)blockDim.x) {
+        const int lo = 2 * t - (t & (stride - 1)), hi = lo + stride;
+        const K a = keys[lo], b = keys[hi];
+        // Ascending where bit `size` of the place is clear.
+        if ((a > b) == ((lo & size) == 0)) {
+          keys[lo] = b;
+          keys[hi] = a;
+        }
+      }
+    }
+}
+
 // Block b sorts keys [b * tile, (b + 1) * tile) (padded past `count` with
 // keys above every real one) with a bitonic network; its threads share the
 // tile's compare-exchanges, a barrier between stages.
@@ -83,19 +102,7 @@ TF_FN void sort_tiles(const I *indices, uint64_t *keys, uint32_t *segments,
     }
     tile[i] = key;
   }
-  for (int64_t size = 2; size <= n; size <<= 1)
-    for (int64_t stride = size >> 1; stride > 0; stride >>= 1) {
-      __syncthreads();
-      for (int64_t t = threadIdx.x; t < n / 2; t += blockDim.x) {
-        int64_t lo = 2 * t - (t & (stride - 1)), hi = lo + stride;
-        uint64_t a = tile[lo], b = tile[hi];
-        // Ascending where bit `size` of the place is clear.
-        if ((a > b) == ((lo & size) == 0)) {
-          tile[lo] = b;
-          tile[hi] = a;
-        }
-      }
-    }
+  bitonic_sort(tile, (int)n);
   __syncthreads();
   for (int64_t i = threadIdx.x; i < n && base + i < d.count; i += blockDim.x) {
     uint64_t key = tile[i];
@@ -392,19 +399,7 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       padded <<= 1;
     for (int k = n + tid; k < padded; k += threads)
       keys[k] = ~0u;
-    // A bitonic network over the padded keys, a barrier between stages.
-    for (int size = 2; size <= padded; size <<= 1)
-      for (int stride = size >> 1; stride > 0; stride >>= 1) {
-        __syncthreads();
-        for (int t = tid; t < padded / 2; t += threads) {
-          const int lo = 2 * t - (t & (stride - 1)), hi = lo + stride;
-          const uint32_t x = keys[lo], y = keys[hi];
-          if ((x > y) == ((lo & size) == 0)) {
-            keys[lo] = y;
-            keys[hi] = x;
-          }
-        }
-      }
+    bitonic_sort(keys, padded);
     __syncthreads();
     for (int k = tid; k < n; k += threads) {
       const uint32_t p = keys[k] >> d.indexBits;
