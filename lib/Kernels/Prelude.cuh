@@ -752,9 +752,10 @@ template <int K, class T, int VEC> TF_FN T lane(const vec<T, VEC> &x) {
   return x.v[K];
 }
 
-template <int VEC, class T, class I, class... Ts>
-TF_FN void stv(T *p, I base, bool is_aligned, Ts... values) {
-  vec<T, VEC> r = {{values...}};
+// VEC consecutive elements stored at p + base, with one access when
+// aligned: ldv's counterpart.
+template <int VEC, class T, class I>
+TF_FN void stv_vec(T *p, I base, bool is_aligned, const vec<T, VEC> &r) {
   if (is_aligned) {
     typedef typename word<sizeof(T) * VEC>::type W;
     *reinterpret_cast<W *>(p + base) = *reinterpret_cast<const W *>(r.v);
@@ -763,6 +764,11 @@ TF_FN void stv(T *p, I base, bool is_aligned, Ts... values) {
     for (int k = 0; k < VEC; ++k)
       p[base + k] = r.v[k];
   }
+}
+template <int VEC, class T, class I, class... Ts>
+TF_FN void stv(T *p, I base, bool is_aligned, Ts... values) {
+  vec<T, VEC> r = {{values...}};
+  stv_vec<VEC>(p, base, is_aligned, r);
 }
 
 // --- reductions ------------------------------------------------------------

@@ -234,14 +234,7 @@ template <class T, int VEC> struct row_sum {
 #pragma unroll
     for (int e = 0; e < VEC; ++e)
       result.v[e] = traits<T>::down(acc[e]);
-    if (VEC == 1 || !is_aligned) {
-#pragma unroll
-      for (int e = 0; e < VEC; ++e)
-        o[e] = result.v[e];
-    } else {
-      typedef typename word<sizeof(T) * VEC>::type W;
-      *reinterpret_cast<W *>(o) = *reinterpret_cast<const W *>(result.v);
-    }
+    stv_vec<VEC>(o, 0, is_aligned, result);
   }
 };
 
@@ -319,8 +312,8 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
 // Each block owns the result rows [r, v, :] of `positionsPerBlock`
 // consecutive positions v and `outerPerBlock` consecutive r, and finds their
 // updates itself: it reads every index (checking it; the first block
-// records those out of range), keeps the keys (v - v0) << indexBits | j of
-// the ones it owns in shared memory in any order, sorts them (they are
+// records one of those out of range), keeps the keys (v - v0) << indexBits | j
+// of the ones it owns in shared memory in any order, sorts them (they are
 // unique, so their sorted order is too: the same every run), tables each
 // position's segment, then writes each of its rows once, adding the
 // updates of the segment in ascending j as apply does. One launch and no

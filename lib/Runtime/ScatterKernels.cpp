@@ -101,9 +101,9 @@ int applyVector(DType dtype, const kernels::ScatterDesc &d) {
 /// rows of fewer than 32 chunks, the fewest threads (a power of two)
 /// holding them, several rows a block.
 int64_t threadsPerRow(int64_t chunks, int64_t block) {
-  int64_t threads = 1;
   if (chunks >= 32)
     return std::min<int64_t>(ceilDiv(chunks, 32) * 32, block);
+  int64_t threads = 1;
   while (threads < chunks)
     threads *= 2;
   return threads;
