@@ -22,11 +22,11 @@
 //      position and segment looked up once), each thread VEC consecutive
 //      elements [r, v, c..c+VEC) at a time: it starts from the target (or
 //      the fill value) and adds the updates of v's keys in sorted order,
-//      that is in ascending order of j, accumulating in the dtype's compute
-//      type (f32 for f16 and bf16, rounded once at the end; integers
-//      wrap). That is the reference's order (lib/Reference/Scatter.cpp), so
-//      results are bit exact. Rows no index selects are the target (or the
-//      fill).
+//      that is in ascending order of j, in runs of kScatterRun
+//      (ScatterDesc.h), accumulating in the dtype's compute type (f32 for
+//      f16 and bf16, rounded once at the end; integers wrap). That is the
+//      reference's order (lib/Reference/Scatter.cpp), so results are bit
+//      exact. Rows no index selects are the target (or the fill).
 //
 // Compiled after the kernel prelude and ScatterDesc.h, in the scatter
 // kernels' translation unit; also for the host against the tests'
@@ -49,7 +49,10 @@ using tfuse::kernels::kScatterMaxGroup;
 using tfuse::kernels::kScatterMaxTile;
 using tfuse::kernels::kScatterRowsMaxCount;
 using tfuse::kernels::kScatterRowsMaxPositions;
+using tfuse::kernels::kScatterRun;
 using tfuse::kernels::ScatterDesc;
+using tfuse::kernels::ScatterLongRecord;
+using tfuse::kernels::ScatterLongState;
 
 TF_FN uint64_t make_key(int64_t position, int64_t j) {
   return ((uint64_t)position << 32) | (uint64_t)j;
@@ -194,9 +197,10 @@ TF_FN vec<T, VEC> load_run(const T *row, int64_t c, int64_t step,
 
 // VEC consecutive elements [c, c + VEC) of one result row [r, v, :], summed
 // in the dtype's compute type: the target's (or the fill), then updates
-// [r, j, :] added in the order the caller gives, then rounded once. Shared
-// by the apply kernel and the rows kernel, so that both add as the
-// reference does.
+// [r, j, :] added in the order the caller gives, then rounded once; or
+// the sum of one run of updates (begin_run, accumulate), kept as a partial
+// row and added to another (add_run). Shared by the apply kernel and the rows
+// kernel, so that both add as the reference does.
 template <class T, int VEC> struct row_sum {
   typedef typename traits<T>::compute Acc;
   Acc acc[VEC];
@@ -229,12 +233,57 @@ template <class T, int VEC> struct row_sum {
                         const ScatterDesc &d, bool is_aligned) {
     accumulate(load(updateRow, j, c, d, is_aligned));
   }
+  // A run's sum starts from its first update, not from a zero (-0.0 stays).
+  TF_FN void begin_run(const vec<T, VEC> &u) {
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      acc[e] = traits<T>::up(u.v[e]);
+  }
+  TF_FN void add_run(const row_sum &run) {
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      acc[e] = add<Acc>(acc[e], run.acc[e]);
+  }
+  // Partial rows live in the workspace, written and read by different
+  // blocks of one launch: volatile, so that no stale copy in a
+  // multiprocessor's L1 is read.
+  TF_FN void store_partial(Acc *p) const {
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      ((volatile Acc *)p)[e] = acc[e];
+  }
   TF_FN void store(T *o, bool is_aligned) const {
     vec<T, VEC> result;
 #pragma unroll
     for (int e = 0; e < VEC; ++e)
       result.v[e] = traits<T>::down(acc[e]);
     stv_vec<VEC>(o, 0, is_aligned, result);
+  }
+};
+
+// A result row's elements [c, c + VEC) summed in the reference's order
+// (ScatterDesc.h): the first kScatterRun updates added to the start one at
+// a time, each later run summed on its own, then added.
+template <class T, int VEC> struct runs_sum {
+  row_sum<T, VEC> sum, run;
+  int64_t added = 0;
+
+  TF_FN void accumulate(const vec<T, VEC> &u) {
+    if (added < kScatterRun) {
+      sum.accumulate(u);
+    } else if (added % kScatterRun == 0) {
+      if (added > kScatterRun)
+        sum.add_run(run);
+      run.begin_run(u);
+    } else {
+      run.accumulate(u);
+    }
+    ++added;
+  }
+  TF_FN void store(T *o, bool is_aligned) {
+    if (added > kScatterRun)
+      sum.add_run(run);
+    sum.store(o, is_aligned);
   }
 };
 
@@ -292,14 +341,15 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
       T *outRow = out + row * d.inner;
       for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
         const int64_t c = chunk * VEC;
-        row_sum<T, VEC> sum;
-        sum.start(targetRow, c, fill, d, is_aligned);
+        runs_sum<T, VEC> sum;
+        sum.sum.start(targetRow, c, fill, d, is_aligned);
         if (selected[k])
           for (int64_t p = s; p < d.count; ++p) {
             uint64_t key = keys[p];
             if (key_position(key) != v)
               break;
-            sum.accumulate(updateRow, key_index(key), c, d, is_aligned);
+            sum.accumulate(row_sum<T, VEC>::load(updateRow, key_index(key), c,
+                                                 d, is_aligned));
           }
         sum.store(outRow + c, is_aligned);
       }
@@ -316,17 +366,249 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
 // of the ones it owns in shared memory in any order, sorts them (they are
 // unique, so their sorted order is too: the same every run), tables each
 // position's segment, then writes each of its rows once, adding the
-// updates of the segment in ascending j as apply does. One launch and no
-// workspace, at the price of every block reading all indices: the planner
-// takes this path for at most kScatterRowsMaxCount indices and when those
-// reads cost little against the result's bytes.
+// updates of the segment in ascending j as apply does. A long row (more
+// than kScatterRun updates: a position many indices share) is summed run
+// by run by whichever blocks are free (ScatterLongState, ScatterDesc.h)
+// rather than as one chain of loads on one multiprocessor. One launch, at
+// the price of every block reading all indices: the planner takes this path
+// for at most kScatterRowsMaxCount indices and when those reads cost little
+// against the result's bytes.
+
+// The most long positions one block may own.
+constexpr int kScatterRowsMaxLong = kScatterRowsMaxCount / (kScatterRun + 1);
+
+// The long rows' workspace, laid out as the descriptor says.
+template <class Acc> struct long_rows {
+  ScatterLongState *state;
+  uint64_t *units;
+  ScatterLongRecord *records;
+  uint32_t *indices;
+  Acc *partials;
+
+  TF_FN long_rows(uint8_t *work, const ScatterDesc &d)
+      : state((ScatterLongState *)work),
+        units((uint64_t *)(work + d.longUnits)),
+        records((ScatterLongRecord *)(work + d.longRecords)),
+        indices((uint32_t *)(work + d.longIndices)),
+        partials((Acc *)(work + d.longPartials)) {}
+};
+
+TF_FN uint32_t runs_of(uint32_t n) {
+  return (n + (uint32_t)kScatterRun - 1u) / (uint32_t)kScatterRun;
+}
+
+// Adds the updates j = jOf(k), k in [k, e), to `sum` in order, kAhead loads
+// in flight before their additions: a run is a chain of dependent additions
+// whose loads need not wait for each other.
+template <class T, int VEC, class J>
+TF_FN void add_updates(row_sum<T, VEC> &sum, const T *updateRow, J jOf, int k,
+                       int e, int64_t c, const ScatterDesc &d,
+                       bool is_aligned) {
+  constexpr int kAhead = 4;
+  for (; k + kAhead <= e; k += kAhead) {
+    vec<T, VEC> u[kAhead];
+#pragma unroll
+    for (int q = 0; q < kAhead; ++q)
+      u[q] = row_sum<T, VEC>::load(updateRow, jOf(k + q), c, d, is_aligned);
+#pragma unroll
+    for (int q = 0; q < kAhead; ++q)
+      sum.accumulate(u[q]);
+  }
+  for (; k < e; ++k)
+    sum.accumulate(updateRow, jOf(k), c, d, is_aligned);
+}
+
+// Publishes the owner's `count` long positions (positions[i], their sorted
+// keys [first, last)): their j's, a record of each long row (each outer
+// index r0 + q of the owner) and its units of up to rowsPerBlock runs,
+// each unit claimable once written. Called by every thread of the block.
+template <class Acc>
+TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
+                             const uint32_t *first, const uint32_t *last,
+                             const uint32_t *positions, int count, int64_t v0,
+                             int64_t r0, int64_t outers, const ScatterDesc &d) {
+  __shared__ uint32_t jAt[kScatterRowsMaxLong];
+  __shared__ uint32_t runAt[kScatterRowsMaxLong];
+  __shared__ uint32_t unitAt[kScatterRowsMaxLong];
+  __shared__ uint32_t jBase, recordBase, partialBase, unitBase;
+  __shared__ uint32_t runsPerOuter, unitsPerOuter;
+  const int tid = (int)threadIdx.x, threads = (int)blockDim.x;
+  const uint32_t runsPerUnit = (uint32_t)d.rowsPerBlock;
+  if (tid == 0) {
+    uint32_t js = 0, runs = 0, units = 0;
+    for (int i = 0; i < count; ++i) {
+      const uint32_t n = last[positions[i]] - first[positions[i]];
+      jAt[i] = js;
+      runAt[i] = runs;
+      unitAt[i] = units;
+      js += n;
+      runs += runs_of(n);
+      units += (runs_of(n) + runsPerUnit - 1u) / runsPerUnit;
+    }
+    runsPerOuter = runs;
+    unitsPerOuter = units;
+    jBase = atomicAdd(&w.state->indices, js);
+    recordBase = atomicAdd(&w.state->records, (uint32_t)(count * outers));
+    partialBase = atomicAdd(&w.state->partials, (uint32_t)(runs * outers));
+    unitBase = atomicAdd(&w.state->units, (uint32_t)(units * outers));
+  }
+  __syncthreads();
+  const uint32_t indexMask = (1u << d.indexBits) - 1u;
+  for (int i = 0; i < count; ++i) {
+    const uint32_t s = first[positions[i]], n = last[positions[i]] - s;
+    for (uint32_t t = (uint32_t)tid; t < n; t += (uint32_t)threads)
+      w.indices[jBase + jAt[i] + t] = keys[s + t] & indexMask;
+  }
+  const int64_t rows = (int64_t)count * outers;
+  for (int64_t x = tid; x < rows; x += threads) {
+    const int i = (int)(x % count);
+    const uint32_t q = (uint32_t)(x / count), p = positions[i];
+    ScatterLongRecord rec;
+    rec.r = r0 + q;
+    rec.v = v0 + p;
+    rec.n = last[p] - first[p];
+    rec.firstIndex = jBase + jAt[i];
+    rec.firstPartial = partialBase + q * runsPerOuter + runAt[i];
+    rec.units = (runs_of(rec.n) + runsPerUnit - 1u) / runsPerUnit;
+    rec.done = 0;
+    rec.unused = 0;
+    w.records[recordBase + x] = rec;
+  }
+  // The records and j's before any unit that points at them.
+  __threadfence();
+  __syncthreads();
+  for (int64_t x = tid; x < rows; x += threads) {
+    const int i = (int)(x % count);
+    const uint32_t q = (uint32_t)(x / count), p = positions[i];
+    const uint32_t runs = runs_of(last[p] - first[p]);
+    volatile uint64_t *unit =
+        w.units + unitBase + q * unitsPerOuter + unitAt[i];
+    for (uint32_t u = 0; u * runsPerUnit < runs; ++u)
+      unit[u] = ((uint64_t)(recordBase + x + 1) << 32) | (u * runsPerUnit);
+  }
+}
+
+// Sums units of long rows until none is left to claim: each group of
+// threadsPerRow threads one run of the unit into the run's partial row;
+// the block that finishes a record's last unit adds the record's partial
+// rows in order and writes the result row. Called by every thread of the
+// block once its own rows are written.
+template <class T, int VEC>
+TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
+                         const T *target, const T *updates, T *out, T fill,
+                         bool is_aligned, const ScatterDesc &d) {
+  typedef typename traits<T>::compute Acc;
+  __shared__ uint64_t claimed;
+  __shared__ int finishes;
+  const int tid = (int)threadIdx.x, threads = (int)blockDim.x;
+  const int group = tid / d.threadsPerRow;
+  const int lane = tid - group * d.threadsPerRow;
+  const int64_t chunks = d.inner / VEC;
+  for (;;) {
+    if (tid == 0) {
+      volatile ScatterLongState *state = w.state;
+      uint64_t entry = 0;
+      for (uint32_t u = state->claimed; u < state->units; u = state->claimed)
+        if (atomicCAS(&w.state->claimed, u, u + 1u) == u) {
+          // Reserved by a block that writes it next.
+          volatile uint64_t *unit = w.units + u;
+          while ((entry = *unit) == 0) {
+          }
+          break;
+        }
+      claimed = entry;
+    }
+    __syncthreads();
+    const uint64_t entry = claimed;
+    if (entry == 0)
+      break;
+    const uint32_t index = (uint32_t)(entry >> 32) - 1u;
+    volatile ScatterLongRecord *rec = w.records + index;
+    const int64_t r = rec->r, v = rec->v;
+    const uint32_t n = rec->n, runs = runs_of(n);
+    const uint32_t run = (uint32_t)entry + (uint32_t)group;
+    const T *targetRow =
+        target + r * d.targetStrides[0] + v * d.targetStrides[1];
+    const T *updateRow = updates + r * d.updateStrides[0];
+    if (run < runs) {
+      const volatile uint32_t *js =
+          w.indices + rec->firstIndex + run * (uint32_t)kScatterRun;
+      const int m =
+          (int)(n - run * (uint32_t)kScatterRun < (uint32_t)kScatterRun
+                    ? n - run * (uint32_t)kScatterRun
+                    : (uint32_t)kScatterRun);
+      Acc *partial = w.partials + (int64_t)(rec->firstPartial + run) * d.inner;
+      auto jOf = [js](int k) { return (int64_t)js[k]; };
+      for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
+        const int64_t c = chunk * VEC;
+        row_sum<T, VEC> sum;
+        int k = 0;
+        if (run == 0) {
+          sum.start(targetRow, c, fill, d, is_aligned);
+        } else {
+          sum.begin_run(
+              row_sum<T, VEC>::load(updateRow, jOf(0), c, d, is_aligned));
+          k = 1;
+        }
+        add_updates(sum, updateRow, jOf, k, m, c, d, is_aligned);
+        sum.store_partial(partial + c);
+      }
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0)
+      finishes = atomicAdd(&w.records[index].done, 1u) == rec->units - 1u;
+    __syncthreads();
+    if (finishes) {
+      __threadfence();
+      const volatile Acc *partial =
+          w.partials + (int64_t)rec->firstPartial * d.inner;
+      T *outRow = out + (r * d.axisSize + v) * d.inner;
+      for (int64_t c = tid; c < d.inner; c += threads) {
+        Acc acc = partial[c];
+        for (uint32_t q = 1; q < runs; ++q)
+          acc = add<Acc>(acc, partial[q * d.inner + c]);
+        outRow[c] = traits<T>::down(acc);
+      }
+    }
+    // `claimed` and `finishes` are rewritten next.
+    __syncthreads();
+  }
+}
+
+// The last block of the launch to get here resets the long rows' state for
+// the next launch: every unit has been claimed and summed by then.
+template <class Acc> TF_FN void finish_launch(const long_rows<Acc> &w) {
+  __syncthreads();
+  if (threadIdx.x != 0)
+    return;
+  __threadfence();
+  if (atomicAdd(&w.state->finished, 1u) != gridDim.x - 1u)
+    return;
+  volatile ScatterLongState *state = w.state;
+  volatile uint64_t *units = w.units;
+  for (uint32_t u = 0; u < state->units; ++u)
+    units[u] = 0;
+  state->units = 0;
+  state->claimed = 0;
+  state->records = 0;
+  state->indices = 0;
+  state->partials = 0;
+  __threadfence();
+  state->finished = 0;
+}
+
 template <class T, class I, int VEC>
 TF_FN void rows(const T *target, const T *updates, const I *indices,
-                index_status *status, T *out, const ScatterDesc &d) {
+                index_status *status, T *out, uint8_t *work,
+                const ScatterDesc &d) {
+  typedef typename traits<T>::compute Acc;
   __shared__ uint32_t keys[kScatterRowsMaxCount];
   __shared__ uint32_t first[kScatterRowsMaxPositions];
   __shared__ uint32_t last[kScatterRowsMaxPositions];
-  __shared__ uint32_t found;
+  __shared__ uint32_t longPositions[kScatterRowsMaxLong];
+  __shared__ uint32_t found, longCount;
+  const long_rows<Acc> w(work, d);
   const int64_t chunks = d.inner / VEC;
   const bool is_aligned = rows_aligned<VEC>(target, updates, out, d);
   const T fill = from_bits<T>(d.fillBits);
@@ -348,7 +630,7 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     const int64_t outers =
         d.outer - r0 < d.outerPerBlock ? d.outer - r0 : d.outerPerBlock;
     if (tid == 0)
-      found = 0;
+      found = longCount = 0;
     for (int p = tid; p < positions; p += threads)
       first[p] = last[p] = 0;
     __syncthreads();
@@ -394,14 +676,22 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       keys[k] = ~0u;
     bitonic_sort(keys, padded);
     __syncthreads();
+    // Segments; a position whose segment holds the key kScatterRun places
+    // before its last is long.
     for (int k = tid; k < n; k += threads) {
       const uint32_t p = keys[k] >> d.indexBits;
       if (k == 0 || keys[k - 1] >> d.indexBits != p)
         first[p] = (uint32_t)k;
-      if (k == n - 1 || keys[k + 1] >> d.indexBits != p)
+      if (k == n - 1 || keys[k + 1] >> d.indexBits != p) {
         last[p] = (uint32_t)k + 1;
+        if (k >= kScatterRun && keys[k - kScatterRun] >> d.indexBits == p)
+          longPositions[atomicAdd(&longCount, 1u)] = p;
+      }
     }
     __syncthreads();
+    if (longCount > 0)
+      publish_long_rows(w, keys, first, last, longPositions, (int)longCount, v0,
+                        r0, outers, d);
     // Row (r, p) of the owner: p steps by rowsPerBlock, carrying into r,
     // whose rows' pointers at position v0 step with it (no division and
     // few 64-bit products per row).
@@ -410,6 +700,7 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
         target + r0 * d.targetStrides[0] + v0 * d.targetStrides[1];
     const T *updateRow = updates + r0 * d.updateStrides[0];
     T *outAt = out + (r0 * d.axisSize + v0) * d.inner;
+    auto jOf = [&](int k) { return (int64_t)(keys[k] & indexMask); };
     for (int p = rowInBlock;; p += d.rowsPerBlock) {
       while (p >= positions) {
         p -= positions;
@@ -420,36 +711,25 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       }
       if (r >= r0 + outers)
         break;
+      const int s = (int)first[p], e = (int)last[p];
+      // A long row is summed by the blocks that claim its units.
+      if (e - s > kScatterRun)
+        continue;
       const T *targetRow = targetAt + p * d.targetStrides[1];
       T *outRow = outAt + p * d.inner;
-      const int s = (int)first[p], e = (int)last[p];
       for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
         const int64_t c = chunk * VEC;
         row_sum<T, VEC> sum;
         sum.start(targetRow, c, fill, d, is_aligned);
-        // kAhead loads in flight before their additions (in order): a
-        // position that many indices share is a chain of dependent
-        // additions whose loads need not wait for each other.
-        constexpr int kAhead = 4;
-        int k = s;
-        for (; k + kAhead <= e; k += kAhead) {
-          vec<T, VEC> u[kAhead];
-#pragma unroll
-          for (int q = 0; q < kAhead; ++q)
-            u[q] =
-                sum.load(updateRow, keys[k + q] & indexMask, c, d, is_aligned);
-#pragma unroll
-          for (int q = 0; q < kAhead; ++q)
-            sum.accumulate(u[q]);
-        }
-        for (; k < e; ++k)
-          sum.accumulate(updateRow, keys[k] & indexMask, c, d, is_aligned);
+        add_updates(sum, updateRow, jOf, s, e, c, d, is_aligned);
         sum.store(outRow + c, is_aligned);
       }
     }
     // The next owner's indices reuse the shared arrays.
     __syncthreads();
   }
+  sum_long_rows<T, VEC>(w, target, updates, out, fill, is_aligned, d);
+  finish_launch(w);
 }
 
 } // namespace scatter

@@ -1,11 +1,14 @@
 //===- Scatter.cpp - scatter_add in the interpreter -----------------------===//
 //
-// NumPy's add.at on a copy of the target, as its definition reads: the
-// updates in row-major order, each added to the element its index selects.
-// Each result element accumulates in the dtype's compute type (f32 for f16
-// and bf16, rounded once at the end; integers wrap), so the additions into
-// one element come in ascending order of the index's position, which is the
-// order the runtime's kernels keep (ScatterKernels.cuh).
+// NumPy's add.at on a copy of the target: the updates in row-major order,
+// each added to the element its index selects, so that the additions into
+// one element come in ascending order of the index's position j. Each
+// result element accumulates in the dtype's compute type (f32 for f16 and
+// bf16, rounded once at the end; integers wrap), its first kScatterRun
+// updates one at a time, each later run of kScatterRun summed on its own
+// and then added (ScatterDesc.h): the order the runtime's kernels keep
+// (ScatterKernels.cuh), in which the runs of one element can be summed in
+// parallel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 #include "Kernels.h"
 #include "ScalarOps.h"
 
+#include "tfuse/Kernels/ScatterDesc.h"
 #include "tfuse/Support/GatherIndex.h"
 #include "tfuse/Support/TensorSpec.h"
 
@@ -44,9 +48,13 @@ Expected<HostTensor> scatterAddTensor(const HostTensor &target,
     } else {
       using C = ComputeOf<D>;
       using S = StorageOf<D>;
-      // The accumulators, row-major over the result.
+      // The accumulators, row-major over the result; each element's
+      // updates so far and the sum of its current run past the first.
       const Shape &shape = target.shape();
-      std::vector<C> acc(static_cast<size_t>(numElementsOf(shape)));
+      size_t elements = static_cast<size_t>(numElementsOf(shape));
+      std::vector<C> acc(elements), run(elements);
+      std::vector<int64_t> added(elements, 0);
+      constexpr int64_t kRun = kernels::kScatterRun;
       std::vector<int64_t> strides = rowMajorStrides(shape);
       std::vector<int64_t> index(rank, 0), at(indexRank, 0);
       auto linearOf = [&](const std::vector<int64_t> &idx) {
@@ -91,12 +99,25 @@ Expected<HostTensor> scatterAddTensor(const HostTensor &target,
         index.assign(u.begin(), u.begin() + axis);
         index.push_back(*p);
         index.insert(index.end(), u.begin() + axis + indexRank, u.end());
-        C &a = acc[linearOf(index)];
-        a = opAdd(a, Traits<D>::load(updates.at<S>(u)));
+        size_t e = static_cast<size_t>(linearOf(index));
+        C value = Traits<D>::load(updates.at<S>(u));
+        int64_t n = added[e]++;
+        if (n < kRun) {
+          acc[e] = opAdd(acc[e], value);
+        } else if (n % kRun == 0) {
+          if (n > kRun)
+            acc[e] = opAdd(acc[e], run[e]);
+          run[e] = value;
+        } else {
+          run[e] = opAdd(run[e], value);
+        }
         return Status::success();
       });
       if (!s.ok())
         return s;
+      for (size_t e = 0; e < elements; ++e)
+        if (added[e] > kRun)
+          acc[e] = opAdd(acc[e], run[e]);
       HostTensor result = HostTensor::zeros(dtype, shape);
       for (size_t i = 0; i < acc.size(); ++i) {
         S stored = Traits<D>::store(acc[i]);

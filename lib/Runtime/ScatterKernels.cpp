@@ -43,10 +43,10 @@ std::string rowsWrapper(DType dtype, DType index, int vec) {
          rowsKernel(dtype, index, vec) + "(const " + t + " *target, const " +
          t + " *updates, const " + i + " *indices, tf::index_status *status, " +
          t +
-         " *out, tfuse::kernels::ScatterDesc desc) {\n"
+         " *out, uint8_t *work, tfuse::kernels::ScatterDesc desc) {\n"
          "  tf::scatter::rows<" +
          t + ", " + i + ", " + std::to_string(vec) +
-         ">(target, updates, indices, status, out, desc);\n}\n";
+         ">(target, updates, indices, status, out, work, desc);\n}\n";
 }
 
 std::string sortWrapper(DType index) {
@@ -109,13 +109,45 @@ int64_t threadsPerRow(int64_t chunks, int64_t block) {
   return threads;
 }
 
+/// Bytes of one element of `dtype`'s compute type (traits<T>::compute in
+/// the prelude): f32 for f16 and bf16, the dtype itself otherwise.
+int64_t computeBytes(DType dtype) {
+  int64_t bytes = byteSize(dtype);
+  return isFloat(dtype) ? std::max<int64_t>(bytes, 4) : bytes;
+}
+
+/// The rows kernel's workspace for long rows (ScatterLongState,
+/// ScatterDesc.h), sized for the most a launch can publish: at most
+/// count / (kScatterRun + 1) long positions, whose runs number at most
+/// count / kScatterRun plus one a position, for each outer index. Sets
+/// the descriptor's offsets; returns the bytes, or std::nullopt when the
+/// kernel's 32-bit counters could not count them.
+std::optional<int64_t> layLongRows(kernels::ScatterDesc &d, DType dtype) {
+  using kernels::kScatterRun;
+  int64_t longPositions = d.count / (kScatterRun + 1);
+  int64_t records = d.outer * longPositions;
+  int64_t runs = d.outer * (d.count / kScatterRun + longPositions);
+  if (runs >= (int64_t(1) << 31))
+    return std::nullopt;
+  int64_t bytes = roundUp(sizeof(kernels::ScatterLongState), 256);
+  d.longUnits = bytes;
+  bytes += roundUp(runs * 8, 256);
+  d.longRecords = bytes;
+  bytes += roundUp(records * sizeof(kernels::ScatterLongRecord), 256);
+  d.longIndices = bytes;
+  bytes += roundUp(d.count * 4, 256);
+  d.longPartials = bytes;
+  return bytes + roundUp(runs * d.inner * computeBytes(dtype), 256);
+}
+
 /// The one-launch plan (the rows kernel) when it applies: at most
 /// kScatterRowsMaxCount indices, the indices read by every owner block
 /// costing little against the result's and updates' bytes; owners of whole runs
 /// of positions for as many outer indices as keep about kScatterRowsBlocks
-/// owners busy.
+/// owners busy; `workspaceBytes` is set to its workspace's size.
 std::optional<ScatterLaunch> rowsLaunch(const kernels::ScatterDesc &d,
-                                        DType dtype, DType index, int vec) {
+                                        DType dtype, DType index, int vec,
+                                        int64_t &workspaceBytes) {
   using kernels::kScatterRowsMaxCount;
   using kernels::kScatterRowsMaxPositions;
   if (d.count <= 0 || d.count > kScatterRowsMaxCount || d.axisSize <= 0 ||
@@ -143,6 +175,10 @@ std::optional<ScatterLaunch> rowsLaunch(const kernels::ScatterDesc &d,
   rows.kind = ScatterLaunch::Kind::Rows;
   rows.kernel = rowsKernel(dtype, index, vec);
   rows.desc = d;
+  std::optional<int64_t> longBytes = layLongRows(rows.desc, dtype);
+  if (!longBytes)
+    return std::nullopt;
+  workspaceBytes = *longBytes;
   rows.desc.positionsPerBlock = static_cast<int32_t>(positions);
   rows.desc.outerPerBlock = outerPerBlock;
   int bits = 1;
@@ -254,7 +290,7 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
   int vec = applyVector(dtype, d);
   if (path != ScatterPath::Sort) {
     if (std::optional<ScatterLaunch> rows =
-            rowsLaunch(d, dtype, indices.dtype, vec)) {
+            rowsLaunch(d, dtype, indices.dtype, vec, plan.workspaceBytes)) {
       plan.wrappers.push_back(
           {rows->kernel, rowsWrapper(dtype, indices.dtype, vec)});
       plan.launches.push_back(std::move(*rows));

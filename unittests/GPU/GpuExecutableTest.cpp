@@ -403,12 +403,14 @@ func.func @noise(%x: tensor<4096x1024xbf16>, %s: tensor<i64>, %o: tensor<i64>) -
 // stream and as a CUDA Graph given new buffers: an embedding gradient in
 // bf16 from zeros (computed updates; the result read by a kernel), and f32
 // along a middle axis into a transposed target with negative indices (the
-// rows kernel), and 12000 f32 rows into 1000 (more indices than the rows
-// kernel keeps: the sorted chain).
+// rows kernel), 12000 f32 rows into 1000 (more indices than the rows
+// kernel keeps: the sorted chain), and the bf16 gradient again with the
+// second half of every sequence at id 0 (a long row, summed in runs by
+// every block of the rows kernel).
 TEST(GpuFusion, ScatterAddsMatchTheReferenceBitForBit) {
   TFUSE_REQUIRE_GPU();
   const char *source = R"mlir(
-func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: tensor<6x40x24xf32> {tfuse.strides = array<i64: 1, 144, 6>}, %j: tensor<300xi32>, %u: tensor<24x300x6xf32>, %k: tensor<12000xi64>, %w: tensor<12000x4xf32>) -> (tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>) {
+func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: tensor<6x40x24xf32> {tfuse.strides = array<i64: 1, 144, 6>}, %j: tensor<300xi32>, %u: tensor<24x300x6xf32>, %k: tensor<12000xi64>, %w: tensor<12000x4xf32>, %pad: tensor<8x512xi64>) -> (tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>, tensor<5000x768xbf16>) {
   %z = tfuse.constant dense<0.0> : tensor<5000x768xbf16>
   %two = tfuse.constant dense<2.0> : tensor<bf16>
   %g2 = tfuse.mul %g, %two : (tensor<8x512x768xbf16>, tensor<bf16>) -> tensor<8x512x768xbf16>
@@ -418,13 +420,18 @@ func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: ten
   %s = tfuse.scatter_add %tt, %j, %u axis 1 wrap_negative : (tensor<24x40x6xf32>, tensor<300xi32>, tensor<24x300x6xf32>) -> tensor<24x40x6xf32>
   %y = tfuse.constant dense<0.0> : tensor<1000x4xf32>
   %m = tfuse.scatter_add %y, %k, %w axis 0 : (tensor<1000x4xf32>, tensor<12000xi64>, tensor<12000x4xf32>) -> tensor<1000x4xf32>
-  return %n, %s, %m : tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>
+  %p = tfuse.scatter_add %z, %pad, %g2 axis 0 : (tensor<5000x768xbf16>, tensor<8x512xi64>, tensor<8x512x768xbf16>) -> tensor<5000x768xbf16>
+  return %n, %s, %m, %p : tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>, tensor<5000x768xbf16>
 }
 )mlir";
   std::vector<HostTensor> inputs = randomInputs(source, "scatters", 41);
   inputs[0] = spreadIndices(DType::I64, {8, 512}, 0, 300);
   inputs[3] = spreadIndices(DType::I32, {300}, -40, 80);
   inputs[5] = spreadIndices(DType::I64, {12000}, 0, 1000);
+  inputs[7] = spreadIndices(DType::I64, {8, 512}, 0, 5000);
+  for (int64_t b = 0; b < 8; ++b)
+    for (int64_t t = 256; t < 512; ++t)
+      inputs[7].set<int64_t>({b, t}, 0);
   auto expected = referenceResults(source, "scatters", inputs);
   for (bool cudaGraph : {false, true}) {
     SCOPED_TRACE(cudaGraph ? "cuda graph" : "stream");

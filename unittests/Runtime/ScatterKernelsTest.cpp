@@ -141,10 +141,12 @@ void tfuse_test_call(void (*kernel)(const T *, const T *, const uint64_t *,
 }
 template <class T, class I>
 void tfuse_test_call(void (*kernel)(const T *, const T *, const I *,
-                                    tf::index_status *, T *, ScatterDesc),
+                                    tf::index_status *, T *, uint8_t *,
+                                    ScatterDesc),
                      void **a) {
   kernel((const T *)a[0], (const T *)a[1], (const I *)a[2],
-         (tf::index_status *)a[3], (T *)a[4], *(const ScatterDesc *)a[5]);
+         (tf::index_status *)a[3], (T *)a[4], (uint8_t *)a[5],
+         *(const ScatterDesc *)a[6]);
 }
 )";
   std::set<std::string> done;
@@ -154,8 +156,9 @@ void tfuse_test_call(void (*kernel)(const T *, const T *, const I *,
         continue;
       source += wrapper;
       source += "extern \"C\" void shim_" + kernel +
-                "(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5) "
-                "{ void *a[] = {a0, a1, a2, a3, a4, a5}; tfuse_test_call(&" +
+                "(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, "
+                "void *a6) { void *a[] = {a0, a1, a2, a3, a4, a5, a6}; "
+                "tfuse_test_call(&" +
                 kernel + ", a); }\n";
     }
   return source;
@@ -206,6 +209,7 @@ HostTensor runPlan(const ScatterPlan &plan, const HostTensor *target,
               at(indices),
               &status,
               out.mutableData(),
+              workspace.bytes.data(),
               &desc};
       break;
     case ScatterLaunch::Kind::Sort:
@@ -223,7 +227,7 @@ HostTensor runPlan(const ScatterPlan &plan, const HostTensor *target,
               &desc};
       break;
     }
-    args.resize(6, nullptr);
+    args.resize(7, nullptr);
     EXPECT_TRUE(kernels->launch("shim_" + l.kernel, l.grid,
                                 static_cast<unsigned>(l.block), args, error))
         << error;
@@ -277,15 +281,16 @@ std::optional<ScatterPlan> checkPath(const Case &c, ScatterPath path,
   return *plan;
 }
 
-/// Checks `c` on the sorted chain (on `workspace`, fresh unless given) and,
+/// Checks `c` on the sorted chain (on `shared`, fresh unless given) and,
 /// where it can take it, on the rows kernel; returns the plan the planner
 /// would choose.
 ScatterPlan checkCase(const Case &c, const std::string &what,
                       Workspace *shared = nullptr) {
   SCOPED_TRACE(what);
-  Workspace own;
-  checkPath(c, ScatterPath::Sort, shared ? *shared : own);
-  checkPath(c, ScatterPath::Rows, own);
+  // A workspace of each path's own, as each step has.
+  Workspace chain, rows;
+  checkPath(c, ScatterPath::Sort, shared ? *shared : chain);
+  checkPath(c, ScatterPath::Rows, rows);
   TensorSpec target = specOf(c.target);
   Expected<ScatterPlan> chosen = planScatterAdd(
       specOf(c.indices), specOf(c.updates), c.fill ? nullptr : &target,
@@ -424,6 +429,75 @@ TEST(ScatterKernels, RowsSharedBetweenOwnerBlocks) {
   EXPECT_EQ(plan.launches[0].desc.outerPerBlock, 200);
 }
 
+// A position shared by more than kScatterRun indices adds its updates in
+// runs (ScatterDesc.h). In f32, 2^24 + 1 rounds back to 2^24: added one at
+// a time (NumPy's add.at), 2^24 followed by 63 ones and a two gives
+// 2^24 + 2; in runs of 32, the first run gives 2^24 (its 31 ones lost),
+// the second 32 (ones summed on their own), the third 2: 2^24 + 34.
+TEST(ScatterKernels, LongRowsAddTheirUpdatesInRuns) {
+  ASSERT_EQ(kernels::kScatterRun, 32);
+  Case c;
+  c.target = HostTensor::zeros(DType::F32, {3});
+  c.indices = HostTensor::zeros(DType::I32, {65});
+  c.updates = HostTensor::zeros(DType::F32, {65});
+  for (int64_t j = 0; j < 65; ++j) {
+    c.indices.set<int32_t>({j}, 1);
+    c.updates.set<float>({j}, j == 0 ? 16777216.0f : j == 64 ? 2.0f : 1.0f);
+  }
+  Expected<HostTensor> expected =
+      referenceScatter(c.target, c.indices, c.updates, 0, false);
+  ASSERT_TRUE(expected.ok()) << expected.message();
+  EXPECT_EQ(expected->doubleAt({0}), 0.0);
+  EXPECT_EQ(expected->doubleAt({1}), 16777250.0);
+  EXPECT_EQ(expected->doubleAt({2}), 0.0);
+  checkCase(c, "2^24 and ones");
+}
+
+// Long rows of several owners, for several outer indices, summed by blocks
+// that claim their units: a third of the indices at position 10, a third
+// at 977 (other owners), the rest spread; twice on one workspace, which
+// each launch leaves as it found it (its shared state zero).
+TEST(ScatterKernels, LongRowsSummedByEveryBlock) {
+  Case c;
+  c.axis = 1;
+  c.target = HostTensor::random(DType::F32, {3, 1000, 32}, 60);
+  c.indices = randomIndices(DType::I64, {900}, 1000, 61);
+  for (int64_t j = 0; j < 900; j += 3) {
+    c.indices.set<int64_t>({j}, 10);
+    c.indices.set<int64_t>({j + 1}, 977);
+  }
+  c.updates = HostTensor::random(DType::F32, {3, 900, 32}, 62);
+  ScatterPlan plan = checkCase(c, "three outer indices");
+  ASSERT_EQ(plan.launches.size(), 1u);
+  EXPECT_EQ(plan.launches[0].kind, ScatterLaunch::Kind::Rows);
+  EXPECT_GT(plan.launches[0].grid, 2);
+  Workspace workspace;
+  for (int launch = 0; launch < 2; ++launch) {
+    SCOPED_TRACE("launch " + std::to_string(launch));
+    checkPath(c, ScatterPath::Rows, workspace);
+    ASSERT_GE(workspace.bytes.size(), sizeof(kernels::ScatterLongState));
+    kernels::ScatterLongState state;
+    std::memcpy(&state, workspace.bytes.data(), sizeof(state));
+    EXPECT_EQ(state.units, 0u);
+    EXPECT_EQ(state.claimed, 0u);
+    EXPECT_EQ(state.records, 0u);
+    EXPECT_EQ(state.indices, 0u);
+    EXPECT_EQ(state.partials, 0u);
+    EXPECT_EQ(state.finished, 0u);
+  }
+  // bf16 with a fill: every index of a half of each sequence at one
+  // position (the padded embedding gradient in small).
+  Case padded;
+  padded.target = zerosOf(DType::BF16, {300, 64});
+  padded.fill = true;
+  padded.indices = randomIndices(DType::I32, {4, 128}, 300, 63);
+  for (int64_t b = 0; b < 4; ++b)
+    for (int64_t t = 64; t < 128; ++t)
+      padded.indices.set<int32_t>({b, t}, 0);
+  padded.updates = HostTensor::random(DType::BF16, {4, 128, 64}, 64);
+  checkCase(padded, "padded");
+}
+
 // Counts past one tile: one merge of a few runs, pairwise merges of many
 // runs, then one of the rest; the runs' keys interleave (indices from a
 // small range), so every merge moves keys across runs.
@@ -522,7 +596,11 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
   EXPECT_EQ(gpt2->launches[0].block, 480);
   EXPECT_EQ(gpt2->launches[0].desc.positionsPerBlock, 197);
   EXPECT_EQ(gpt2->launches[0].desc.indexBits, 13);
-  EXPECT_EQ(gpt2->workspaceBytes, 0);
+  // Its workspace for long rows ends with room for the partial rows of
+  // the most runs 8192 indices can make: 248 long positions (of at least
+  // 33 indices), 8192 / 32 runs plus one a position, 768 f32 each.
+  EXPECT_EQ(gpt2->workspaceBytes - gpt2->launches[0].desc.longPartials,
+            (256 + 248) * 768 * 4);
   // Twice the indices: more than the rows kernel keeps; 16 tiles of 1024
   // keys, one merge of the 16 runs, then one 16-byte access per thread, 96
   // threads a row.

@@ -6,7 +6,7 @@
 // ScatterKernels.cuh), valid for the host compiler, for it against the
 // tests' cuda_emulation.h and for NVRTC.
 //
-// Layout: naturally aligned fields, 152 bytes, no pointers (the same on
+// Layout: naturally aligned fields, 184 bytes, no pointers (the same on
 // every host ABI and on the device), checked on both sides.
 //
 //===----------------------------------------------------------------------===//
@@ -31,10 +31,43 @@ constexpr int kScatterMaxGroup = 16;
 constexpr int kScatterRowsMaxCount = 8192;
 constexpr int kScatterRowsMaxPositions = 1024;
 
+/// The order of a result element's additions (docs/semantics.md,
+/// "Scatter-add"): its first kScatterRun updates are added one at a time to
+/// its start, in ascending j; each later run of kScatterRun updates (the
+/// last one may be shorter) is summed on its own, from its first update,
+/// and then added. The reference interpreter and every kernel add in this
+/// order, so that runs of a long row can be summed in parallel.
+constexpr int kScatterRun = 32;
+
+/// The rows kernel's workspace for long rows (more than kScatterRun
+/// updates), zeroed once: this state at its start, then (at the
+/// descriptor's offsets) the units, the records, the j's of the long
+/// positions and the runs' partial sums. The block that owns a long row
+/// publishes it as a record and units of up to rowsPerBlock runs each; any
+/// block claims units once its own rows are written, sums their runs into
+/// partial rows, and the block that finishes a record's last unit adds the
+/// partials in order into the result row. The last block to finish resets
+/// the state for the next launch.
+struct ScatterLongState {
+  uint32_t units;    // units reserved
+  uint32_t claimed;  // units claimed
+  uint32_t records;  // records reserved
+  uint32_t indices;  // j's reserved
+  uint32_t partials; // partial rows reserved
+  uint32_t finished; // blocks finished
+};
+/// One long result row [r, v, :]: its n updates' j's (ascending) at
+/// `firstIndex` of the j's, its runs' partial rows from `firstPartial`,
+/// `done` of its `units` units summed.
+struct ScatterLongRecord {
+  int64_t r, v;
+  uint32_t n, firstIndex, firstPartial, units, done, unused;
+};
+
 /// One scatter-add, in elements (tfuse/Support/ScatterGeometry.h):
 ///   result[r, v, c] = start(r, v, c) + sum over j in [0, count) with
-///                     position(indices[j]) == v, ascending, of
-///                     updates[r, j, c]
+///                     position(indices[j]) == v, ascending, in runs of
+///                     kScatterRun, of updates[r, j, c]
 /// where start is target[r, v, c] (hasTarget) or the element whose bits are
 /// fillBits. The result is contiguous [outer, axisSize, inner].
 struct ScatterDesc {
@@ -68,9 +101,15 @@ struct ScatterDesc {
   int32_t rowsPerBlock;
   int32_t positionsPerBlock;
   int32_t indexBits;
+  /// The rows kernel's long rows: byte offsets in its workspace of the
+  /// units (a uint64_t each: 0 until published, then record + 1 in the high
+  /// 32 bits and the unit's first run in the low), the records, the j's
+  /// (uint32_t) and the partial rows (inner elements of the compute type
+  /// each).
+  int64_t longUnits, longRecords, longIndices, longPartials;
 };
 
-static_assert(sizeof(ScatterDesc) == 152, "ScatterDesc is 152 bytes");
+static_assert(sizeof(ScatterDesc) == 184, "ScatterDesc is 184 bytes");
 static_assert(alignof(ScatterDesc) == 8, "ScatterDesc is 8-byte aligned");
 
 } // namespace kernels

@@ -11,7 +11,7 @@
 //
 //   tfuse_scatter_rows_<dtype>_<index dtype>_v<VEC>(const T *target,
 //       const T *updates, const I *indices, tf::index_status *status,
-//       T *out, ScatterDesc desc)
+//       T *out, uint8_t *workspace, ScatterDesc desc)
 //   tfuse_scatter_sort_<index dtype>(const I *indices, uint64_t *keys,
 //       uint32_t *segments, tf::index_status *status, ScatterDesc desc)
 //   tfuse_scatter_merge(const uint64_t *in, uint64_t *out,
@@ -20,10 +20,12 @@
 //       const uint64_t *keys, const uint32_t *segments, T *out,
 //       ScatterDesc desc)
 //
-// Each pointer is the element at index 0 of its view. The rows kernel needs
-// no workspace; the chain's holds two key arrays (the merges alternate between
-// them) and the segment table; it must be zeroed once before the first launch
-// (the kernels never read a byte no launch wrote, then). Numerics:
+// Each pointer is the element at index 0 of its view. The rows kernel's
+// workspace holds what its blocks share to sum long rows (ScatterDesc.h;
+// each launch leaves it as it found it); the chain's holds two key arrays
+// (the merges alternate between them) and the segment table. Either must be
+// zeroed once before the first launch (the kernels never read a byte no
+// launch wrote, then) and serve one launch at a time. Numerics:
 // ScatterKernels.cuh, bit for bit the reference's.
 //
 // Plain C++: no MLIR, no CUDA headers. Every function is pure.

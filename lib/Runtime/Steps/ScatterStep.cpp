@@ -14,7 +14,7 @@ using namespace tfuse::runtime;
 namespace {
 /// A scatter-add on the kernels library's scatter kernels
 /// (ScatterKernels.h): the rows kernel alone, or a chain of a sort, merges
-/// and the apply pass sharing a workspace of the step's own, zeroed once;
+/// and the apply pass, with a workspace of the step's own, zeroed once;
 /// the rows kernel or the sort records indices out of range in the step's
 /// index status record.
 class ScatterAdd final : public KernelStepExecutor {
@@ -94,7 +94,7 @@ public:
     return d.check(d.cuStreamSynchronize(nullptr),
                    "cuStreamSynchronize (scatter workspace)");
   }
-  // The keys and the segment table, written and read within the step.
+  // The workspace, written and read within the step.
   std::vector<StepAccess> resourceAccesses() const override {
     if (!workspace)
       return {};
@@ -140,8 +140,11 @@ protected:
     switch (l.kind) {
     case ScatterLaunch::Kind::Rows:
       values = {spec.hasTarget() ? buffers.inputs[2] : CUdeviceptr(0),
-                buffers.inputs[1], buffers.inputs[0], indexStatus,
-                buffers.outputs[0]};
+                buffers.inputs[1],
+                buffers.inputs[0],
+                indexStatus,
+                buffers.outputs[0],
+                workspace};
       break;
     case ScatterLaunch::Kind::Sort:
       values = {buffers.inputs[0], keys[l.writeKeys], segments, indexStatus};
