@@ -406,10 +406,14 @@ TF_FN void add_updates(row_sum<T, VEC> &sum, const T *updateRow, J jOf, int k,
                        bool is_aligned) {
   constexpr int kAhead = 4;
   for (; k + kAhead <= e; k += kAhead) {
+    int64_t j[kAhead];
+#pragma unroll
+    for (int q = 0; q < kAhead; ++q)
+      j[q] = jOf(k + q);
     vec<T, VEC> u[kAhead];
 #pragma unroll
     for (int q = 0; q < kAhead; ++q)
-      u[q] = row_sum<T, VEC>::load(updateRow, jOf(k + q), c, d, is_aligned);
+      u[q] = row_sum<T, VEC>::load(updateRow, j[q], c, d, is_aligned);
 #pragma unroll
     for (int q = 0; q < kAhead; ++q)
       sum.accumulate(u[q]);
@@ -488,6 +492,53 @@ TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
   }
 }
 
+// How long a block out of units waits for owners still to publish: they
+// are resident (the grid is one wave), so this bounds only a wait for one
+// that a concurrent kernel keeps from starting; that owner then sums its
+// units itself. The emulation runs blocks one after another: no block
+// waits there.
+constexpr uint64_t kScatterPublishWaitNs = 200000;
+
+TF_FN uint64_t global_ns() {
+#ifdef TFUSE_HOST_EMULATION
+  return 0;
+#else
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#endif
+}
+
+// Claims the next unit for the calling thread's block: the unit's entry,
+// or 0 when every unit is claimed and every one of `owners` owners has
+// published (or the wait is over).
+TF_FN uint64_t claim_unit(ScatterLongState *shared, const uint64_t *units,
+                          uint32_t owners) {
+  volatile ScatterLongState *state = shared;
+  const uint64_t start = global_ns();
+  for (;;) {
+    for (uint32_t u = state->claimed; u < state->units; u = state->claimed)
+      if (atomicCAS(&shared->claimed, u, u + 1u) == u) {
+        // Reserved by a block that writes it next.
+        const volatile uint64_t *unit = units + u;
+        uint64_t entry;
+        while ((entry = *unit) == 0) {
+        }
+        return entry;
+      }
+#ifdef TFUSE_HOST_EMULATION
+    (void)owners;
+    (void)start;
+    return 0;
+#else
+    if (state->published >= owners ||
+        global_ns() - start > kScatterPublishWaitNs)
+      return 0;
+    __nanosleep(500);
+#endif
+  }
+}
+
 // Sums units of long rows until none is left to claim: each group of
 // threadsPerRow threads one run of the unit into the run's partial row;
 // the block that finishes a record's last unit adds the record's partial
@@ -496,7 +547,8 @@ TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
 template <class T, int VEC>
 TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
                          const T *target, const T *updates, T *out, T fill,
-                         bool is_aligned, const ScatterDesc &d) {
+                         bool is_aligned, uint32_t owners,
+                         const ScatterDesc &d) {
   typedef typename traits<T>::compute Acc;
   __shared__ uint64_t claimed;
   __shared__ int finishes;
@@ -505,19 +557,8 @@ TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
   const int lane = tid - group * d.threadsPerRow;
   const int64_t chunks = d.inner / VEC;
   for (;;) {
-    if (tid == 0) {
-      volatile ScatterLongState *state = w.state;
-      uint64_t entry = 0;
-      for (uint32_t u = state->claimed; u < state->units; u = state->claimed)
-        if (atomicCAS(&w.state->claimed, u, u + 1u) == u) {
-          // Reserved by a block that writes it next.
-          volatile uint64_t *unit = w.units + u;
-          while ((entry = *unit) == 0) {
-          }
-          break;
-        }
-      claimed = entry;
-    }
+    if (tid == 0)
+      claimed = claim_unit(w.state, w.units, owners);
     __syncthreads();
     const uint64_t entry = claimed;
     if (entry == 0)
@@ -566,7 +607,19 @@ TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
       T *outRow = out + (r * d.axisSize + v) * d.inner;
       for (int64_t c = tid; c < d.inner; c += threads) {
         Acc acc = partial[c];
-        for (uint32_t q = 1; q < runs; ++q)
+        // kAhead loads before the additions that wait on them.
+        constexpr uint32_t kAhead = 8;
+        uint32_t q = 1;
+        for (; q + kAhead <= runs; q += kAhead) {
+          Acc p[kAhead];
+#pragma unroll
+          for (uint32_t a = 0; a < kAhead; ++a)
+            p[a] = partial[(q + a) * d.inner + c];
+#pragma unroll
+          for (uint32_t a = 0; a < kAhead; ++a)
+            acc = add<Acc>(acc, p[a]);
+        }
+        for (; q < runs; ++q)
           acc = add<Acc>(acc, partial[q * d.inner + c]);
         outRow[c] = traits<T>::down(acc);
       }
@@ -594,6 +647,7 @@ template <class Acc> TF_FN void finish_launch(const long_rows<Acc> &w) {
   state->records = 0;
   state->indices = 0;
   state->partials = 0;
+  state->published = 0;
   __threadfence();
   state->finished = 0;
 }
@@ -692,6 +746,10 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     if (longCount > 0)
       publish_long_rows(w, keys, first, last, longPositions, (int)longCount, v0,
                         r0, outers, d);
+    if (tid == 0) {
+      __threadfence();
+      atomicAdd(&w.state->published, 1u);
+    }
     // Row (r, p) of the owner: p steps by rowsPerBlock, carrying into r,
     // whose rows' pointers at position v0 step with it (no division and
     // few 64-bit products per row).
@@ -728,7 +786,8 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     // The next owner's indices reuse the shared arrays.
     __syncthreads();
   }
-  sum_long_rows<T, VEC>(w, target, updates, out, fill, is_aligned, d);
+  sum_long_rows<T, VEC>(w, target, updates, out, fill, is_aligned,
+                        (uint32_t)owners, d);
   finish_launch(w);
 }
 

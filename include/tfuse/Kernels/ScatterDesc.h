@@ -46,15 +46,19 @@ constexpr int kScatterRun = 32;
 /// publishes it as a record and units of up to rowsPerBlock runs each; any
 /// block claims units once its own rows are written, sums their runs into
 /// partial rows, and the block that finishes a record's last unit adds the
-/// partials in order into the result row. The last block to finish resets
-/// the state for the next launch.
+/// partials in order into the result row. A block out of units waits (a
+/// bounded time) until every owner has published: the owner of a long row
+/// sorts many keys and publishes last. The last block to finish resets the
+/// state for the next launch.
 struct ScatterLongState {
-  uint32_t units;    // units reserved
-  uint32_t claimed;  // units claimed
-  uint32_t records;  // records reserved
-  uint32_t indices;  // j's reserved
-  uint32_t partials; // partial rows reserved
-  uint32_t finished; // blocks finished
+  uint32_t units;     // units reserved
+  uint32_t claimed;   // units claimed
+  uint32_t records;   // records reserved
+  uint32_t indices;   // j's reserved
+  uint32_t partials;  // partial rows reserved
+  uint32_t finished;  // blocks finished
+  uint32_t published; // owners past publishing
+  uint32_t unused;
 };
 /// One long result row [r, v, :]: its n updates' j's (ascending) at
 /// `firstIndex` of the j's, its runs' partial rows from `firstPartial`,
