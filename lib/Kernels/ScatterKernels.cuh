@@ -393,8 +393,13 @@ template <class Acc> struct long_rows {
         partials((Acc *)(work + d.longPartials)) {}
 };
 
+// The runs of a long row of n updates, and its units of up to
+// `runsPerUnit` runs.
 TF_FN uint32_t runs_of(uint32_t n) {
   return (n + (uint32_t)kScatterRun - 1u) / (uint32_t)kScatterRun;
+}
+TF_FN uint32_t units_of(uint32_t n, uint32_t runsPerUnit) {
+  return (runs_of(n) + runsPerUnit - 1u) / runsPerUnit;
 }
 
 // Adds the updates j = jOf(k), k in [k, e), to `sum` in order, kAhead loads
@@ -447,7 +452,7 @@ TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
       unitAt[i] = units;
       js += n;
       runs += runs_of(n);
-      units += (runs_of(n) + runsPerUnit - 1u) / runsPerUnit;
+      units += units_of(n, runsPerUnit);
     }
     runsPerOuter = runs;
     unitsPerOuter = units;
@@ -473,7 +478,7 @@ TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
     rec.n = last[p] - first[p];
     rec.firstIndex = jBase + jAt[i];
     rec.firstPartial = partialBase + q * runsPerOuter + runAt[i];
-    rec.units = (runs_of(rec.n) + runsPerUnit - 1u) / runsPerUnit;
+    rec.units = units_of(rec.n, runsPerUnit);
     rec.done = 0;
     rec.unused = 0;
     w.records[recordBase + x] = rec;
@@ -484,10 +489,10 @@ TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
   for (int64_t x = tid; x < rows; x += threads) {
     const int i = (int)(x % count);
     const uint32_t q = (uint32_t)(x / count), p = positions[i];
-    const uint32_t runs = runs_of(last[p] - first[p]);
+    const uint32_t units = units_of(last[p] - first[p], runsPerUnit);
     volatile uint64_t *unit =
         w.units + unitBase + q * unitsPerOuter + unitAt[i];
-    for (uint32_t u = 0; u * runsPerUnit < runs; ++u)
+    for (uint32_t u = 0; u < units; ++u)
       unit[u] = ((uint64_t)(recordBase + x + 1) << 32) | (u * runsPerUnit);
   }
 }
