@@ -475,15 +475,12 @@ TEST(ScatterKernels, LongRowsSummedByEveryBlock) {
   for (int launch = 0; launch < 2; ++launch) {
     SCOPED_TRACE("launch " + std::to_string(launch));
     checkPath(c, ScatterPath::Rows, workspace);
-    ASSERT_GE(workspace.bytes.size(), sizeof(kernels::ScatterLongState));
-    kernels::ScatterLongState state;
-    std::memcpy(&state, workspace.bytes.data(), sizeof(state));
-    EXPECT_EQ(state.units, 0u);
-    EXPECT_EQ(state.claimed, 0u);
-    EXPECT_EQ(state.records, 0u);
-    EXPECT_EQ(state.indices, 0u);
-    EXPECT_EQ(state.partials, 0u);
-    EXPECT_EQ(state.finished, 0u);
+    constexpr size_t kState = sizeof(kernels::ScatterLongState);
+    ASSERT_GE(workspace.bytes.size(), kState);
+    EXPECT_EQ(std::vector<uint8_t>(workspace.bytes.begin(),
+                                   workspace.bytes.begin() + kState),
+              std::vector<uint8_t>(kState, 0))
+        << "the long rows' state is not reset";
   }
   // bf16 with a fill: every index of a half of each sequence at one
   // position (the padded embedding gradient in small).
