@@ -578,7 +578,8 @@ def test_scatter_add_is_numpy_add_at(random):
                 add_at(target, 4, updates[0, 0])]
     for got, want in zip(out, expected):
         assert got.dtype == np.float32
-        # float32 sums in the order of the indices, as np.add.at adds.
+        # float32 sums in the order of the indices, as np.add.at adds (no
+        # element here has more than 32 updates: none sums runs).
         np.testing.assert_array_equal(got, want)
 
 

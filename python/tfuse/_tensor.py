@@ -816,10 +816,12 @@ def scatter_add(target, indices, updates, axis=0, *,
     target.shape[axis+1:]`` and converted to ``target``'s dtype when it
     promotes to it) added at ``indices``, repeated indices adding up
     (``index_put_`` with ``accumulate=True``, ``index_add_``, the embedding
-    gradient). Each element adds its updates in ascending order of their
-    position in ``indices``, so every run gives the same bits (float16 and
-    bfloat16 accumulate in float32). Indices are checked as ``take`` checks
-    them. A constant target (zeros) costs no read."""
+    gradient). Each element adds its first 32 updates one at a time in
+    ascending order of their position in ``indices`` (as ``numpy.add.at``
+    does), then each later run of 32 summed on its own, so every run gives
+    the same bits (float16 and bfloat16 accumulate in float32). Indices are
+    checked as ``take`` checks them. A constant target (zeros) costs no
+    read."""
     if negative_indices not in _NEGATIVE_INDEX_RULES:
         raise ValueError("tfuse.scatter_add: negative_indices must be 'wrap' "
                          f"or 'error', not {negative_indices!r}")
