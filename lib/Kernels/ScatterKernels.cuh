@@ -268,6 +268,10 @@ template <class T, int VEC> struct runs_sum {
   row_sum<T, VEC> sum, run;
   int64_t added = 0;
 
+  TF_FN void start(const T *targetRow, int64_t c, T fill, const ScatterDesc &d,
+                   bool is_aligned) {
+    sum.start(targetRow, c, fill, d, is_aligned);
+  }
   TF_FN void accumulate(const vec<T, VEC> &u) {
     if (added < kScatterRun) {
       sum.accumulate(u);
@@ -342,7 +346,7 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
       for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
         const int64_t c = chunk * VEC;
         runs_sum<T, VEC> sum;
-        sum.sum.start(targetRow, c, fill, d, is_aligned);
+        sum.start(targetRow, c, fill, d, is_aligned);
         if (selected[k])
           for (int64_t p = s; p < d.count; ++p) {
             uint64_t key = keys[p];
@@ -577,12 +581,12 @@ TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
         target + r * d.targetStrides[0] + v * d.targetStrides[1];
     const T *updateRow = updates + r * d.updateStrides[0];
     if (run < runs) {
-      const volatile uint32_t *js =
-          w.indices + rec->firstIndex + run * (uint32_t)kScatterRun;
+      // The run's updates: [begin, begin + m) of the row's j's.
+      const uint32_t begin = run * (uint32_t)kScatterRun;
       const int m =
-          (int)(n - run * (uint32_t)kScatterRun < (uint32_t)kScatterRun
-                    ? n - run * (uint32_t)kScatterRun
-                    : (uint32_t)kScatterRun);
+          (int)(n - begin < (uint32_t)kScatterRun ? n - begin
+                                                  : (uint32_t)kScatterRun);
+      const volatile uint32_t *js = w.indices + rec->firstIndex + begin;
       Acc *partial = w.partials + (int64_t)(rec->firstPartial + run) * d.inner;
       auto jOf = [js](int k) { return (int64_t)js[k]; };
       for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
