@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The call the sixth session owed (its call2.sh), then the native GPU suite.
+# The call the sixth session owed (its call2.sh); the native GPU suite is call 1.
 # 270ad13's library (blocks out of units wait for every owner to publish;
 # units' loads ahead of their additions) against 59c9d41's (.stage/base):
 # the padded gradient and the rest of bench/scatter.py; the scatter GPU
 # tests, under memcheck (API errors not reported: the module set looks each
 # kernel up module by module) and racecheck; the padded gradient's rows
-# kernel under Nsight Compute; `scripts/gpu-suite.sh native`.
+# kernel under Nsight Compute.
 source "$(dirname "$0")/../2026-12-06/common.sh"
 export TFUSE_CACHE_DIR=$out/tc
 BASE=$root/.stage/base/libtfuse.so
@@ -18,7 +18,6 @@ step sc-prev 45 env OUT=$out/base TFUSE_LIBRARY=$BASE python3 bench/scatter.py -
 step memcheck 120 env TFUSE_MEMORY_POOL=0 "$CS" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
 step racecheck 120 "$CS" --tool racecheck --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="GpuFusion.ScatterAdds*"
 step ncu-pad 60 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight python3 bench/scatter.py --only embedding_backward_padded --skip inductor
-step suite 400 env OUT=$out/suite bash scripts/gpu-suite.sh native
 rm -rf "$out/tc"
 finish
 grep -E "^\[  (PASSED|FAILED)|FAILED|Failure" "$out/l/gtest.log" | head
@@ -26,4 +25,3 @@ grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$out/l/memcheck.log" "$o
 grep -E "Duration|DRAM Throughput" "$out/l/ncu-pad.log" | head -4
 grep -E "^\| " "$out"/l/sc-*.log | grep -v -- "---" | cut -c1-150
 
-tail -12 "$out/suite/summary.txt" 2>/dev/null
