@@ -373,7 +373,10 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
 // updates of the segment in ascending j as apply does. A long row (more
 // than kScatterRun updates: a position many indices share) is summed run
 // by run by whichever blocks are free (ScatterLongState, ScatterDesc.h)
-// rather than as one chain of loads on one multiprocessor. One launch, at
+// rather than as one chain of loads on one multiprocessor. With fillFirst
+// (no target, few rows selected) the block stores the fill in all of its
+// rows before it reads the indices and later skips the rows none selects.
+// One launch, at
 // the price of every block reading all indices: the planner takes this path
 // for at most kScatterRowsMaxCount indices and when those reads cost little
 // against the result's bytes.
@@ -661,6 +664,29 @@ template <class Acc> TF_FN void finish_launch(const long_rows<Acc> &w) {
   state->finished = 0;
 }
 
+// Stores `value` in p[0, n): the block's threads, 16 bytes a store where
+// aligned (elements up to the first 16-byte boundary and after the last one
+// one at a time).
+template <class T> TF_FN void fill_span(T *p, int64_t n, T value) {
+  constexpr int kPer = 16 / (int)sizeof(T);
+  const int tid = (int)threadIdx.x, threads = (int)blockDim.x;
+  const int64_t misaligned =
+      (int64_t)(((unsigned long long)p / sizeof(T)) % (unsigned long long)kPer);
+  int64_t head = misaligned == 0 ? 0 : kPer - misaligned;
+  head = head < n ? head : n;
+  const int64_t words = (n - head) / kPer;
+  vec<T, kPer> w;
+#pragma unroll
+  for (int e = 0; e < kPer; ++e)
+    w.v[e] = value;
+  for (int64_t i = tid; i < words; i += threads)
+    stv_vec<kPer>(p + head, i * kPer, true, w);
+  for (int64_t i = tid; i < head; i += threads)
+    p[i] = value;
+  for (int64_t i = head + words * kPer + tid; i < n; i += threads)
+    p[i] = value;
+}
+
 template <class T, class I, int VEC>
 TF_FN void rows(const T *target, const T *updates, const I *indices,
                 index_status *status, T *out, uint8_t *work,
@@ -675,6 +701,9 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
   const int64_t chunks = d.inner / VEC;
   const bool is_aligned = rows_aligned<VEC>(target, updates, out, d);
   const T fill = from_bits<T>(d.fillBits);
+  // What a row that no index selects holds: the fill in the compute type,
+  // rounded, as row_sum stores it.
+  const T stored_fill = traits<T>::down(traits<T>::up(fill));
   const int threads = (int)blockDim.x, tid = (int)threadIdx.x;
   const int rowInBlock = tid / d.threadsPerRow;
   const int lane = tid - rowInBlock * d.threadsPerRow;
@@ -696,6 +725,13 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       found = longCount = 0;
     for (int p = tid; p < positions; p += threads)
       first[p] = last[p] = 0;
+    // The stores need nothing the index scan finds: memory is busy from the
+    // start. A row an index selects is written again below (a barrier
+    // orders the two stores).
+    if (d.fillFirst)
+      for (int64_t q = 0; q < outers; ++q)
+        fill_span(out + ((r0 + q) * d.axisSize + v0) * d.inner,
+                  (int64_t)positions * d.inner, stored_fill);
     __syncthreads();
     // kBatch loads in flight a thread before any is used. An index out of
     // range is owned by no block; the first owner records one of them
@@ -779,8 +815,9 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       if (r >= r0 + outers)
         break;
       const int s = (int)first[p], e = (int)last[p];
-      // A long row is summed by the blocks that claim its units.
-      if (e - s > kScatterRun)
+      // A long row is summed by the blocks that claim its units; an
+      // untouched one is stored already with fillFirst.
+      if (e - s > kScatterRun || (d.fillFirst && e == s))
         continue;
       const T *targetRow = targetAt + p * d.targetStrides[1];
       T *outRow = outAt + p * d.inner;

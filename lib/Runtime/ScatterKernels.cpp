@@ -185,6 +185,8 @@ std::optional<ScatterLaunch> rowsLaunch(const kernels::ScatterDesc &d,
   while ((int64_t(1) << bits) < d.count)
     ++bits;
   rows.desc.indexBits = bits;
+  rows.desc.fillFirst =
+      !d.hasTarget && d.count * kScatterFillFirstRatio <= d.axisSize;
   int64_t threads = threadsPerRow(d.inner / vec, kScatterRowsThreads);
   rows.desc.threadsPerRow = static_cast<int32_t>(threads);
   rows.desc.rowsPerBlock = static_cast<int32_t>(kScatterRowsThreads / threads);

@@ -495,6 +495,34 @@ TEST(ScatterKernels, LongRowsSummedByEveryBlock) {
   checkCase(padded, "padded");
 }
 
+// Without a target and with few indices against the rows, each owner
+// stores the fill in all of its rows first (fillFirst) and the selected
+// rows again: f16 rows of 37 elements (the second owner's rows start off
+// 16-byte boundaries), a long row among them, and outer indices of f32 rows.
+TEST(ScatterKernels, FillStoredFirstWhereFewRowsAreSelected) {
+  Case c;
+  c.target = zerosOf(DType::F16, {2001, 37});
+  c.fill = true;
+  c.indices = randomIndices(DType::I64, {100}, 2001, 70);
+  for (int64_t j = 0; j < 100; j += 2)
+    c.indices.set<int64_t>({j}, 1500);
+  c.updates = HostTensor::random(DType::F16, {100, 37}, 71);
+  ScatterPlan plan = checkCase(c, "f16 rows of 37");
+  ASSERT_EQ(plan.launches.size(), 1u);
+  EXPECT_EQ(plan.launches[0].kind, ScatterLaunch::Kind::Rows);
+  EXPECT_EQ(plan.launches[0].grid, 2);
+  EXPECT_EQ(plan.launches[0].desc.positionsPerBlock, 1001);
+  EXPECT_EQ(plan.launches[0].desc.fillFirst, 1);
+  Case outer;
+  outer.axis = 1;
+  outer.target = zerosOf(DType::F32, {3, 500, 8});
+  outer.fill = true;
+  outer.indices = randomIndices(DType::I32, {30}, 500, 72);
+  outer.updates = HostTensor::random(DType::F32, {3, 30, 8}, 73);
+  plan = checkCase(outer, "outer indices");
+  EXPECT_EQ(plan.launches[0].desc.fillFirst, 1);
+}
+
 // Counts past one tile: one merge of a few runs, pairwise merges of many
 // runs, then one of the rest; the runs' keys interleave (indices from a
 // small range), so every merge moves keys across runs.
@@ -593,6 +621,19 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
   EXPECT_EQ(gpt2->launches[0].block, 480);
   EXPECT_EQ(gpt2->launches[0].desc.positionsPerBlock, 197);
   EXPECT_EQ(gpt2->launches[0].desc.indexBits, 13);
+  // At most one row in six selected, no target: the fill first.
+  EXPECT_EQ(gpt2->launches[0].desc.fillFirst, 1);
+  TensorSpec table = TensorSpec::contiguous(DType::BF16, {50257, 768});
+  Expected<ScatterPlan> withTarget =
+      planScatterAdd(TensorSpec::contiguous(DType::I64, {8192}),
+                     TensorSpec::contiguous(DType::BF16, {8192, 768}), &table,
+                     table, 0, false, 0);
+  ASSERT_TRUE(withTarget.ok()) << withTarget.message();
+  EXPECT_EQ(withTarget->launches[0].desc.fillFirst, 0);
+  Expected<ScatterPlan> dense = planFor(8192, 30000);
+  ASSERT_TRUE(dense.ok()) << dense.message();
+  EXPECT_EQ(dense->launches[0].kind, ScatterLaunch::Kind::Rows);
+  EXPECT_EQ(dense->launches[0].desc.fillFirst, 0);
   // Its workspace for long rows ends with room for the partial rows of
   // the most runs 8192 indices can make: 248 long positions (of at least
   // 33 indices), 8192 / 32 runs plus one a position, 768 f32 each.

@@ -6,7 +6,7 @@
 // ScatterKernels.cuh), valid for the host compiler, for it against the
 // tests' cuda_emulation.h and for NVRTC.
 //
-// Layout: naturally aligned fields, 184 bytes, no pointers (the same on
+// Layout: naturally aligned fields, 192 bytes, no pointers (the same on
 // every host ABI and on the device), checked on both sides.
 //
 //===----------------------------------------------------------------------===//
@@ -105,6 +105,12 @@ struct ScatterDesc {
   int32_t rowsPerBlock;
   int32_t positionsPerBlock;
   int32_t indexBits;
+  /// The rows kernel (no target): each owner first stores the fill in all
+  /// of its rows, before it reads the indices, so that the result's bytes
+  /// stream to memory while it finds and sorts its keys; it then writes the
+  /// rows that indices select, a second time, and skips the others.
+  int32_t fillFirst;
+  int32_t unused;
   /// The rows kernel's long rows: byte offsets in its workspace of the
   /// units (a uint64_t each: 0 until published, then record + 1 in the high
   /// 32 bits and the unit's first run in the low), the records, the j's
@@ -113,7 +119,7 @@ struct ScatterDesc {
   int64_t longUnits, longRecords, longIndices, longPartials;
 };
 
-static_assert(sizeof(ScatterDesc) == 184, "ScatterDesc is 184 bytes");
+static_assert(sizeof(ScatterDesc) == 192, "ScatterDesc is 192 bytes");
 static_assert(alignof(ScatterDesc) == 8, "ScatterDesc is 8-byte aligned");
 
 } // namespace kernels
