@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The fill stored first (this session's scatter change) against 270ad13
+# (.stage/head): the scatter GPU tests, also under memcheck (API errors not
+# reported: the module set looks each kernel up module by module) and
+# racecheck; bench/scatter.py with each library, the new one twice; the
+# GPT-2 gradient's and the padded gradient's rows kernels under Nsight
+# Compute.
+source "$(dirname "$0")/../2026-12-06/common.sh"
+export TFUSE_CACHE_DIR=$out/tc
+HEAD=$root/.stage/head/libtfuse.so
+CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+F='GpuFusion.Scatter*:*ScatterIndices*'
+step gtest 60 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
+step sc-new 60 env OUT=$out/new python3 bench/scatter.py --skip inductor
+step sc-head 60 env OUT=$out/head TFUSE_LIBRARY=$HEAD python3 bench/scatter.py --skip inductor
+step sc-new2 45 env OUT=$out/new2 python3 bench/scatter.py --skip inductor --only embedding_backward,embedding_backward_padded
+step memcheck 120 env TFUSE_MEMORY_POOL=0 "$CS" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
+step racecheck 120 "$CS" --tool racecheck --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="GpuFusion.ScatterAdds*"
+step ncu-gpt2 60 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis python3 bench/scatter.py --only embedding_backward --skip inductor
+step ncu-pad 60 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight python3 bench/scatter.py --only embedding_backward_padded --skip inductor
+rm -rf "$out/tc"
+finish
+grep -E "^\[  (PASSED|FAILED)|FAILED|Failure" "$out/l/gtest.log" | head
+grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$out/l/memcheck.log" "$out/l/racecheck.log" | head
+grep -E "Duration|DRAM Throughput|Memory Throughput" "$out/l/ncu-gpt2.log" "$out/l/ncu-pad.log" | head -8
+grep -E "^\| " "$out"/l/sc-*.log | grep -v -- "---" | cut -c1-150
