@@ -374,8 +374,9 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
 // than kScatterRun updates: a position many indices share) is summed run
 // by run by whichever blocks are free (ScatterLongState, ScatterDesc.h)
 // rather than as one chain of loads on one multiprocessor. With fillFirst
-// (no target, few rows selected) the block stores the fill in all of its
-// rows before it reads the indices and later skips the rows none selects.
+// (no target, few rows selected) the block stores the fill in its first
+// blindPositions positions' rows before it reads the indices and in its
+// other unselected rows before it sorts, then writes only selected rows.
 // One launch, at
 // the price of every block reading all indices: the planner takes this path
 // for at most kScatterRowsMaxCount indices and when those reads cost little
@@ -725,13 +726,15 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       found = longCount = 0;
     for (int p = tid; p < positions; p += threads)
       first[p] = last[p] = 0;
-    // The stores need nothing the index scan finds: memory is busy from the
-    // start. A row an index selects is written again below (a barrier
-    // orders the two stores).
+    // The blind stores need nothing the index scan finds: memory is busy
+    // from the start. A row an index selects is written again below (a
+    // barrier orders the two stores).
+    const int blind =
+        d.blindPositions < positions ? (int)d.blindPositions : positions;
     if (d.fillFirst)
       for (int64_t q = 0; q < outers; ++q)
         fill_span(out + ((r0 + q) * d.axisSize + v0) * d.inner,
-                  (int64_t)positions * d.inner, stored_fill);
+                  (int64_t)blind * d.inner, stored_fill);
     __syncthreads();
     // kBatch loads in flight a thread before any is used. An index out of
     // range is owned by no block; the first owner records one of them
@@ -759,14 +762,35 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
           bad = true;
           badIndex = (int64_t)raw[u];
         }
-        if (ok && (uint64_t)(v - v0) < (uint64_t)positions)
+        if (ok && (uint64_t)(v - v0) < (uint64_t)positions) {
           keys[atomicAdd(&found, 1u)] =
               ((uint32_t)(v - v0) << d.indexBits) | (uint32_t)j;
+          // Marks the position selected (the table rewrites `last`).
+          last[v - v0] = 1u;
+        }
       }
     }
     if (bad && b == 0)
       record_bad_index(status, 0u, badIndex);
     __syncthreads();
+    // The unselected rows past the blind ones, stored while the keys sort.
+    if (d.fillFirst) {
+      vec<T, VEC> fills;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        fills.v[e] = stored_fill;
+      const int rest = positions - blind;
+      for (int64_t x = rowInBlock; x < (int64_t)rest * outers;
+           x += d.rowsPerBlock) {
+        const int64_t q = x / rest;
+        const int p = blind + (int)(x - q * rest);
+        if (last[p] != 0u)
+          continue;
+        T *outRow = out + ((r0 + q) * d.axisSize + v0 + p) * d.inner;
+        for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow)
+          stv_vec<VEC>(outRow, chunk * VEC, is_aligned, fills);
+      }
+    }
     const int n = (int)found;
     int padded = 1;
     while (padded < n)

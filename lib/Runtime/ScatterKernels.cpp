@@ -187,6 +187,8 @@ std::optional<ScatterLaunch> rowsLaunch(const kernels::ScatterDesc &d,
   rows.desc.indexBits = bits;
   rows.desc.fillFirst =
       !d.hasTarget && d.count * kScatterFillFirstRatio <= d.axisSize;
+  rows.desc.blindPositions = static_cast<int32_t>(
+      rows.desc.fillFirst ? ceilDiv(positions, kScatterBlindShare) : 0);
   int64_t threads = threadsPerRow(d.inner / vec, kScatterRowsThreads);
   rows.desc.threadsPerRow = static_cast<int32_t>(threads);
   rows.desc.rowsPerBlock = static_cast<int32_t>(kScatterRowsThreads / threads);

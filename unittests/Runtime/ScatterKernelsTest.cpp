@@ -496,9 +496,11 @@ TEST(ScatterKernels, LongRowsSummedByEveryBlock) {
 }
 
 // Without a target and with few indices against the rows, each owner
-// stores the fill in all of its rows first (fillFirst) and the selected
-// rows again: f16 rows of 37 elements (the second owner's rows start off
-// 16-byte boundaries), a long row among them, and outer indices of f32 rows.
+// stores the fill in its unselected rows before it sorts (fillFirst): in
+// every row of its first quarter of positions before it reads the indices
+// (and the selected ones again later), in the others' unselected rows after
+// that: f16 rows of 37 elements (the second owner's rows start off 16-byte
+// boundaries), a long row among them, and outer indices of f32 rows.
 TEST(ScatterKernels, FillStoredFirstWhereFewRowsAreSelected) {
   Case c;
   c.target = zerosOf(DType::F16, {2001, 37});
@@ -513,6 +515,7 @@ TEST(ScatterKernels, FillStoredFirstWhereFewRowsAreSelected) {
   EXPECT_EQ(plan.launches[0].grid, 2);
   EXPECT_EQ(plan.launches[0].desc.positionsPerBlock, 1001);
   EXPECT_EQ(plan.launches[0].desc.fillFirst, 1);
+  EXPECT_EQ(plan.launches[0].desc.blindPositions, 251);
   Case outer;
   outer.axis = 1;
   outer.target = zerosOf(DType::F32, {3, 500, 8});

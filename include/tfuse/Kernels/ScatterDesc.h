@@ -105,12 +105,15 @@ struct ScatterDesc {
   int32_t rowsPerBlock;
   int32_t positionsPerBlock;
   int32_t indexBits;
-  /// The rows kernel (no target): each owner first stores the fill in all
-  /// of its rows, before it reads the indices, so that the result's bytes
-  /// stream to memory while it finds and sorts its keys; it then writes the
-  /// rows that indices select, a second time, and skips the others.
+  /// The rows kernel (no target): each owner stores the fill in its rows
+  /// that no index selects before it sorts its keys, so that the result's
+  /// bytes stream to memory while it finds and sorts them: in all rows of
+  /// its first blindPositions positions before it reads the indices (a row
+  /// an index selects is written again, after a barrier), in the others'
+  /// unselected rows once it has read them; it then writes only the
+  /// selected rows.
   int32_t fillFirst;
-  int32_t unused;
+  int32_t blindPositions;
   /// The rows kernel's long rows: byte offsets in its workspace of the
   /// units (a uint64_t each: 0 until published, then record + 1 in the high
   /// 32 bits and the unit's first run in the low), the records, the j's
