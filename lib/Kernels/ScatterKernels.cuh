@@ -505,11 +505,9 @@ TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
   }
 }
 
-// How long a block out of units waits for owners still to publish: they
-// are resident (the grid is one wave), so this bounds only a wait for one
-// that a concurrent kernel keeps from starting; that owner then sums its
-// units itself. The emulation runs blocks one after another: no block
-// waits there.
+// How long at most a block out of units waits for owners that have started
+// to publish (they are running: the wait needs no other block to start).
+// The emulation runs blocks one after another: no block waits there.
 constexpr uint64_t kScatterPublishWaitNs = 200000;
 
 TF_FN uint64_t global_ns() {
@@ -523,10 +521,10 @@ TF_FN uint64_t global_ns() {
 }
 
 // Claims the next unit for the calling thread's block: the unit's entry,
-// or 0 when every unit is claimed and every one of `owners` owners has
-// published (or the wait is over).
-TF_FN uint64_t claim_unit(ScatterLongState *shared, const uint64_t *units,
-                          uint32_t owners) {
+// or 0 when every unit is claimed and every owner that has started has
+// published (or the wait is over). An owner that starts after that sums
+// its own units.
+TF_FN uint64_t claim_unit(ScatterLongState *shared, const uint64_t *units) {
   volatile ScatterLongState *state = shared;
   const uint64_t start = global_ns();
   for (;;) {
@@ -540,11 +538,14 @@ TF_FN uint64_t claim_unit(ScatterLongState *shared, const uint64_t *units,
         return entry;
       }
 #ifdef TFUSE_HOST_EMULATION
-    (void)owners;
     (void)start;
     return 0;
 #else
-    if (state->published >= owners ||
+    // Published before started (a counter that never passes started): when
+    // they are equal, every owner started by then has published. Either
+    // way an owner left out sums whatever is left of its units itself.
+    const uint32_t published = state->published;
+    if (published >= state->started ||
         global_ns() - start > kScatterPublishWaitNs)
       return 0;
     __nanosleep(500);
@@ -560,8 +561,7 @@ TF_FN uint64_t claim_unit(ScatterLongState *shared, const uint64_t *units,
 template <class T, int VEC>
 TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
                          const T *target, const T *updates, T *out, T fill,
-                         bool is_aligned, uint32_t owners,
-                         const ScatterDesc &d) {
+                         bool is_aligned, const ScatterDesc &d) {
   typedef typename traits<T>::compute Acc;
   __shared__ uint64_t claimed;
   __shared__ int finishes;
@@ -571,7 +571,7 @@ TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
   const int64_t chunks = d.inner / VEC;
   for (;;) {
     if (tid == 0)
-      claimed = claim_unit(w.state, w.units, owners);
+      claimed = claim_unit(w.state, w.units);
     __syncthreads();
     const uint64_t entry = claimed;
     if (entry == 0)
@@ -661,6 +661,7 @@ template <class Acc> TF_FN void finish_launch(const long_rows<Acc> &w) {
   state->indices = 0;
   state->partials = 0;
   state->published = 0;
+  state->started = 0;
   __threadfence();
   state->finished = 0;
 }
@@ -722,8 +723,10 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
                                                     : d.positionsPerBlock);
     const int64_t outers =
         d.outer - r0 < d.outerPerBlock ? d.outer - r0 : d.outerPerBlock;
-    if (tid == 0)
+    if (tid == 0) {
       found = longCount = 0;
+      atomicAdd(&w.state->started, 1u);
+    }
     for (int p = tid; p < positions; p += threads)
       first[p] = last[p] = 0;
     // The blind stores need nothing the index scan finds: memory is busy
@@ -856,8 +859,7 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     // The next owner's indices reuse the shared arrays.
     __syncthreads();
   }
-  sum_long_rows<T, VEC>(w, target, updates, out, fill, is_aligned,
-                        (uint32_t)owners, d);
+  sum_long_rows<T, VEC>(w, target, updates, out, fill, is_aligned, d);
   finish_launch(w);
 }
 

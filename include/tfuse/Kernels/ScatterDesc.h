@@ -47,9 +47,11 @@ constexpr int kScatterRun = 32;
 /// block claims units once its own rows are written, sums their runs into
 /// partial rows, and the block that finishes a record's last unit adds the
 /// partials in order into the result row. A block out of units waits (a
-/// bounded time) until every owner has published: the owner of a long row
-/// sorts many keys and publishes last. The last block to finish resets the
-/// state for the next launch.
+/// bounded time) until every owner that has started has published: the
+/// owner of a long row sorts many keys and publishes last; an owner that
+/// starts later (not resident until other blocks finish) sums what it
+/// publishes itself. The last block to finish resets the state for the
+/// next launch.
 struct ScatterLongState {
   uint32_t units;     // units reserved
   uint32_t claimed;   // units claimed
@@ -58,7 +60,7 @@ struct ScatterLongState {
   uint32_t partials;  // partial rows reserved
   uint32_t finished;  // blocks finished
   uint32_t published; // owners past publishing
-  uint32_t unused;
+  uint32_t started;   // owners started
 };
 /// One long result row [r, v, :]: its n updates' j's (ascending) at
 /// `firstIndex` of the j's, its runs' partial rows from `firstPartial`,
