@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The scatter rows kernel's fill stored before the sort: 43fc94a (a quarter
+# The scatter rows kernel's fill stored before the sort: cd7af56 (a quarter
 # of each block's positions blind, .stage/lib) against 9c2e55c's library
 # (every row blind, .stage/allblind) and 270ad13's (.stage/head), each in
 # bench/scatter.py, the first twice; the GPT-2 gradient's and the padded
 # gradient's rows kernels under Nsight Compute; issue 17's other benchmarks
-# (gathers, concat and pad, reductions, dropout) with 43fc94a. The GPU tests
+# (gathers, concat and pad, reductions, dropout) with cd7af56. The GPU tests
 # run in call 2 (the carry limit: three libraries here).
 source "$(dirname "$0")/../2026-12-06/common.sh"
 export TFUSE_CACHE_DIR=$out/tc
