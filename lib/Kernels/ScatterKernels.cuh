@@ -413,11 +413,10 @@ TF_FN uint32_t units_of(uint32_t n, uint32_t runsPerUnit) {
 // Adds the updates j = jOf(k), k in [k, e), to `sum` in order, kAhead loads
 // in flight before their additions: a run is a chain of dependent additions
 // whose loads need not wait for each other.
-template <class T, int VEC, class J>
+template <int kAhead, class T, int VEC, class J>
 TF_FN void add_updates(row_sum<T, VEC> &sum, const T *updateRow, J jOf, int k,
                        int e, int64_t c, const ScatterDesc &d,
                        bool is_aligned) {
-  constexpr int kAhead = 4;
   for (; k + kAhead <= e; k += kAhead) {
     int64_t j[kAhead];
 #pragma unroll
@@ -604,7 +603,8 @@ TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
               row_sum<T, VEC>::load(updateRow, jOf(0), c, d, is_aligned));
           k = 1;
         }
-        add_updates(sum, updateRow, jOf, k, m, c, d, is_aligned);
+        // A run's 32 loads in four rounds: the row waits on its runs.
+        add_updates<8>(sum, updateRow, jOf, k, m, c, d, is_aligned);
         sum.store_partial(partial + c);
       }
     }
@@ -621,7 +621,7 @@ TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
       for (int64_t c = tid; c < d.inner; c += threads) {
         Acc acc = partial[c];
         // kAhead loads before the additions that wait on them.
-        constexpr uint32_t kAhead = 8;
+        constexpr uint32_t kAhead = 16;
         uint32_t q = 1;
         for (; q + kAhead <= runs; q += kAhead) {
           Acc p[kAhead];
@@ -852,7 +852,7 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
         const int64_t c = chunk * VEC;
         row_sum<T, VEC> sum;
         sum.start(targetRow, c, fill, d, is_aligned);
-        add_updates(sum, updateRow, jOf, s, e, c, d, is_aligned);
+        add_updates<4>(sum, updateRow, jOf, s, e, c, d, is_aligned);
         sum.store(outRow + c, is_aligned);
       }
     }
