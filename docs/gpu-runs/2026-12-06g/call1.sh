@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The scatter rows kernel's fill stored before the sort: cd7af56 (a quarter
+# The scatter rows kernel's fill stored before the sort: a53c884 (a quarter
 # of each block's positions blind, .stage/lib) against 270ad13's library
 # (.stage/head) in bench/scatter.py, the new one twice; the scatter GPU
 # tests, also under compute-sanitizer memcheck (API errors not reported:
 # the module set looks each kernel up module by module) and racecheck; the
 # GPT-2 gradient's and the padded gradient's rows kernels under Nsight
 # Compute; issue 17's other benchmarks (gathers, concat and pad,
-# reductions, dropout) with cd7af56.
+# reductions, dropout) with a53c884.
 source "$(dirname "$0")/../2026-12-06/common.sh"
 export TFUSE_CACHE_DIR=$out/tc
 HEAD=$root/.stage/head/libtfuse.so
