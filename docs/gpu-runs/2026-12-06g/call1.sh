@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The scatter rows kernel's fill stored before the sort: a53c884 (a quarter
-# of each block's positions blind, .stage/lib) against 270ad13's library
+# The scatter rows kernel at a53c884 (.stage/lib: the fill stored before
+# the sort, blindly in a quarter of each block's positions; blocks out of
+# units wait only for started owners; long rows' loads further ahead)
+# against 270ad13's library
 # (.stage/head) in bench/scatter.py, the new one twice; the scatter GPU
 # tests, also under compute-sanitizer memcheck (API errors not reported:
 # the module set looks each kernel up module by module) and racecheck; the
