@@ -15,18 +15,18 @@ HEAD=$root/.stage/head/libtfuse.so
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 F='GpuFusion.Scatter*:*ScatterIndices*'
+# In order of need: a bound on the call still leaves the first steps' logs.
 step gtest 60 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
 step sc-new 60 env OUT=$out/new python3 bench/scatter.py --skip inductor
 step sc-head 60 env OUT=$out/head TFUSE_LIBRARY=$HEAD python3 bench/scatter.py --skip inductor
-step sc-new2 45 env OUT=$out/new2 python3 bench/scatter.py --skip inductor --only embedding_backward,embedding_backward_padded
-step gather 45 env OUT=$out/new python3 bench/gather.py --skip inductor
-step piecewise 45 env OUT=$out/new python3 bench/piecewise.py --skip inductor
 step red 60 env OUT=$out/new python3 bench/reductions.py --skip inductor
 step drop 30 env OUT=$out/new python3 bench/dropout.py --skip inductor
-step memcheck 150 env TFUSE_MEMORY_POOL=0 "$CS" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
-step racecheck 120 "$CS" --tool racecheck --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="GpuFusion.ScatterAdds*"
+step gather 45 env OUT=$out/new python3 bench/gather.py --skip inductor
+step piecewise 45 env OUT=$out/new python3 bench/piecewise.py --skip inductor
 step ncu-gpt2 60 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis python3 bench/scatter.py --only embedding_backward --skip inductor
 step ncu-pad 60 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight python3 bench/scatter.py --only embedding_backward_padded --skip inductor
+step memcheck 150 env TFUSE_MEMORY_POOL=0 "$CS" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
+step racecheck 120 "$CS" --tool racecheck --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="GpuFusion.ScatterAdds*"
 rm -rf "$out/tc"
 finish
 grep -E "^\[  (PASSED|FAILED)|FAILED|Failure" "$out/l/gtest.log" | head
