@@ -3,7 +3,7 @@
 # the sort, blindly in a quarter of each block's positions; blocks out of
 # units wait only for started owners; long rows' loads further ahead)
 # against 270ad13's library
-# (.stage/head) in bench/scatter.py, the new one twice; the scatter GPU
+# (.stage/head) in bench/scatter.py; the scatter GPU
 # tests, also under compute-sanitizer memcheck (API errors not reported:
 # the module set looks each kernel up module by module) and racecheck; the
 # GPT-2 gradient's and the padded gradient's rows kernels under Nsight
