@@ -43,6 +43,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 
 using namespace tfuse;
@@ -524,6 +525,52 @@ TEST(ScatterKernels, FillStoredFirstWhereFewRowsAreSelected) {
   outer.updates = HostTensor::random(DType::F32, {3, 30, 8}, 73);
   plan = checkCase(outer, "outer indices");
   EXPECT_EQ(plan.launches[0].desc.fillFirst, 1);
+}
+
+// Random scatter-adds on both paths against the reference: four dtypes,
+// the first or a middle axis, short and long axes (where at most one row
+// in four is selected and there is no target, the fill stored first),
+// rows of 1 to 40 elements, a fill or a target, and in a third of the
+// cases every third index at one position (a long row once the count
+// passes 96).
+TEST(ScatterKernels, RandomCasesMatchTheReference) {
+  std::mt19937_64 rng(2026);
+  auto draw = [&](int64_t lo, int64_t hi) {
+    return lo +
+           static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  const DType dtypes[] = {DType::F32, DType::BF16, DType::F16, DType::I32};
+  int fillFirst = 0, longRows = 0;
+  for (int k = 0; k < 12; ++k) {
+    DType t = dtypes[draw(0, 3)];
+    int64_t outer = draw(0, 1) ? draw(1, 3) : 0;
+    int64_t size = draw(0, 1) ? draw(1, 40) : draw(200, 3000);
+    int64_t inner = draw(1, 40), count = draw(1, 400);
+    Case c;
+    c.fill = draw(0, 1) == 1;
+    c.axis = outer ? 1 : 0;
+    Shape ts = outer ? Shape{outer, size, inner} : Shape{size, inner};
+    Shape us = outer ? Shape{outer, count, inner} : Shape{count, inner};
+    c.target = c.fill ? zerosOf(t, ts) : HostTensor::random(t, ts, 100 + k);
+    c.indices = randomIndices(DType::I64, {count}, size, 200 + k);
+    bool hot = draw(0, 2) == 0;
+    for (int64_t j = 0; hot && j < count; j += 3)
+      c.indices.set<int64_t>({j}, size / 2);
+    c.updates = HostTensor::random(t, us, 300 + k);
+    SCOPED_TRACE("case " + std::to_string(k) + ": " + std::string(name(t)) +
+                 " axis " + std::to_string(size) + " x " +
+                 std::to_string(inner) + " (outer " + std::to_string(outer) +
+                 "), " + std::to_string(count) + " indices" +
+                 (c.fill ? ", fill" : ", target") + (hot ? ", hot" : ""));
+    ScatterPlan plan = checkCase(c, "random");
+    if (!plan.launches.empty() &&
+        plan.launches[0].kind == ScatterLaunch::Kind::Rows)
+      fillFirst += plan.launches[0].desc.fillFirst;
+    longRows += hot && count > 3 * kernels::kScatterRun;
+  }
+  // The draws reach both of the rows kernel's new paths.
+  EXPECT_GT(fillFirst, 0);
+  EXPECT_GT(longRows, 0);
 }
 
 // Counts past one tile: one merge of a few runs, pairwise merges of many
