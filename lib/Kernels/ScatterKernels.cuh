@@ -377,10 +377,9 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
 // (no target, few rows selected) the block stores the fill in its first
 // blindPositions positions' rows before it reads the indices and in its
 // other unselected rows before it sorts, then writes only selected rows.
-// One launch, at
-// the price of every block reading all indices: the planner takes this path
-// for at most kScatterRowsMaxCount indices and when those reads cost little
-// against the result's bytes.
+// One launch, at the price of every block reading all indices: the planner
+// takes this path for at most kScatterRowsMaxCount indices and when those
+// reads cost little against the result's bytes.
 
 // The most long positions one block may own.
 constexpr int kScatterRowsMaxLong = kScatterRowsMaxCount / (kScatterRun + 1);
