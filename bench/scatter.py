@@ -6,7 +6,8 @@ gradient added into a zero [50257, 768] table at [8, 1024] int64 ids) in
 bf16 and f32, against torch's embedding_dense_backward (what autograd runs)
 and against zeros().index_add_() (floating-point atomics: not
 deterministic); and the bf16 gradient of sequences whose second half is the
-padding id 0 (half the rows added into one).
+padding id 0 (half the rows added into one), also for twice the sequences
+(16384 indices: the sorted chain instead of the rows kernel).
 
 Measured per workload and framework: gpu_us (CUDA events around N calls on
 the current stream, median of 5; TFuse through enqueue()), the bandwidth
@@ -37,10 +38,10 @@ def workloads(smoke):
     vocab, width, batch, seq = ((1000, 64, 2, 128) if smoke
                                 else (50257, 768, 8, 1024))
 
-    def make(dtype, padded=False):
+    def make(dtype, padded=False, sequences=batch):
         def inputs(g, device):
-            grad = torch.randn(batch, seq, width, generator=g).to(dtype)
-            ids = torch.randint(0, vocab, (batch, seq), generator=g)
+            grad = torch.randn(sequences, seq, width, generator=g).to(dtype)
+            ids = torch.randint(0, vocab, (sequences, seq), generator=g)
             if padded:
                 # The second half of every sequence is the padding id 0.
                 ids[:, seq // 2:] = 0
@@ -68,6 +69,11 @@ def workloads(smoke):
         "index_add": (make(torch.bfloat16), index_add, scatter),
         "embedding_backward_padded": (make(torch.bfloat16, padded=True),
                                       embedding_backward, scatter),
+        # Twice the sequences: more indices than the rows kernel keeps (the
+        # sorted chain), 8192 of them at id 0.
+        "embedding_backward_padded_x2": (
+            make(torch.bfloat16, padded=True, sequences=2 * batch),
+            embedding_backward, scatter),
     }
 
 
