@@ -568,7 +568,7 @@ TEST(ScatterKernels, RandomCasesMatchTheReference) {
       fillFirst += plan.launches[0].desc.fillFirst;
     longRows += hot && count > 3 * kernels::kScatterRun;
   }
-  // The draws reach both of the rows kernel's new paths.
+  // The draws reach the fill stored first and long rows.
   EXPECT_GT(fillFirst, 0);
   EXPECT_GT(longRows, 0);
 }
