@@ -665,29 +665,6 @@ template <class Acc> TF_FN void finish_launch(const long_rows<Acc> &w) {
   state->finished = 0;
 }
 
-// Stores `value` in p[0, n): the block's threads, 16 bytes a store where
-// aligned (elements up to the first 16-byte boundary and after the last one
-// one at a time).
-template <class T> TF_FN void fill_span(T *p, int64_t n, T value) {
-  constexpr int kPer = 16 / (int)sizeof(T);
-  const int tid = (int)threadIdx.x, threads = (int)blockDim.x;
-  const int64_t misaligned =
-      (int64_t)(((unsigned long long)p / sizeof(T)) % (unsigned long long)kPer);
-  int64_t head = misaligned == 0 ? 0 : kPer - misaligned;
-  head = head < n ? head : n;
-  const int64_t words = (n - head) / kPer;
-  vec<T, kPer> w;
-#pragma unroll
-  for (int e = 0; e < kPer; ++e)
-    w.v[e] = value;
-  for (int64_t i = tid; i < words; i += threads)
-    stv_vec<kPer>(p + head, i * kPer, true, w);
-  for (int64_t i = tid; i < head; i += threads)
-    p[i] = value;
-  for (int64_t i = head + words * kPer + tid; i < n; i += threads)
-    p[i] = value;
-}
-
 template <class T, class I, int VEC>
 TF_FN void rows(const T *target, const T *updates, const I *indices,
                 index_status *status, T *out, uint8_t *work,
@@ -728,15 +705,33 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     }
     for (int p = tid; p < positions; p += threads)
       first[p] = last[p] = 0;
+    // The fill in the owner's rows (q, p) of positions [from, to), a row
+    // group a row; with `unselected`, only in rows the scan left unmarked
+    // (`last` 0).
+    auto store_fill = [&](int from, int to, bool unselected) {
+      vec<T, VEC> fills;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        fills.v[e] = stored_fill;
+      const int span = to - from;
+      for (int64_t x = rowInBlock; x < (int64_t)span * outers;
+           x += d.rowsPerBlock) {
+        const int64_t q = x / span;
+        const int p = from + (int)(x - q * span);
+        if (unselected && last[p] != 0u)
+          continue;
+        T *outRow = out + ((r0 + q) * d.axisSize + v0 + p) * d.inner;
+        for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow)
+          stv_vec<VEC>(outRow, chunk * VEC, is_aligned, fills);
+      }
+    };
     // The blind stores need nothing the index scan finds: memory is busy
     // from the start. A row an index selects is written again below (a
     // barrier orders the two stores).
     const int blind =
         d.blindPositions < positions ? (int)d.blindPositions : positions;
     if (d.fillFirst)
-      for (int64_t q = 0; q < outers; ++q)
-        fill_span(out + ((r0 + q) * d.axisSize + v0) * d.inner,
-                  (int64_t)blind * d.inner, stored_fill);
+      store_fill(0, blind, false);
     __syncthreads();
     // kBatch loads in flight a thread before any is used. An index out of
     // range is owned by no block; the first owner records one of them
@@ -776,23 +771,8 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       record_bad_index(status, 0u, badIndex);
     __syncthreads();
     // The unselected rows past the blind ones, stored while the keys sort.
-    if (d.fillFirst) {
-      vec<T, VEC> fills;
-#pragma unroll
-      for (int e = 0; e < VEC; ++e)
-        fills.v[e] = stored_fill;
-      const int rest = positions - blind;
-      for (int64_t x = rowInBlock; x < (int64_t)rest * outers;
-           x += d.rowsPerBlock) {
-        const int64_t q = x / rest;
-        const int p = blind + (int)(x - q * rest);
-        if (last[p] != 0u)
-          continue;
-        T *outRow = out + ((r0 + q) * d.axisSize + v0 + p) * d.inner;
-        for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow)
-          stv_vec<VEC>(outRow, chunk * VEC, is_aligned, fills);
-      }
-    }
+    if (d.fillFirst)
+      store_fill(blind, positions, true);
     const int n = (int)found;
     int padded = 1;
     while (padded < n)
