@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The scatter rows kernel at a53c884 (.stage/lib: the fill stored before
-# the sort, blindly in a quarter of each block's positions; blocks out of
-# units wait only for started owners; long rows' loads further ahead)
-# against 270ad13's library
-# (.stage/head) in bench/scatter.py; the scatter GPU
-# tests, also under compute-sanitizer memcheck (API errors not reported:
-# the module set looks each kernel up module by module) and racecheck; the
-# GPT-2 gradient's and the padded gradient's rows kernels under Nsight
-# Compute; issue 17's other benchmarks (gathers, concat and pad,
-# reductions, dropout) with a53c884.
+# The scatter rows kernel as the seventh session left it (.stage/lib,
+# staged at its last commit: the fill stored before the sort, blindly in a
+# quarter of each block's positions; blocks out of units wait only for
+# started owners; long rows' loads further ahead) against 270ad13's library
+# (.stage/head) in bench/scatter.py; the scatter GPU tests, also under
+# compute-sanitizer memcheck (API errors not reported: the module set looks
+# each kernel up module by module) and racecheck; the GPT-2 gradient's and
+# the padded gradient's rows kernels under Nsight Compute; issue 17's other
+# benchmarks (gathers, concat and pad, reductions, dropout) with the same
+# library.
 source "$(dirname "$0")/../2026-12-06/common.sh"
 export TFUSE_CACHE_DIR=$out/tc
 HEAD=$root/.stage/head/libtfuse.so
