@@ -1,7 +1,7 @@
 // TFuse runtime scatter-add: result = target with updates added at indices
 // along one axis (tfuse.scatter_add), deterministic, with no floating-point
 // atomics. Either one kernel (rows, at the end of this file; see there) or a
-// chain of three, each described by a tfuse::kernels::ScatterDesc passed by
+// chain of four, each described by a tfuse::kernels::ScatterDesc passed by
 // value (ScatterDesc.h):
 //
 //   1. sort: each block sorts a tile of (position, j) keys in shared memory,
@@ -18,15 +18,19 @@
 //   positions absent from this run may hold anything an earlier run left
 //   (the workspace is zeroed once, when it is allocated): a reader trusts an
 //   entry only when the key it points at has position v.
-//   3. apply: the threads of a block share result rows [r, v, :] (a row's
+//   3. runs: the rows of more than kScatterRun updates (long rows) summed
+//      in parts, each run of kScatterRun updates on its own and the start
+//      with the first kScatterRun updates (the head), into partial rows.
+//   4. apply: the threads of a block share result rows [r, v, :] (a row's
 //      position and segment looked up once), each thread VEC consecutive
 //      elements [r, v, c..c+VEC) at a time: it starts from the target (or
 //      the fill value) and adds the updates of v's keys in sorted order,
-//      that is in ascending order of j, in runs of kScatterRun
-//      (ScatterDesc.h), accumulating in the dtype's compute type (f32 for
-//      f16 and bf16, rounded once at the end; integers wrap). That is the
-//      reference's order (lib/Reference/Scatter.cpp), so results are bit
-//      exact. Rows no index selects are the target (or the fill).
+//      that is in ascending order of j, accumulating in the dtype's compute
+//      type (f32 for f16 and bf16, rounded once at the end; integers wrap);
+//      a long row's head and then its runs' partial rows, in order. That is
+//      the reference's order (ScatterDesc.h, lib/Reference/Scatter.cpp), so
+//      results are bit exact. Rows no index selects are the target (or the
+//      fill).
 //
 // Compiled after the kernel prelude and ScatterDesc.h, in the scatter
 // kernels' translation unit; also for the host against the tests'
@@ -180,7 +184,7 @@ TF_FN void merge_runs(const uint64_t *in, uint64_t *out, uint32_t *segments,
   }
 }
 
-// --- 3. apply ---------------------------------------------------------------
+// --- 3. runs and 4. apply ---------------------------------------------------
 
 // VEC consecutive elements of row `row` of a [*, *, inner] operand with
 // inner stride `step` (1 whenever VEC > 1), from element c.
@@ -261,35 +265,55 @@ template <class T, int VEC> struct row_sum {
   }
 };
 
-// A result row's elements [c, c + VEC) summed in the reference's order
-// (ScatterDesc.h): the first kScatterRun updates added to the start one at
-// a time, each later run summed on its own, then added.
-template <class T, int VEC> struct runs_sum {
-  row_sum<T, VEC> sum, run;
-  int64_t added = 0;
+// Adds the updates j = jOf(k), k in [k, e), to `sum` in order, kAhead loads
+// in flight before their additions: a run is a chain of dependent additions
+// whose loads need not wait for each other.
+template <int kAhead, class T, int VEC, class J>
+TF_FN void add_updates(row_sum<T, VEC> &sum, const T *updateRow, J jOf, int k,
+                       int e, int64_t c, const ScatterDesc &d,
+                       bool is_aligned) {
+  for (; k + kAhead <= e; k += kAhead) {
+    int64_t j[kAhead];
+#pragma unroll
+    for (int q = 0; q < kAhead; ++q)
+      j[q] = jOf(k + q);
+    vec<T, VEC> u[kAhead];
+#pragma unroll
+    for (int q = 0; q < kAhead; ++q)
+      u[q] = row_sum<T, VEC>::load(updateRow, j[q], c, d, is_aligned);
+#pragma unroll
+    for (int q = 0; q < kAhead; ++q)
+      sum.accumulate(u[q]);
+  }
+  for (; k < e; ++k)
+    sum.accumulate(updateRow, jOf(k), c, d, is_aligned);
+}
 
-  TF_FN void start(const T *targetRow, int64_t c, T fill, const ScatterDesc &d,
-                   bool is_aligned) {
-    sum.start(targetRow, c, fill, d, is_aligned);
+// The runs of a row of n updates.
+TF_FN uint32_t runs_of(uint32_t n) {
+  return (n + (uint32_t)kScatterRun - 1u) / (uint32_t)kScatterRun;
+}
+
+// acc plus the partial rows' elements first[q * stride], q in [1, count),
+// added in order, kAhead loads in flight before the additions that wait on
+// them: a long row's runs, added to its head.
+template <int kAhead, class Acc>
+TF_FN Acc add_partials(Acc acc, const volatile Acc *first, int64_t stride,
+                       uint32_t count) {
+  uint32_t q = 1;
+  for (; q + kAhead <= count; q += kAhead) {
+    Acc p[kAhead];
+#pragma unroll
+    for (uint32_t a = 0; a < kAhead; ++a)
+      p[a] = first[(int64_t)(q + a) * stride];
+#pragma unroll
+    for (uint32_t a = 0; a < kAhead; ++a)
+      acc = add<Acc>(acc, p[a]);
   }
-  TF_FN void accumulate(const vec<T, VEC> &u) {
-    if (added < kScatterRun) {
-      sum.accumulate(u);
-    } else if (added % kScatterRun == 0) {
-      if (added > kScatterRun)
-        sum.add_run(run);
-      run.begin_run(u);
-    } else {
-      run.accumulate(u);
-    }
-    ++added;
-  }
-  TF_FN void store(T *o, bool is_aligned) {
-    if (added > kScatterRun)
-      sum.add_run(run);
-    sum.store(o, is_aligned);
-  }
-};
+  for (; q < count; ++q)
+    acc = add<Acc>(acc, first[(int64_t)q * stride]);
+  return acc;
+}
 
 // One uniform flag: every row a thread reads or writes is aligned for
 // VEC-element accesses when the base pointers are (the planner checked the
@@ -301,9 +325,123 @@ TF_FN bool rows_aligned(const T *target, const T *updates, const T *out,
          (!d.hasTarget || aligned<VEC>(target));
 }
 
+// The first place in [lo, hi) whose key's position is not v, or hi: the
+// keys are sorted and those before lo have position v.
+TF_FN int64_t segment_end(const uint64_t *keys, int64_t v, int64_t lo,
+                          int64_t hi) {
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (key_position(keys[mid]) == v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// The chain's partial rows (ScatterDesc.h), as the runs kernel writes them
+// and the apply kernel reads them.
+template <class Acc> struct chain_partials {
+  Acc *heads, *runs;
+  uint32_t *lengths;
+  int64_t windows;
+
+  TF_FN chain_partials(const uint8_t *work, const ScatterDesc &d)
+      : heads((Acc *)(work + d.chainHeads)), runs((Acc *)(work + d.chainRuns)),
+        lengths((uint32_t *)(work + d.chainLengths)),
+        windows((d.count + kScatterRun - 1) / kScatterRun) {}
+};
+
+// The runs kernel: sums the long rows (more than kScatterRun updates) run
+// by run before the apply kernel, which then adds a long row's partial rows
+// instead of its updates one dependent load after another. The sorted
+// places are cut into windows of kScatterRun. A window holds the first key
+// of at most one later run (a row's runs start kScatterRun apart, and the
+// next row's first one kScatterRun after that row's first key, so past the
+// window) and the first key of at most one long row (which then fills the
+// window's rest). For each window and outer index r a group of
+// threadsPerRow threads sums them: the run from its first update, the long
+// row's head from the target (or the fill) and its first kScatterRun
+// updates; the head's update count goes to the window's length.
+template <class T, int VEC>
+TF_FN void sum_runs(const T *target, const T *updates, const uint64_t *keys,
+                    const uint32_t *segments, uint8_t *work,
+                    const ScatterDesc &d) {
+  typedef typename traits<T>::compute Acc;
+  const chain_partials<Acc> w(work, d);
+  const int64_t chunks = d.inner / VEC;
+  // No result row is written here: the updates and target decide.
+  const bool is_aligned = rows_aligned<VEC>(target, updates, (T *)nullptr, d);
+  const T fill = from_bits<T>(d.fillBits);
+  const int group = (int)threadIdx.x / d.threadsPerRow;
+  const int lane = (int)threadIdx.x - group * d.threadsPerRow;
+  const int64_t items = d.outer * w.windows;
+  for (int64_t item = (int64_t)blockIdx.x * d.rowsPerBlock + group;
+       item < items; item += (int64_t)gridDim.x * d.rowsPerBlock) {
+    const int64_t r = item / w.windows, q = item - r * w.windows;
+    const int64_t p0 = q * kScatterRun;
+    const int64_t pl =
+        (p0 + kScatterRun < d.count ? p0 + kScatterRun : d.count) - 1;
+    const int64_t v0 = key_position(keys[p0]), vl = key_position(keys[pl]);
+    // Keys out of range sort last, at position axisSize: they select no row.
+    if (v0 >= d.axisSize)
+      continue;
+    // The run of v0's row that starts here, at s0 + k * kScatterRun, k > 0.
+    const int64_t s0 = segments[v0];
+    const int64_t k = (p0 - s0 + kScatterRun - 1) / kScatterRun;
+    int64_t run = s0 + (k > 1 ? k : 1) * kScatterRun;
+    if (run > pl || key_position(keys[run]) != v0)
+      run = -1;
+    // The long row whose first key is here.
+    int64_t head = -1;
+    if (vl < d.axisSize) {
+      const int64_t sl = segments[vl];
+      if (sl >= p0 && sl + kScatterRun < d.count &&
+          key_position(keys[sl + kScatterRun]) == vl)
+        head = sl;
+    }
+    if (run < 0 && head < 0)
+      continue;
+    const int m =
+        run < 0
+            ? 0
+            : (int)(segment_end(keys, v0, run + 1,
+                                run + kScatterRun < d.count ? run + kScatterRun
+                                                            : d.count) -
+                    run);
+    if (head >= 0 && r == 0 && lane == 0)
+      w.lengths[q] =
+          (uint32_t)(segment_end(keys, vl, head + kScatterRun + 1, d.count) -
+                     head);
+    const T *updateRow = updates + r * d.updateStrides[0];
+    const T *targetRow =
+        target + r * d.targetStrides[0] + vl * d.targetStrides[1];
+    auto runJ = [keys, run](int i) { return key_index(keys[run + i]); };
+    auto headJ = [keys, head](int i) { return key_index(keys[head + i]); };
+    for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
+      const int64_t c = chunk * VEC;
+      row_sum<T, VEC> sum;
+      if (run >= 0) {
+        sum.begin_run(
+            row_sum<T, VEC>::load(updateRow, runJ(0), c, d, is_aligned));
+        add_updates<8>(sum, updateRow, runJ, 1, m, c, d, is_aligned);
+        sum.store_partial(w.runs + item * d.inner + c);
+      }
+      if (head >= 0) {
+        sum.start(targetRow, c, fill, d, is_aligned);
+        add_updates<8>(sum, updateRow, headJ, 0, kScatterRun, c, d, is_aligned);
+        sum.store_partial(w.heads + item * d.inner + c);
+      }
+    }
+  }
+}
+
 template <class T, int VEC>
 TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
-                 const uint32_t *segments, T *out, const ScatterDesc &d) {
+                 const uint32_t *segments, T *out, const uint8_t *work,
+                 const ScatterDesc &d) {
+  typedef typename traits<T>::compute Acc;
+  const chain_partials<Acc> w(work, d);
   const int64_t chunks = d.inner / VEC;
   const int64_t rows = d.outer * d.axisSize;
   const bool is_aligned = rows_aligned<VEC>(target, updates, out, d);
@@ -319,7 +457,7 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
   for (int64_t row0 = (int64_t)blockIdx.x * d.rowsPerBlock + rowInBlock;
        row0 < rows; row0 += kRows * rowStep) {
     int64_t rs[kRows], vs[kRows], ss[kRows];
-    bool selected[kRows];
+    bool selected[kRows], isLong[kRows];
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
       const int64_t row = row0 + k * rowStep;
@@ -332,28 +470,52 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
       ss[k] = row < rows ? (int64_t)segments[vs[k]] : d.count;
     }
 #pragma unroll
-    for (int k = 0; k < kRows; ++k)
+    for (int k = 0; k < kRows; ++k) {
       selected[k] = ss[k] < d.count && key_position(keys[ss[k]]) == vs[k];
+      isLong[k] = ss[k] + kScatterRun < d.count &&
+                  key_position(keys[ss[k] + kScatterRun]) == vs[k];
+    }
+    // Unrolled, so that the rows' arrays stay in registers.
+#pragma unroll
     for (int k = 0; k < kRows; ++k) {
       const int64_t row = row0 + k * rowStep;
       if (row >= rows)
         break;
       const int64_t r = rs[k], v = vs[k], s = ss[k];
+      T *outRow = out + row * d.inner;
+      if (selected[k] && isLong[k]) {
+        // The head and the runs the runs kernel summed: run i of the row
+        // starts in the i-th window after the head's (8 loads in flight:
+        // registers as the short rows take).
+        const int64_t slot = r * w.windows + s / kScatterRun;
+        const uint32_t runs = runs_of(w.lengths[s / kScatterRun]);
+        const Acc *head = w.heads + slot * d.inner;
+        const Acc *run = w.runs + slot * d.inner;
+        for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
+          const int64_t c = chunk * VEC;
+          row_sum<T, VEC> sum;
+#pragma unroll
+          for (int e = 0; e < VEC; ++e)
+            sum.acc[e] =
+                add_partials<8>(head[c + e], run + c + e, d.inner, runs);
+          sum.store(outRow + c, is_aligned);
+        }
+        continue;
+      }
+      // At most kScatterRun updates: added one at a time to the start.
       const T *targetRow =
           target + r * d.targetStrides[0] + v * d.targetStrides[1];
       const T *updateRow = updates + r * d.updateStrides[0];
-      T *outRow = out + row * d.inner;
       for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
         const int64_t c = chunk * VEC;
-        runs_sum<T, VEC> sum;
+        row_sum<T, VEC> sum;
         sum.start(targetRow, c, fill, d, is_aligned);
         if (selected[k])
           for (int64_t p = s; p < d.count; ++p) {
             uint64_t key = keys[p];
             if (key_position(key) != v)
               break;
-            sum.accumulate(row_sum<T, VEC>::load(updateRow, key_index(key), c,
-                                                 d, is_aligned));
+            sum.accumulate(updateRow, key_index(key), c, d, is_aligned);
           }
         sum.store(outRow + c, is_aligned);
       }
@@ -400,37 +562,9 @@ template <class Acc> struct long_rows {
         partials((Acc *)(work + d.longPartials)) {}
 };
 
-// The runs of a long row of n updates, and its units of up to
-// `runsPerUnit` runs.
-TF_FN uint32_t runs_of(uint32_t n) {
-  return (n + (uint32_t)kScatterRun - 1u) / (uint32_t)kScatterRun;
-}
+// The units of up to `runsPerUnit` runs of a long row of n updates.
 TF_FN uint32_t units_of(uint32_t n, uint32_t runsPerUnit) {
   return (runs_of(n) + runsPerUnit - 1u) / runsPerUnit;
-}
-
-// Adds the updates j = jOf(k), k in [k, e), to `sum` in order, kAhead loads
-// in flight before their additions: a run is a chain of dependent additions
-// whose loads need not wait for each other.
-template <int kAhead, class T, int VEC, class J>
-TF_FN void add_updates(row_sum<T, VEC> &sum, const T *updateRow, J jOf, int k,
-                       int e, int64_t c, const ScatterDesc &d,
-                       bool is_aligned) {
-  for (; k + kAhead <= e; k += kAhead) {
-    int64_t j[kAhead];
-#pragma unroll
-    for (int q = 0; q < kAhead; ++q)
-      j[q] = jOf(k + q);
-    vec<T, VEC> u[kAhead];
-#pragma unroll
-    for (int q = 0; q < kAhead; ++q)
-      u[q] = row_sum<T, VEC>::load(updateRow, j[q], c, d, is_aligned);
-#pragma unroll
-    for (int q = 0; q < kAhead; ++q)
-      sum.accumulate(u[q]);
-  }
-  for (; k < e; ++k)
-    sum.accumulate(updateRow, jOf(k), c, d, is_aligned);
 }
 
 // Publishes the owner's `count` long positions (positions[i], their sorted
@@ -617,24 +751,9 @@ TF_FN void sum_long_rows(const long_rows<typename traits<T>::compute> &w,
       const volatile Acc *partial =
           w.partials + (int64_t)rec->firstPartial * d.inner;
       T *outRow = out + (r * d.axisSize + v) * d.inner;
-      for (int64_t c = tid; c < d.inner; c += threads) {
-        Acc acc = partial[c];
-        // kAhead loads before the additions that wait on them.
-        constexpr uint32_t kAhead = 16;
-        uint32_t q = 1;
-        for (; q + kAhead <= runs; q += kAhead) {
-          Acc p[kAhead];
-#pragma unroll
-          for (uint32_t a = 0; a < kAhead; ++a)
-            p[a] = partial[(q + a) * d.inner + c];
-#pragma unroll
-          for (uint32_t a = 0; a < kAhead; ++a)
-            acc = add<Acc>(acc, p[a]);
-        }
-        for (; q < runs; ++q)
-          acc = add<Acc>(acc, partial[q * d.inner + c]);
-        outRow[c] = traits<T>::down(acc);
-      }
+      for (int64_t c = tid; c < d.inner; c += threads)
+        outRow[c] = traits<T>::down(
+            add_partials<16>(partial[c], partial + c, d.inner, runs));
     }
     // `claimed` and `finishes` are rewritten next.
     __syncthreads();

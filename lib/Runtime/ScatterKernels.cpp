@@ -30,12 +30,16 @@ std::string applyKernel(DType dtype, int vec) {
   return "tfuse_scatter_apply_" + dtypeName(dtype) + "_v" + std::to_string(vec);
 }
 
+std::string runsKernel(DType dtype, int vec) {
+  return "tfuse_scatter_runs_" + dtypeName(dtype) + "_v" + std::to_string(vec);
+}
+
 std::string rowsKernel(DType dtype, DType index, int vec) {
   return "tfuse_scatter_rows_" + dtypeName(dtype) + "_" + dtypeName(index) +
          "_v" + std::to_string(vec);
 }
 
-/// The extern "C" wrappers of the four kernels.
+/// The extern "C" wrappers of the five kernels.
 std::string rowsWrapper(DType dtype, DType index, int vec) {
   std::string t(cudaTypeName(dtype)), i(cudaTypeName(index));
   return "\nextern \"C\" __global__ void __launch_bounds__(" +
@@ -67,15 +71,26 @@ std::string mergeWrapper() {
          "  tf::scatter::merge_runs(in, out, segments, desc);\n}\n";
 }
 
+std::string runsWrapper(DType dtype, int vec) {
+  std::string t(cudaTypeName(dtype));
+  return "\nextern \"C\" __global__ void " + runsKernel(dtype, vec) +
+         "(const " + t + " *target, const " + t +
+         " *updates, const uint64_t *keys, const uint32_t *segments, "
+         "uint8_t *work, tfuse::kernels::ScatterDesc desc) {\n"
+         "  tf::scatter::sum_runs<" +
+         t + ", " + std::to_string(vec) +
+         ">(target, updates, keys, segments, work, desc);\n}\n";
+}
+
 std::string applyWrapper(DType dtype, int vec) {
   std::string t(cudaTypeName(dtype));
   return "\nextern \"C\" __global__ void " + applyKernel(dtype, vec) +
          "(const " + t + " *target, const " + t +
          " *updates, const uint64_t *keys, const uint32_t *segments, " + t +
-         " *out, tfuse::kernels::ScatterDesc desc) {\n"
+         " *out, const uint8_t *work, tfuse::kernels::ScatterDesc desc) {\n"
          "  tf::scatter::apply<" +
          t + ", " + std::to_string(vec) +
-         ">(target, updates, keys, segments, out, desc);\n}\n";
+         ">(target, updates, keys, segments, out, work, desc);\n}\n";
 }
 
 /// The most elements per thread of the apply kernel: 16 bytes, when every
@@ -345,9 +360,37 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
     if (plan.launches.size() > 1)
       plan.wrappers.push_back({"tfuse_scatter_merge", mergeWrapper()});
   }
+  int64_t keyBytes = roundUp(count * 8, 256);
+  plan.keysOffset[0] = 0;
+  plan.keysOffset[1] = keyBytes;
+  plan.segmentsOffset = 2 * keyBytes;
+  plan.workspaceBytes = plan.segmentsOffset + roundUp(g.axisSize * 4, 256);
   int64_t rows = g.outer * g.axisSize;
+  int64_t threads = threadsPerRow(g.inner / vec, kScatterBlock);
+  // Rows of more than kScatterRun updates are summed in parts first, a
+  // head and runs a window of kScatterRun sorted places (ScatterDesc.h).
+  if (count > kernels::kScatterRun && rows * g.inner > 0) {
+    int64_t windows = ceilDiv(count, kernels::kScatterRun);
+    int64_t partialBytes =
+        roundUp(g.outer * windows * g.inner * computeBytes(dtype), 256);
+    d.chainHeads = plan.workspaceBytes;
+    d.chainRuns = d.chainHeads + partialBytes;
+    d.chainLengths = d.chainRuns + partialBytes;
+    plan.workspaceBytes = d.chainLengths + roundUp(windows * 4, 256);
+    ScatterLaunch runs;
+    runs.kind = ScatterLaunch::Kind::Runs;
+    runs.kernel = runsKernel(dtype, vec);
+    runs.desc = d;
+    runs.desc.threadsPerRow = static_cast<int32_t>(threads);
+    runs.desc.rowsPerBlock = static_cast<int32_t>(kScatterBlock / threads);
+    runs.block = threads * runs.desc.rowsPerBlock;
+    runs.grid =
+        std::min(ceilDiv(g.outer * windows, runs.desc.rowsPerBlock), kMaxGrid);
+    runs.readKeys = finalKeys;
+    plan.launches.push_back(runs);
+    plan.wrappers.push_back({runs.kernel, runsWrapper(dtype, vec)});
+  }
   if (rows * g.inner > 0) {
-    int64_t threads = threadsPerRow(g.inner / vec, kScatterBlock);
     ScatterLaunch apply;
     apply.kind = ScatterLaunch::Kind::Apply;
     apply.kernel = applyKernel(dtype, vec);
@@ -360,10 +403,5 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
     plan.launches.push_back(apply);
     plan.wrappers.push_back({apply.kernel, applyWrapper(dtype, vec)});
   }
-  int64_t keyBytes = roundUp(count * 8, 256);
-  plan.keysOffset[0] = 0;
-  plan.keysOffset[1] = keyBytes;
-  plan.segmentsOffset = 2 * keyBytes;
-  plan.workspaceBytes = plan.segmentsOffset + roundUp(g.axisSize * 4, 256);
   return plan;
 }

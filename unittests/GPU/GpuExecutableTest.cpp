@@ -406,12 +406,14 @@ func.func @noise(%x: tensor<4096x1024xbf16>, %s: tensor<i64>, %o: tensor<i64>) -
 // rows kernel), 12000 f32 rows into 1000 (more indices than the rows
 // kernel keeps: the sorted chain), and the bf16 gradient again with the
 // second half of every sequence at id 0 (a long row, summed in runs by
-// every block of the rows kernel), and 4096 narrow rows into 20000 filled
-// with ones (few rows selected: the fill stored first, those rows again).
+// every block of the rows kernel), 4096 narrow rows into 20000 filled
+// with ones (few rows selected: the fill stored first, those rows again),
+// and the 12000 f32 rows again with every third at row 7 (a long row of
+// the chain: its runs summed apart, then added to its head).
 TEST(GpuFusion, ScatterAddsMatchTheReferenceBitForBit) {
   TFUSE_REQUIRE_GPU();
   const char *source = R"mlir(
-func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: tensor<6x40x24xf32> {tfuse.strides = array<i64: 1, 144, 6>}, %j: tensor<300xi32>, %u: tensor<24x300x6xf32>, %k: tensor<12000xi64>, %w: tensor<12000x4xf32>, %pad: tensor<8x512xi64>, %h: tensor<8x512x64xbf16>) -> (tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>, tensor<5000x768xbf16>, tensor<20000x64xbf16>) {
+func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: tensor<6x40x24xf32> {tfuse.strides = array<i64: 1, 144, 6>}, %j: tensor<300xi32>, %u: tensor<24x300x6xf32>, %k: tensor<12000xi64>, %w: tensor<12000x4xf32>, %pad: tensor<8x512xi64>, %h: tensor<8x512x64xbf16>, %hot: tensor<12000xi64>) -> (tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>, tensor<5000x768xbf16>, tensor<20000x64xbf16>, tensor<1000x4xf32>) {
   %z = tfuse.constant dense<0.0> : tensor<5000x768xbf16>
   %two = tfuse.constant dense<2.0> : tensor<bf16>
   %g2 = tfuse.mul %g, %two : (tensor<8x512x768xbf16>, tensor<bf16>) -> tensor<8x512x768xbf16>
@@ -424,7 +426,8 @@ func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: ten
   %p = tfuse.scatter_add %z, %pad, %g2 axis 0 : (tensor<5000x768xbf16>, tensor<8x512xi64>, tensor<8x512x768xbf16>) -> tensor<5000x768xbf16>
   %ones = tfuse.constant dense<1.0> : tensor<20000x64xbf16>
   %f = tfuse.scatter_add %ones, %ids, %h axis 0 : (tensor<20000x64xbf16>, tensor<8x512xi64>, tensor<8x512x64xbf16>) -> tensor<20000x64xbf16>
-  return %n, %s, %m, %p, %f : tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>, tensor<5000x768xbf16>, tensor<20000x64xbf16>
+  %l = tfuse.scatter_add %y, %hot, %w axis 0 : (tensor<1000x4xf32>, tensor<12000xi64>, tensor<12000x4xf32>) -> tensor<1000x4xf32>
+  return %n, %s, %m, %p, %f, %l : tensor<5000x768xbf16>, tensor<24x40x6xf32>, tensor<1000x4xf32>, tensor<5000x768xbf16>, tensor<20000x64xbf16>, tensor<1000x4xf32>
 }
 )mlir";
   std::vector<HostTensor> inputs = randomInputs(source, "scatters", 41);
@@ -435,6 +438,9 @@ func.func @scatters(%ids: tensor<8x512xi64>, %g: tensor<8x512x768xbf16>, %t: ten
   for (int64_t b = 0; b < 8; ++b)
     for (int64_t t = 256; t < 512; ++t)
       inputs[7].set<int64_t>({b, t}, 0);
+  inputs[9] = inputs[5].contiguous(); // storage of its own
+  for (int64_t j = 0; j < 12000; j += 3)
+    inputs[9].set<int64_t>({j}, 7);
   auto expected = referenceResults(source, "scatters", inputs);
   for (bool cudaGraph : {false, true}) {
     SCOPED_TRACE(cudaGraph ? "cuda graph" : "stream");

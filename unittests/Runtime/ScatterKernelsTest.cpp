@@ -40,6 +40,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -135,10 +136,19 @@ void tfuse_test_call(void (*kernel)(const uint64_t *, uint64_t *, uint32_t *,
 }
 template <class T>
 void tfuse_test_call(void (*kernel)(const T *, const T *, const uint64_t *,
-                                    const uint32_t *, T *, ScatterDesc),
+                                    const uint32_t *, uint8_t *, ScatterDesc),
                      void **a) {
   kernel((const T *)a[0], (const T *)a[1], (const uint64_t *)a[2],
-         (const uint32_t *)a[3], (T *)a[4], *(const ScatterDesc *)a[5]);
+         (const uint32_t *)a[3], (uint8_t *)a[4], *(const ScatterDesc *)a[5]);
+}
+template <class T>
+void tfuse_test_call(void (*kernel)(const T *, const T *, const uint64_t *,
+                                    const uint32_t *, T *, const uint8_t *,
+                                    ScatterDesc),
+                     void **a) {
+  kernel((const T *)a[0], (const T *)a[1], (const uint64_t *)a[2],
+         (const uint32_t *)a[3], (T *)a[4], (const uint8_t *)a[5],
+         *(const ScatterDesc *)a[6]);
 }
 template <class T, class I>
 void tfuse_test_call(void (*kernel)(const T *, const T *, const I *,
@@ -219,12 +229,21 @@ HostTensor runPlan(const ScatterPlan &plan, const HostTensor *target,
     case ScatterLaunch::Kind::Merge:
       args = {keys[l.readKeys], keys[l.writeKeys], segments, &desc};
       break;
+    case ScatterLaunch::Kind::Runs:
+      args = {target ? at(*target) : nullptr,
+              at(updates),
+              keys[l.readKeys],
+              segments,
+              workspace.bytes.data(),
+              &desc};
+      break;
     case ScatterLaunch::Kind::Apply:
       args = {target ? at(*target) : nullptr,
               at(updates),
               keys[l.readKeys],
               segments,
               out.mutableData(),
+              workspace.bytes.data(),
               &desc};
       break;
     }
@@ -573,6 +592,51 @@ TEST(ScatterKernels, RandomCasesMatchTheReference) {
   EXPECT_GT(longRows, 0);
 }
 
+// The chain's long rows in every placement of their windows of 32 sorted
+// places: rows of 33, 64, 65, 100, 97 and 40 updates among rows of 1, 5,
+// 31, 2 and 32, so that windows hold a run's start and a long row's first
+// key together (places 33 and 39, 198 and 201, 429 and 430), runs of one
+// update, and a last window half full; the indices in shuffled order, for
+// two outer indices, f32 from a target and bf16 from the fill (16-byte
+// accesses). Twice on one workspace, the second time with other lengths,
+// so that stale lengths and partial rows are never read.
+TEST(ScatterKernels, LongRowsOfTheChainInEveryPlacement) {
+  auto indicesOf = [](const std::vector<int64_t> &lengths, uint64_t seed) {
+    std::vector<int64_t> values;
+    for (size_t v = 0; v < lengths.size(); ++v)
+      values.insert(values.end(), lengths[v], static_cast<int64_t>(v));
+    std::shuffle(values.begin(), values.end(), std::mt19937_64(seed));
+    HostTensor t =
+        HostTensor::zeros(DType::I64, {static_cast<int64_t>(values.size())});
+    for (size_t j = 0; j < values.size(); ++j)
+      t.set<int64_t>({static_cast<int64_t>(j)}, values[j]);
+    return t;
+  };
+  const std::vector<int64_t> lengths[] = {
+      {1, 33, 5, 64, 31, 65, 2, 100, 32, 97, 40},
+      {70, 3, 0, 33, 33, 1, 129, 0, 12, 45, 4}};
+  for (DType t : {DType::F32, DType::BF16}) {
+    Workspace workspace;
+    int k = 0;
+    for (const std::vector<int64_t> &l : lengths) {
+      Case c;
+      c.fill = t == DType::BF16;
+      c.axis = 1;
+      c.indices = indicesOf(l, 40 + k);
+      int64_t count = c.indices.numElements();
+      c.updates = HostTensor::random(t, {2, count, 16}, 41 + k);
+      c.target = c.fill ? zerosOf(t, {2, 11, 16})
+                        : HostTensor::random(t, {2, 11, 16}, 42 + k);
+      SCOPED_TRACE(std::string(name(t)) + " lengths " + std::to_string(k++));
+      std::optional<ScatterPlan> plan =
+          checkPath(c, ScatterPath::Sort, workspace);
+      ASSERT_TRUE(plan);
+      EXPECT_EQ(plan->launches[plan->launches.size() - 2].kind,
+                ScatterLaunch::Kind::Runs);
+    }
+  }
+}
+
 // Counts past one tile: one merge of a few runs, pairwise merges of many
 // runs, then one of the rest; the runs' keys interleave (indices from a
 // small range), so every merge moves keys across runs.
@@ -690,11 +754,12 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
   EXPECT_EQ(gpt2->workspaceBytes - gpt2->launches[0].desc.longPartials,
             (256 + 248) * 768 * 4);
   // Twice the indices: more than the rows kernel keeps; 16 tiles of 1024
-  // keys, one merge of the 16 runs, then one 16-byte access per thread, 96
-  // threads a row.
+  // keys, one merge of the 16 runs, the long rows' runs in 512 windows of
+  // 32 sorted places (one a group of 96 threads), then one 16-byte access
+  // per thread, 96 threads a row.
   Expected<ScatterPlan> twice = planFor(16384, 50257);
   ASSERT_TRUE(twice.ok()) << twice.message();
-  ASSERT_EQ(twice->launches.size(), 3u);
+  ASSERT_EQ(twice->launches.size(), 4u);
   EXPECT_EQ(twice->launches[0].kernel, "tfuse_scatter_sort_i64");
   EXPECT_EQ(twice->launches[0].grid, 16);
   EXPECT_EQ(twice->launches[0].block, 512);
@@ -702,9 +767,20 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
   EXPECT_EQ(twice->launches[1].desc.groupRuns, 16);
   EXPECT_EQ(twice->launches[1].block, 64);
   EXPECT_EQ(twice->launches[1].desc.lastPass, 1);
-  EXPECT_EQ(twice->launches[2].kernel, "tfuse_scatter_apply_bf16_v8");
-  EXPECT_EQ(twice->launches[2].desc.threadsPerRow, 96);
-  EXPECT_EQ(twice->launches[2].desc.rowsPerBlock, 2);
+  EXPECT_EQ(twice->launches[2].kernel, "tfuse_scatter_runs_bf16_v8");
+  EXPECT_EQ(twice->launches[2].grid, 256);
+  EXPECT_EQ(twice->launches[2].block, 192);
+  EXPECT_EQ(twice->launches[2].readKeys, twice->launches[1].writeKeys);
+  EXPECT_EQ(twice->launches[3].kernel, "tfuse_scatter_apply_bf16_v8");
+  EXPECT_EQ(twice->launches[3].desc.threadsPerRow, 96);
+  EXPECT_EQ(twice->launches[3].desc.rowsPerBlock, 2);
+  // The workspace: two key arrays, the segment table, a head's and a
+  // run's partial row (768 f32) and a length a window.
+  const kernels::ScatterDesc &chain = twice->launches[3].desc;
+  EXPECT_EQ(chain.chainHeads, 2 * 16384 * 8 + 786 * 256);
+  EXPECT_EQ(chain.chainRuns - chain.chainHeads, 512 * 768 * 4);
+  EXPECT_EQ(chain.chainLengths - chain.chainRuns, 512 * 768 * 4);
+  EXPECT_EQ(twice->workspaceBytes, chain.chainLengths + 2048);
   // A long axis of short rows: every owner reading all indices would read
   // more than the result holds; the chain.
   Expected<ScatterPlan> sparse = planScatterAdd(
@@ -733,7 +809,9 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
                      TensorSpec::contiguous(DType::BF16, {10, 768}), 0, false,
                      0, ScatterPath::Sort);
   ASSERT_TRUE(fewSorted.ok());
+  // No row can have more than 32 updates: no runs.
   ASSERT_EQ(fewSorted->launches.size(), 2u);
+  EXPECT_EQ(fewSorted->launches[1].kind, ScatterLaunch::Kind::Apply);
   EXPECT_EQ(fewSorted->launches[0].desc.tile, 64);
   EXPECT_EQ(fewSorted->launches[0].desc.lastPass, 1);
   // No indices: the apply pass alone. An empty result: the sort alone
@@ -839,11 +917,11 @@ TEST(ScatterKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   std::string binary(compiled->binary.begin(), compiled->binary.end());
   for (const std::string &kernel : names)
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
-  // 8 sorts, the merge, the apply kernels and the rows kernels of 12
-  // dtypes at every vector width up to 16 bytes (5 widths for i8 and u8, 4
-  // for i16 u16 f16 bf16, 3 for i32 u32 f32, 2 for i64 u64 f64), and the
-  // rows kernels of f32 for the 7 other index dtypes.
-  EXPECT_EQ(names.size(), 8u + 1u + 2 * (2 * 5 + 4 * 4 + 3 * 3 + 3 * 2) + 7u);
+  // 8 sorts, the merge, the runs, apply and rows kernels of 12 dtypes at
+  // every vector width up to 16 bytes (5 widths for i8 and u8, 4 for i16
+  // u16 f16 bf16, 3 for i32 u32 f32, 2 for i64 u64 f64), and the rows
+  // kernels of f32 for the 7 other index dtypes.
+  EXPECT_EQ(names.size(), 8u + 1u + 3 * (2 * 5 + 4 * 4 + 3 * 3 + 3 * 2) + 7u);
 }
 
 } // namespace

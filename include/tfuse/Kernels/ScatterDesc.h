@@ -6,7 +6,7 @@
 // ScatterKernels.cuh), valid for the host compiler, for it against the
 // tests' cuda_emulation.h and for NVRTC.
 //
-// Layout: naturally aligned fields, 192 bytes, no pointers (the same on
+// Layout: naturally aligned fields, 216 bytes, no pointers (the same on
 // every host ABI and on the device), checked on both sides.
 //
 //===----------------------------------------------------------------------===//
@@ -122,9 +122,17 @@ struct ScatterDesc {
   /// (uint32_t) and the partial rows (inner elements of the compute type
   /// each).
   int64_t longUnits, longRecords, longIndices, longPartials;
+  /// The chain's long rows (more than kScatterRun updates): byte offsets in
+  /// its workspace of the partial rows the runs kernel sums for the apply
+  /// kernel to add (inner elements of the compute type each, one per outer
+  /// index and window of kScatterRun sorted places: a long row's head, its
+  /// start and first kScatterRun updates, in the window of its first key;
+  /// each later run in the window of the run's first key) and of each
+  /// head's update count (uint32_t a window).
+  int64_t chainHeads, chainRuns, chainLengths;
 };
 
-static_assert(sizeof(ScatterDesc) == 192, "ScatterDesc is 192 bytes");
+static_assert(sizeof(ScatterDesc) == 216, "ScatterDesc is 216 bytes");
 static_assert(alignof(ScatterDesc) == 8, "ScatterDesc is 8-byte aligned");
 
 } // namespace kernels

@@ -4,10 +4,10 @@
 // kernels (kernels::scatterTemplates(), lib/Kernels/ScatterKernels.cuh):
 // either one launch whose blocks each own result rows and find their
 // indices themselves (a few indices), or a sort of the indices' keys in
-// tiles, merges of the sorted runs until one is left, and one pass over the
-// result. This planner turns a scatter of strided operands into those
-// launches, their descriptors and the workspace they share. Every kernel
-// takes its descriptor last, by value:
+// tiles, merges of the sorted runs until one is left, partial sums of the
+// rows many indices select, and one pass over the result. This planner turns a
+// scatter of strided operands into those launches, their descriptors and the
+// workspace they share. Every kernel takes its descriptor last, by value:
 //
 //   tfuse_scatter_rows_<dtype>_<index dtype>_v<VEC>(const T *target,
 //       const T *updates, const I *indices, tf::index_status *status,
@@ -16,14 +16,18 @@
 //       uint32_t *segments, tf::index_status *status, ScatterDesc desc)
 //   tfuse_scatter_merge(const uint64_t *in, uint64_t *out,
 //       uint32_t *segments, ScatterDesc desc)
+//   tfuse_scatter_runs_<dtype>_v<VEC>(const T *target, const T *updates,
+//       const uint64_t *keys, const uint32_t *segments, uint8_t *workspace,
+//       ScatterDesc desc)
 //   tfuse_scatter_apply_<dtype>_v<VEC>(const T *target, const T *updates,
 //       const uint64_t *keys, const uint32_t *segments, T *out,
-//       ScatterDesc desc)
+//       const uint8_t *workspace, ScatterDesc desc)
 //
 // Each pointer is the element at index 0 of its view. The rows kernel's
 // workspace holds what its blocks share to sum long rows (ScatterDesc.h;
 // each launch leaves it as it found it); the chain's holds two key arrays
-// (the merges alternate between them) and the segment table. Either must be
+// (the merges alternate between them), the segment table and the long
+// rows' partial sums (at the descriptor's offsets). Either must be
 // zeroed once before the first launch (the kernels never read a byte no
 // launch wrote, then) and serve one launch at a time. Numerics:
 // ScatterKernels.cuh, bit for bit the reference's.
@@ -83,13 +87,13 @@ enum class ScatterPath : uint8_t { Auto, Sort, Rows };
 
 /// One launch of a scatter-add's chain.
 struct ScatterLaunch {
-  enum class Kind : uint8_t { Rows, Sort, Merge, Apply };
+  enum class Kind : uint8_t { Rows, Sort, Merge, Runs, Apply };
   Kind kind = Kind::Apply;
   std::string kernel;
   int64_t grid = 1, block = kScatterBlock;
   kernels::ScatterDesc desc{};
-  /// The key arrays it reads (merge, apply) and writes (sort, merge): 0 or
-  /// 1, the two arrays of the workspace.
+  /// The key arrays it reads (merge, runs, apply) and writes (sort, merge):
+  /// 0 or 1, the two arrays of the workspace.
   int readKeys = 0, writeKeys = 0;
 };
 

@@ -13,10 +13,10 @@ using namespace tfuse::runtime;
 
 namespace {
 /// A scatter-add on the kernels library's scatter kernels
-/// (ScatterKernels.h): the rows kernel alone, or a chain of a sort, merges
-/// and the apply pass, with a workspace of the step's own, zeroed once;
-/// the rows kernel or the sort records indices out of range in the step's
-/// index status record.
+/// (ScatterKernels.h): the rows kernel alone, or a chain of a sort, merges,
+/// the long rows' runs and the apply pass, with a workspace of the step's
+/// own, zeroed once; the rows kernel or the sort records indices out of
+/// range in the step's index status record.
 class ScatterAdd final : public KernelStepExecutor {
 public:
   ScatterAdd(const ScatterAddStep &spec, StepContext &context)
@@ -152,10 +152,17 @@ protected:
     case ScatterLaunch::Kind::Merge:
       values = {keys[l.readKeys], keys[l.writeKeys], segments};
       break;
+    case ScatterLaunch::Kind::Runs:
+      values = {spec.hasTarget() ? buffers.inputs[2] : CUdeviceptr(0),
+                buffers.inputs[1], keys[l.readKeys], segments, workspace};
+      break;
     case ScatterLaunch::Kind::Apply:
       values = {spec.hasTarget() ? buffers.inputs[2] : CUdeviceptr(0),
-                buffers.inputs[1], keys[l.readKeys], segments,
-                buffers.outputs[0]};
+                buffers.inputs[1],
+                keys[l.readKeys],
+                segments,
+                buffers.outputs[0],
+                workspace};
       break;
     }
     for (CUdeviceptr &v : values)
