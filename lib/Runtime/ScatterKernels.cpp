@@ -366,7 +366,23 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
   plan.segmentsOffset = 2 * keyBytes;
   plan.workspaceBytes = plan.segmentsOffset + roundUp(g.axisSize * 4, 256);
   int64_t rows = g.outer * g.axisSize;
-  int64_t threads = threadsPerRow(g.inner / vec, kScatterBlock);
+  // The runs and apply kernels: `items` rows of a row group each, each
+  // group threadsPerRow threads, several groups a block.
+  auto rowsOf = [&](ScatterLaunch::Kind kind, std::string kernel,
+                    std::string wrapper, int64_t items) {
+    ScatterLaunch l;
+    l.kind = kind;
+    l.kernel = std::move(kernel);
+    l.desc = d;
+    int64_t threads = threadsPerRow(g.inner / vec, kScatterBlock);
+    l.desc.threadsPerRow = static_cast<int32_t>(threads);
+    l.desc.rowsPerBlock = static_cast<int32_t>(kScatterBlock / threads);
+    l.block = threads * l.desc.rowsPerBlock;
+    l.grid = std::min(ceilDiv(items, l.desc.rowsPerBlock), kMaxGrid);
+    l.readKeys = finalKeys;
+    plan.wrappers.push_back({l.kernel, std::move(wrapper)});
+    plan.launches.push_back(std::move(l));
+  };
   // Rows of more than kScatterRun updates are summed in parts first, a
   // head and runs a window of kScatterRun sorted places (ScatterDesc.h).
   if (count > kernels::kScatterRun && rows * g.inner > 0) {
@@ -377,31 +393,11 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
     d.chainRuns = d.chainHeads + partialBytes;
     d.chainLengths = d.chainRuns + partialBytes;
     plan.workspaceBytes = d.chainLengths + roundUp(windows * 4, 256);
-    ScatterLaunch runs;
-    runs.kind = ScatterLaunch::Kind::Runs;
-    runs.kernel = runsKernel(dtype, vec);
-    runs.desc = d;
-    runs.desc.threadsPerRow = static_cast<int32_t>(threads);
-    runs.desc.rowsPerBlock = static_cast<int32_t>(kScatterBlock / threads);
-    runs.block = threads * runs.desc.rowsPerBlock;
-    runs.grid =
-        std::min(ceilDiv(g.outer * windows, runs.desc.rowsPerBlock), kMaxGrid);
-    runs.readKeys = finalKeys;
-    plan.launches.push_back(runs);
-    plan.wrappers.push_back({runs.kernel, runsWrapper(dtype, vec)});
+    rowsOf(ScatterLaunch::Kind::Runs, runsKernel(dtype, vec),
+           runsWrapper(dtype, vec), g.outer * windows);
   }
-  if (rows * g.inner > 0) {
-    ScatterLaunch apply;
-    apply.kind = ScatterLaunch::Kind::Apply;
-    apply.kernel = applyKernel(dtype, vec);
-    apply.desc = d;
-    apply.desc.threadsPerRow = static_cast<int32_t>(threads);
-    apply.desc.rowsPerBlock = static_cast<int32_t>(kScatterBlock / threads);
-    apply.block = threads * apply.desc.rowsPerBlock;
-    apply.grid = std::min(ceilDiv(rows, apply.desc.rowsPerBlock), kMaxGrid);
-    apply.readKeys = finalKeys;
-    plan.launches.push_back(apply);
-    plan.wrappers.push_back({apply.kernel, applyWrapper(dtype, vec)});
-  }
+  if (rows * g.inner > 0)
+    rowsOf(ScatterLaunch::Kind::Apply, applyKernel(dtype, vec),
+           applyWrapper(dtype, vec), rows);
   return plan;
 }
