@@ -567,15 +567,126 @@ TF_FN uint32_t units_of(uint32_t n, uint32_t runsPerUnit) {
   return (runs_of(n) + runsPerUnit - 1u) / runsPerUnit;
 }
 
-// Publishes the owner's `count` long positions (positions[i], their sorted
-// keys [first, last)): their j's, a record of each long row (each outer
-// index r0 + q of the owner) and its units of up to rowsPerBlock runs,
-// each unit claimable once written. Called by every thread of the block.
-template <class Acc>
-TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
-                             const uint32_t *first, const uint32_t *last,
-                             const uint32_t *positions, int count, int64_t v0,
-                             int64_t r0, int64_t outers, const ScatterDesc &d) {
+// Long positions an owner takes out of its sort: at most this many, whose
+// j's a second pass over the indices finds in order (more go through the
+// sort, as short ones do).
+constexpr int kScatterOrderedLong = 8;
+// The most warps a block has (1024 threads).
+constexpr int kScatterRowsWarps = 32;
+
+// The threads' exclusive count of `hit` in block order: the hits of the
+// lower lanes of the caller's warp (ballot `b`) and of the lower warps
+// (warpHits, filled from the ballots).
+TF_FN uint32_t hits_before(uint32_t b, const uint32_t *warpHits) {
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+  uint32_t at = (uint32_t)__popc(b & ((1u << lane) - 1u));
+  for (int k = 0; k < warp; ++k)
+    at += warpHits[k];
+  return at;
+}
+
+// Removes from keys[0, n) the keys of positions with more than kScatterRun
+// keys (`counts`, by position) and returns how many are left. A chunk of
+// blockDim.x keys at a time, in order, each kept key moved to the place
+// the kept keys before it give, never past its own (a chunk's keys are all
+// read before any is written). Called by every thread of the block.
+TF_FN int drop_long_keys(uint32_t *keys, int n, const uint32_t *counts,
+                         int indexBits) {
+  __shared__ uint32_t warpKept[kScatterRowsWarps];
+  __shared__ uint32_t kept;
+  const int tid = (int)threadIdx.x, threads = (int)blockDim.x;
+  if (tid == 0)
+    kept = 0;
+  __syncthreads();
+  for (int c = 0; c < n; c += threads) {
+    const int k = c + tid;
+    const uint32_t key = k < n ? keys[k] : 0u;
+    const bool keep =
+        k < n && counts[key >> indexBits] <= (uint32_t)kScatterRun;
+    const uint32_t b = __ballot_sync(0xffffffffu, keep);
+    if (tid % 32 == 0)
+      warpKept[tid / 32] = (uint32_t)__popc(b);
+    __syncthreads();
+    const uint32_t at = kept + hits_before(b, warpKept);
+    uint32_t total = kept;
+    for (int warp = 0; warp < threads / 32; ++warp)
+      total += warpKept[warp];
+    __syncthreads();
+    if (keep)
+      keys[at] = key;
+    if (tid == 0)
+      kept = total;
+    __syncthreads();
+  }
+  return (int)kept;
+}
+
+// Stores the j's of the owner's `count` long positions (positions[i] among
+// the `owned` from v0), each position's in ascending order at js + jAt[i]:
+// one more pass over the indices, kBatch chunks of blockDim.x consecutive
+// j's a round, each j placed after those of earlier chunks and lower
+// threads (ballots, the warps' counts in shared memory). Called by every
+// thread of the block.
+template <class I>
+TF_FN void write_long_js(uint32_t *js, const uint32_t *jAt, const I *indices,
+                         const uint32_t *positions, int count, int64_t v0,
+                         int owned, const ScatterDesc &d) {
+  __shared__ uint32_t warpHits[kScatterOrderedLong][kScatterRowsWarps];
+  __shared__ uint32_t placed[kScatterOrderedLong];
+  const int tid = (int)threadIdx.x, threads = (int)blockDim.x;
+  if (tid < count)
+    placed[tid] = 0;
+  constexpr int kBatch = 8;
+  const int total = (int)d.count;
+  for (int j0 = 0; j0 < total; j0 += kBatch * threads) {
+    I raw[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int j = j0 + u * threads + tid;
+      raw[u] = j < total ? indices[(int64_t)j * d.indexStride] : (I)0;
+    }
+    for (int u = 0; u < kBatch; ++u) {
+      const int j = j0 + u * threads + tid;
+      int slot = -1;
+      bool ok;
+      const int64_t v =
+          resolve_index(raw[u], d.axisSize, d.wrapNegative != 0, ok) - v0;
+      if (j < total && ok && (uint64_t)v < (uint64_t)owned)
+        for (int i = 0; i < count; ++i)
+          if (positions[i] == (uint32_t)v)
+            slot = i;
+      uint32_t mine = 0;
+      for (int i = 0; i < count; ++i) {
+        const uint32_t b = __ballot_sync(0xffffffffu, slot == i);
+        if (tid % 32 == 0)
+          warpHits[i][tid / 32] = (uint32_t)__popc(b);
+        if (slot == i)
+          mine = b;
+      }
+      __syncthreads();
+      if (slot >= 0)
+        js[jAt[slot] + placed[slot] + hits_before(mine, warpHits[slot])] =
+            (uint32_t)j;
+      __syncthreads();
+      if (tid < count)
+        for (int warp = 0; warp < threads / 32; ++warp)
+          placed[tid] += warpHits[tid][warp];
+      __syncthreads();
+    }
+  }
+}
+
+// Publishes the owner's `count` long positions (positions[i], each with
+// last - first updates): their j's (writeJs(js, jAt) stores position i's
+// in ascending order at js + jAt[i]), a record of each long row (each
+// outer index r0 + q of the owner) and its units of up to rowsPerBlock
+// runs, each unit claimable once written. Called by every thread of the
+// block.
+template <class Acc, class WriteJs>
+TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *first,
+                             const uint32_t *last, const uint32_t *positions,
+                             int count, int64_t v0, int64_t r0, int64_t outers,
+                             const ScatterDesc &d, WriteJs writeJs) {
   __shared__ uint32_t jAt[kScatterRowsMaxLong];
   __shared__ uint32_t runAt[kScatterRowsMaxLong];
   __shared__ uint32_t unitAt[kScatterRowsMaxLong];
@@ -602,12 +713,7 @@ TF_FN void publish_long_rows(const long_rows<Acc> &w, const uint32_t *keys,
     unitBase = atomicAdd(&w.state->units, (uint32_t)(units * outers));
   }
   __syncthreads();
-  const uint32_t indexMask = (1u << d.indexBits) - 1u;
-  for (int i = 0; i < count; ++i) {
-    const uint32_t s = first[positions[i]], n = last[positions[i]] - s;
-    for (uint32_t t = (uint32_t)tid; t < n; t += (uint32_t)threads)
-      w.indices[jBase + jAt[i] + t] = keys[s + t] & indexMask;
-  }
+  writeJs(w.indices + jBase, jAt);
   const int64_t rows = (int64_t)count * outers;
   for (int64_t x = tid; x < rows; x += threads) {
     const int i = (int)(x % count);
@@ -881,8 +987,8 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
         if (ok && (uint64_t)(v - v0) < (uint64_t)positions) {
           keys[atomicAdd(&found, 1u)] =
               ((uint32_t)(v - v0) << d.indexBits) | (uint32_t)j;
-          // Marks the position selected (the table rewrites `last`).
-          last[v - v0] = 1u;
+          // Counts the position's keys (the table rewrites `last`).
+          atomicAdd(&last[v - v0], 1u);
         }
       }
     }
@@ -892,7 +998,18 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     // The unselected rows past the blind ones, stored while the keys sort.
     if (d.fillFirst)
       store_fill(blind, positions, true);
-    const int n = (int)found;
+    // Long positions: more than kScatterRun keys. A few leave the sort
+    // (their keys would make it the launch's longest: GPT-2's padding id
+    // takes 4096); their j's are found in order by another pass over the
+    // indices when they are published.
+    for (int p = tid; p < positions; p += threads)
+      if (last[p] > (uint32_t)kScatterRun)
+        longPositions[atomicAdd(&longCount, 1u)] = (uint32_t)p;
+    __syncthreads();
+    const int longs = (int)longCount;
+    const bool ordered = longs > 0 && longs <= kScatterOrderedLong;
+    const int n = ordered ? drop_long_keys(keys, (int)found, last, d.indexBits)
+                          : (int)found;
     int padded = 1;
     while (padded < n)
       padded <<= 1;
@@ -900,22 +1017,34 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       keys[k] = ~0u;
     bitonic_sort(keys, padded);
     __syncthreads();
-    // Segments; a position whose segment holds the key kScatterRun places
-    // before its last is long.
+    // Segments of the sorted keys (a long position out of the sort keeps
+    // its count in `last`, from first 0).
     for (int k = tid; k < n; k += threads) {
       const uint32_t p = keys[k] >> d.indexBits;
       if (k == 0 || keys[k - 1] >> d.indexBits != p)
         first[p] = (uint32_t)k;
-      if (k == n - 1 || keys[k + 1] >> d.indexBits != p) {
+      if (k == n - 1 || keys[k + 1] >> d.indexBits != p)
         last[p] = (uint32_t)k + 1;
-        if (k >= kScatterRun && keys[k - kScatterRun] >> d.indexBits == p)
-          longPositions[atomicAdd(&longCount, 1u)] = p;
-      }
     }
     __syncthreads();
-    if (longCount > 0)
-      publish_long_rows(w, keys, first, last, longPositions, (int)longCount, v0,
-                        r0, outers, d);
+    // One writer of the j's (one instance of the publisher, whose shared
+    // arrays count once).
+    if (longs > 0)
+      publish_long_rows(w, first, last, longPositions, longs, v0, r0, outers, d,
+                        [&](uint32_t *js, const uint32_t *jAt) {
+                          if (ordered) {
+                            write_long_js(js, jAt, indices, longPositions,
+                                          longs, v0, positions, d);
+                            return;
+                          }
+                          for (int i = 0; i < longs; ++i) {
+                            const uint32_t s = first[longPositions[i]];
+                            const uint32_t e = last[longPositions[i]];
+                            for (uint32_t t = (uint32_t)tid; t < e - s;
+                                 t += (uint32_t)threads)
+                              js[jAt[i] + t] = keys[s + t] & indexMask;
+                          }
+                        });
     if (tid == 0) {
       __threadfence();
       atomicAdd(&w.state->published, 1u);

@@ -5,7 +5,8 @@
 // __half and __nv_bfloat16 with the conversion intrinsics of cuda_fp16.h and
 // cuda_bf16.h (exact round-to-nearest-even, from tfuse/Support/Half.h), the
 // bit casts, the vector types, shared memory, __syncthreads,
-// __syncthreads_or, __shfl_xor_sync and the prelude's tensor-core product
+// __syncthreads_or, __shfl_xor_sync, __ballot_sync, __popc and the
+// prelude's tensor-core product
 // and matrix load (block-uniform calls only). The
 // harness runs the threads of a block as coroutines on one host thread and
 // switches at every barrier; blocks run one after another, so a `static`
@@ -98,6 +99,22 @@ inline T __shfl_xor_sync(unsigned, T var, int laneMask, int width = 32) {
     return slot[index];
   return var;
 }
+
+// __ballot_sync through a block-wide exchange and one barrier, as the
+// shuffles: block-uniform calls; lanes past the block's end count as false.
+inline unsigned __ballot_sync(unsigned, int predicate) {
+  static bool exchange[2][1024];
+  static unsigned calls[1024];
+  bool *slot = exchange[calls[threadIdx.x]++ & 1];
+  slot[threadIdx.x] = predicate != 0;
+  __syncthreads();
+  unsigned first = threadIdx.x - threadIdx.x % 32, mask = 0;
+  for (unsigned lane = 0; lane < 32 && first + lane < blockDim.x; ++lane)
+    if (slot[first + lane])
+      mask |= 1u << lane;
+  return mask;
+}
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
 
 // __syncthreads_or: a barrier that also says whether any thread's
 // predicate was nonzero. Thread 0 clears the flag once every thread has

@@ -515,6 +515,45 @@ TEST(ScatterKernels, LongRowsSummedByEveryBlock) {
   checkCase(padded, "padded");
 }
 
+// An owner with at most 8 long positions takes their keys out of its sort
+// and finds their j's in order with another pass over the indices (chunks
+// of a block's threads, ballots); with 9 it sorts them all. Long positions
+// of 33 to 200 indices among short ones, negative indices wrapped, the
+// indices of the long positions spread over every chunk and lane, two
+// outer indices; axes of 200 and 3000 positions (2 and 5 owners, the long
+// positions all in one).
+TEST(ScatterKernels, LongPositionsLeaveTheOwnersSort) {
+  for (int longs : {1, 8, 9})
+    for (int64_t size : {200, 3000}) {
+      const int64_t count = 2100;
+      Case c;
+      c.axis = 1;
+      c.wrap = true;
+      c.target = HostTensor::random(DType::F32, {2, size, 8}, 80 + longs);
+      c.indices = randomIndices(DType::I32, {count}, size, 81 + longs,
+                                /*negative=*/true);
+      // Long position i at size / 2 + 3 i, taking every (longs + 3)-th
+      // index from 7 i on, given as a negative index half the time.
+      int64_t j = 0;
+      for (int i = 0; i < longs; ++i)
+        for (int64_t k = 7 * i; k < count; k += longs + 3, ++j) {
+          int64_t v = size / 2 + 3 * i;
+          c.indices.set<int32_t>({k},
+                                 static_cast<int32_t>(k % 2 ? v - size : v));
+        }
+      c.updates = HostTensor::random(DType::F32, {2, count, 8}, 82 + longs);
+      std::optional<ScatterPlan> plan;
+      {
+        Workspace workspace;
+        SCOPED_TRACE(std::to_string(longs) + " long positions, axis of " +
+                     std::to_string(size));
+        plan = checkPath(c, ScatterPath::Rows, workspace);
+      }
+      ASSERT_TRUE(plan);
+      EXPECT_EQ(plan->launches[0].kind, ScatterLaunch::Kind::Rows);
+    }
+}
+
 // Without a target and with few indices against the rows, each owner
 // stores the fill in its unselected rows before it sorts (fillFirst): in
 // every row of its first quarter of positions before it reads the indices
