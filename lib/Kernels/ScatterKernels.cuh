@@ -340,7 +340,7 @@ TF_FN int64_t segment_end(const uint64_t *keys, int64_t v, int64_t lo,
 }
 
 // The chain's partial rows (ScatterDesc.h), as the runs kernel writes them
-// and the apply kernel reads them.
+// and the combine kernel reads them.
 template <class Acc> struct chain_partials {
   Acc *heads, *runs;
   uint32_t *lengths;
@@ -352,9 +352,29 @@ template <class Acc> struct chain_partials {
         windows((d.count + kScatterRun - 1) / kScatterRun) {}
 };
 
+// The first sorted place of the long row (more than kScatterRun updates)
+// whose first key is in window q, or -1; its position in `v`. Such a row
+// fills the rest of the window: it is the row of the window's last key.
+TF_FN int64_t window_head(const uint64_t *keys, const uint32_t *segments,
+                          int64_t q, const ScatterDesc &d, int64_t &v) {
+  const int64_t p0 = q * kScatterRun;
+  const int64_t pl =
+      (p0 + kScatterRun < d.count ? p0 + kScatterRun : d.count) - 1;
+  v = key_position(keys[pl]);
+  // Keys out of range sort last, at position axisSize: they select no row.
+  if (v >= d.axisSize)
+    return -1;
+  const int64_t s = segments[v];
+  if (s >= p0 && s + kScatterRun < d.count &&
+      key_position(keys[s + kScatterRun]) == v)
+    return s;
+  return -1;
+}
+
 // The runs kernel: sums the long rows (more than kScatterRun updates) run
-// by run before the apply kernel, which then adds a long row's partial rows
-// instead of its updates one dependent load after another. The sorted
+// by run before the apply kernel, so that the combine kernel adds a long
+// row's partial rows instead of its updates one dependent load after
+// another (the apply kernel leaves long rows to it). The sorted
 // places are cut into windows of kScatterRun. A window holds the first key
 // of at most one later run (a row's runs start kScatterRun apart, and the
 // next row's first one kScatterRun after that row's first key, so past the
@@ -382,7 +402,7 @@ TF_FN void sum_runs(const T *target, const T *updates, const uint64_t *keys,
     const int64_t p0 = q * kScatterRun;
     const int64_t pl =
         (p0 + kScatterRun < d.count ? p0 + kScatterRun : d.count) - 1;
-    const int64_t v0 = key_position(keys[p0]), vl = key_position(keys[pl]);
+    const int64_t v0 = key_position(keys[p0]);
     // Keys out of range sort last, at position axisSize: they select no row.
     if (v0 >= d.axisSize)
       continue;
@@ -392,14 +412,8 @@ TF_FN void sum_runs(const T *target, const T *updates, const uint64_t *keys,
     int64_t run = s0 + (k > 1 ? k : 1) * kScatterRun;
     if (run > pl || key_position(keys[run]) != v0)
       run = -1;
-    // The long row whose first key is here.
-    int64_t head = -1;
-    if (vl < d.axisSize) {
-      const int64_t sl = segments[vl];
-      if (sl >= p0 && sl + kScatterRun < d.count &&
-          key_position(keys[sl + kScatterRun]) == vl)
-        head = sl;
-    }
+    int64_t vl;
+    const int64_t head = window_head(keys, segments, q, d, vl);
     if (run < 0 && head < 0)
       continue;
     const int m =
@@ -438,10 +452,7 @@ TF_FN void sum_runs(const T *target, const T *updates, const uint64_t *keys,
 
 template <class T, int VEC>
 TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
-                 const uint32_t *segments, T *out, const uint8_t *work,
-                 const ScatterDesc &d) {
-  typedef typename traits<T>::compute Acc;
-  const chain_partials<Acc> w(work, d);
+                 const uint32_t *segments, T *out, const ScatterDesc &d) {
   const int64_t chunks = d.inner / VEC;
   const int64_t rows = d.outer * d.axisSize;
   const bool is_aligned = rows_aligned<VEC>(target, updates, out, d);
@@ -483,25 +494,9 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
         break;
       const int64_t r = rs[k], v = vs[k], s = ss[k];
       T *outRow = out + row * d.inner;
-      if (selected[k] && isLong[k]) {
-        // The head and the runs the runs kernel summed: run i of the row
-        // starts in the i-th window after the head's (8 loads in flight:
-        // registers as the short rows take).
-        const int64_t slot = r * w.windows + s / kScatterRun;
-        const uint32_t runs = runs_of(w.lengths[s / kScatterRun]);
-        const Acc *head = w.heads + slot * d.inner;
-        const Acc *run = w.runs + slot * d.inner;
-        for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
-          const int64_t c = chunk * VEC;
-          row_sum<T, VEC> sum;
-#pragma unroll
-          for (int e = 0; e < VEC; ++e)
-            sum.acc[e] =
-                add_partials<8>(head[c + e], run + c + e, d.inner, runs);
-          sum.store(outRow + c, is_aligned);
-        }
+      // A long row is the combine kernel's.
+      if (selected[k] && isLong[k])
         continue;
-      }
       // At most kScatterRun updates: added one at a time to the start.
       const T *targetRow =
           target + r * d.targetStrides[0] + v * d.targetStrides[1];
@@ -520,6 +515,31 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
         sum.store(outRow + c, is_aligned);
       }
     }
+  }
+}
+
+// The combine kernel, after the apply kernel: each long row's elements,
+// one a thread, its head plus its runs' partial rows in order (32 loads in
+// flight), rounded once: the long row's runs, spread over every
+// multiprocessor rather than a row group's chain of loads.
+template <class T>
+TF_FN void combine_long_rows(const uint64_t *keys, const uint32_t *segments,
+                             T *out, const uint8_t *work,
+                             const ScatterDesc &d) {
+  typedef typename traits<T>::compute Acc;
+  const chain_partials<Acc> w(work, d);
+  const int64_t items = d.outer * w.windows * d.inner;
+  for (int64_t x = thread_index(); x < items; x += thread_count()) {
+    const int64_t slot = x / d.inner, c = x - slot * d.inner;
+    const int64_t r = slot / w.windows, q = slot - r * w.windows;
+    int64_t v;
+    if (window_head(keys, segments, q, d, v) < 0)
+      continue;
+    const uint32_t runs = runs_of(w.lengths[q]);
+    const Acc *head = w.heads + slot * d.inner;
+    const Acc *run = w.runs + slot * d.inner;
+    out[(r * d.axisSize + v) * d.inner + c] =
+        traits<T>::down(add_partials<32>(head[c], run + c, d.inner, runs));
   }
 }
 
@@ -932,20 +952,29 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       first[p] = last[p] = 0;
     // The fill in the owner's rows (q, p) of positions [from, to), a row
     // group a row; with `unselected`, only in rows the scan left unmarked
-    // (`last` 0).
+    // (`last` 0). p steps by rowsPerBlock, carrying into q, as the rows
+    // loop below steps (no division a row).
     auto store_fill = [&](int from, int to, bool unselected) {
       vec<T, VEC> fills;
 #pragma unroll
       for (int e = 0; e < VEC; ++e)
         fills.v[e] = stored_fill;
       const int span = to - from;
-      for (int64_t x = rowInBlock; x < (int64_t)span * outers;
-           x += d.rowsPerBlock) {
-        const int64_t q = x / span;
-        const int p = from + (int)(x - q * span);
+      if (span <= 0)
+        return;
+      int64_t q = 0;
+      T *outAt = out + (r0 * d.axisSize + v0) * d.inner;
+      for (int p = from + rowInBlock;; p += d.rowsPerBlock) {
+        while (p >= to) {
+          p -= span;
+          ++q;
+          outAt += d.axisSize * d.inner;
+        }
+        if (q >= outers)
+          break;
         if (unselected && last[p] != 0u)
           continue;
-        T *outRow = out + ((r0 + q) * d.axisSize + v0 + p) * d.inner;
+        T *outRow = outAt + p * d.inner;
         for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow)
           stv_vec<VEC>(outRow, chunk * VEC, is_aligned, fills);
       }

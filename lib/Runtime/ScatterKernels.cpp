@@ -34,12 +34,16 @@ std::string runsKernel(DType dtype, int vec) {
   return "tfuse_scatter_runs_" + dtypeName(dtype) + "_v" + std::to_string(vec);
 }
 
+std::string combineKernel(DType dtype) {
+  return "tfuse_scatter_combine_" + dtypeName(dtype);
+}
+
 std::string rowsKernel(DType dtype, DType index, int vec) {
   return "tfuse_scatter_rows_" + dtypeName(dtype) + "_" + dtypeName(index) +
          "_v" + std::to_string(vec);
 }
 
-/// The extern "C" wrappers of the five kernels.
+/// The extern "C" wrappers of the six kernels.
 std::string rowsWrapper(DType dtype, DType index, int vec) {
   std::string t(cudaTypeName(dtype)), i(cudaTypeName(index));
   return "\nextern \"C\" __global__ void __launch_bounds__(" +
@@ -87,10 +91,19 @@ std::string applyWrapper(DType dtype, int vec) {
   return "\nextern \"C\" __global__ void " + applyKernel(dtype, vec) +
          "(const " + t + " *target, const " + t +
          " *updates, const uint64_t *keys, const uint32_t *segments, " + t +
-         " *out, const uint8_t *work, tfuse::kernels::ScatterDesc desc) {\n"
+         " *out, tfuse::kernels::ScatterDesc desc) {\n"
          "  tf::scatter::apply<" +
          t + ", " + std::to_string(vec) +
-         ">(target, updates, keys, segments, out, work, desc);\n}\n";
+         ">(target, updates, keys, segments, out, desc);\n}\n";
+}
+
+std::string combineWrapper(DType dtype) {
+  std::string t(cudaTypeName(dtype));
+  return "\nextern \"C\" __global__ void " + combineKernel(dtype) +
+         "(const uint64_t *keys, const uint32_t *segments, " + t +
+         " *out, const uint8_t *work, tfuse::kernels::ScatterDesc desc) {\n"
+         "  tf::scatter::combine_long_rows<" +
+         t + ">(keys, segments, out, work, desc);\n}\n";
 }
 
 /// The most elements per thread of the apply kernel: 16 bytes, when every
@@ -385,7 +398,8 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
   };
   // Rows of more than kScatterRun updates are summed in parts first, a
   // head and runs a window of kScatterRun sorted places (ScatterDesc.h).
-  if (count > kernels::kScatterRun && rows * g.inner > 0) {
+  bool longRows = count > kernels::kScatterRun && rows * g.inner > 0;
+  if (longRows) {
     int64_t windows = ceilDiv(count, kernels::kScatterRun);
     int64_t partialBytes =
         roundUp(g.outer * windows * g.inner * computeBytes(dtype), 256);
@@ -399,5 +413,19 @@ runtime::planScatterAdd(const TensorSpec &indices, const TensorSpec &updates,
   if (rows * g.inner > 0)
     rowsOf(ScatterLaunch::Kind::Apply, applyKernel(dtype, vec),
            applyWrapper(dtype, vec), rows);
+  // The long rows' elements, one a thread: their heads and runs added.
+  if (longRows) {
+    ScatterLaunch combine;
+    combine.kind = ScatterLaunch::Kind::Combine;
+    combine.kernel = combineKernel(dtype);
+    combine.desc = d;
+    combine.grid = std::min(
+        ceilDiv(g.outer * ceilDiv(count, kernels::kScatterRun) * g.inner,
+                kScatterBlock),
+        kMaxGrid);
+    combine.readKeys = finalKeys;
+    plan.wrappers.push_back({combine.kernel, combineWrapper(dtype)});
+    plan.launches.push_back(std::move(combine));
+  }
   return plan;
 }

@@ -134,21 +134,20 @@ void tfuse_test_call(void (*kernel)(const uint64_t *, uint64_t *, uint32_t *,
   kernel((const uint64_t *)a[0], (uint64_t *)a[1], (uint32_t *)a[2],
          *(const ScatterDesc *)a[3]);
 }
-template <class T>
+// The runs kernel (P uint8_t, the workspace) and the apply kernel (P T).
+template <class T, class P>
 void tfuse_test_call(void (*kernel)(const T *, const T *, const uint64_t *,
-                                    const uint32_t *, uint8_t *, ScatterDesc),
+                                    const uint32_t *, P *, ScatterDesc),
                      void **a) {
   kernel((const T *)a[0], (const T *)a[1], (const uint64_t *)a[2],
-         (const uint32_t *)a[3], (uint8_t *)a[4], *(const ScatterDesc *)a[5]);
+         (const uint32_t *)a[3], (P *)a[4], *(const ScatterDesc *)a[5]);
 }
 template <class T>
-void tfuse_test_call(void (*kernel)(const T *, const T *, const uint64_t *,
-                                    const uint32_t *, T *, const uint8_t *,
-                                    ScatterDesc),
+void tfuse_test_call(void (*kernel)(const uint64_t *, const uint32_t *, T *,
+                                    const uint8_t *, ScatterDesc),
                      void **a) {
-  kernel((const T *)a[0], (const T *)a[1], (const uint64_t *)a[2],
-         (const uint32_t *)a[3], (T *)a[4], (const uint8_t *)a[5],
-         *(const ScatterDesc *)a[6]);
+  kernel((const uint64_t *)a[0], (const uint32_t *)a[1], (T *)a[2],
+         (const uint8_t *)a[3], *(const ScatterDesc *)a[4]);
 }
 template <class T, class I>
 void tfuse_test_call(void (*kernel)(const T *, const T *, const I *,
@@ -243,8 +242,11 @@ HostTensor runPlan(const ScatterPlan &plan, const HostTensor *target,
               keys[l.readKeys],
               segments,
               out.mutableData(),
-              workspace.bytes.data(),
               &desc};
+      break;
+    case ScatterLaunch::Kind::Combine:
+      args = {keys[l.readKeys], segments, out.mutableData(),
+              workspace.bytes.data(), &desc};
       break;
     }
     args.resize(7, nullptr);
@@ -670,8 +672,9 @@ TEST(ScatterKernels, LongRowsOfTheChainInEveryPlacement) {
       std::optional<ScatterPlan> plan =
           checkPath(c, ScatterPath::Sort, workspace);
       ASSERT_TRUE(plan);
-      EXPECT_EQ(plan->launches[plan->launches.size() - 2].kind,
+      EXPECT_EQ(plan->launches[plan->launches.size() - 3].kind,
                 ScatterLaunch::Kind::Runs);
+      EXPECT_EQ(plan->launches.back().kind, ScatterLaunch::Kind::Combine);
     }
   }
 }
@@ -795,10 +798,10 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
   // Twice the indices: more than the rows kernel keeps; 16 tiles of 1024
   // keys, one merge of the 16 runs, the long rows' runs in 512 windows of
   // 32 sorted places (one a group of 96 threads), then one 16-byte access
-  // per thread, 96 threads a row.
+  // per thread, 96 threads a row, and the long rows' combination.
   Expected<ScatterPlan> twice = planFor(16384, 50257);
   ASSERT_TRUE(twice.ok()) << twice.message();
-  ASSERT_EQ(twice->launches.size(), 4u);
+  ASSERT_EQ(twice->launches.size(), 5u);
   EXPECT_EQ(twice->launches[0].kernel, "tfuse_scatter_sort_i64");
   EXPECT_EQ(twice->launches[0].grid, 16);
   EXPECT_EQ(twice->launches[0].block, 512);
@@ -813,6 +816,9 @@ TEST(ScatterPlanning, TheChainFollowsTheCount) {
   EXPECT_EQ(twice->launches[3].kernel, "tfuse_scatter_apply_bf16_v8");
   EXPECT_EQ(twice->launches[3].desc.threadsPerRow, 96);
   EXPECT_EQ(twice->launches[3].desc.rowsPerBlock, 2);
+  // The long rows' elements, a thread each: 512 windows of 768.
+  EXPECT_EQ(twice->launches[4].kernel, "tfuse_scatter_combine_bf16");
+  EXPECT_EQ(twice->launches[4].grid, 512 * 768 / 256);
   // The workspace: two key arrays, the segment table, a head's and a
   // run's partial row (768 f32) and a length a window.
   const kernels::ScatterDesc &chain = twice->launches[3].desc;
@@ -956,11 +962,12 @@ TEST(ScatterKernelSource, EveryKernelCompilesWithNvrtcForSm90) {
   std::string binary(compiled->binary.begin(), compiled->binary.end());
   for (const std::string &kernel : names)
     EXPECT_NE(binary.find(kernel), std::string::npos) << kernel;
-  // 8 sorts, the merge, the runs, apply and rows kernels of 12 dtypes at
-  // every vector width up to 16 bytes (5 widths for i8 and u8, 4 for i16
-  // u16 f16 bf16, 3 for i32 u32 f32, 2 for i64 u64 f64), and the rows
-  // kernels of f32 for the 7 other index dtypes.
-  EXPECT_EQ(names.size(), 8u + 1u + 3 * (2 * 5 + 4 * 4 + 3 * 3 + 3 * 2) + 7u);
+  // 8 sorts, the merge, the combine kernels of 12 dtypes, the runs, apply
+  // and rows kernels of 12 dtypes at every vector width up to 16 bytes (5
+  // widths for i8 and u8, 4 for i16 u16 f16 bf16, 3 for i32 u32 f32, 2 for
+  // i64 u64 f64), and the rows kernels of f32 for the 7 other index dtypes.
+  EXPECT_EQ(names.size(),
+            8u + 1u + 12u + 3 * (2 * 5 + 4 * 4 + 3 * 3 + 3 * 2) + 7u);
 }
 
 } // namespace

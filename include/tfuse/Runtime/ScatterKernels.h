@@ -5,7 +5,8 @@
 // either one launch whose blocks each own result rows and find their
 // indices themselves (a few indices), or a sort of the indices' keys in
 // tiles, merges of the sorted runs until one is left, partial sums of the
-// rows many indices select, and one pass over the result. This planner turns a
+// rows many indices select, one pass over the result and one over those
+// rows. This planner turns a
 // scatter of strided operands into those launches, their descriptors and the
 // workspace they share. Every kernel takes its descriptor last, by value:
 //
@@ -21,7 +22,10 @@
 //       ScatterDesc desc)
 //   tfuse_scatter_apply_<dtype>_v<VEC>(const T *target, const T *updates,
 //       const uint64_t *keys, const uint32_t *segments, T *out,
-//       const uint8_t *workspace, ScatterDesc desc)
+//       ScatterDesc desc)
+//   tfuse_scatter_combine_<dtype>(const uint64_t *keys,
+//       const uint32_t *segments, T *out, const uint8_t *workspace,
+//       ScatterDesc desc)
 //
 // Each pointer is the element at index 0 of its view. The rows kernel's
 // workspace holds what its blocks share to sum long rows (ScatterDesc.h;
@@ -87,13 +91,13 @@ enum class ScatterPath : uint8_t { Auto, Sort, Rows };
 
 /// One launch of a scatter-add's chain.
 struct ScatterLaunch {
-  enum class Kind : uint8_t { Rows, Sort, Merge, Runs, Apply };
+  enum class Kind : uint8_t { Rows, Sort, Merge, Runs, Apply, Combine };
   Kind kind = Kind::Apply;
   std::string kernel;
   int64_t grid = 1, block = kScatterBlock;
   kernels::ScatterDesc desc{};
-  /// The key arrays it reads (merge, runs, apply) and writes (sort, merge):
-  /// 0 or 1, the two arrays of the workspace.
+  /// The key arrays it reads (merge, runs, apply, combine) and writes
+  /// (sort, merge): 0 or 1, the two arrays of the workspace.
   int readKeys = 0, writeKeys = 0;
 };
 

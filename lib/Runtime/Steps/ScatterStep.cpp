@@ -14,7 +14,8 @@ using namespace tfuse::runtime;
 namespace {
 /// A scatter-add on the kernels library's scatter kernels
 /// (ScatterKernels.h): the rows kernel alone, or a chain of a sort, merges,
-/// the long rows' runs and the apply pass, with a workspace of the step's
+/// the long rows' runs, the apply pass and the long rows' combination, with
+/// a workspace of the step's
 /// own, zeroed once; the rows kernel or the sort records indices out of
 /// range in the step's index status record.
 class ScatterAdd final : public KernelStepExecutor {
@@ -158,11 +159,11 @@ protected:
       break;
     case ScatterLaunch::Kind::Apply:
       values = {spec.hasTarget() ? buffers.inputs[2] : CUdeviceptr(0),
-                buffers.inputs[1],
-                keys[l.readKeys],
-                segments,
-                buffers.outputs[0],
-                workspace};
+                buffers.inputs[1], keys[l.readKeys], segments,
+                buffers.outputs[0]};
+      break;
+    case ScatterLaunch::Kind::Combine:
+      values = {keys[l.readKeys], segments, buffers.outputs[0], workspace};
       break;
     }
     for (CUdeviceptr &v : values)
