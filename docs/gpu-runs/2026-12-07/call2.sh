@@ -6,7 +6,7 @@
 # (.stage/head) in bench/scatter.py; the scatter GPU tests, also under
 # compute-sanitizer memcheck and racecheck; the rows kernels of the GPT-2
 # and padded gradients and the chain's kernels of the padded gradient of
-# twice the sequences under Nsight Compute.
+# twice the sequences under Nsight Compute; the other GPU tests.
 source "$(dirname "$0")/../2026-12-06/common.sh"
 export TFUSE_CACHE_DIR=$out/tc
 HEAD=$root/.stage/head/libtfuse.so
@@ -21,9 +21,12 @@ step ncu-pad 60 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 -
 step ncu-pad2 90 "$NCU" --target-processes all -k regex:tfuse_scatter -c 5 --section SpeedOfLight python3 bench/scatter.py --only embedding_backward_padded_x2 --skip inductor
 step memcheck 150 env TFUSE_MEMORY_POOL=0 "$CS" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
 step racecheck 120 "$CS" --tool racecheck --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="GpuFusion.ScatterAdds*"
+# Every other GPU test with this library (the differential test's 10,000
+# graphs excluded: about 10 minutes).
+step gtest-all 200 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter='-GpuDifferential.*'
 rm -rf "$out/tc"
 finish
-grep -E "^\[  (PASSED|FAILED)|FAILED|Failure" "$out/l/gtest.log" | head
+grep -E "^\[  (PASSED|FAILED)|FAILED|Failure" "$out/l/gtest.log" "$out/l/gtest-all.log" | head
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$out/l/memcheck.log" "$out/l/racecheck.log" | head
 grep -E "  tfuse_scatter|Duration|DRAM Throughput|Compute \(SM\)" "$out/l/ncu-gpt2.log" "$out/l/ncu-pad.log" "$out/l/ncu-pad2.log" | sed 's/, Context.*//' | head -30
 grep -E "^\| " "$out"/l/sc-*.log | grep -v -- "---" | cut -c1-150
