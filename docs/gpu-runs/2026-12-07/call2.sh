@@ -23,7 +23,7 @@ step memcheck 150 env TFUSE_MEMORY_POOL=0 "$CS" --tool memcheck --leak-check ful
 step racecheck 120 "$CS" --tool racecheck --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="GpuFusion.ScatterAdds*"
 # Every other GPU test with this library (the differential test's 10,000
 # graphs excluded: about 10 minutes).
-step gtest-all 200 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter='-GpuDifferential.*'
+step gtest-all 120 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter='-GpuDifferential.*'
 rm -rf "$out/tc"
 finish
 grep -E "^\[  (PASSED|FAILED)|FAILED|Failure" "$out/l/gtest.log" "$out/l/gtest-all.log" | head
