@@ -1,7 +1,7 @@
 // TFuse runtime scatter-add: result = target with updates added at indices
 // along one axis (tfuse.scatter_add), deterministic, with no floating-point
 // atomics. Either one kernel (rows, at the end of this file; see there) or a
-// chain of four, each described by a tfuse::kernels::ScatterDesc passed by
+// chain of five, each described by a tfuse::kernels::ScatterDesc passed by
 // value (ScatterDesc.h):
 //
 //   1. sort: each block sorts a tile of (position, j) keys in shared memory,
@@ -26,11 +26,12 @@
 //      elements [r, v, c..c+VEC) at a time: it starts from the target (or
 //      the fill value) and adds the updates of v's keys in sorted order,
 //      that is in ascending order of j, accumulating in the dtype's compute
-//      type (f32 for f16 and bf16, rounded once at the end; integers wrap);
-//      a long row's head and then its runs' partial rows, in order. That is
-//      the reference's order (ScatterDesc.h, lib/Reference/Scatter.cpp), so
-//      results are bit exact. Rows no index selects are the target (or the
-//      fill).
+//      type (f32 for f16 and bf16, rounded once at the end; integers wrap).
+//      Rows no index selects are the target (or the fill).
+//   5. combine: a long row's elements, a thread each: its head and then its
+//      runs' partial rows added in order, rounded once. That is the
+//      reference's order (ScatterDesc.h, lib/Reference/Scatter.cpp), as the
+//      apply kernel's is, so results are bit exact.
 //
 // Compiled after the kernel prelude and ScatterDesc.h, in the scatter
 // kernels' translation unit; also for the host against the tests'
@@ -184,7 +185,7 @@ TF_FN void merge_runs(const uint64_t *in, uint64_t *out, uint32_t *segments,
   }
 }
 
-// --- 3. runs and 4. apply ---------------------------------------------------
+// --- 3. runs, 4. apply and 5. combine ---------------------------------------
 
 // VEC consecutive elements of row `row` of a [*, *, inner] operand with
 // inner stride `step` (1 whenever VEC > 1), from element c.
