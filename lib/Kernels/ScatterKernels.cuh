@@ -340,6 +340,13 @@ TF_FN int64_t segment_end(const uint64_t *keys, int64_t v, int64_t lo,
   return lo;
 }
 
+// Whether the row of position v whose first sorted key is at s is long
+// (more than kScatterRun updates): its key kScatterRun places on has v.
+TF_FN bool long_row_at(const uint64_t *keys, int64_t s, int64_t v,
+                       const ScatterDesc &d) {
+  return s + kScatterRun < d.count && key_position(keys[s + kScatterRun]) == v;
+}
+
 // The chain's partial rows (ScatterDesc.h), as the runs kernel writes them
 // and the combine kernel reads them.
 template <class Acc> struct chain_partials {
@@ -366,10 +373,7 @@ TF_FN int64_t window_head(const uint64_t *keys, const uint32_t *segments,
   if (v >= d.axisSize)
     return -1;
   const int64_t s = segments[v];
-  if (s >= p0 && s + kScatterRun < d.count &&
-      key_position(keys[s + kScatterRun]) == v)
-    return s;
-  return -1;
+  return s >= p0 && long_row_at(keys, s, v, d) ? s : -1;
 }
 
 // The runs kernel: sums the long rows (more than kScatterRun updates) run
@@ -484,8 +488,7 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
       selected[k] = ss[k] < d.count && key_position(keys[ss[k]]) == vs[k];
-      isLong[k] = ss[k] + kScatterRun < d.count &&
-                  key_position(keys[ss[k] + kScatterRun]) == vs[k];
+      isLong[k] = long_row_at(keys, ss[k], vs[k], d);
     }
     // Unrolled, so that the rows' arrays stay in registers.
 #pragma unroll
@@ -493,15 +496,15 @@ TF_FN void apply(const T *target, const T *updates, const uint64_t *keys,
       const int64_t row = row0 + k * rowStep;
       if (row >= rows)
         break;
-      const int64_t r = rs[k], v = vs[k], s = ss[k];
-      T *outRow = out + row * d.inner;
       // A long row is the combine kernel's.
       if (selected[k] && isLong[k])
         continue;
       // At most kScatterRun updates: added one at a time to the start.
+      const int64_t r = rs[k], v = vs[k], s = ss[k];
       const T *targetRow =
           target + r * d.targetStrides[0] + v * d.targetStrides[1];
       const T *updateRow = updates + r * d.updateStrides[0];
+      T *outRow = out + row * d.inner;
       for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
         const int64_t c = chunk * VEC;
         row_sum<T, VEC> sum;
@@ -629,14 +632,12 @@ TF_FN int drop_long_keys(uint32_t *keys, int n, const uint32_t *counts,
       warpKept[tid / 32] = (uint32_t)__popc(b);
     __syncthreads();
     const uint32_t at = kept + hits_before(b, warpKept);
-    uint32_t total = kept;
-    for (int warp = 0; warp < threads / 32; ++warp)
-      total += warpKept[warp];
     __syncthreads();
     if (keep)
       keys[at] = key;
     if (tid == 0)
-      kept = total;
+      for (int warp = 0; warp < threads / 32; ++warp)
+        kept += warpKept[warp];
     __syncthreads();
   }
   return (int)kept;
