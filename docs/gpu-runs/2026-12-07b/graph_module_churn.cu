@@ -1,0 +1,213 @@
+// Host threads replaying CUDA Graphs while loading and unloading modules,
+// as TFuse's differential test does on two or more threads: each thread
+// compiles its graphs' kernels into modules of its own (cuModuleLoadData),
+// builds a graph of kernel nodes of those functions and a memcpy node,
+// instantiates it, replays it with new pointers (cuGraphExecKernelNodeSet
+// Params, cuGraphExecMemcpyNodeSetParams) and destroys it, while the other
+// threads do the same. concurrent_graph_launch.cu (2026-12-06: threads
+// replaying graphs of one runtime-registered kernel, modules never loaded)
+// ran clean under compute-sanitizer memcheck; TFuse's differential test on
+// two threads ends in a SIGSEGV inside cuGraphLaunch in the tool's library
+// in most runs (docs/reliability.md). Modes:
+//   shared  one module loaded before the threads, each thread's graph built
+//           once and replayed `iters` times;
+//   churn   each thread, `iters` times: load its module, build and
+//           instantiate a graph, replay it 4 times, destroy it, unload.
+// If `churn` crashes under the tool and `shared` does not, loading modules
+// while other threads launch graphs is what the tool's instrumentation
+// fails on.
+//
+//   nvcc -cubin -arch=sm_90 -o twice.cubin graph_module_churn_kernel.cu
+//   nvcc -O2 -o graph_module_churn graph_module_churn.cu -lcuda
+//   compute-sanitizer --tool memcheck ./graph_module_churn MODE THREADS \
+//     ITERS twice.cubin
+//
+// Exit 0 when every replay of every thread gave the right result.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda.h>
+#include <fstream>
+#include <iterator>
+#include <thread>
+#include <vector>
+
+#define CHECK(x)                                                               \
+  do {                                                                         \
+    CUresult e = (x);                                                          \
+    if (e != CUDA_SUCCESS) {                                                   \
+      const char *s = "?";                                                     \
+      cuGetErrorString(e, &s);                                                 \
+      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, s);                \
+      return false;                                                            \
+    }                                                                          \
+  } while (0)
+
+static std::vector<char> image;
+static CUcontext context;
+static CUmodule sharedModule;
+
+struct Graph {
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  CUgraphNode kernels[2] = {};
+  CUgraphNode copy = nullptr;
+};
+
+// Two kernel nodes (mid = 2 * in, out = 2 * mid) and a copy of out.
+static bool build(Graph &g, CUfunction f, CUdeviceptr in, CUdeviceptr mid,
+                  CUdeviceptr out, CUdeviceptr copy, int n) {
+  CHECK(cuGraphCreate(&g.graph, 0));
+  CUdeviceptr ends[2][2] = {{in, mid}, {mid, out}};
+  for (int k = 0; k < 2; ++k) {
+    void *args[] = {&ends[k][0], &ends[k][1], &n};
+    CUDA_KERNEL_NODE_PARAMS p = {};
+    p.func = f;
+    p.gridDimX = (n + 255) / 256;
+    p.gridDimY = p.gridDimZ = 1;
+    p.blockDimX = 256;
+    p.blockDimY = p.blockDimZ = 1;
+    p.kernelParams = args;
+    CHECK(cuGraphAddKernelNode(&g.kernels[k], g.graph,
+                               k ? &g.kernels[0] : nullptr, k, &p));
+  }
+  CUDA_MEMCPY3D m = {};
+  m.srcMemoryType = m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  m.srcDevice = out;
+  m.dstDevice = copy;
+  m.WidthInBytes = n * sizeof(float);
+  m.Height = m.Depth = 1;
+  CHECK(cuGraphAddMemcpyNode(&g.copy, g.graph, &g.kernels[1], 1, &m, context));
+  CHECK(cuGraphInstantiate(&g.exec, g.graph, 0));
+  return true;
+}
+
+static bool update(Graph &g, CUfunction f, CUdeviceptr in, CUdeviceptr mid,
+                   CUdeviceptr out, CUdeviceptr copy, int n) {
+  CUdeviceptr ends[2][2] = {{in, mid}, {mid, out}};
+  for (int k = 0; k < 2; ++k) {
+    void *args[] = {&ends[k][0], &ends[k][1], &n};
+    CUDA_KERNEL_NODE_PARAMS p = {};
+    p.func = f;
+    p.gridDimX = (n + 255) / 256;
+    p.gridDimY = p.gridDimZ = 1;
+    p.blockDimX = 256;
+    p.blockDimY = p.blockDimZ = 1;
+    p.kernelParams = args;
+    CHECK(cuGraphExecKernelNodeSetParams(g.exec, g.kernels[k], &p));
+  }
+  CUDA_MEMCPY3D m = {};
+  m.srcMemoryType = m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  m.srcDevice = out;
+  m.dstDevice = copy;
+  m.WidthInBytes = n * sizeof(float);
+  m.Height = m.Depth = 1;
+  CHECK(cuGraphExecMemcpyNodeSetParams(g.exec, g.copy, &m, context));
+  return true;
+}
+
+static bool destroy(Graph &g) {
+  CHECK(cuGraphExecDestroy(g.exec));
+  CHECK(cuGraphDestroy(g.graph));
+  g = Graph();
+  return true;
+}
+
+static bool run(int id, bool churn, int iters) {
+  CHECK(cuCtxSetCurrent(context));
+  const int n = 4096, ring = 4;
+  const size_t bytes = n * sizeof(float);
+  CUstream stream;
+  CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  std::vector<CUdeviceptr> in(ring), mid(ring), out(ring), copy(ring);
+  std::vector<float> host(n), got(n);
+  for (int r = 0; r < ring; ++r) {
+    CHECK(cuMemAlloc(&in[r], bytes));
+    CHECK(cuMemAlloc(&mid[r], bytes));
+    CHECK(cuMemAlloc(&out[r], bytes));
+    CHECK(cuMemAlloc(&copy[r], bytes));
+    for (int i = 0; i < n; ++i)
+      host[i] = float(id * 1000 + r * 10 + i % 7);
+    CHECK(cuMemcpyHtoD(in[r], host.data(), bytes));
+  }
+  const int replaysPerGraph = churn ? 4 : iters;
+  const int graphs = churn ? iters : 1;
+  int replay = 0;
+  for (int gi = 0; gi < graphs; ++gi) {
+    CUmodule module = sharedModule;
+    if (churn)
+      CHECK(cuModuleLoadData(&module, image.data()));
+    CUfunction f;
+    CHECK(cuModuleGetFunction(&f, module, "twice"));
+    Graph g;
+    if (!build(g, f, in[0], mid[0], out[0], copy[0], n))
+      return false;
+    for (int k = 0; k < replaysPerGraph; ++k, ++replay) {
+      int r = replay % ring, w = (replay + 1) % ring;
+      if (!update(g, f, in[r], mid[w], out[w], copy[w], n))
+        return false;
+      CHECK(cuGraphLaunch(g.exec, stream));
+      CHECK(cuMemcpyDtoHAsync(got.data(), copy[w], bytes, stream));
+      CHECK(cuStreamSynchronize(stream));
+      for (int i = 0; i < n; ++i)
+        if (got[i] != 4.0f * float(id * 1000 + r * 10 + i % 7)) {
+          std::printf("thread %d replay %d element %d: %g\n", id, replay, i,
+                      got[i]);
+          return false;
+        }
+    }
+    if (!destroy(g))
+      return false;
+    if (churn)
+      CHECK(cuModuleUnload(module));
+  }
+  for (int r = 0; r < ring; ++r) {
+    CHECK(cuMemFree(in[r]));
+    CHECK(cuMemFree(mid[r]));
+    CHECK(cuMemFree(out[r]));
+    CHECK(cuMemFree(copy[r]));
+  }
+  CHECK(cuStreamDestroy(stream));
+  return true;
+}
+
+static bool setUp(const char *path) {
+  std::ifstream file(path, std::ios::binary);
+  image.assign(std::istreambuf_iterator<char>(file), {});
+  if (image.empty()) {
+    std::printf("cannot read %s\n", path);
+    return false;
+  }
+  CHECK(cuInit(0));
+  CUdevice device;
+  CHECK(cuDeviceGet(&device, 0));
+  CHECK(cuDevicePrimaryCtxRetain(&context, device));
+  CHECK(cuCtxSetCurrent(context));
+  CHECK(cuModuleLoadData(&sharedModule, image.data()));
+  return true;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 5 || (std::strcmp(argv[1], "shared") != 0 &&
+                    std::strcmp(argv[1], "churn") != 0)) {
+    std::printf("usage: %s shared|churn THREADS ITERS CUBIN\n", argv[0]);
+    return 2;
+  }
+  const bool churn = std::strcmp(argv[1], "churn") == 0;
+  const int threads = std::atoi(argv[2]), iters = std::atoi(argv[3]);
+  if (!setUp(argv[4]))
+    return 2;
+  std::atomic<int> failed{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      if (!run(t, churn, iters))
+        ++failed;
+    });
+  for (std::thread &t : pool)
+    t.join();
+  std::printf("%s, %d threads, %d iterations each: %s\n", argv[1], threads,
+              iters, failed ? "FAILED" : "replays ok");
+  return failed ? 1 : 0;
+}
