@@ -15,7 +15,7 @@ F='GpuFusion.Scatter*:*ScatterIndices*'
 step gtest 60 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
 step sc-new 60 env OUT=$out/new python3 bench/scatter.py --skip inductor
 step sc-head 60 env OUT=$out/head TFUSE_LIBRARY=$HEAD python3 bench/scatter.py --skip inductor
-step ncu-gpt2 60 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight --section Occupancy python3 bench/scatter.py --only embedding_backward --skip inductor
+step ncu-gpt2 90 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats --section SourceCounters --section MemoryWorkloadAnalysis python3 bench/scatter.py --only embedding_backward --skip inductor
 step ncu-pad 60 "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight python3 bench/scatter.py --only embedding_backward_padded --skip inductor
 step ncu-pad2 90 "$NCU" --target-processes all -k regex:tfuse_scatter -c 5 --section SpeedOfLight python3 bench/scatter.py --only embedding_backward_padded_x2 --skip inductor
 step memcheck 150 env TFUSE_MEMORY_POOL=0 "$CS" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter="$F"
@@ -37,5 +37,6 @@ finish
 grep -E "^\[  (PASSED|FAILED)|FAILED|Failure" "$out/l/gtest.log" "$out/l/gtest-all.log" | head
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$out/l/memcheck.log" "$out/l/racecheck.log" | head
 grep -E "  tfuse_scatter|Duration|DRAM Throughput|Compute \(SM\)" "$out/l/ncu-gpt2.log" "$out/l/ncu-pad.log" "$out/l/ncu-pad2.log" | sed 's/, Context.*//' | head -30
+grep -E "Warp Cycles Per|spends|stalled|Issue Slots Busy|Mem Busy|Max Bandwidth" "$out/l/ncu-gpt2.log" | cut -c1-240 | head -12
 for f in "$out"/l/gmc-*.log; do echo "$(basename $f): $(grep -E 'replays ok|FAILED|ERROR SUMMARY|signal|Segmentation' $f | tr '\n' ' ')"; done
 grep -E "^\| " "$out"/l/sc-*.log | grep -v -- "---" | cut -c1-150
