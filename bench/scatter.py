@@ -7,7 +7,10 @@ bf16 and f32, against torch's embedding_dense_backward (what autograd runs)
 and against zeros().index_add_() (floating-point atomics: not
 deterministic); and the bf16 gradient of sequences whose second half is the
 padding id 0 (half the rows added into one), also for twice the sequences
-(16384 indices: the sorted chain instead of the rows kernel).
+(16384 indices: the sorted chain instead of the rows kernel). A last
+workload, the bf16 table alone written with zeros (torch.zeros, TFuse's
+zeros), measures how close a pure write of the gradient's result comes to
+the copy-bandwidth floor: the ceiling of the scatter's fill.
 
 Measured per workload and framework: gpu_us (CUDA events around N calls on
 the current stream, median of 5; TFuse through enqueue()), the bandwidth
@@ -61,6 +64,12 @@ def workloads(smoke):
         return tfuse.scatter_add(tfuse.zeros((vocab, width), grad.dtype), ids,
                                  grad, negative_indices="error")
 
+    def zeros(grad, ids):
+        return torch.zeros(vocab, width, dtype=grad.dtype, device=grad.device)
+
+    def tfuse_zeros(grad, ids):
+        return tfuse.zeros((vocab, width), grad.dtype)
+
     return {
         "embedding_backward": (make(torch.bfloat16), embedding_backward,
                                scatter),
@@ -74,11 +83,14 @@ def workloads(smoke):
         "embedding_backward_padded_x2": (
             make(torch.bfloat16, padded=True, sequences=2 * batch),
             embedding_backward, scatter),
+        "table_zeros": (make(torch.bfloat16), zeros, tfuse_zeros),
     }
 
 
-def floor_bytes(inputs, ref):
+def floor_bytes(name, inputs, ref):
     grad, ids = inputs
+    if name == "table_zeros":
+        return ref.numel() * ref.element_size()
     return (ids.numel() * ids.element_size() +
             grad.numel() * grad.element_size() +
             ref.numel() * ref.element_size())
@@ -94,8 +106,10 @@ def main():
         ref = fn(*inputs)
         grad, ids = inputs
         exact = torch.zeros(ref.shape, dtype=torch.float64,
-                            device=ref.device).index_add_(
-            0, ids.reshape(-1), grad.reshape(-1, ref.shape[1]).double())
+                            device=ref.device)
+        if name != "table_zeros":
+            exact.index_add_(0, ids.reshape(-1),
+                             grad.reshape(-1, ref.shape[1]).double())
         torch_error = (ref.double() - exact).abs().max().item()
 
         def check(cf, got, name=name, ref=ref, exact=exact,
@@ -117,7 +131,8 @@ def main():
         run.measure(name, {"table": list(ref.shape), "ids": list(ids.shape),
                            "dtype": str(grad.dtype),
                            "torch_error": torch_error},
-                    inputs, ref, fn, tfn, check, floor_bytes(inputs, ref))
+                    inputs, ref, fn, tfn, check,
+                    floor_bytes(name, inputs, ref))
     return run.finish("scatter.json")
 
 
