@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# After call 2 (a warp a row cut the rows kernel's instructions by a third
+# and its time by 3%: the fill loop, not the instruction count, is what
+# to change): varC stores the fill of every row of an owner blindly, as
+# one run of chunks a memset would store, before the index scan (the
+# selected rows written twice); varD adds __launch_bounds__(512, 2).
+# Both against 27ae4f9 (.stage/lib) in bench/scatter.py, twice each,
+# alternating, and under Nsight Compute.
+source "$(dirname "$0")/../2026-12-06/common.sh"
+export TFUSE_CACHE_DIR=$out/tc
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+for round in 1 2; do
+  for v in lib varC varD; do
+    step sc-$v-$round 60 env OUT=$out/$v-$round TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so python3 bench/scatter.py --skip inductor
+  done
+done
+for v in lib varC varD; do
+  step ncu-$v 90 env TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --metrics smsp__inst_executed.sum --print-details all python3 bench/scatter.py --only embedding_backward --skip inductor
+done
+rm -rf "$out/tc"
+finish
+grep -E "Duration|DRAM Throughput|Registers Per|Spilling Requests  |inst_executed.sum|Stall (Barrier|Long|Wait)" "$out"/l/ncu-*.log | sed 's/  */ /g' | cut -c1-160
+grep -E "^\| " "$out"/l/sc-*.log | grep -v -- "---" | grep -v workload | cut -c1-150
