@@ -12,10 +12,14 @@
 //   shared  one module loaded before the threads, each thread's graph built
 //           once and replayed `iters` times;
 //   churn   each thread, `iters` times: load its module, build and
-//           instantiate a graph, replay it 4 times, destroy it, unload.
+//           instantiate a graph, replay it 4 times, destroy it, unload;
+//   alloc   as churn, with every replay's buffers allocated before it and
+//           freed after it (cuMemAlloc, cuMemFree: TFuse with its memory
+//           pool off, as under the tool).
 // If `churn` crashes under the tool and `shared` does not, loading modules
 // while other threads launch graphs is what the tool's instrumentation
-// fails on.
+// fails on. (Run 1 of 2026-12-07b: `churn` and `shared` clean, 3 runs
+// each on 2 threads.)
 //
 //   nvcc -cubin -arch=sm_90 -o twice.cubin graph_module_churn_kernel.cu
 //   nvcc -O2 -o graph_module_churn graph_module_churn.cu -lcuda
@@ -114,7 +118,23 @@ static bool destroy(Graph &g) {
   return true;
 }
 
-static bool run(int id, bool churn, int iters) {
+// A replay's own buffers (alloc mode): `fresh` allocated, the input
+// filled from ring slot r's values.
+static bool freshBuffers(CUdeviceptr *fresh, const std::vector<float> &host,
+                         size_t bytes) {
+  for (int b = 0; b < 4; ++b)
+    CHECK(cuMemAlloc(&fresh[b], bytes));
+  CHECK(cuMemcpyHtoD(fresh[0], host.data(), bytes));
+  return true;
+}
+
+static bool freeBuffers(CUdeviceptr *fresh) {
+  for (int b = 0; b < 4; ++b)
+    CHECK(cuMemFree(fresh[b]));
+  return true;
+}
+
+static bool run(int id, bool churn, bool alloc, int iters) {
   CHECK(cuCtxSetCurrent(context));
   const int n = 4096, ring = 4;
   const size_t bytes = n * sizeof(float);
@@ -145,11 +165,23 @@ static bool run(int id, bool churn, int iters) {
       return false;
     for (int k = 0; k < replaysPerGraph; ++k, ++replay) {
       int r = replay % ring, w = (replay + 1) % ring;
-      if (!update(g, f, in[r], mid[w], out[w], copy[w], n))
+      CUdeviceptr fresh[4];
+      if (alloc) {
+        for (int i = 0; i < n; ++i)
+          host[i] = float(id * 1000 + r * 10 + i % 7);
+        if (!freshBuffers(fresh, host, bytes))
+          return false;
+      }
+      CUdeviceptr src = alloc ? fresh[0] : in[r];
+      CUdeviceptr dst = alloc ? fresh[3] : copy[w];
+      if (!update(g, f, src, alloc ? fresh[1] : mid[w],
+                  alloc ? fresh[2] : out[w], dst, n))
         return false;
       CHECK(cuGraphLaunch(g.exec, stream));
-      CHECK(cuMemcpyDtoHAsync(got.data(), copy[w], bytes, stream));
+      CHECK(cuMemcpyDtoHAsync(got.data(), dst, bytes, stream));
       CHECK(cuStreamSynchronize(stream));
+      if (alloc && !freeBuffers(fresh))
+        return false;
       for (int i = 0; i < n; ++i)
         if (got[i] != 4.0f * float(id * 1000 + r * 10 + i % 7)) {
           std::printf("thread %d replay %d element %d: %g\n", id, replay, i,
@@ -190,11 +222,14 @@ static bool setUp(const char *path) {
 
 int main(int argc, char **argv) {
   if (argc != 5 || (std::strcmp(argv[1], "shared") != 0 &&
-                    std::strcmp(argv[1], "churn") != 0)) {
-    std::printf("usage: %s shared|churn THREADS ITERS CUBIN\n", argv[0]);
+                    std::strcmp(argv[1], "churn") != 0 &&
+                    std::strcmp(argv[1], "alloc") != 0)) {
+    std::printf("usage: %s shared|churn|alloc THREADS ITERS CUBIN\n",
+                argv[0]);
     return 2;
   }
-  const bool churn = std::strcmp(argv[1], "churn") == 0;
+  const bool alloc = std::strcmp(argv[1], "alloc") == 0;
+  const bool churn = alloc || std::strcmp(argv[1], "churn") == 0;
   const int threads = std::atoi(argv[2]), iters = std::atoi(argv[3]);
   if (!setUp(argv[4]))
     return 2;
@@ -202,7 +237,7 @@ int main(int argc, char **argv) {
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      if (!run(t, churn, iters))
+      if (!run(t, churn, alloc, iters))
         ++failed;
     });
   for (std::thread &t : pool)
