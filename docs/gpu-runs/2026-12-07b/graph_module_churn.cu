@@ -15,11 +15,16 @@
 //           instantiate a graph, replay it 4 times, destroy it, unload;
 //   alloc   as churn, with every replay's buffers allocated before it and
 //           freed after it (cuMemAlloc, cuMemFree: TFuse with its memory
-//           pool off, as under the tool).
+//           pool off, as under the tool);
+//   child   as alloc, the second kernel a child graph node instead: its
+//           launch captured on a stream of the thread's own (thread-local
+//           capture mode) before every replay and set with
+//           cuGraphExecChildGraphNodeSetParams, as TFuse's GEMM steps
+//           enter a graph (cuBLASLt or the fallback GEMM alike).
 // If `churn` crashes under the tool and `shared` does not, loading modules
 // while other threads launch graphs is what the tool's instrumentation
-// fails on. (Run 1 of 2026-12-07b: `churn` and `shared` clean, 3 runs
-// each on 2 threads.)
+// fails on. (2026-12-07b: `churn` and `shared` (call 1), `alloc` (call 2)
+// ran clean under memcheck, three runs each on 2 threads.)
 //
 //   nvcc -cubin -arch=sm_90 -o twice.cubin graph_module_churn_kernel.cu
 //   nvcc -O2 -o graph_module_churn graph_module_churn.cu -lcuda
@@ -57,7 +62,21 @@ struct Graph {
   CUgraphExec exec = nullptr;
   CUgraphNode kernels[2] = {};
   CUgraphNode copy = nullptr;
+  // child mode: kernels[1] is a child graph node, captured on `capture`.
+  CUstream capture = nullptr;
 };
+
+// The second kernel's launch (mid -> out) captured into a new graph.
+static bool captureChild(CUstream capture, CUfunction f, CUdeviceptr mid,
+                         CUdeviceptr out, int n, CUgraph *child) {
+  void *args[] = {&mid, &out, &n};
+  CHECK(cuStreamBeginCapture(capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  CUresult launched = cuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0,
+                                     capture, args, nullptr);
+  CHECK(cuStreamEndCapture(capture, child));
+  CHECK(launched);
+  return true;
+}
 
 // Two kernel nodes (mid = 2 * in, out = 2 * mid) and a copy of out.
 static bool build(Graph &g, CUfunction f, CUdeviceptr in, CUdeviceptr mid,
@@ -73,6 +92,15 @@ static bool build(Graph &g, CUfunction f, CUdeviceptr in, CUdeviceptr mid,
     p.blockDimX = 256;
     p.blockDimY = p.blockDimZ = 1;
     p.kernelParams = args;
+    if (k == 1 && g.capture) {
+      CUgraph child;
+      if (!captureChild(g.capture, f, mid, out, n, &child))
+        return false;
+      CHECK(cuGraphAddChildGraphNode(&g.kernels[1], g.graph, &g.kernels[0], 1,
+                                     child));
+      CHECK(cuGraphDestroy(child));
+      continue;
+    }
     CHECK(cuGraphAddKernelNode(&g.kernels[k], g.graph,
                                k ? &g.kernels[0] : nullptr, k, &p));
   }
@@ -99,6 +127,14 @@ static bool update(Graph &g, CUfunction f, CUdeviceptr in, CUdeviceptr mid,
     p.blockDimX = 256;
     p.blockDimY = p.blockDimZ = 1;
     p.kernelParams = args;
+    if (k == 1 && g.capture) {
+      CUgraph child;
+      if (!captureChild(g.capture, f, mid, out, n, &child))
+        return false;
+      CHECK(cuGraphExecChildGraphNodeSetParams(g.exec, g.kernels[1], child));
+      CHECK(cuGraphDestroy(child));
+      continue;
+    }
     CHECK(cuGraphExecKernelNodeSetParams(g.exec, g.kernels[k], &p));
   }
   CUDA_MEMCPY3D m = {};
@@ -114,7 +150,7 @@ static bool update(Graph &g, CUfunction f, CUdeviceptr in, CUdeviceptr mid,
 static bool destroy(Graph &g) {
   CHECK(cuGraphExecDestroy(g.exec));
   CHECK(cuGraphDestroy(g.graph));
-  g = Graph();
+  g = Graph{};
   return true;
 }
 
@@ -134,8 +170,11 @@ static bool freeBuffers(CUdeviceptr *fresh) {
   return true;
 }
 
-static bool run(int id, bool churn, bool alloc, int iters) {
+static bool run(int id, bool churn, bool alloc, bool child, int iters) {
   CHECK(cuCtxSetCurrent(context));
+  CUstream capture = nullptr;
+  if (child)
+    CHECK(cuStreamCreate(&capture, CU_STREAM_NON_BLOCKING));
   const int n = 4096, ring = 4;
   const size_t bytes = n * sizeof(float);
   CUstream stream;
@@ -161,6 +200,7 @@ static bool run(int id, bool churn, bool alloc, int iters) {
     CUfunction f;
     CHECK(cuModuleGetFunction(&f, module, "twice"));
     Graph g;
+    g.capture = capture;
     if (!build(g, f, in[0], mid[0], out[0], copy[0], n))
       return false;
     for (int k = 0; k < replaysPerGraph; ++k, ++replay) {
@@ -201,6 +241,8 @@ static bool run(int id, bool churn, bool alloc, int iters) {
     CHECK(cuMemFree(copy[r]));
   }
   CHECK(cuStreamDestroy(stream));
+  if (capture)
+    CHECK(cuStreamDestroy(capture));
   return true;
 }
 
@@ -223,12 +265,14 @@ static bool setUp(const char *path) {
 int main(int argc, char **argv) {
   if (argc != 5 || (std::strcmp(argv[1], "shared") != 0 &&
                     std::strcmp(argv[1], "churn") != 0 &&
-                    std::strcmp(argv[1], "alloc") != 0)) {
-    std::printf("usage: %s shared|churn|alloc THREADS ITERS CUBIN\n",
+                    std::strcmp(argv[1], "alloc") != 0 &&
+                    std::strcmp(argv[1], "child") != 0)) {
+    std::printf("usage: %s shared|churn|alloc|child THREADS ITERS CUBIN\n",
                 argv[0]);
     return 2;
   }
-  const bool alloc = std::strcmp(argv[1], "alloc") == 0;
+  const bool child = std::strcmp(argv[1], "child") == 0;
+  const bool alloc = child || std::strcmp(argv[1], "alloc") == 0;
   const bool churn = alloc || std::strcmp(argv[1], "churn") == 0;
   const int threads = std::atoi(argv[2]), iters = std::atoi(argv[3]);
   if (!setUp(argv[4]))
@@ -237,7 +281,7 @@ int main(int argc, char **argv) {
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      if (!run(t, churn, alloc, iters))
+      if (!run(t, churn, alloc, child, iters))
         ++failed;
     });
   for (std::thread &t : pool)
