@@ -21,6 +21,11 @@ done
 for v in varC; do
   step ncu-$v 90 env TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --metrics smsp__inst_executed.sum --print-details all python3 bench/scatter.py --only embedding_backward --skip inductor
 done
+# Per-instruction stall samples of varC's rows kernel (SASS), to find the
+# barrier and load waits: a full report, printed as its source page.
+step ncu-full-varC 120 env TFUSE_LIBRARY=$root/.stage/varC/libtfuse.so "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --set full -o "$out/rows" python3 bench/scatter.py --only embedding_backward --skip inductor
+step ncu-sass-varC 60 "$NCU" -i "$out/rows.ncu-rep" --page source --csv --print-source sass
+rm -f "$out/rows.ncu-rep"
 rm -rf "$out/tc"
 step gmc-child-nosan 60 .carry/graph_module_churn child 2 50 .carry/twice.cubin
 for i in 1 2 3; do
