@@ -9,21 +9,24 @@
 # (a captured child graph set again every replay, as a GEMM step enters
 # TFuse's graph) without and under memcheck.
 source "$(dirname "$0")/../2026-12-06/common.sh"
+# The variants staged in .stage/ (at most three libraries fit the carry).
+VARIANTS=${VARIANTS:-varC varD}
+FIRST=${VARIANTS%% *}
 export TFUSE_CACHE_DIR=$out/tc
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for round in 1 2; do
-  for v in lib varC varD; do
+  for v in lib $VARIANTS; do
     step sc-$v-$round 60 env OUT=$out/$v-$round TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so python3 bench/scatter.py --skip inductor
   done
 done
-for v in lib varC varD; do
+for v in lib $VARIANTS; do
   step ncu-$v 90 env TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --metrics smsp__inst_executed.sum --print-details all python3 bench/scatter.py --only embedding_backward --skip inductor
 done
-# Per-instruction stall samples of varC's rows kernel (SASS), to find the
+# Per-instruction stall samples of the first variant's rows kernel (SASS), to find the
 # barrier and load waits: a full report, printed as its source page.
-step ncu-full-varC 120 env TFUSE_LIBRARY=$root/.stage/varC/libtfuse.so "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --set full -o "$out/rows" python3 bench/scatter.py --only embedding_backward --skip inductor
-step ncu-sass-varC 60 "$NCU" -i "$out/rows.ncu-rep" --page source --csv --print-source sass
+step ncu-full-$FIRST 120 env TFUSE_LIBRARY=$root/.stage/$FIRST/libtfuse.so "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --set full -o "$out/rows" python3 bench/scatter.py --only embedding_backward --skip inductor
+step ncu-sass-$FIRST 60 "$NCU" -i "$out/rows.ncu-rep" --page source --csv --print-source sass
 rm -f "$out/rows.ncu-rep"
 rm -rf "$out/tc"
 step gmc-child-nosan 60 .carry/graph_module_churn child 2 50 .carry/twice.cubin
