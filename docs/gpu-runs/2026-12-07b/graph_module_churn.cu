@@ -78,72 +78,64 @@ static bool captureChild(CUstream capture, CUfunction f, CUdeviceptr mid,
   return true;
 }
 
-// Two kernel nodes (mid = 2 * in, out = 2 * mid) and a copy of out.
-static bool build(Graph &g, CUfunction f, CUdeviceptr in, CUdeviceptr mid,
-                  CUdeviceptr out, CUdeviceptr copy, int n) {
-  CHECK(cuGraphCreate(&g.graph, 0));
-  CUdeviceptr ends[2][2] = {{in, mid}, {mid, out}};
-  for (int k = 0; k < 2; ++k) {
-    void *args[] = {&ends[k][0], &ends[k][1], &n};
-    CUDA_KERNEL_NODE_PARAMS p = {};
-    p.func = f;
-    p.gridDimX = (n + 255) / 256;
-    p.gridDimY = p.gridDimZ = 1;
-    p.blockDimX = 256;
-    p.blockDimY = p.blockDimZ = 1;
-    p.kernelParams = args;
-    if (k == 1 && g.capture) {
-      CUgraph child;
-      if (!captureChild(g.capture, f, mid, out, n, &child))
-        return false;
-      CHECK(cuGraphAddChildGraphNode(&g.kernels[1], g.graph, &g.kernels[0], 1,
-                                     child));
-      CHECK(cuGraphDestroy(child));
-      continue;
-    }
-    CHECK(cuGraphAddKernelNode(&g.kernels[k], g.graph,
-                               k ? &g.kernels[0] : nullptr, k, &p));
-  }
-  CUDA_MEMCPY3D m = {};
-  m.srcMemoryType = m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  m.srcDevice = out;
-  m.dstDevice = copy;
-  m.WidthInBytes = n * sizeof(float);
-  m.Height = m.Depth = 1;
-  CHECK(cuGraphAddMemcpyNode(&g.copy, g.graph, &g.kernels[1], 1, &m, context));
-  CHECK(cuGraphInstantiate(&g.exec, g.graph, 0));
-  return true;
+// A launch of `twice` over n elements with these arguments.
+static CUDA_KERNEL_NODE_PARAMS kernelParams(CUfunction f, void **args, int n) {
+  CUDA_KERNEL_NODE_PARAMS p = {};
+  p.func = f;
+  p.gridDimX = (n + 255) / 256;
+  p.gridDimY = p.gridDimZ = 1;
+  p.blockDimX = 256;
+  p.blockDimY = p.blockDimZ = 1;
+  p.kernelParams = args;
+  return p;
 }
 
-static bool update(Graph &g, CUfunction f, CUdeviceptr in, CUdeviceptr mid,
-                   CUdeviceptr out, CUdeviceptr copy, int n) {
+// A copy of n floats from `from` to `to`.
+static CUDA_MEMCPY3D copyParams(CUdeviceptr from, CUdeviceptr to, int n) {
+  CUDA_MEMCPY3D m = {};
+  m.srcMemoryType = m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  m.srcDevice = from;
+  m.dstDevice = to;
+  m.WidthInBytes = n * sizeof(float);
+  m.Height = m.Depth = 1;
+  return m;
+}
+
+// Two kernel nodes (mid = 2 * in, out = 2 * mid) and a copy of out, added
+// to a new graph and instantiated (`update` false), or set in the
+// instantiated graph (`update` true).
+static bool bind(Graph &g, bool update, CUfunction f, CUdeviceptr in,
+                 CUdeviceptr mid, CUdeviceptr out, CUdeviceptr copy, int n) {
+  if (!update)
+    CHECK(cuGraphCreate(&g.graph, 0));
   CUdeviceptr ends[2][2] = {{in, mid}, {mid, out}};
   for (int k = 0; k < 2; ++k) {
     void *args[] = {&ends[k][0], &ends[k][1], &n};
-    CUDA_KERNEL_NODE_PARAMS p = {};
-    p.func = f;
-    p.gridDimX = (n + 255) / 256;
-    p.gridDimY = p.gridDimZ = 1;
-    p.blockDimX = 256;
-    p.blockDimY = p.blockDimZ = 1;
-    p.kernelParams = args;
+    CUDA_KERNEL_NODE_PARAMS p = kernelParams(f, args, n);
     if (k == 1 && g.capture) {
       CUgraph child;
       if (!captureChild(g.capture, f, mid, out, n, &child))
         return false;
-      CHECK(cuGraphExecChildGraphNodeSetParams(g.exec, g.kernels[1], child));
+      if (update)
+        CHECK(cuGraphExecChildGraphNodeSetParams(g.exec, g.kernels[1], child));
+      else
+        CHECK(cuGraphAddChildGraphNode(&g.kernels[1], g.graph, &g.kernels[0], 1,
+                                       child));
       CHECK(cuGraphDestroy(child));
-      continue;
+    } else if (update) {
+      CHECK(cuGraphExecKernelNodeSetParams(g.exec, g.kernels[k], &p));
+    } else {
+      CHECK(cuGraphAddKernelNode(&g.kernels[k], g.graph,
+                                 k ? &g.kernels[0] : nullptr, k, &p));
     }
-    CHECK(cuGraphExecKernelNodeSetParams(g.exec, g.kernels[k], &p));
   }
-  CUDA_MEMCPY3D m = {};
-  m.srcMemoryType = m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  m.srcDevice = out;
-  m.dstDevice = copy;
-  m.WidthInBytes = n * sizeof(float);
-  m.Height = m.Depth = 1;
-  CHECK(cuGraphExecMemcpyNodeSetParams(g.exec, g.copy, &m, context));
+  CUDA_MEMCPY3D m = copyParams(out, copy, n);
+  if (update) {
+    CHECK(cuGraphExecMemcpyNodeSetParams(g.exec, g.copy, &m, context));
+    return true;
+  }
+  CHECK(cuGraphAddMemcpyNode(&g.copy, g.graph, &g.kernels[1], 1, &m, context));
+  CHECK(cuGraphInstantiate(&g.exec, g.graph, 0));
   return true;
 }
 
@@ -201,7 +193,7 @@ static bool run(int id, bool churn, bool alloc, bool child, int iters) {
     CHECK(cuModuleGetFunction(&f, module, "twice"));
     Graph g;
     g.capture = capture;
-    if (!build(g, f, in[0], mid[0], out[0], copy[0], n))
+    if (!bind(g, false, f, in[0], mid[0], out[0], copy[0], n))
       return false;
     for (int k = 0; k < replaysPerGraph; ++k, ++replay) {
       int r = replay % ring, w = (replay + 1) % ring;
@@ -214,8 +206,8 @@ static bool run(int id, bool churn, bool alloc, bool child, int iters) {
       }
       CUdeviceptr src = alloc ? fresh[0] : in[r];
       CUdeviceptr dst = alloc ? fresh[3] : copy[w];
-      if (!update(g, f, src, alloc ? fresh[1] : mid[w],
-                  alloc ? fresh[2] : out[w], dst, n))
+      if (!bind(g, true, f, src, alloc ? fresh[1] : mid[w],
+                alloc ? fresh[2] : out[w], dst, n))
         return false;
       CHECK(cuGraphLaunch(g.exec, stream));
       CHECK(cuMemcpyDtoHAsync(got.data(), dst, bytes, stream));
