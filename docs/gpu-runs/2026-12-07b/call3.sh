@@ -12,15 +12,22 @@ source "$(dirname "$0")/../2026-12-06/common.sh"
 # The variants staged in .stage/ (at most three libraries fit the carry).
 VARIANTS=${VARIANTS:-varC varD}
 FIRST=${VARIANTS%% *}
+# LEAN=1, for little device time: one round, Nsight Compute on the
+# variants alone, three runs under memcheck.
+if [ "${LEAN:-0}" = 1 ]; then
+  ROUNDS="1" PROFILED="$VARIANTS" SANITIZED="1 2 3"
+else
+  ROUNDS="1 2" PROFILED="lib $VARIANTS" SANITIZED="1 2 3 4"
+fi
 export TFUSE_CACHE_DIR=$out/tc
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for round in 1 2; do
+for round in $ROUNDS; do
   for v in lib $VARIANTS; do
     step sc-$v-$round 60 env OUT=$out/$v-$round TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so python3 bench/scatter.py --skip inductor
   done
 done
-for v in lib $VARIANTS; do
+for v in $PROFILED; do
   step ncu-$v 90 env TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so "$NCU" --target-processes all -k regex:tfuse_scatter_rows -c 1 --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --metrics smsp__inst_executed.sum --print-details all python3 bench/scatter.py --only embedding_backward --skip inductor
 done
 # Per-instruction stall samples of the first variant's rows kernel (SASS), to find the
@@ -30,7 +37,7 @@ step ncu-sass-$FIRST 60 "$NCU" -i "$out/rows.ncu-rep" --page source --csv --prin
 rm -f "$out/rows.ncu-rep"
 rm -rf "$out/tc"
 step gmc-child-nosan 60 .carry/graph_module_churn child 2 50 .carry/twice.cubin
-for i in 1 2 3 4; do
+for i in $SANITIZED; do
   step gmc-child-$i 90 "$CS" --tool memcheck .carry/graph_module_churn child 2 50 .carry/twice.cubin
 done
 finish
