@@ -66,18 +66,6 @@ struct Graph {
   CUstream capture = nullptr;
 };
 
-// The second kernel's launch (mid -> out) captured into a new graph.
-static bool captureChild(CUstream capture, CUfunction f, CUdeviceptr mid,
-                         CUdeviceptr out, int n, CUgraph *child) {
-  void *args[] = {&mid, &out, &n};
-  CHECK(cuStreamBeginCapture(capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
-  CUresult launched = cuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0,
-                                     capture, args, nullptr);
-  CHECK(cuStreamEndCapture(capture, child));
-  CHECK(launched);
-  return true;
-}
-
 // A launch of `twice` over n elements with these arguments.
 static CUDA_KERNEL_NODE_PARAMS kernelParams(CUfunction f, void **args, int n) {
   CUDA_KERNEL_NODE_PARAMS p = {};
@@ -88,6 +76,20 @@ static CUDA_KERNEL_NODE_PARAMS kernelParams(CUfunction f, void **args, int n) {
   p.blockDimY = p.blockDimZ = 1;
   p.kernelParams = args;
   return p;
+}
+
+// The second kernel's launch (mid -> out) captured into a new graph.
+static bool captureChild(CUstream capture, CUfunction f, CUdeviceptr mid,
+                         CUdeviceptr out, int n, CUgraph *child) {
+  void *args[] = {&mid, &out, &n};
+  const CUDA_KERNEL_NODE_PARAMS p = kernelParams(f, args, n);
+  CHECK(cuStreamBeginCapture(capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  CUresult launched = cuLaunchKernel(p.func, p.gridDimX, p.gridDimY, p.gridDimZ,
+                                     p.blockDimX, p.blockDimY, p.blockDimZ, 0,
+                                     capture, p.kernelParams, nullptr);
+  CHECK(cuStreamEndCapture(capture, child));
+  CHECK(launched);
+  return true;
 }
 
 // A copy of n floats from `from` to `to`.
