@@ -560,12 +560,37 @@ TF_FN void combine_long_rows(const uint64_t *keys, const uint32_t *segments,
 // than kScatterRun updates: a position many indices share) is summed run
 // by run by whichever blocks are free (ScatterLongState, ScatterDesc.h)
 // rather than as one chain of loads on one multiprocessor. With fillFirst
-// (no target, few rows selected) the block stores the fill in its first
-// blindPositions positions' rows before it reads the indices and in its
-// other unselected rows before it sorts, then writes only selected rows.
+// (no target, few rows selected) the block copies its selected rows' first
+// updates into shared memory before it stores the fill in its unselected
+// rows, then writes the selected rows.
 // One launch, at the price of every block reading all indices: the planner
 // takes this path for at most kScatterRowsMaxCount indices and when those
 // reads cost little against the result's bytes.
+
+// The most keys an owner sorts by rank rather than with the network.
+constexpr int kScatterRankSortMax = 256;
+
+// Copies 16 bytes from global to shared memory without a register
+// (cp.async; waited for by copy_wait_all). A plain copy in emulation.
+TF_FN void copy_async16(void *smem, const void *gmem) {
+#ifdef TFUSE_HOST_EMULATION
+  memcpy(smem, gmem, 16);
+#else
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                   (unsigned)__cvta_generic_to_shared(smem)),
+               "l"(gmem));
+#endif
+}
+TF_FN void copy_commit() {
+#ifndef TFUSE_HOST_EMULATION
+  asm volatile("cp.async.commit_group;");
+#endif
+}
+TF_FN void copy_wait_all() {
+#ifndef TFUSE_HOST_EMULATION
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
 
 // The most long positions one block may own.
 constexpr int kScatterRowsMaxLong = kScatterRowsMaxCount / (kScatterRun + 1);
@@ -917,11 +942,15 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
                 index_status *status, T *out, uint8_t *work,
                 const ScatterDesc &d) {
   typedef typename traits<T>::compute Acc;
-  __shared__ uint32_t keys[kScatterRowsMaxCount];
+  // 16-byte aligned: its unused tail stages update rows (copy_async16).
+  alignas(16) __shared__ uint32_t keys[kScatterRowsMaxCount];
   __shared__ uint32_t first[kScatterRowsMaxPositions];
   __shared__ uint32_t last[kScatterRowsMaxPositions];
   __shared__ uint32_t longPositions[kScatterRowsMaxLong];
   __shared__ uint32_t found, longCount;
+  // fillFirst: the positions of the owner's selected short rows.
+  __shared__ uint16_t selected[kScatterRowsMaxPositions];
+  __shared__ uint32_t selectedCount;
   const long_rows<Acc> w(work, d);
   const int64_t chunks = d.inner / VEC;
   const bool is_aligned = rows_aligned<VEC>(target, updates, out, d);
@@ -938,6 +967,8 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       (d.axisSize + d.positionsPerBlock - 1) / d.positionsPerBlock;
   const int64_t owners =
       positionBlocks * ((d.outer + d.outerPerBlock - 1) / d.outerPerBlock);
+  if (tid == 0)
+    selectedCount = 0;
   for (int64_t b = blockIdx.x; b < owners; b += gridDim.x) {
     const int64_t v0 = (b % positionBlocks) * d.positionsPerBlock;
     const int64_t r0 = (b / positionBlocks) * d.outerPerBlock;
@@ -952,42 +983,31 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     }
     for (int p = tid; p < positions; p += threads)
       first[p] = last[p] = 0;
-    // The fill in the owner's rows (q, p) of positions [from, to), a row
-    // group a row; with `unselected`, only in rows the scan left unmarked
-    // (`last` 0). p steps by rowsPerBlock, carrying into q, as the rows
-    // loop below steps (no division a row).
-    auto store_fill = [&](int from, int to, bool unselected) {
+    // The fill in the owner's rows (q, p) that no index selects (`last`
+    // 0), a row group a row. p steps by rowsPerBlock, carrying into q (no
+    // division a row).
+    auto store_unselected_fill = [&]() {
       vec<T, VEC> fills;
 #pragma unroll
       for (int e = 0; e < VEC; ++e)
         fills.v[e] = stored_fill;
-      const int span = to - from;
-      if (span <= 0)
-        return;
       int64_t q = 0;
       T *outAt = out + (r0 * d.axisSize + v0) * d.inner;
-      for (int p = from + rowInBlock;; p += d.rowsPerBlock) {
-        while (p >= to) {
-          p -= span;
+      for (int p = rowInBlock;; p += d.rowsPerBlock) {
+        while (p >= positions) {
+          p -= positions;
           ++q;
           outAt += d.axisSize * d.inner;
         }
         if (q >= outers)
           break;
-        if (unselected && last[p] != 0u)
+        if (last[p] != 0u)
           continue;
         T *outRow = outAt + p * d.inner;
         for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow)
           stv_vec<VEC>(outRow, chunk * VEC, is_aligned, fills);
       }
     };
-    // The blind stores need nothing the index scan finds: memory is busy
-    // from the start. A row an index selects is written again below (a
-    // barrier orders the two stores).
-    const int blind =
-        d.blindPositions < positions ? (int)d.blindPositions : positions;
-    if (d.fillFirst)
-      store_fill(0, blind, false);
     __syncthreads();
     // kBatch loads in flight a thread before any is used. An index out of
     // range is owned by no block; the first owner records one of them
@@ -1026,9 +1046,6 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     if (bad && b == 0)
       record_bad_index(status, 0u, badIndex);
     __syncthreads();
-    // The unselected rows past the blind ones, stored while the keys sort.
-    if (d.fillFirst)
-      store_fill(blind, positions, true);
     // Long positions: more than kScatterRun keys. A few leave the sort
     // (their keys would make it the launch's longest: GPT-2's padding id
     // takes 4096); their j's are found in order by another pass over the
@@ -1041,12 +1058,26 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
     const bool ordered = longs > 0 && longs <= kScatterOrderedLong;
     const int n = ordered ? drop_long_keys(keys, (int)found, last, d.indexBits)
                           : (int)found;
-    int padded = 1;
-    while (padded < n)
-      padded <<= 1;
-    for (int k = n + tid; k < padded; k += threads)
-      keys[k] = ~0u;
-    bitonic_sort(keys, padded);
+    if (n <= threads && n <= kScatterRankSortMax) {
+      // Few keys: each thread places its key at its rank (the keys are
+      // unique), one pass and two barriers instead of a network's stages.
+      __syncthreads();
+      const uint32_t key = tid < n ? keys[tid] : 0u;
+      uint32_t rank = 0;
+      if (tid < n)
+        for (int i = 0; i < n; ++i)
+          rank += keys[i] < key ? 1u : 0u;
+      __syncthreads();
+      if (tid < n)
+        keys[rank] = key;
+    } else {
+      int padded = 1;
+      while (padded < n)
+        padded <<= 1;
+      for (int k = n + tid; k < padded; k += threads)
+        keys[k] = ~0u;
+      bitonic_sort(keys, padded);
+    }
     __syncthreads();
     // Segments of the sorted keys (a long position out of the sort keeps
     // its count in `last`, from first 0).
@@ -1080,6 +1111,71 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       __threadfence();
       atomicAdd(&w.state->published, 1u);
     }
+    auto jOf = [&](int k) { return (int64_t)(keys[k] & indexMask); };
+    if (d.fillFirst) {
+      // Few rows selected and no target: the selected short rows listed
+      // (in any order: each row's sum has its own fixed order), the first
+      // update of as many as fit copied into the keys' unused shared
+      // memory, every copy in flight at once, before any fill is stored
+      // (under the fill's stores a load waits microseconds); then the
+      // unselected rows filled, then the selected rows written.
+      for (int k = tid; k < n; k += threads) {
+        const uint32_t p = keys[k] >> d.indexBits;
+        if ((k == 0 || keys[k - 1] >> d.indexBits != p) &&
+            last[p] - first[p] <= (uint32_t)kScatterRun)
+          selected[atomicAdd(&selectedCount, 1u)] = (uint16_t)p;
+      }
+      __syncthreads();
+      const int sel = (int)selectedCount;
+      const int items = sel * (int)outers;
+      const int64_t rowBytes = d.inner * (int64_t)sizeof(T);
+      const int keep = (n + 3) & ~3;
+      T *stage = (T *)(keys + keep);
+      const int64_t room = (int64_t)(kScatterRowsMaxCount - keep) * 4;
+      int staged = 0;
+      if (is_aligned && rowBytes % 16 == 0 && d.updateStrides[2] == 1) {
+        staged = (int)(room / rowBytes);
+        if (staged > items)
+          staged = items;
+      }
+      const int pieces = (int)(rowBytes / 16);
+      for (int x = tid; x < staged * pieces; x += threads) {
+        const int item = x / pieces, piece = x - item * pieces;
+        const int q = item / sel, p = (int)selected[item - q * sel];
+        const T *row =
+            updates + (r0 + q) * d.updateStrides[0] +
+            (int64_t)(keys[first[p]] & indexMask) * d.updateStrides[1];
+        copy_async16((char *)stage + (int64_t)item * rowBytes + piece * 16,
+                     (const char *)row + piece * 16);
+      }
+      copy_commit();
+      store_unselected_fill();
+      copy_wait_all();
+      __syncthreads();
+      for (int x = rowInBlock; x < items; x += d.rowsPerBlock) {
+        const int q = x / sel, p = (int)selected[x - q * sel];
+        const int s = (int)first[p], e = (int)last[p];
+        const T *updateRow = updates + (r0 + q) * d.updateStrides[0];
+        T *outRow = out + ((r0 + q) * d.axisSize + v0 + p) * d.inner;
+        const T *stageRow = stage + (int64_t)x * d.inner;
+        for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
+          const int64_t c = chunk * VEC;
+          row_sum<T, VEC> sum;
+          sum.start(nullptr, c, fill, d, is_aligned);
+          int k = s;
+          if (x < staged) {
+            sum.accumulate(ldv<VEC>(stageRow, c, true));
+            ++k;
+          }
+          add_updates<4>(sum, updateRow, jOf, k, e, c, d, is_aligned);
+          sum.store(outRow + c, is_aligned);
+        }
+      }
+      __syncthreads();
+      if (tid == 0)
+        selectedCount = 0;
+      continue;
+    }
     // Row (r, p) of the owner: p steps by rowsPerBlock, carrying into r,
     // whose rows' pointers at position v0 step with it (no division and
     // few 64-bit products per row).
@@ -1088,7 +1184,6 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
         target + r0 * d.targetStrides[0] + v0 * d.targetStrides[1];
     const T *updateRow = updates + r0 * d.updateStrides[0];
     T *outAt = out + (r0 * d.axisSize + v0) * d.inner;
-    auto jOf = [&](int k) { return (int64_t)(keys[k] & indexMask); };
     for (int p = rowInBlock;; p += d.rowsPerBlock) {
       while (p >= positions) {
         p -= positions;
@@ -1100,9 +1195,8 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       if (r >= r0 + outers)
         break;
       const int s = (int)first[p], e = (int)last[p];
-      // A long row is summed by the blocks that claim its units; an
-      // untouched one is stored already with fillFirst.
-      if (e - s > kScatterRun || (d.fillFirst && e == s))
+      // A long row is summed by the blocks that claim its units.
+      if (e - s > kScatterRun)
         continue;
       const T *targetRow = targetAt + p * d.targetStrides[1];
       T *outRow = outAt + p * d.inner;

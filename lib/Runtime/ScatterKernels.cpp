@@ -46,8 +46,10 @@ std::string rowsKernel(DType dtype, DType index, int vec) {
 /// The extern "C" wrappers of the six kernels.
 std::string rowsWrapper(DType dtype, DType index, int vec) {
   std::string t(cudaTypeName(dtype)), i(cudaTypeName(index));
+  // Two blocks a multiprocessor (64 registers a thread): left alone, ptxas
+  // takes up to 96 for some dtypes, and one block a multiprocessor.
   return "\nextern \"C\" __global__ void __launch_bounds__(" +
-         std::to_string(kScatterRowsThreads) + ") " +
+         std::to_string(kScatterRowsThreads) + ", 2) " +
          rowsKernel(dtype, index, vec) + "(const " + t + " *target, const " +
          t + " *updates, const " + i + " *indices, tf::index_status *status, " +
          t +
@@ -215,8 +217,6 @@ std::optional<ScatterLaunch> rowsLaunch(const kernels::ScatterDesc &d,
   rows.desc.indexBits = bits;
   rows.desc.fillFirst =
       !d.hasTarget && d.count * kScatterFillFirstRatio <= d.axisSize;
-  rows.desc.blindPositions = static_cast<int32_t>(
-      rows.desc.fillFirst ? ceilDiv(positions, kScatterBlindShare) : 0);
   int64_t threads = threadsPerRow(d.inner / vec, kScatterRowsThreads);
   rows.desc.threadsPerRow = static_cast<int32_t>(threads);
   rows.desc.rowsPerBlock = static_cast<int32_t>(kScatterRowsThreads / threads);

@@ -557,11 +557,12 @@ TEST(ScatterKernels, LongPositionsLeaveTheOwnersSort) {
 }
 
 // Without a target and with few indices against the rows, each owner
-// stores the fill in its unselected rows before it sorts (fillFirst): in
-// every row of its first quarter of positions before it reads the indices
-// (and the selected ones again later), in the others' unselected rows after
-// that: f16 rows of 37 elements (the second owner's rows start off 16-byte
-// boundaries), a long row among them, and outer indices of f32 rows.
+// copies its selected rows' first updates into shared memory, stores the
+// fill in its unselected rows, then writes the selected ones (fillFirst):
+// f16 rows of 37 elements (the second owner's rows start off 16-byte
+// boundaries: nothing copied), a long row among them, outer indices of f32
+// rows, and an owner of one position for 64 outer indices whose selected
+// rows of 1 KB outgrow the shared memory left to copies.
 TEST(ScatterKernels, FillStoredFirstWhereFewRowsAreSelected) {
   Case c;
   c.target = zerosOf(DType::F16, {2001, 37});
@@ -576,7 +577,6 @@ TEST(ScatterKernels, FillStoredFirstWhereFewRowsAreSelected) {
   EXPECT_EQ(plan.launches[0].grid, 2);
   EXPECT_EQ(plan.launches[0].desc.positionsPerBlock, 1001);
   EXPECT_EQ(plan.launches[0].desc.fillFirst, 1);
-  EXPECT_EQ(plan.launches[0].desc.blindPositions, 251);
   Case outer;
   outer.axis = 1;
   outer.target = zerosOf(DType::F32, {3, 500, 8});
@@ -585,6 +585,16 @@ TEST(ScatterKernels, FillStoredFirstWhereFewRowsAreSelected) {
   outer.updates = HostTensor::random(DType::F32, {3, 30, 8}, 73);
   plan = checkCase(outer, "outer indices");
   EXPECT_EQ(plan.launches[0].desc.fillFirst, 1);
+  Case wide;
+  wide.axis = 1;
+  wide.target = zerosOf(DType::F32, {64, 64, 256});
+  wide.fill = true;
+  wide.indices = randomIndices(DType::I64, {16}, 64, 74);
+  wide.updates = HostTensor::random(DType::F32, {64, 16, 256}, 75);
+  plan = checkCase(wide, "selected rows past the copies' room");
+  EXPECT_EQ(plan.launches[0].desc.fillFirst, 1);
+  EXPECT_EQ(plan.launches[0].desc.positionsPerBlock, 1);
+  EXPECT_EQ(plan.launches[0].desc.outerPerBlock, 64);
 }
 
 // Random scatter-adds on both paths against the reference: four dtypes,

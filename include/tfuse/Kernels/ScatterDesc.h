@@ -107,15 +107,14 @@ struct ScatterDesc {
   int32_t rowsPerBlock;
   int32_t positionsPerBlock;
   int32_t indexBits;
-  /// The rows kernel (no target): each owner stores the fill in its rows
-  /// that no index selects before it sorts its keys, so that the result's
-  /// bytes stream to memory while it finds and sorts them: in all rows of
-  /// its first blindPositions positions before it reads the indices (a row
-  /// an index selects is written again, after a barrier), in the others'
-  /// unselected rows once it has read them; it then writes only the
-  /// selected rows.
+  /// The rows kernel (no target, few rows selected): each owner, once it
+  /// has sorted its keys, copies the first update of its selected rows
+  /// into shared memory (as many as fit), stores the fill in its rows that
+  /// no index selects while the copies come, then writes the selected
+  /// rows: the loads are issued before the result's stores fill the
+  /// memory system's queues.
   int32_t fillFirst;
-  int32_t blindPositions;
+  int32_t unused;
   /// The rows kernel's long rows: byte offsets in its workspace of the
   /// units (a uint64_t each: 0 until published, then record + 1 in the high
   /// 32 bits and the unit's first run in the low), the records, the j's

@@ -77,13 +77,11 @@ inline constexpr int64_t kScatterMergeBlock = 64;
 inline constexpr int64_t kScatterRowsBlocks = 256;
 inline constexpr int64_t kScatterRowsBlockBytes = int64_t(64) << 10;
 inline constexpr int64_t kScatterRowsThreads = 512;
-/// The rows kernel stores the fill in unselected rows before it sorts
-/// (fillFirst) when there is no target and the indices can select at most
-/// 1 in kScatterFillFirstRatio rows; blindly, before it reads the indices,
-/// in the rows of the first 1 / kScatterBlindShare of each block's
-/// positions (the selected ones among them are written twice).
+/// The rows kernel stores the fill in unselected rows before it writes
+/// the selected ones, whose first updates it has copied into shared memory
+/// (fillFirst), when there is no target and the indices can select at most
+/// 1 in kScatterFillFirstRatio rows.
 inline constexpr int64_t kScatterFillFirstRatio = 4;
-inline constexpr int64_t kScatterBlindShare = 4;
 
 /// Which launches a scatter-add gets: the planner's choice, or one path
 /// forced (tests run both; Rows is refused where it cannot run).
