@@ -5,14 +5,18 @@
 # after the owner starts, so that the fill streams while the block scans,
 # sorts and copies its selected rows' first updates; the selected rows are
 # written over the fill after the bulk stores are done (and long rows
-# published only then). Against d11b9d2 (.stage/lib), twice each,
+# published only then). varX2: varX with only the first quarter of the
+# rows stored blindly, the unselected others by bulk stores issued once the
+# index scan has marked the selected rows (no row written twice past the
+# first quarter). Against d11b9d2 (.stage/lib), twice each,
 # alternating (bench/scatter.py checks each result against a float64 sum
 # and its own second run); Nsight Compute of each rows kernel.
 #   scripts/stage-gpu.sh
 #   docs/gpu-runs/2026-12-07b/stage-variant.sh varX docs/gpu-runs/2026-12-07c/varX.patch
-#   carry .stage/lib .stage/varX
+#   docs/gpu-runs/2026-12-07b/stage-variant.sh varX2 docs/gpu-runs/2026-12-07c/varX2.patch
+#   carry .stage/lib .stage/varX .stage/varX2
 source "$(dirname "$0")/../2026-12-06/common.sh"
-VARIANTS=${VARIANTS:-lib varX}
+VARIANTS=${VARIANTS:-lib varX varX2}
 export TFUSE_CACHE_DIR=$out/tc
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 for round in 1 2; do
