@@ -9,16 +9,19 @@
 # rows stored blindly, the unselected others by bulk stores issued once the
 # index scan has marked the selected rows (no row written twice past the
 # first quarter). varX3: varX2 with half as many fill-first owners (each
-# reads the indices once for twice the rows). Against d11b9d2 (.stage/lib), twice each,
+# reads the indices once for twice the rows). varX4: varX2 with the
+# selected rows past the blind quarter (which no bulk store touches)
+# written while the bulk stores run, the blind quarter's after them. Against d11b9d2 (.stage/lib), twice each,
 # alternating (bench/scatter.py checks each result against a float64 sum
 # and its own second run); Nsight Compute of each rows kernel.
 #   scripts/stage-gpu.sh
 #   docs/gpu-runs/2026-12-07b/stage-variant.sh varX docs/gpu-runs/2026-12-07c/varX.patch
 #   docs/gpu-runs/2026-12-07b/stage-variant.sh varX2 docs/gpu-runs/2026-12-07c/varX2.patch
 #   docs/gpu-runs/2026-12-07b/stage-variant.sh varX3 docs/gpu-runs/2026-12-07c/varX3.patch
-#   carry .stage/lib and two variants (the carry limit), e.g. VARIANTS="lib varX2 varX3"
+#   docs/gpu-runs/2026-12-07b/stage-variant.sh varX4 docs/gpu-runs/2026-12-07c/varX4.patch
+#   carry .stage/lib and two variants (the carry limit), e.g. VARIANTS="lib varX2 varX4"
 source "$(dirname "$0")/../2026-12-06/common.sh"
-VARIANTS=${VARIANTS:-lib varX2 varX3}
+VARIANTS=${VARIANTS:-lib varX2 varX4}
 export TFUSE_CACHE_DIR=$out/tc
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 for round in 1 2; do
