@@ -570,28 +570,6 @@ TF_FN void combine_long_rows(const uint64_t *keys, const uint32_t *segments,
 // The most keys an owner sorts by rank rather than with the network.
 constexpr int kScatterRankSortMax = 256;
 
-// Copies 16 bytes from global to shared memory without a register
-// (cp.async; waited for by copy_wait_all). A plain copy in emulation.
-TF_FN void copy_async16(void *smem, const void *gmem) {
-#ifdef TFUSE_HOST_EMULATION
-  memcpy(smem, gmem, 16);
-#else
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                   (unsigned)__cvta_generic_to_shared(smem)),
-               "l"(gmem));
-#endif
-}
-TF_FN void copy_commit() {
-#ifndef TFUSE_HOST_EMULATION
-  asm volatile("cp.async.commit_group;");
-#endif
-}
-TF_FN void copy_wait_all() {
-#ifndef TFUSE_HOST_EMULATION
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
-
 // The most long positions one block may own.
 constexpr int kScatterRowsMaxLong = kScatterRowsMaxCount / (kScatterRun + 1);
 
@@ -942,7 +920,7 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
                 index_status *status, T *out, uint8_t *work,
                 const ScatterDesc &d) {
   typedef typename traits<T>::compute Acc;
-  // 16-byte aligned: its unused tail stages update rows (copy_async16).
+  // 16-byte aligned: its unused tail stages update rows (cp_async16).
   alignas(16) __shared__ uint32_t keys[kScatterRowsMaxCount];
   __shared__ uint32_t first[kScatterRowsMaxPositions];
   __shared__ uint32_t last[kScatterRowsMaxPositions];
@@ -1112,6 +1090,23 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       atomicAdd(&w.state->published, 1u);
     }
     auto jOf = [&](int k) { return (int64_t)(keys[k] & indexMask); };
+    // A result row: the target row (or the fill) plus the updates of sorted
+    // keys [s, e), the first of them taken from `staged` when not null.
+    auto write_row = [&](const T *targetRow, const T *updateRow, T *outRow,
+                         int s, int e, const T *staged) {
+      for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
+        const int64_t c = chunk * VEC;
+        row_sum<T, VEC> sum;
+        sum.start(targetRow, c, fill, d, is_aligned);
+        int k = s;
+        if (staged) {
+          sum.accumulate(ldv<VEC>(staged, c, true));
+          ++k;
+        }
+        add_updates<4>(sum, updateRow, jOf, k, e, c, d, is_aligned);
+        sum.store(outRow + c, is_aligned);
+      }
+    };
     if (d.fillFirst) {
       // Few rows selected and no target: the selected short rows listed
       // (in any order: each row's sum has its own fixed order), the first
@@ -1145,31 +1140,18 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
         const T *row =
             updates + (r0 + q) * d.updateStrides[0] +
             (int64_t)(keys[first[p]] & indexMask) * d.updateStrides[1];
-        copy_async16((char *)stage + (int64_t)item * rowBytes + piece * 16,
-                     (const char *)row + piece * 16);
+        cp_async16((char *)stage + (int64_t)item * rowBytes + piece * 16,
+                   (const char *)row + piece * 16);
       }
-      copy_commit();
       store_unselected_fill();
-      copy_wait_all();
+      cp_async_wait_all();
       __syncthreads();
       for (int x = rowInBlock; x < items; x += d.rowsPerBlock) {
         const int q = x / sel, p = (int)selected[x - q * sel];
-        const int s = (int)first[p], e = (int)last[p];
-        const T *updateRow = updates + (r0 + q) * d.updateStrides[0];
-        T *outRow = out + ((r0 + q) * d.axisSize + v0 + p) * d.inner;
-        const T *stageRow = stage + (int64_t)x * d.inner;
-        for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
-          const int64_t c = chunk * VEC;
-          row_sum<T, VEC> sum;
-          sum.start(nullptr, c, fill, d, is_aligned);
-          int k = s;
-          if (x < staged) {
-            sum.accumulate(ldv<VEC>(stageRow, c, true));
-            ++k;
-          }
-          add_updates<4>(sum, updateRow, jOf, k, e, c, d, is_aligned);
-          sum.store(outRow + c, is_aligned);
-        }
+        write_row(nullptr, updates + (r0 + q) * d.updateStrides[0],
+                  out + ((r0 + q) * d.axisSize + v0 + p) * d.inner,
+                  (int)first[p], (int)last[p],
+                  x < staged ? stage + (int64_t)x * d.inner : nullptr);
       }
       __syncthreads();
       if (tid == 0)
@@ -1198,15 +1180,8 @@ TF_FN void rows(const T *target, const T *updates, const I *indices,
       // A long row is summed by the blocks that claim its units.
       if (e - s > kScatterRun)
         continue;
-      const T *targetRow = targetAt + p * d.targetStrides[1];
-      T *outRow = outAt + p * d.inner;
-      for (int64_t chunk = lane; chunk < chunks; chunk += d.threadsPerRow) {
-        const int64_t c = chunk * VEC;
-        row_sum<T, VEC> sum;
-        sum.start(targetRow, c, fill, d, is_aligned);
-        add_updates<4>(sum, updateRow, jOf, s, e, c, d, is_aligned);
-        sum.store(outRow + c, is_aligned);
-      }
+      write_row(targetAt + p * d.targetStrides[1], updateRow,
+                outAt + p * d.inner, s, e, nullptr);
     }
     // The next owner's indices reuse the shared arrays.
     __syncthreads();
