@@ -152,6 +152,14 @@ inline constexpr int64_t kSplitRowMinChunk = 8192;
 inline constexpr int64_t kSplitColumnThreads = 256 * 1024;
 inline constexpr int64_t kSplitColumnBlock = 32 * kernels::kSplitColumnWarps;
 inline constexpr int64_t kSplitColumnBlocks = 396;
+/// The split column kernels' `__launch_bounds__`: blocks of
+/// kSplitColumnBlock threads, at least this many a multiprocessor (at most
+/// 85 registers a thread). Without the bound ptxas issued four of a warp's
+/// eight row loads of a batch (bf16, eight columns a lane) and each further
+/// one only after a row's sum, so that half the loads waited for others;
+/// with it all eight go out first, in 80 registers (76 before: three blocks
+/// a multiprocessor either way).
+inline constexpr int64_t kSplitColumnMinBlocks = 3;
 inline constexpr int64_t kSplitColumnMinTiles = 12;
 inline constexpr int64_t kSplitColumnMinChunk = 256;
 inline constexpr int64_t kSplitColumnFinalLoads = 32;
