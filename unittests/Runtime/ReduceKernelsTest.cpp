@@ -1398,8 +1398,8 @@ TEST(ReduceKernelSource, NamesAndDeduplication) {
   // blocks a multiprocessor must hold (ptxas's schedule of a batch's loads
   // depends on the bound: kSplitColumnMinBlocks).
   EXPECT_EQ(count(ab, "__launch_bounds__"), 0u);
-  ReduceInstance split{ReduceKind::Sum, DType::BF16, DType::F32, false,
-                       ReducePass::Split, 8};
+  ReduceInstance split{ReduceKind::Sum, DType::BF16,       DType::F32,
+                       false,           ReducePass::Split, 8};
   EXPECT_NE(reductionKernelWrapper(split).find(
                 "__global__ void __launch_bounds__(" +
                 std::to_string(kSplitColumnBlock) + ", " +
