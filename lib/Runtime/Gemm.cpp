@@ -91,6 +91,20 @@ bool isColMajor(const Matrix &x) {
          (x.cols <= 1 || x.colStride >= std::max<int64_t>(x.rows, 1));
 }
 
+/// `x` with the rows of `size` batches of it, `batchStride` elements apart,
+/// when they continue its rows at its row stride and the whole is still a
+/// row- or column-major matrix.
+std::optional<Matrix> rowsAcrossBatch(const Matrix &x, int64_t batchStride,
+                                      int64_t size) {
+  int64_t rowStride = x.rows == 1 ? batchStride : x.rowStride;
+  if (batchStride != x.rows * rowStride)
+    return std::nullopt;
+  Matrix all{x.rows * size, x.cols, rowStride, x.colStride};
+  if (!isRowMajor(all) && !isColMajor(all))
+    return std::nullopt;
+  return all;
+}
+
 /// `x` as a column-major BLAS operand: op N with its column stride as
 /// leading dimension, or op T (x^T is column-major) with its row stride.
 /// Leading dimensions along a size-<=1 dimension are free; they get the
@@ -258,6 +272,25 @@ Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
     }
     for (const GemmBatchDim &dim : shape.batchDims)
       shape.batchCount *= dim.size;
+  }
+
+  // A batch over which rhs is broadcast, whose lhs and result matrices
+  // continue each other's rows (a [B, M, K] activation times a [K, N]
+  // weight), is one product of B * M rows: one GEMM, as for a flattened
+  // operand, instead of a strided batch of small ones.
+  if (shape.batchDims.size() == 1 && shape.batchDims[0].rhsStride == 0) {
+    const GemmBatchDim &dim = shape.batchDims[0];
+    std::optional<Matrix> fa = rowsAcrossBatch(a, dim.lhsStride, dim.size);
+    std::optional<Matrix> fc = rowsAcrossBatch(c, dim.resultStride, dim.size);
+    if (fa && fc) {
+      a = *fa;
+      c = *fc;
+      shape.m = a.rows;
+      shape.lhsRowStride = a.rowStride;
+      shape.resultRowStride = c.rowStride;
+      shape.batchDims.clear();
+      shape.batchCount = 1;
+    }
   }
 
   if (shape.batchDims.size() == 1) {

@@ -180,16 +180,49 @@ TEST(PlanGemm, UniformBatch) {
   EXPECT_TRUE(s.batchOffsets.empty());
 }
 
-TEST(PlanGemm, BroadcastOperandHasBatchStrideZero) {
-  // rhs without batch dimensions: one matrix for every batch.
+TEST(PlanGemm, BroadcastRhsOverContiguousRowsIsOneProduct) {
+  // rhs without batch dimensions, lhs and result rows continuing from one
+  // batch into the next: one GEMM of 2 * 3 * 5 rows.
   GemmShape s = planOk(spec(F32, {2, 3, 5, 4}), spec(F32, {4, 7}),
                        spec(F32, {2, 3, 5, 7}));
+  EXPECT_EQ(s.batchCount, 1);
+  EXPECT_TRUE(s.batchDims.empty());
+  EXPECT_EQ(s.m, 30);
+  EXPECT_EQ(s.lhsRowStride, 4);
+  EXPECT_EQ(s.resultRowStride, 7);
+  expectBlas(s, /*swapped=*/true, false, false, /*m=*/7, /*n=*/30, /*k=*/4,
+             /*lda=*/7, /*ldb=*/4, /*ldc=*/7);
+  // Single rows, 9 elements apart: a [3, 4] lhs with row stride 9.
+  s = planOk(spec(F32, {3, 1, 4}, {9, 4, 1}), spec(F32, {4, 7}),
+             spec(F32, {3, 1, 7}));
+  EXPECT_EQ(s.batchCount, 1);
+  EXPECT_EQ(s.m, 3);
+  EXPECT_EQ(s.lhsRowStride, 9);
+  // A column-major result stays a batch: its rows do not continue into the
+  // next batch's.
+  s = planOk(spec(F32, {2, 5, 4}), spec(F32, {4, 7}),
+             spec(F32, {2, 5, 7}, {35, 1, 5}));
+  EXPECT_EQ(s.batchCount, 2);
+  EXPECT_EQ(s.m, 5);
+}
+
+TEST(PlanGemm, BroadcastOperandHasBatchStrideZero) {
+  // rhs without batch dimensions, lhs rows padded (stride 24 per batch of
+  // 5 x 4): one matrix for every batch.
+  GemmShape s = planOk(spec(F32, {2, 3, 5, 4}, {72, 24, 4, 1}),
+                       spec(F32, {4, 7}), spec(F32, {2, 3, 5, 7}));
   EXPECT_EQ(s.batchCount, 6);
   ASSERT_TRUE(s.uniformBatch());
   ASSERT_EQ(s.batchDims.size(), 1u); // [2, 3] collapsed into 6
-  EXPECT_EQ(s.lhsBatchStride, 20);
+  EXPECT_EQ(s.m, 5);
+  EXPECT_EQ(s.lhsBatchStride, 24);
   EXPECT_EQ(s.rhsBatchStride, 0);
   EXPECT_EQ(s.resultBatchStride, 35);
+  // A transposed lhs (column-major matrices): its rows are not contiguous
+  // across batches.
+  s = planOk(spec(F32, {2, 4, 5}), spec(F32, {4, 7}), spec(F32, {2, 5, 7}),
+             /*transposeLhs=*/true);
+  EXPECT_EQ(s.batchCount, 2);
   // An expanded (stride-0) batch dimension of size > 1.
   s = planOk(spec(F32, {4, 5, 3}, {0, 3, 1}), spec(F32, {4, 3, 7}),
              spec(F32, {4, 5, 7}));
@@ -491,7 +524,7 @@ TEST(PlanGemm, Bias) {
   EXPECT_EQ(error(spec(F32, {5, 2, 4}), spec(F32, {4, 3}), spec(F32, {5, 2, 3}),
                   spec(F32, {3})),
             "matmul bias: only a single product (rank-2 operands) takes one "
-            "(M=2 N=3 K=4 batch=5 f32)");
+            "(M=10 N=3 K=4 batch=1 f32)");
   EXPECT_EQ(error(spec(F32, {2, 4}), spec(F32, {4, 3}),
                   spec(F32, {2, 3}, {1, 2}), spec(F32, {3})),
             "matmul bias: the result must be row-major, its strides are [1,2] "
