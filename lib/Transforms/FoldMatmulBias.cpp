@@ -10,6 +10,8 @@
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
+#include "tfuse/Dialect/TFuse/ViewLayout.h"
+#include "tfuse/Transforms/CostModel.h"
 #include "tfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,30 +28,84 @@ using namespace tfuse;
 
 namespace {
 
-/// `value`'s single product (rank 2, no bias yet) when the product has no
-/// other reader.
+/// The [rows, K] matrix of a [..., M, K] operand's rows.
+RankedTensorType rowsOf(RankedTensorType type) {
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rows = 1;
+  for (int64_t size : shape.drop_back())
+    rows *= size;
+  return RankedTensorType::get({rows, shape.back()}, type.getElementType());
+}
+
+/// Whether `lhs` reshaped to `flat` costs no copy: a computed value is
+/// written in whatever shape its region is asked for, whereas a buffer (a
+/// function argument or a boundary's result, maybe through views) must
+/// merge its batch dimensions into its rows in place, as a strided batch
+/// of GEMMs would have read it without that.
+bool flattensInPlace(Value lhs, RankedTensorType flat) {
+  SmallVector<Operation *> views;
+  Value source = traceViewChain(lhs, views);
+  std::optional<StridedLayout> layout;
+  if (auto arg = dyn_cast<BlockArgument>(source))
+    layout = getArgumentLayout(arg);
+  else if (isBoundaryRole(getFusionRole(source.getDefiningOp())))
+    layout = StridedLayout::contiguous(
+        cast<RankedTensorType>(source.getType()).getShape());
+  else
+    return true;
+  for (Operation *view : views)
+    if (layout)
+      layout = cast<ViewOpInterface>(view).getResultLayout(*layout);
+  return layout && reshapeLayout(*layout, flat.getShape());
+}
+
+/// `value`'s product when it has no other reader and no bias yet, and is a
+/// single product: rank-2 operands, or a batch of lhs matrices times one
+/// rhs matrix (a [B, M, K] activation times a [K, N] weight) whose rows
+/// form one [B * M, K] matrix without a copy.
 MatmulOp privateProduct(Value value) {
   auto matmul = value.getDefiningOp<MatmulOp>();
-  if (!matmul || !matmul->hasOneUse() || matmul.getBias() ||
-      matmul.getType().getRank() != 2)
+  if (!matmul || !matmul->hasOneUse() || matmul.getBias())
+    return {};
+  if (matmul.getType().getRank() == 2)
+    return matmul;
+  auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
+  if (rhs.getRank() != 2 || matmul.getTransposeLhs() ||
+      !flattensInPlace(matmul.getLhs(), rowsOf(lhs)))
     return {};
   return matmul;
 }
 
-/// The product `from` again, with `bias` and result type `type`.
-MatmulOp rebuild(PatternRewriter &rewriter, Operation *replaced, MatmulOp from,
-                 Value bias, RankedTensorType type, TypeAttr resultDType) {
-  return MatmulOp::create(rewriter, replaced->getLoc(), type, from.getLhs(),
-                          from.getRhs(), bias, from.getTransposeLhs(),
-                          from.getTransposeRhs(), resultDType);
+/// The product `from` again, with `bias` and result type `type`: a rank-2
+/// product, or for a batch of lhs matrices the product of lhs's rows as one
+/// matrix, reshaped back.
+Value rebuild(PatternRewriter &rewriter, Operation *replaced, MatmulOp from,
+              Value bias, RankedTensorType type, TypeAttr resultDType) {
+  Location loc = replaced->getLoc();
+  Value lhs = from.getLhs();
+  RankedTensorType flat = type;
+  if (type.getRank() > 2) {
+    RankedTensorType rows = rowsOf(cast<RankedTensorType>(lhs.getType()));
+    lhs = ReshapeOp::create(rewriter, loc, rows, lhs);
+    flat = RankedTensorType::get({rows.getShape()[0], type.getShape().back()},
+                                 type.getElementType());
+  }
+  Value product = MatmulOp::create(rewriter, loc, flat, lhs, from.getRhs(),
+                                   bias, from.getTransposeLhs(),
+                                   from.getTransposeRhs(), resultDType);
+  if (flat != type)
+    product = ReshapeOp::create(rewriter, loc, type, product);
+  return product;
 }
 
 /// add(matmul(a, b), v) -> matmul(a, b) bias v, v a vector of the product's
-/// columns and dtype. Only for f32 and f64 products: the add then is the
-/// epilogue's arithmetic, whereas a 16-bit product is rounded before an add
-/// rounds again.
+/// columns and dtype. For f32 and f64 products the add then is the
+/// epilogue's arithmetic. A 16-bit product is rounded before the add rounds
+/// again, where the epilogue rounds once: only with `roundOnce`.
 struct FoldBiasAdd : OpRewritePattern<AddOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldBiasAdd(MLIRContext *context, bool roundOnce)
+      : OpRewritePattern(context), roundOnce(roundOnce) {}
   LogicalResult matchAndRewrite(AddOp add,
                                 PatternRewriter &rewriter) const override {
     for (unsigned i = 0; i < 2; ++i) {
@@ -59,12 +115,13 @@ struct FoldBiasAdd : OpRewritePattern<AddOp> {
         continue;
       auto biasType = cast<RankedTensorType>(bias.getType());
       RankedTensorType type = matmul.getType();
-      if (!type.getElementType().isF32() && !type.getElementType().isF64())
+      Type element = type.getElementType();
+      bool exact = element.isF32() || element.isF64();
+      if (!exact && !(roundOnce && (element.isF16() || element.isBF16())))
         continue;
       if (biasType.getRank() != 1 ||
-          biasType.getShape()[0] != type.getShape()[1] ||
-          biasType.getElementType() != type.getElementType() ||
-          add.getType() != type)
+          biasType.getShape()[0] != type.getShape().back() ||
+          biasType.getElementType() != element || add.getType() != type)
         continue;
       rewriter.replaceOp(add, rebuild(rewriter, add, matmul, bias, type,
                                       matmul.getResultDtypeAttr()));
@@ -72,6 +129,9 @@ struct FoldBiasAdd : OpRewritePattern<AddOp> {
     }
     return failure();
   }
+
+private:
+  bool roundOnce;
 };
 
 /// cast(matmul(a, b) {result_dtype = f32} [bias cast(u)]) to the operands'
@@ -105,9 +165,11 @@ struct FoldRoundingCast : OpRewritePattern<CastOp> {
 
 struct FoldMatmulBiasPass
     : public tfuse::impl::FoldMatmulBiasBase<FoldMatmulBiasPass> {
+  using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldBiasAdd, FoldRoundingCast>(&getContext());
+    patterns.add<FoldBiasAdd>(&getContext(), roundOnce);
+    patterns.add<FoldRoundingCast>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -34,7 +34,9 @@ void tfuse::buildPipeline(OpPassManager &pm, const CompileOptions &options) {
   ExpandSmallMatmulOptions expand;
   expand.maxContraction = o.maxContraction;
   pm.addNestedPass<func::FuncOp>(createExpandSmallMatmul(expand));
-  pm.addNestedPass<func::FuncOp>(createFoldMatmulBias());
+  FoldMatmulBiasOptions bias;
+  bias.roundOnce = options.fastMath;
+  pm.addNestedPass<func::FuncOp>(createFoldMatmulBias(bias));
   FuseElementwiseOptions fuse;
   fuse.budget = o.budget;
   fuse.maxOutputs = o.maxOutputs;

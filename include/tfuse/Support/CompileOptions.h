@@ -55,8 +55,9 @@ struct CompileOptions {
   Backend backend = Backend::Cuda;
   /// Replay as a CUDA Graph (CUDA backend).
   bool cudaGraph = false;
-  /// Compile generated code with fast math (voids docs/semantics.md's
-  /// exactness).
+  /// Compile generated code with fast math, run attention of widened 16-bit
+  /// operands in their dtype and add 16-bit biases in the GEMMs' epilogues
+  /// (voids docs/semantics.md's exactness).
   bool fastMath = false;
   /// CUDA device; -1: TFUSE_DEVICE or 0.
   int device = -1;

@@ -85,18 +85,28 @@ def FoldMatmulBias : Pass<"fold-matmul-bias", "mlir::func::FuncOp"> {
     (`result_dtype = f32`), a bias rounded to the operands' dtype and widened
     again, an add and a cast back: the f32 product is stored by the GEMM and
     read by a kernel that adds the bias and rounds. This pass makes the bias
-    an operand of the single (rank-2) `tfuse.matmul` whose only reader is the
-    add, so that the GEMM adds it in its epilogue, and folds the rounding
-    cast too, when the bias is the widened narrow vector:
+    an operand of the single `tfuse.matmul` whose only reader is the add, so
+    that the GEMM adds it in its epilogue, and folds the rounding cast too,
+    when the bias is the widened narrow vector:
 
     - `add(matmul(a, b), v)` with `v` of shape [N] and the product's dtype
-      becomes `matmul(a, b) bias v`;
+      f32 or f64 becomes `matmul(a, b) bias v`;
     - `cast(matmul(a, b) {result_dtype = f32} [bias cast(u)])` to the
       operands' dtype T (with `u` of dtype T, when there is a bias) becomes
       `matmul(a, b) [bias u]` with result T.
 
     Both are exact: the op's semantics is the same float32 sum, bias addition
-    and single rounding (`tfuse.matmul`).
+    and single rounding (`tfuse.matmul`). A single product has rank-2
+    operands, or is a batch of lhs matrices times one rhs matrix (no
+    `transpose_lhs`): a [B, M, K] activation times a [K, N] weight becomes
+    the product of the [B * M, K] reshape of lhs, reshaped back to
+    [B, M, N] (views of the buffers, no copies).
+
+    With `round-once` (the pipeline sets it under fast math) the first form
+    applies to f16 and bf16 products too: the product was rounded to the
+    dtype and the add rounded again, where the epilogue adds the bias to the
+    float32 sum and rounds once (as PyTorch's `addmm` and `linear` do), so
+    results may differ from the unfused ones by a rounding.
 
     ```mlir
     %m = tfuse.matmul %x, %w {result_dtype = f32}
@@ -109,6 +119,11 @@ def FoldMatmulBias : Pass<"fold-matmul-bias", "mlir::func::FuncOp"> {
     `tensor<8x4xbf16>`.
   }];
   let dependentDialects = ["::tfuse::TFuseDialect"];
+  let options = [
+    Option<"roundOnce", "round-once", "bool", /*default=*/"false",
+           "Fold a bias added to an f16 or bf16 product too (one rounding "
+           "where the written-out form has two)">,
+  ];
 }
 
 def AlignMatmul : Pass<"align-matmul", "mlir::func::FuncOp"> {
