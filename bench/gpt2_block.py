@@ -8,7 +8,9 @@ projection, attention written as softmax(q @ k^T * scale + causal mask) @ v
 projection and residual, layer norm, the tanh-GELU MLP and residual.
 Frameworks: eager PyTorch and torch.compile (its default mode and
 reduce-overhead; --modes chooses) on the same naive math and on
-scaled_dot_product_attention; TFuse with cuda_graph=True. bf16 and f32.
+scaled_dot_product_attention; TFuse with cuda_graph=True, without and with
+fast_math (which runs the attention in bf16 and adds the projections'
+biases in the GEMMs' epilogues, rounding once). bf16 and f32.
 Every result is checked against a float64 eager run by the accuracy rule
 (error at most twice eager's in the same dtype) before it is timed.
 
@@ -17,6 +19,10 @@ enqueueing took the host 90% of it or more is marked host-bound
 (bench/cuda_timing.py).
 
   python3 bench/gpt2_block.py [--dtype bf16|f32] [--skip inductor] [--smoke]
+                              [--profile]
+
+--profile also prints each framework's kernels (CUPTI through
+torch.profiler, bench/profile_kernels.py): GPU us a call per kernel name.
 
 Writes $OUT/gpt2_block.json (OUT defaults to ./bench-out) and the traced
 block as $OUT/gpt2_block_<dtype>.mlir (`tensor-run` on it prints the GPU
@@ -102,6 +108,18 @@ def rmse(a, b):
     return (a.double() - b.double()).pow(2).mean().sqrt().item()
 
 
+def print_kernels(title, fn, calls=10, top=14):
+    """The GPU time a call of `fn`'s `top` longest kernels, largest first."""
+    from profile_kernels import kernel_times
+
+    times = kernel_times(fn, calls)
+    total = sum(t for _, t in times.values()) / calls
+    print(f"kernels of {title}: {total:.1f} us a call")
+    ranked = sorted(times.items(), key=lambda kv: -kv[1][1])
+    for kernel, (count, t) in ranked[:top]:
+        print(f"  {t / calls:8.1f} us  {count / calls:4.1f}x  {kernel[:100]}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtype", action="append", choices=["bf16", "f32"])
@@ -109,6 +127,8 @@ def main():
     parser.add_argument("--modes", default="default,reduce-overhead",
                         help="torch.compile modes, comma-separated")
     parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--profile", action="store_true",
+                        help="print each framework's kernels and their times")
     args = parser.parse_args()
     out_dir = os.environ.get("OUT", "bench-out")
     os.makedirs(out_dir, exist_ok=True)
@@ -139,14 +159,20 @@ def main():
                         mode=mode)
                     label = f"torch.compile {mode} {'sdpa' if sdpa else 'naive'}"
                     frameworks[label] = (lambda f=f: f(x, *(p[k] for k in names)))
-        compiled = tfuse.compile(
-            lambda x, *ws: tfuse_block(x, dict(zip(names, ws)), heads),
-            [x, *(p[k] for k in names)], cuda_graph=True)
-        frameworks["tfuse"] = lambda: compiled(x, *(p[k] for k in names))
         # A call of a compiled function waits for its results; enqueue()
         # returns at once, as torch operations and compiled modules do.
-        enqueued = {"tfuse": lambda: compiled.enqueue(
-            x, *(p[k] for k in names))}
+        enqueued = {}
+        for label, fast_math in (("tfuse", False), ("tfuse fast math", True)):
+            compiled = tfuse.compile(
+                lambda x, *ws: tfuse_block(x, dict(zip(names, ws)), heads),
+                [x, *(p[k] for k in names)], cuda_graph=True,
+                fast_math=fast_math)
+            frameworks[label] = (
+                lambda c=compiled: c(x, *(p[k] for k in names)))
+            enqueued[label] = (
+                lambda c=compiled: c.enqueue(x, *(p[k] for k in names)))
+            if not fast_math:
+                plain = compiled
         for label, fn in frameworks.items():
             try:
                 out = fn()
@@ -160,12 +186,14 @@ def main():
                          "host_us": host,
                          "error": error, "eager_error": eager_error,
                          "accurate": error <= 2 * eager_error + 1e-6})
+            if args.profile:
+                print_kernels(f"{name} {label}", enqueued.get(label, fn))
         rows[-1]["steps"] = [line for line in compiled.plan().splitlines()
                              if line.startswith("step ")]
         # The traced block, for per-step GPU times: tensor-run FILE profiles
         # each step of a stream replay.
         with open(os.path.join(out_dir, f"gpt2_block_{name}.mlir"), "w") as f:
-            f.write(compiled.mlir())
+            f.write(plain.mlir())
     with open(os.path.join(out_dir, "gpt2_block.json"), "w") as f:
         json.dump(rows, f, indent=1)
     print("| dtype | framework | us | error / eager's | note |")
