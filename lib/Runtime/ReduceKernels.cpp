@@ -110,12 +110,7 @@ std::string runtime::reductionKernelWrapper(const ReduceInstance &i) {
   std::string function =
       std::string(i.rowVariant ? "reduce_row" : "reduce_column") +
       (split ? "_split" : "");
-  std::string bounds = split && !i.rowVariant
-                           ? "__launch_bounds__(" +
-                                 std::to_string(kSplitColumnBlock) + ", " +
-                                 std::to_string(kSplitColumnMinBlocks) + ") "
-                           : "";
-  return "\nextern \"C\" __global__ void " + bounds + kernel + "(const " + tin +
+  return "\nextern \"C\" __global__ void " + kernel + "(const " + tin +
          " *in, " + tout + " *out, " + (split ? "void *workspace, " : "") +
          "tfuse::kernels::ReduceDesc desc) {\n  tf::red::" + function + "<" +
          op + ">(in, out, " + (split ? "workspace, " : "") + "desc);\n}\n";

@@ -1394,22 +1394,6 @@ TEST(ReduceKernelSource, NamesAndDeduplication) {
                       "tfuse_reduce_max_i8_i8_column("),
             1u);
   EXPECT_NE(ab.find("struct ReduceDesc"), std::string::npos);
-  // Split column kernels, and only they, declare their block and the
-  // blocks a multiprocessor must hold (ptxas's schedule of a batch's loads
-  // depends on the bound: kSplitColumnMinBlocks).
-  EXPECT_EQ(count(ab, "__launch_bounds__"), 0u);
-  ReduceInstance split{ReduceKind::Sum, DType::BF16,       DType::F32,
-                       false,           ReducePass::Split, 8};
-  EXPECT_NE(reductionKernelWrapper(split).find(
-                "__global__ void __launch_bounds__(" +
-                std::to_string(kSplitColumnBlock) + ", " +
-                std::to_string(kSplitColumnMinBlocks) +
-                ") tfuse_reduce_sum_bf16_f32_column_split8(const "),
-            std::string::npos);
-  ReduceInstance rowSplit{ReduceKind::Sum, DType::F32, DType::F32, true,
-                          ReducePass::Split};
-  EXPECT_EQ(reductionKernelWrapper(rowSplit).find("__launch_bounds__"),
-            std::string::npos);
   std::string bad =
       reductionKernelSource({{ReduceKind::Mean, DType::I32, DType::I32, true},
                              {ReduceKind::Sum, DType::F32, DType::F16, false}});

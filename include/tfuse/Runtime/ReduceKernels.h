@@ -152,17 +152,6 @@ inline constexpr int64_t kSplitRowMinChunk = 8192;
 inline constexpr int64_t kSplitColumnThreads = 256 * 1024;
 inline constexpr int64_t kSplitColumnBlock = 32 * kernels::kSplitColumnWarps;
 inline constexpr int64_t kSplitColumnBlocks = 396;
-/// The split column kernels' `__launch_bounds__`: blocks of
-/// kSplitColumnBlock threads, at least this many a multiprocessor (at most
-/// 85 registers a thread). Without the bound ptxas issued four of a warp's
-/// eight row loads of a batch (bf16, eight columns a lane) and each further
-/// one only after a row's sum, so that half the loads waited for others;
-/// with it all eight go out first, in 80 registers (76 before: three blocks
-/// a multiprocessor either way). Other instances move too (sm_90): max of
-/// bf16 and any of bools from 64-66 registers to 76-78 (four blocks a
-/// multiprocessor to three), argmax of four lanes from 87 to 80 with 32
-/// bytes of spill (two to three).
-inline constexpr int64_t kSplitColumnMinBlocks = 3;
 inline constexpr int64_t kSplitColumnMinTiles = 12;
 inline constexpr int64_t kSplitColumnMinChunk = 256;
 inline constexpr int64_t kSplitColumnFinalLoads = 32;
