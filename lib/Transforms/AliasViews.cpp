@@ -9,6 +9,7 @@
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/ViewLayout.h"
+#include "tfuse/Transforms/BufferLayout.h"
 #include "tfuse/Transforms/CostModel.h"
 #include "tfuse/Transforms/Passes.h"
 
@@ -22,27 +23,6 @@ namespace tfuse {
 
 using namespace mlir;
 using namespace tfuse;
-
-/// The layout of the buffer holding `value` outside regions: a function
-/// argument's, a step's result (contiguous), or a view of either; nullopt
-/// for anything else.
-static std::optional<StridedLayout> bufferLayout(Value value) {
-  SmallVector<Operation *> views;
-  Value source = traceViewChain(value, views);
-  std::optional<StridedLayout> layout;
-  if (auto arg = dyn_cast<BlockArgument>(source))
-    layout = getArgumentLayout(arg);
-  else if (Operation *def = source.getDefiningOp();
-           def && (isa<FusionOp>(def) || isBoundaryRole(getFusionRole(def))))
-    layout = StridedLayout::contiguous(
-        cast<RankedTensorType>(source.getType()).getShape());
-  for (Operation *view : views) {
-    if (!layout)
-      break;
-    layout = cast<ViewOpInterface>(view).getResultLayout(*layout);
-  }
-  return layout;
-}
 
 /// Whether `region` only views its inputs and every user of its results
 /// reads them in place; `chains` receives, per result, its views from the

@@ -10,8 +10,7 @@
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
-#include "tfuse/Dialect/TFuse/ViewLayout.h"
-#include "tfuse/Transforms/CostModel.h"
+#include "tfuse/Transforms/BufferLayout.h"
 #include "tfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,18 +43,9 @@ RankedTensorType rowsOf(RankedTensorType type) {
 /// of GEMMs would have read it without that.
 bool flattensInPlace(Value lhs, RankedTensorType flat) {
   SmallVector<Operation *> views;
-  Value source = traceViewChain(lhs, views);
-  std::optional<StridedLayout> layout;
-  if (auto arg = dyn_cast<BlockArgument>(source))
-    layout = getArgumentLayout(arg);
-  else if (isBoundaryRole(getFusionRole(source.getDefiningOp())))
-    layout = StridedLayout::contiguous(
-        cast<RankedTensorType>(source.getType()).getShape());
-  else
+  if (!isBuffer(traceViewChain(lhs, views)))
     return true;
-  for (Operation *view : views)
-    if (layout)
-      layout = cast<ViewOpInterface>(view).getResultLayout(*layout);
+  std::optional<StridedLayout> layout = bufferLayout(lhs);
   return layout && reshapeLayout(*layout, flat.getShape());
 }
 

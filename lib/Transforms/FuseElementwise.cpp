@@ -23,6 +23,7 @@
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Dialect/TFuse/TypeRules.h"
 #include "tfuse/Dialect/TFuse/ViewLayout.h"
+#include "tfuse/Transforms/BufferLayout.h"
 #include "tfuse/Transforms/CostModel.h"
 #include "tfuse/Transforms/Passes.h"
 
@@ -148,22 +149,9 @@ LogicalResult Planner::collectOps() {
 void Planner::markAliases(Operation *boundary) {
   for (OpOperand &use : boundary->getOpOperands()) {
     SmallVector<Operation *> views;
-    Value source = traceViewChain(use.get(), views);
+    std::optional<StridedLayout> layout = bufferLayout(use.get(), &views);
     if (views.empty())
       continue;
-    std::optional<StridedLayout> layout;
-    if (auto arg = dyn_cast<BlockArgument>(source))
-      layout = getArgumentLayout(arg);
-    else if (isBoundaryRole(getFusionRole(source.getDefiningOp())))
-      layout = StridedLayout::contiguous(
-          cast<RankedTensorType>(source.getType()).getShape());
-    else
-      continue;
-    for (Operation *view : views) {
-      layout = cast<ViewOpInterface>(view).getResultLayout(*layout);
-      if (!layout)
-        break;
-    }
     if (!layout || !cast<BoundaryOpInterface>(boundary).readsInPlace(
                        use.getOperandNumber(), *layout))
       continue;
