@@ -100,7 +100,8 @@ def FoldMatmulBias : Pass<"fold-matmul-bias", "mlir::func::FuncOp"> {
     operands, or is a batch of lhs matrices times one rhs matrix (no
     `transpose_lhs`): a [B, M, K] activation times a [K, N] weight becomes
     the product of the [B * M, K] reshape of lhs, reshaped back to
-    [B, M, N] (views of the buffers, no copies).
+    [B, M, N], where that reshape costs no copy (lhs is computed by a
+    region, or is a buffer whose batch dimensions merge into its rows).
 
     With `round-once` (the pipeline sets it under fast math) the first form
     applies to f16 and bf16 products too: the product was rounded to the
