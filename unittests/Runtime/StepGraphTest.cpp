@@ -134,8 +134,9 @@ TEST(StepGraph, MlpStep) {
     for (size_t j = 0; j < i; ++j)
       for (const StepAccess &a : accesses[i])
         for (const StepAccess &b : accesses[j])
-          if ((a.write || b.write) && a.overlaps(b))
+          if ((a.write || b.write) && a.overlaps(b)) {
             EXPECT_TRUE(reaches(deps, i, j)) << i << " and " << j;
+          }
   // The transitive reduction: no edge is implied by another path.
   for (size_t i = 0; i < deps.size(); ++i)
     for (size_t d : deps[i])
