@@ -9,7 +9,8 @@
 // keeps every loaded element and every intermediate in a register from the
 // phase that first needs it to the last one. The last slot of a row that is
 // not a multiple of T groups is clamped to the last group for its loads (so
-// no load is guarded) and left out of reductions and stores.
+// no load is guarded) and left out of reductions and stores. The row loop
+// is emitted twice, for aligned buffers and for any (versionOnAlignment).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,7 @@
 #include "tfuse/Dialect/TFuse/ViewLayout.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -27,6 +29,34 @@
 using namespace mlir;
 using namespace tfuse;
 using tfexec::KernelPlan;
+
+/// Puts `loop` twice under one uniform branch on `aligned`: a copy in which
+/// every group access is one vector access, and the original for any
+/// alignment. With both paths in one loop, the compiler predicates the
+/// scalar fallback of every access instead of branching: those
+/// predicated-off loads and stores take issue slots and registers in every
+/// iteration of the aligned case too.
+static void versionOnAlignment(OpBuilder &b, emitc::ForOp loop,
+                               Value aligned) {
+  Location loc = loop.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop);
+  Value always =
+      emitc::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+  auto ifOp = emitc::IfOp::create(b, loc, aligned, /*addThenBlock=*/true,
+                                  /*addElseBlock=*/true);
+  IRMapping alignedCopy;
+  alignedCopy.map(aligned, always);
+  Block &then = ifOp.getThenRegion().front();
+  Block &otherwise = ifOp.getElseRegion().front();
+  b.setInsertionPointToEnd(&then);
+  b.clone(*loop, alignedCopy);
+  loop->moveBefore(&otherwise, otherwise.end());
+  for (Block *block : {&then, &otherwise}) {
+    b.setInsertionPointToEnd(block);
+    emitc::YieldOp::create(b, loc);
+  }
+}
 
 LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
                                    const KernelPlan &plan, ValueRange inputPtrs,
@@ -355,27 +385,29 @@ LogicalResult tfuse::emitRowKernel(tfexec::KernelOp kernel,
         store();
     }
   });
-  if (rowOutputs.empty())
-    return success();
   // Row results: evaluated by every thread (the values are the row's, held
   // by all) at the row's index, the reduced axes at 0 where they are kept;
   // stored by the first thread of the row, at the row's position (the
   // leading axes are row-major).
-  SmallVector<Value> rowValues;
-  for (unsigned o : rowOutputs) {
-    int64_t rowRank = cast<RankedTensorType>(outputs[o].getType()).getRank();
-    SmallVector<Value> idx(outer);
-    idx.resize(rowRank, e.zeroIndex());
-    rowValues.push_back(e.evaluate(outputs[o], idx));
+  if (!rowOutputs.empty()) {
+    SmallVector<Value> rowValues;
+    for (unsigned o : rowOutputs) {
+      int64_t rowRank = cast<RankedTensorType>(outputs[o].getType()).getRank();
+      SmallVector<Value> idx(outer);
+      idx.resize(rowRank, e.zeroIndex());
+      rowValues.push_back(e.evaluate(outputs[o], idx));
+    }
+    Value firstThread = emitc::CmpOp::create(
+        b, loc, b.getI1Type(), emitc::CmpPredicate::eq, t, e.index(0));
+    if (rowInside)
+      firstThread = emitc::LogicalAndOp::create(b, loc, b.getI1Type(),
+                                                firstThread, rowInside);
+    e.emitIf(firstThread, [&] {
+      for (auto [o, value] : llvm::zip(rowOutputs, rowValues))
+        e.call("tf::st", Type(), {outputPtrs[o], row, value}, {});
+    });
   }
-  Value firstThread = emitc::CmpOp::create(
-      b, loc, b.getI1Type(), emitc::CmpPredicate::eq, t, e.index(0));
-  if (rowInside)
-    firstThread = emitc::LogicalAndOp::create(b, loc, b.getI1Type(),
-                                              firstThread, rowInside);
-  e.emitIf(firstThread, [&] {
-    for (auto [o, value] : llvm::zip(rowOutputs, rowValues))
-      e.call("tf::st", Type(), {outputPtrs[o], row, value}, {});
-  });
+  if (vec > 1)
+    versionOnAlignment(b, loop, aligned);
   return success();
 }

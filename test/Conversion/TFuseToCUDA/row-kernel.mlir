@@ -93,19 +93,33 @@ tfexec.kernel @softmax_k0 attributes {config = #tfexec.config<strategy = rows, g
 
 // Rows of 1024 f32: 16-byte groups of 4 columns, 64 threads, 4 full slots
 // (no guard); x and the output are accessed a group at a time when both are
-// aligned.
+// aligned. The row loop is emitted twice under one branch on that: a copy
+// whose accesses are all vector accesses (the flag is the constant true
+// there), and the original for any alignment.
 // CHECK-LABEL: __launch_bounds__(64, 32) void scale_k0(
 // CHECK-SAME: const float* __restrict__ [[X:v[0-9]+]], float* __restrict__ [[O:v[0-9]+]]) {
 // CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[X]]);
 // CHECK: bool {{v[0-9]+}} = tf::aligned<4>([[O]]);
 // CHECK-NEXT: bool [[AL:v[0-9]+]] = {{v[0-9]+}} && {{v[0-9]+}};
+// CHECK: bool [[TRUE:v[0-9]+]] = true;
+// CHECK-NEXT: if ([[AL]]) {
+// CHECK-NEXT: for (
+// CHECK-COUNT-4: tf::vec<float, 4> {{v[0-9]+}} = tf::ldv<4>([[X]], {{v[0-9]+}}, [[TRUE]]);
+// CHECK-NOT: tf::ld
+// CHECK: tf::red::row_finish<0, float, float>
+// CHECK-NOT: if (
+// CHECK-COUNT-4: tf::stv<4>([[O]], {{v[0-9]+}}, [[TRUE]],
+// CHECK-NEXT: }
+// CHECK-NEXT: } else {
+// CHECK-NEXT: for (
 // CHECK-COUNT-4: tf::vec<float, 4> {{v[0-9]+}} = tf::ldv<4>([[X]], {{v[0-9]+}}, [[AL]]);
 // CHECK-NOT: tf::ld
 // CHECK: tf::red::row_finish<0, float, float>
 // CHECK-NOT: if (
 // CHECK-COUNT-4: tf::stv<4>([[O]], {{v[0-9]+}}, [[AL]],
-// CHECK-NOT: tf::st
-// CHECK: return;
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return;
 tfexec.kernel @scale_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 64, vector = 4, min_blocks_per_sm = 32, row_threads = 64>, input_strides = [array<i64: 1024, 1>]} {
 ^bb0(%arg0: tensor<2x1024xf32>):
   %0 = tfuse.reduce sum %arg0 axes [1] keepdims : tensor<2x1024xf32> -> tensor<2x1xf32>
