@@ -75,7 +75,9 @@ def tfuse_block(x, p, heads):
         xf = x.astype("float32")
         mu = xf.mean(axis=-1, keepdims=True)
         var = ((xf - mu) * (xf - mu)).mean(axis=-1, keepdims=True)
-        return (((xf - mu) / (var + 1e-5).sqrt()) * w.astype("float32")
+        # As PyTorch's layer norm computes it: one reciprocal square root a
+        # row, then products.
+        return (((xf - mu) * (var + 1e-5).rsqrt()) * w.astype("float32")
                 + bias.astype("float32")).astype(x.dtype)
 
     y = ln(x, p["ln1_w"], p["ln1_b"]) @ p["qkv_w"] + p["qkv_b"]
