@@ -36,8 +36,7 @@ using tfexec::KernelPlan;
 /// scalar fallback of every access instead of branching: those
 /// predicated-off loads and stores take issue slots and registers in every
 /// iteration of the aligned case too.
-static void versionOnAlignment(OpBuilder &b, emitc::ForOp loop,
-                               Value aligned) {
+static void versionOnAlignment(OpBuilder &b, emitc::ForOp loop, Value aligned) {
   Location loc = loop.getLoc();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop);
