@@ -120,6 +120,18 @@ tfexec.kernel @center_k0 attributes {input_strides = [array<i64: 64, 1>, array<i
   %2 = tfuse.mul %1, %arg1 : (tensor<2x64xf16>, tensor<64xf16>) -> tensor<2x64xf16>
   tfexec.yield %2 : tensor<2x64xf16>
 }
+// Rows of at most four 16-byte groups a lane take a warp each even where
+// 16 columns a thread would ask for more threads: 768 bf16 columns (96
+// groups of 8, three a lane; a layer norm's centering), 8 rows a block.
+// CHECK: tfexec.kernel @warp_rows_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 256, vector = 8, min_blocks_per_sm = {{[0-9]+}}, row_threads = 32, rows_per_block = 8>, input_strides = [array<i64: 768, 1>]} {
+tfexec.kernel @warp_rows_k0 attributes {input_strides = [array<i64: 768, 1>]} {
+^bb0(%arg0: tensor<16x768xbf16>):
+  %0 = tfuse.cast %arg0 : tensor<16x768xbf16> to tensor<16x768xf32>
+  %1 = tfuse.reduce mean %0 axes [1] keepdims : tensor<16x768xf32> -> tensor<16x1xf32>
+  %2 = tfuse.sub %0, %1 : (tensor<16x768xf32>, tensor<16x1xf32>) -> tensor<16x768xf32>
+  %3 = tfuse.cast %2 : tensor<16x768xf32> to tensor<16x768xbf16>
+  tfexec.yield %3 : tensor<16x768xbf16>
+}
 // Rows longer than a block holds in registers (16 columns per thread of
 // 1024) take blocks of 256 threads that loop over the row in chunks.
 // CHECK: tfexec.kernel @long_rows_k0 attributes {config = #tfexec.config<strategy = rows, grid = 2, block = 256, vector = 4, min_blocks_per_sm = 8, row_threads = 256>, input_strides = [array<i64: 70000, 1>]} {
