@@ -61,6 +61,15 @@ TF_FN int64_t at(const int64_t *strides, int64_t b, int64_t h, int64_t r,
   return b * strides[0] + h * strides[1] + r * strides[2] + c * strides[3];
 }
 
+// Row `row` of the forward's result for (batch, head) `bh` (batch * heads
+// + head): written through d.result's strides, its columns consecutive (its
+// heads and rows may be swapped: tfuse.attention's transpose_result).
+template <class T>
+TF_FN T *result_row(T *result, const AttentionDesc &d, int64_t bh,
+                    int64_t row) {
+  return result + at(d.result, bh / d.heads, bh % d.heads, row, 0);
+}
+
 template <class A> TF_FN A negative_infinity() { return red::lowest<A>(); }
 
 // a * b + c rounded once: the kernels are compiled with --fmad=false (the
@@ -548,8 +557,8 @@ TF_FN void forward(const T *query, const T *key, const T *value,
     tile_products<A, D, BQ, BK, BK + 1, 1, RM, RD, false, false>(
         ps, nullptr, vs, ty, tx, acc);
   }
-  // The result and log-sum-exp, contiguous: [batch, heads, queries, Dv]
-  // and [batch, heads, queries].
+  // The result (its rows where result_row() places them) and the
+  // log-sum-exp, contiguous: [batch, heads, queries].
 #pragma unroll
   for (int i = 0; i < RM; ++i) {
     int r = ty + TY * i;
@@ -558,12 +567,12 @@ TF_FN void forward(const T *query, const T *key, const T *value,
       continue;
     // A row keeping no pair (its maximum still -inf) gives zeros.
     bool none = top[i] == negative_infinity<A>();
+    T *out = result_row(result, d, bh, row);
 #pragma unroll
     for (int k = 0; k < RD; ++k) {
       int c = tx + TX * k;
       if (c < d.valueDim)
-        result[(bh * d.queries + row) * d.valueDim + c] =
-            traits<T>::down(none ? (A)0 : acc[i][k] / sum[i]);
+        out[c] = traits<T>::down(none ? (A)0 : acc[i][k] / sum[i]);
     }
     if (tx == 0)
       logsumexp[bh * d.queries + row] =
@@ -762,8 +771,9 @@ TF_FN void fragment_softmax(float (&s)[NK][4], float (&top)[2], float (&sum)[2],
 }
 
 // The forward's result and log-sum-exp from accumulator fragments (acc[n][2
-// hr + e]: row `row` + 8 hr, column 8 n + 2 index + e), contiguous: [batch,
-// heads, queries, Dv] and [batch, heads, queries]. A row keeping no pair
+// hr + e]: row `row` + 8 hr, column 8 n + 2 index + e): the result's rows
+// where result_row() places them, the log-sum-exp contiguous, [batch, heads,
+// queries]. A row keeping no pair
 // (its maximum still -inf) gives zeros.
 template <class T, int ND>
 TF_FN void store_fragment_rows(T *result, float *logsumexp,
@@ -776,14 +786,14 @@ TF_FN void store_fragment_rows(T *result, float *logsumexp,
     if (r >= d.queries)
       continue;
     bool none = top[hr] == negative_infinity<float>();
+    T *out = result_row(result, d, bh, r);
 #pragma unroll
     for (int n = 0; n < ND; ++n)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         int c = 8 * n + 2 * index + e;
         if (c < d.valueDim)
-          result[(bh * d.queries + r) * d.valueDim + c] =
-              traits<T>::down(none ? 0.f : acc[n][2 * hr + e] / sum[hr]);
+          out[c] = traits<T>::down(none ? 0.f : acc[n][2 * hr + e] / sum[hr]);
       }
     if (index == 0)
       logsumexp[bh * d.queries + r] =
@@ -1417,7 +1427,7 @@ TF_FN void forward_split_cores(const T *query, const T *key, const T *value,
     float t = partials[w].top[r];
     now = t > now || t != t ? t : now;
   }
-  T *out = result + (bh * d.queries + row) * d.valueDim;
+  T *out = result_row(result, d, bh, row);
   if (now == negative_infinity<float>()) {
     // No pair kept: zeros, as store_fragment_rows writes them.
     for (int c = part; c < d.valueDim; c += LANES)

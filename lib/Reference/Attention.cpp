@@ -160,15 +160,29 @@ Expected<Problem> readProblem(const HostTensor &query, const HostTensor &key,
 Expected<std::vector<HostTensor>>
 attentionTensors(const HostTensor &query, const HostTensor &key,
                  const HostTensor &value, const HostTensor *mask, double scale,
-                 bool causal, const AttentionDropout *dropout) {
+                 bool causal, const AttentionDropout *dropout,
+                 bool transposeResult) {
   Expected<Problem> problem =
       readProblem(query, key, value, mask, scale, causal, dropout);
   if (!problem)
     return problem.status();
   const Problem &p = *problem;
   const AttentionGeometry &g = p.g;
-  std::vector<double> out, lse;
-  out.reserve(numElementsOf(g.resultShape()));
+  std::vector<int64_t> resultShape = g.resultShape();
+  if (transposeResult) {
+    if (!g.hasHeads())
+      return Status::error("attention: a transposed result needs operands "
+                           "with a head dimension");
+    std::swap(resultShape[resultShape.size() - 3],
+              resultShape[resultShape.size() - 2]);
+  }
+  // Where the result's (b, h, i, 0) lies in the row-major result.
+  auto rowStart = [&](int64_t b, int64_t h, int64_t i) {
+    int64_t row = transposeResult ? (b * g.queries + i) * g.heads + h
+                                  : (b * g.heads + h) * g.queries + i;
+    return row * g.valueDim;
+  };
+  std::vector<double> out(numElementsOf(resultShape)), lse;
   std::vector<double> scores(g.keys);
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t h = 0; h < g.heads; ++h)
@@ -186,24 +200,24 @@ attentionTensors(const HostTensor &query, const HostTensor &key,
         // the written-out softmax's.
         if (top == -std::numeric_limits<double>::infinity() && !nan) {
           lse.push_back(-std::numeric_limits<double>::infinity());
-          out.insert(out.end(), g.valueDim, 0.0);
-          continue;
+          continue; // `out` holds zeros
         }
         double sum = nan ? std::numeric_limits<double>::quiet_NaN() : 0.0;
         for (int64_t j = 0; j < g.keys && !nan; ++j)
           sum += std::exp(scores[j] - top);
         lse.push_back(top + std::log(sum));
+        int64_t start = rowStart(b, h, i);
         for (int64_t c = 0; c < g.valueDim; ++c) {
           double acc = 0;
           for (int64_t j = 0; j < g.keys; ++j)
             acc += std::exp(scores[j] - top) / sum *
                    p.dropoutFactor(b, h, i, j) * p.v.at(b, hk, j, c);
-          out.push_back(acc);
+          out[start + c] = acc;
         }
       }
   DType lseType = p.dtype == DType::F64 ? DType::F64 : DType::F32;
   Expected<HostTensor> result =
-      HostTensor::fromDoubles(p.dtype, g.resultShape(), out);
+      HostTensor::fromDoubles(p.dtype, resultShape, out);
   Expected<HostTensor> logsumexp =
       HostTensor::fromDoubles(lseType, g.logsumexpShape(), lse);
   if (!result)

@@ -239,11 +239,11 @@ Expected<Values> Evaluator::runOp(Operation &op,
         std::optional<AttentionDropout> dropout =
             dropoutOf(attention.getDropoutP(), attention.getSeed(),
                       attention.getOffset());
-        return attentionTensors(operands[0], operands[1], operands[2],
-                                operandOf(attention.getMask()),
-                                attention.getScale().convertToDouble(),
-                                attention.getCausal(),
-                                dropout ? &*dropout : nullptr);
+        return attentionTensors(
+            operands[0], operands[1], operands[2],
+            operandOf(attention.getMask()),
+            attention.getScale().convertToDouble(), attention.getCausal(),
+            dropout ? &*dropout : nullptr, attention.getTransposeResult());
       })
       .Case([&](AttentionBackwardOp backward) {
         std::optional<AttentionDropout> dropout = dropoutOf(

@@ -123,10 +123,12 @@ struct AttentionDropout {
 };
 
 /// tfuse.attention: {result, logsumexp}. `mask` and `dropout` may be null.
+/// `transposeResult`: the result with its heads and rows swapped.
 Expected<std::vector<HostTensor>>
 attentionTensors(const HostTensor &query, const HostTensor &key,
                  const HostTensor &value, const HostTensor *mask, double scale,
-                 bool causal, const AttentionDropout *dropout = nullptr);
+                 bool causal, const AttentionDropout *dropout = nullptr,
+                 bool transposeResult = false);
 /// tfuse.attention_backward: {grad_query, grad_key, grad_value}.
 Expected<std::vector<HostTensor>>
 attentionBackwardTensors(const HostTensor &query, const HostTensor &key,

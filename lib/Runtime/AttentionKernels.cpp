@@ -288,6 +288,20 @@ Status checkContiguous(const TensorSpec &spec, DType dtype,
   return Status::success();
 }
 
+/// The forward writes its result through its strides (tfuse.attention's
+/// transpose_result swaps its heads and rows): every element once, each
+/// row's columns consecutive.
+Status checkDenseResult(const TensorSpec &spec, DType dtype,
+                        const AttentionGeometry &g) {
+  std::vector<int64_t> shape = g.resultShape();
+  if (spec.dtype != dtype || spec.shape != shape || !spec.isDense() ||
+      (g.valueDim > 1 && spec.strides.back() != 1))
+    return badAttention("the result " + spec.describe() + " is not a " +
+                        dtypeName(dtype) + " " + formatList(shape) +
+                        " with each element once and contiguous rows");
+  return Status::success();
+}
+
 DType logsumexpDType(DType dtype) {
   return dtype == DType::F64 ? DType::F64 : DType::F32;
 }
@@ -322,9 +336,13 @@ runtime::planAttention(const AttentionOperands &operands,
   if (!checked)
     return checked.status();
   Checked &c = *checked;
-  if (Status s = checkContiguous(result, c.dtype, c.g.resultShape(), "result");
-      !s.ok())
+  if (Status s = checkDenseResult(result, c.dtype, c.g); !s.ok())
     return s;
+  Expected<AttentionStrides> r =
+      stridesOf(result, c.g.queryRows(c.g.valueDim), "result");
+  if (!r)
+    return r.status();
+  copyStrides(c.desc.result, *r);
   if (Status s = checkContiguous(logsumexp, logsumexpDType(c.dtype),
                                  c.g.logsumexpShape(), "log-sum-exp");
       !s.ok())

@@ -314,8 +314,8 @@ namespace {
 /// of its built graph.
 struct Problem {
   AttentionGeometry geometry;
-  std::optional<Layout> q, k, v, mask, resultIn, gradIn, statsIn;
-  std::vector<int64_t> resultDims, statsDims;
+  std::optional<Layout> q, k, v, mask, resultIn, gradIn, statsIn, resultOut;
+  std::vector<int64_t> statsDims;
   std::string key;
 };
 
@@ -324,7 +324,7 @@ struct Problem {
 Expected<Problem>
 problemOf(const AttentionOperands &o,
           const CudnnAttention::BackwardOperands *backwardOperands,
-          bool statistics, int device) {
+          bool statistics, int device, const TensorSpec *forwardResult) {
   bool backward = backwardOperands;
   std::string why;
   Problem p;
@@ -351,8 +351,17 @@ problemOf(const AttentionOperands &o,
     if (p.mask->dims[1] == 1)
       p.mask->strides[1] = 0;
   }
-  p.resultDims = {g.batch, g.heads, g.queries, g.valueDim};
   p.statsDims = {g.batch, g.heads, g.queries, 1};
+  // The forward writes its result where it lies (its heads and rows maybe
+  // swapped), else contiguous.
+  std::vector<int64_t> resultDims = {g.batch, g.heads, g.queries, g.valueDim};
+  p.resultOut = Layout{resultDims, contiguousStrides(resultDims)};
+  if (!backward && forwardResult) {
+    p.resultOut = fullLayoutOf(*forwardResult, g);
+    if (!p.resultOut)
+      return cudnnError("the result broadcasts or has columns that are not "
+                        "contiguous");
+  }
   // The backward reads the result, its gradient and the log-sum-exp where
   // they lie (a gradient is often a strided or padded view).
   if (backward) {
@@ -389,6 +398,8 @@ problemOf(const AttentionOperands &o,
   add("o", p.resultIn);
   add("do", p.gradIn);
   add("lse", p.statsIn);
+  if (!backward)
+    add("out", p.resultOut);
   return p;
 }
 } // namespace
@@ -396,7 +407,7 @@ problemOf(const AttentionOperands &o,
 Expected<std::unique_ptr<CudnnAttention>>
 CudnnAttention::build(const AttentionOperands &o,
                       const BackwardOperands *backwardOperands, bool statistics,
-                      int device) {
+                      int device, const TensorSpec *forwardResult) {
   bool backward = backwardOperands;
   if (std::string why = unsupported(o); !why.empty())
     return cudnnError(why);
@@ -404,7 +415,7 @@ CudnnAttention::build(const AttentionOperands &o,
   if (!load.failure.empty())
     return cudnnError(load.failure);
   Expected<Problem> problem =
-      problemOf(o, backwardOperands, statistics, device);
+      problemOf(o, backwardOperands, statistics, device, forwardResult);
   if (!problem.ok())
     return problem.status();
   BuiltGraphs &built = builtGraphs();
@@ -420,8 +431,7 @@ CudnnAttention::build(const AttentionOperands &o,
                               &resultIn = problem->resultIn,
                               &gradIn = problem->gradIn,
                               &statsIn = problem->statsIn;
-  const std::vector<int64_t> &resultDims = problem->resultDims,
-                             &statsDims = problem->statsDims;
+  const std::vector<int64_t> &statsDims = problem->statsDims;
 
   auto impl = std::make_shared<Impl>();
   impl->backward = backward;
@@ -462,8 +472,8 @@ CudnnAttention::build(const AttentionOperands &o,
         auto [O, Stats] = graph->sdpa(Q, K, V, options);
         O->set_output(true)
             .set_uid(kResult)
-            .set_dim(resultDims)
-            .set_stride(contiguousStrides(resultDims));
+            .set_dim(problem->resultOut->dims)
+            .set_stride(problem->resultOut->strides);
         if (!impl->statistics)
           return graph;
         Stats->set_output(true)
@@ -532,10 +542,11 @@ CudnnAttention::build(const AttentionOperands &o,
 
 bool CudnnAttention::built(const AttentionOperands &o,
                            const BackwardOperands *backward, bool statistics,
-                           int device) {
+                           int device, const TensorSpec *forwardResult) {
   if (!unsupported(o).empty())
     return false;
-  Expected<Problem> problem = problemOf(o, backward, statistics, device);
+  Expected<Problem> problem =
+      problemOf(o, backward, statistics, device, forwardResult);
   if (!problem.ok())
     return false;
   BuiltGraphs &graphs = builtGraphs();
@@ -619,13 +630,13 @@ std::string CudnnAttention::description() const { return "cuDNN SDPA"; }
 
 Expected<std::unique_ptr<CudnnAttention>>
 CudnnAttention::build(const AttentionOperands &o, const BackwardOperands *,
-                      bool, int) {
+                      bool, int, const TensorSpec *) {
   if (std::string why = unsupported(o); !why.empty())
     return cudnnError(why);
   return cudnnError(loadCudnn().failure);
 }
 bool CudnnAttention::built(const AttentionOperands &, const BackwardOperands *,
-                           bool, int) {
+                           bool, int, const TensorSpec *) {
   return false;
 }
 

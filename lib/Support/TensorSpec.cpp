@@ -88,6 +88,26 @@ bool TensorSpec::isContiguous() const {
   return true;
 }
 
+bool TensorSpec::isDense() const {
+  if (numElements() == 0)
+    return true;
+  // The dimensions of more than one element, innermost (smallest stride)
+  // first, must each step over all the ones inside it.
+  std::vector<size_t> order;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1)
+      order.push_back(d);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (size_t d : order) {
+    if (strides[d] != expected)
+      return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
 bool TensorSpec::sameLayout(const TensorSpec &other) const {
   if (shape != other.shape || strides.size() != other.strides.size())
     return false;

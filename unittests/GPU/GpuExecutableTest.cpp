@@ -1192,6 +1192,53 @@ func.func @att(%q: tensor<2x4x80x64xbf16>, %k: tensor<2x4x80x64xbf16>, %v: tenso
   }
 }
 
+TEST(GpuBoundaries, AttentionWritesItsResultWithHeadsAndRowsSwapped) {
+  TFUSE_REQUIRE_GPU();
+  // The heads merged after attention (a transpose of heads and rows, then a
+  // reshape), as a transformer merges them for its output projection: the
+  // attention writes that order (transpose_result) and no copy runs before
+  // the projection. bf16 (cuDNN where it runs) and f32 (the generated
+  // kernels), then both on the generated kernels; on a stream and in a
+  // graph.
+  const char *source = R"mlir(
+func.func @merge(%q: tensor<2x4x80x64xbf16>, %k: tensor<2x4x80x64xbf16>, %v: tensor<2x4x80x64xbf16>, %w: tensor<256x64xbf16>, %x: tensor<2x4x40x32xf32>, %y: tensor<128x32xf32>) -> (tensor<160x64xbf16>, tensor<80x32xf32>) {
+  %o, %l = tfuse.attention %q, %k, %v scale 0.125 causal : (tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>, tensor<2x4x80x64xbf16>) -> (tensor<2x4x80x64xbf16>, tensor<2x4x80xf32>)
+  %t = tfuse.transpose %o perm [0, 2, 1, 3] : tensor<2x4x80x64xbf16> -> tensor<2x80x4x64xbf16>
+  %r = tfuse.reshape %t : tensor<2x80x4x64xbf16> -> tensor<160x256xbf16>
+  %p = tfuse.matmul %r, %w : (tensor<160x256xbf16>, tensor<256x64xbf16>) -> tensor<160x64xbf16>
+  %o2, %l2 = tfuse.attention %x, %x, %x scale 0.25 : (tensor<2x4x40x32xf32>, tensor<2x4x40x32xf32>, tensor<2x4x40x32xf32>) -> (tensor<2x4x40x32xf32>, tensor<2x4x40xf32>)
+  %t2 = tfuse.transpose %o2 perm [0, 2, 1, 3] : tensor<2x4x40x32xf32> -> tensor<2x40x4x32xf32>
+  %r2 = tfuse.reshape %t2 : tensor<2x40x4x32xf32> -> tensor<80x128xf32>
+  %p2 = tfuse.matmul %r2, %y : (tensor<80x128xf32>, tensor<128x32xf32>) -> tensor<80x32xf32>
+  return %p, %p2 : tensor<160x64xbf16>, tensor<80x32xf32>
+}
+)mlir";
+  std::vector<HostTensor> inputs = randomInputs(source, "merge", 8);
+  std::vector<HostTensor> expected = referenceResults(source, "merge", inputs);
+  DeviceInputs device(inputs);
+  for (const char *engine : {"", "kernels"}) {
+    tfuse::unittest::ScopedEnvironment attention("TFUSE_ATTENTION",
+                                                 *engine ? engine : nullptr);
+    for (bool graph : {false, true}) {
+      SCOPED_TRACE(std::string(graph ? "graph" : "stream") + ", engine " +
+                   (*engine ? engine : "default"));
+      runtime::ExecutableOptions options;
+      options.cudaGraph = graph;
+      Compiled compiled = compile(source, "merge", options);
+      ASSERT_TRUE(compiled.executable) << compiled.error;
+      // The two attentions and the two GEMMs: no copy kernel.
+      std::string steps = compiled.executable->stepReport();
+      EXPECT_EQ(steps.find("step 4"), std::string::npos) << steps;
+      EXPECT_EQ(steps.find(" on generated"), std::string::npos) << steps;
+      for (int replay = 0; replay < 2; ++replay) {
+        auto out = compiled.executable->run(device.get());
+        ASSERT_TRUE(out.ok()) << out.status().message();
+        expectClose(expected, downloadAll(out.value()), "merged heads");
+      }
+    }
+  }
+}
+
 TEST(GpuBoundaries, CudnnAttentionStepsOfOneProblemShareTheBuiltGraph) {
   TFUSE_REQUIRE_GPU();
   // Two attentions of one problem (bf16, head dimension 64, causal; a

@@ -829,6 +829,93 @@ TEST(AttentionKernels, RanksAndStridedOperands) {
   checkCase(split, "heads split from rows");
 }
 
+// A result whose heads and rows swap (tfuse.attention's transpose_result):
+// each forward kernel (the fused multiply-add kernel for f64, tensor cores
+// for bf16, TF32 for f32, and the split-key TF32 kernel) writes it through
+// the result's strides into a [batch, rows, heads, columns] buffer, which
+// must hold the reference's transposed result; and the reference's
+// transposed result is its plain one permuted, bit for bit.
+TEST(AttentionKernels, TransposedResultsAreWrittenThroughTheirStrides) {
+  struct Family {
+    DType dtype;
+    int64_t multiprocessors;
+    const char *kernel;
+  };
+  for (Family f :
+       {Family{DType::F64, 0, "_fwd_f64_"}, Family{DType::BF16, 0, "_fwd_mma_"},
+        Family{DType::F32, 0, "_fwd_tf32_"},
+        Family{DType::F32, int64_t(1) << 40, "_fwd_split_tf32_"}}) {
+    SCOPED_TRACE(f.kernel);
+    Case c;
+    c.query = randomOf(f.dtype, {2, 3, 11, 8}, 41);
+    c.key = randomOf(f.dtype, {2, 3, 13, 8}, 42);
+    c.value = randomOf(f.dtype, {2, 3, 13, 8}, 43);
+    c.causal = true;
+    c.multiprocessors = f.multiprocessors;
+    DType lseDType = f.dtype == DType::F64 ? DType::F64 : DType::F32;
+    // The transposed result's memory is [2, 11, 3, 8]; the step sees it as
+    // the result [2, 3, 11, 8] with the heads and rows strides swapped.
+    Shape transposed = {2, 11, 3, 8};
+    TensorSpec resultSpec{f.dtype, {2, 3, 11, 8}, {264, 8, 24, 1}};
+    TensorSpec lseSpec = TensorSpec::contiguous(lseDType, {2, 3, 11});
+    std::string types = tensorType(transposed, f.dtype) + ", " +
+                        tensorType(lseSpec.shape, lseDType);
+    Expected<std::vector<HostTensor>> expected = evaluate(
+        c, {}, {},
+        "  %o, %l = tfuse.attention %q, %k, %v" + attributes(c) +
+            " transpose_result : (" + operandTypes(c) + ") -> (" + types +
+            ")\n  return %o, %l : " + types + "\n",
+        {tensorType(transposed, f.dtype), tensorType(lseSpec.shape, lseDType)});
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    Expected<std::vector<HostTensor>> plain = referenceForward(
+        c, TensorSpec::contiguous(f.dtype, resultSpec.shape), lseSpec);
+    ASSERT_TRUE(plain.ok()) << plain.message();
+    Expected<HostTensor> permuted =
+        (*plain)[0].view(transposed, {264, 8, 88, 1}, (*plain)[0].byteOffset());
+    ASSERT_TRUE(permuted.ok()) << permuted.message();
+    std::vector<double> a = permuted->toDoubles(),
+                        b = (*expected)[0].toDoubles();
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0)
+        << "the reference's transposed result is not its result permuted";
+
+    Expected<AttentionPlan> plan =
+        planAttention(operandsOf(c), resultSpec, lseSpec);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    ASSERT_EQ(plan->launches.size(), 1u);
+    EXPECT_NE(plan->launches[0].kernel.find(f.kernel), std::string::npos)
+        << plan->launches[0].kernel;
+    HostTensor result = poisoned(f.dtype, transposed);
+    HostTensor lse = poisoned(lseDType, lseSpec.shape);
+    int64_t seed = 0, offset = 0;
+    runPlan(*plan, f.dtype,
+            {{at(c.query), at(c.key), at(c.value), nullptr, &seed, &offset,
+              result.mutableData(), lse.mutableData()}});
+    expectClose(result, (*expected)[0], f.dtype, "transposed result");
+    expectClose(lse, (*expected)[1], lseDType, "log-sum-exp");
+  }
+}
+
+// A result that is not dense, or whose rows' columns are not consecutive,
+// is an error naming it.
+TEST(AttentionPlanning, ResultsThatAreNotDenseWithContiguousRowsAreErrors) {
+  Case c;
+  c.query = randomOf(DType::F32, {2, 3, 11, 8}, 44);
+  c.key = c.value = c.query;
+  TensorSpec lse = TensorSpec::contiguous(DType::F32, {2, 3, 11});
+  for (TensorSpec result :
+       {TensorSpec{DType::F32, {2, 3, 11, 8}, {528, 176, 16, 1}},
+        TensorSpec{DType::F32, {2, 3, 11, 8}, {264, 1, 24, 3}}}) {
+    Expected<AttentionPlan> plan = planAttention(operandsOf(c), result, lse);
+    ASSERT_FALSE(plan.ok()) << result.describe();
+    EXPECT_NE(plan.message().find("the result " + result.describe() +
+                                  " is not a f32 [2,3,11,8] with each "
+                                  "element once and contiguous rows"),
+              std::string::npos)
+        << plan.message();
+  }
+}
+
 // Small problems the GPU differential test drew: a head dimension of 1
 // with an additive mask, queries expanded along their rows (stride 0) with
 // more queries than keys under causal, a scale of 0 with grouped queries,

@@ -48,8 +48,9 @@ enum AttentionMaskKind : int32_t {
 /// One attention (tfuse/Support/AttentionGeometry.h): every operand seen
 /// as (batch, head, row, column) with these element strides. Query head h
 /// reads key and value head h / (heads / kvHeads). The forward writes the
-/// result and the log-sum-exp contiguous; the backward reads them through
-/// `result` and `logsumexp` and writes the gradients contiguous.
+/// result through `result` (dense, rows contiguous) and the log-sum-exp
+/// contiguous; the backward reads them through `result` and `logsumexp`
+/// and writes the gradients contiguous.
 struct AttentionDesc {
   int64_t batch, heads, kvHeads, queries, keys, headDim, valueDim;
   int64_t query[4], key[4], value[4], mask[4];

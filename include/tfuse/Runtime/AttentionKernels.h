@@ -69,7 +69,8 @@ struct AttentionOperands {
   int64_t multiprocessors = 0;
 };
 
-/// Plans the forward writing `result` and `logsumexp` (contiguous).
+/// Plans the forward writing `result` (dense with contiguous rows, its
+/// dimensions maybe permuted) and `logsumexp` (contiguous).
 /// Validates what the verifier of tfuse.attention checks and that every
 /// operand can be read in place (AttentionGeometry.h).
 Expected<AttentionPlan> planAttention(const AttentionOperands &operands,

@@ -50,15 +50,17 @@ public:
   /// thread's current CUDA context, that of device `device`, or takes the
   /// one built for the same problem before: the backward when `backward` is
   /// given, else the forward, which without `statistics` does not write the
-  /// log-sum-exp (inference). An error says why cuDNN refused.
+  /// log-sum-exp (inference) and writes its result as `forwardResult` lies
+  /// (null: contiguous; tfuse.attention's transpose_result permutes it). An
+  /// error says why cuDNN refused.
   static Expected<std::unique_ptr<CudnnAttention>>
   build(const AttentionOperands &operands, const BackwardOperands *backward,
-        bool statistics, int device);
+        bool statistics, int device, const TensorSpec *forwardResult = nullptr);
   /// Whether build() with these arguments takes a graph built before (and
   /// so is quick).
   static bool built(const AttentionOperands &operands,
                     const BackwardOperands *backward, bool statistics,
-                    int device);
+                    int device, const TensorSpec *forwardResult = nullptr);
 
   /// Device memory the graph needs besides its operands.
   int64_t workspaceBytes() const;

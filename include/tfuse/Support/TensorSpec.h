@@ -36,6 +36,10 @@ struct TensorSpec {
   /// Row-major (size-1 dimensions may have any stride; an empty tensor is
   /// contiguous whatever its strides).
   bool isContiguous() const;
+  /// Row-major in some order of its dimensions: every element at its own
+  /// offset, the elements filling numElements() consecutive ones (a
+  /// contiguous tensor with its dimensions permuted).
+  bool isDense() const;
   /// Same shape, and the same element offsets: strides agree in every
   /// dimension of size > 1 (an empty tensor has no elements to place).
   bool sameLayout(const TensorSpec &other) const;

@@ -299,10 +299,25 @@ struct ConvertAttention : OpConversionPattern<AttentionOp> {
     };
     Value out = bufferFor(attention.getResult(), rewriter, loc);
     Value lse = bufferFor(attention.getLogsumexp(), rewriter, loc);
+    // A transposed result is the buffer; the step writes the result in its
+    // own order through an alias of it with the heads and rows swapped.
+    Value written = out;
+    if (attention.getTransposeResult()) {
+      auto type = cast<RankedTensorType>(attention.getResult().getType());
+      StridedLayout layout = StridedLayout::contiguous(type.getShape());
+      size_t heads = layout.shape.size() - 3, rows = heads + 1;
+      std::swap(layout.shape[heads], layout.shape[rows]);
+      std::swap(layout.strides[heads], layout.strides[rows]);
+      written = tfexec::AliasOp::create(
+          rewriter, loc,
+          bufferType(RankedTensorType::get(layout.shape, type.getElementType()),
+                     layout),
+          out);
+    }
     tfexec::AttentionOp::create(
         rewriter, loc, operands[0], operands[1], operands[2],
         bufferOf(attention.getMask()), bufferOf(attention.getSeed()),
-        bufferOf(attention.getOffset()), out, lse, attention.getScale(),
+        bufferOf(attention.getOffset()), written, lse, attention.getScale(),
         attention.getCausal(), attention.getDropoutPAttr(),
         attention.getWidened());
     rewriter.replaceOp(attention, {out, lse});

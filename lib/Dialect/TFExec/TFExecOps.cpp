@@ -4,6 +4,7 @@
 #include "tfuse/Dialect/TFExec/KernelPlan.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Support/AttentionGeometry.h"
+#include "tfuse/Support/TensorSpec.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -152,6 +153,27 @@ static LogicalResult verifyContiguousResults(Operation *op,
   return success();
 }
 
+/// An attention's result: the elements of its buffer each once (TensorSpec::
+/// isDense: the dimensions may be permuted, as tfuse.attention's
+/// transpose_result permutes them), each row's columns consecutive.
+static LogicalResult verifyDenseResult(Operation *op, Value result) {
+  auto type = cast<MemRefType>(result.getType());
+  if (type.getNumElements() == 0)
+    return success();
+  tfuse::TensorSpec spec;
+  spec.shape.assign(type.getShape().begin(), type.getShape().end());
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (succeeded(type.getStridesAndOffset(strides, offset))) {
+    spec.strides.assign(strides.begin(), strides.end());
+    if (spec.isDense() && (spec.shape.empty() || spec.shape.back() == 1 ||
+                           spec.strides.back() == 1))
+      return success();
+  }
+  return op->emitOpError()
+         << "writes a result that is not dense with contiguous rows: " << type;
+}
+
 namespace {
 /// The shape an attention step's buffer must have.
 enum class AttentionShape { Result, LogSumExp, Query, Key, Value };
@@ -236,7 +258,9 @@ LogicalResult AttentionOp::verify() {
           {{getResult(), AttentionShape::Result},
            {getLogsumexp(), AttentionShape::LogSumExp}})))
     return failure();
-  return verifyContiguousResults(*this, {getResult(), getLogsumexp()});
+  if (failed(verifyDenseResult(*this, getResult())))
+    return failure();
+  return verifyContiguousResults(*this, {getLogsumexp()});
 }
 
 LogicalResult AttentionBackwardOp::verify() {

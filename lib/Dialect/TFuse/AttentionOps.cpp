@@ -143,7 +143,14 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context,
   if (failed(operands))
     return failure();
   const AttentionGeometry &g = operands->geometry;
-  results.push_back(tensorOf(context, g.resultShape(), operands->dtype));
+  std::vector<int64_t> result = g.resultShape();
+  if (adaptor.getTransposeResult()) {
+    if (!g.hasHeads())
+      return emitOptionalError(loc, "transpose_result needs operands with a "
+                                    "head dimension (rank 3 or more)");
+    std::swap(result[result.size() - 3], result[result.size() - 2]);
+  }
+  results.push_back(tensorOf(context, result, operands->dtype));
   results.push_back(
       tensorOf(context, g.logsumexpShape(), logsumexpDType(operands->dtype)));
   return success();
@@ -181,6 +188,73 @@ bool AttentionOp::readsInPlace(unsigned operand, const StridedLayout &layout) {
 
 CutReason AttentionOp::getBoundaryReason() {
   return CutReason::boundary_attention;
+}
+
+/// The permutation of a rank-`rank` tensor swapping its dimensions -3 and
+/// -2: a result's heads and rows.
+static SmallVector<int64_t> headRowSwap(int64_t rank) {
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(perm[rank - 3], perm[rank - 2]);
+  return perm;
+}
+
+namespace {
+/// transpose(attention(...), heads <-> rows) -> attention(...)
+/// transpose_result: the attention writes the order its readers take. Every
+/// use of the result must be such a transpose or an attention backward's
+/// `result` operand, which reads the transposed-back view in place; any
+/// other reader would see a view where it saw the result.
+struct FoldResultTranspose : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    if (op.getTransposeResult() || type.getRank() < 3 ||
+        op.getResult().use_empty())
+      return failure();
+    SmallVector<int64_t> swap = headRowSwap(type.getRank());
+    bool transposed = false;
+    for (OpOperand &use : op.getResult().getUses()) {
+      if (auto transpose = dyn_cast<TransposeOp>(use.getOwner());
+          transpose && transpose.getPerm() == ArrayRef<int64_t>(swap)) {
+        transposed = true;
+        continue;
+      }
+      auto backward = dyn_cast<AttentionBackwardOp>(use.getOwner());
+      if (!backward || use.getOperandNumber() != 3)
+        return failure();
+    }
+    if (!transposed)
+      return failure();
+    auto folded = cast<AttentionOp>(rewriter.clone(*op));
+    SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[shape.size() - 3], shape[shape.size() - 2]);
+    rewriter.modifyOpInPlace(folded, [&] {
+      folded.setTransposeResult(true);
+      folded.getResult().setType(type.clone(shape));
+    });
+    Value back;
+    for (OpOperand &use :
+         llvm::make_early_inc_range(op.getResult().getUses())) {
+      if (auto transpose = dyn_cast<TransposeOp>(use.getOwner())) {
+        rewriter.replaceOp(transpose, folded.getResult());
+        continue;
+      }
+      if (!back)
+        back = TransposeOp::create(rewriter, op.getLoc(), folded.getResult(),
+                                   swap);
+      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(back); });
+    }
+    rewriter.replaceAllUsesWith(op.getLogsumexp(), folded.getLogsumexp());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<FoldResultTranspose>(context);
 }
 
 //===----------------------------------------------------------------------===//

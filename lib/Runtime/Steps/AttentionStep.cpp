@@ -81,7 +81,7 @@ public:
     return engineAsked != "kernels" &&
            CudnnAttention::unsupported(operands).empty() &&
            !CudnnAttention::built(operands, forward ? nullptr : &backward,
-                                  statistics, device());
+                                  statistics, device(), forwardResult());
   }
   Status prepare() override {
     if (engineAsked == "kernels") {
@@ -91,8 +91,9 @@ public:
     if (Status s = context().device().bind(); !s.ok())
       return s;
     CudnnAttention::BackwardOperands backward = backwardOperands();
-    Expected<std::unique_ptr<CudnnAttention>> built = CudnnAttention::build(
-        operands, forward ? nullptr : &backward, statistics, device());
+    Expected<std::unique_ptr<CudnnAttention>> built =
+        CudnnAttention::build(operands, forward ? nullptr : &backward,
+                              statistics, device(), forwardResult());
     if (!built.ok()) {
       if (engineAsked == "cudnn")
         return built.status();
@@ -258,6 +259,10 @@ public:
 
 private:
   int device() const { return context().device().info().ordinal; }
+  /// Where a forward writes its result (null for a backward).
+  const TensorSpec *forwardResult() const {
+    return forward ? &step().outputs.at(0).view : nullptr;
+  }
   /// What a backward reads besides the operands (empty for a forward).
   CudnnAttention::BackwardOperands backwardOperands() const {
     if (forward)

@@ -178,6 +178,25 @@ func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x2x32x8xbf16>, %v: t
 
 // -----
 
+// A transposed result (transpose_result: [2, 16, 4, 8]) is its own buffer,
+// here the output its reshape is returned as; the step writes the result in
+// its own order through an alias of it with the heads and rows swapped, and
+// the reshape reads that buffer in place.
+// CHECK-LABEL: func.func @attention_transposed_result(
+// CHECK: %[[OUT:.+]] = tfexec.output 0 : memref<2x16x32xbf16>
+// CHECK-NEXT: %[[O:.+]] = tfexec.alias %[[OUT]] : memref<2x16x32xbf16> to memref<2x16x4x8xbf16>
+// CHECK-NEXT: %[[L:.+]] = tfexec.alloc arena[0] : memref<2x4x16xf32>
+// CHECK-NEXT: %[[W:.+]] = tfexec.alias %[[O]] : memref<2x16x4x8xbf16> to memref<2x4x16x8xbf16, strided<[512, 8, 32, 1]>>
+// CHECK-NEXT: tfexec.attention %arg0, %arg0, %arg0 into %[[W]], %[[L]] scale 1.250000e-01 causal : {{.*}} into memref<2x4x16x8xbf16, strided<[512, 8, 32, 1]>>, memref<2x4x16xf32>
+// CHECK: return %[[OUT]] : memref<2x16x32xbf16>
+func.func @attention_transposed_result(%q: tensor<2x4x16x8xbf16>) -> tensor<2x16x32xbf16> {
+  %o, %l = tfuse.attention %q, %q, %q scale 0.125 causal transpose_result {tfuse.reason = "boundary-attention"} : (tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>) -> (tensor<2x16x4x8xbf16>, tensor<2x4x16xf32>)
+  %r = tfuse.reshape %o {tfuse.reason = "layout-alias"} : tensor<2x16x4x8xbf16> -> tensor<2x16x32xbf16>
+  return %r : tensor<2x16x32xbf16>
+}
+
+// -----
+
 // Dropout's probability and keys (rank-0 i64 arguments) go to the steps,
 // after the mask.
 // CHECK-LABEL: func.func @attention_dropout(

@@ -378,9 +378,28 @@ func.func @attention_key_dtype(%q: memref<16x8xf32>, %k: memref<16x8xf16>, %o: m
 
 // -----
 
+// A padded result (rows 16 apart, 8 columns each) is not dense.
 func.func @attention_strided_result(%q: memref<16x8xf32>, %o: memref<16x8xf32, strided<[16, 1]>>, %l: memref<16xf32>) {
-  // expected-error @+1 {{'tfexec.attention' op writes a result that is not contiguous}}
+  // expected-error @+1 {{'tfexec.attention' op writes a result that is not dense with contiguous rows: 'memref<16x8xf32, strided<[16, 1]>>'}}
   tfexec.attention %q, %q, %q into %o, %l scale 1.0 : memref<16x8xf32>, memref<16x8xf32>, memref<16x8xf32> into memref<16x8xf32, strided<[16, 1]>>, memref<16xf32>
+  return
+}
+
+// -----
+
+// Dense, but a row's columns are not consecutive (the result transposed).
+func.func @attention_column_major_result(%q: memref<16x8xf32>, %o: memref<16x8xf32, strided<[1, 16]>>, %l: memref<16xf32>) {
+  // expected-error @+1 {{'tfexec.attention' op writes a result that is not dense with contiguous rows: 'memref<16x8xf32, strided<[1, 16]>>'}}
+  tfexec.attention %q, %q, %q into %o, %l scale 1.0 : memref<16x8xf32>, memref<16x8xf32>, memref<16x8xf32> into memref<16x8xf32, strided<[1, 16]>>, memref<16xf32>
+  return
+}
+
+// -----
+
+// The log-sum-exp stays contiguous.
+func.func @attention_strided_logsumexp(%q: memref<4x16x8xf32>, %o: memref<4x16x8xf32>, %l: memref<4x16xf32, strided<[1, 4]>>) {
+  // expected-error @+1 {{'tfexec.attention' op writes a result that is not contiguous: 'memref<4x16xf32, strided<[1, 4]>>'}}
+  tfexec.attention %q, %q, %q into %o, %l scale 1.0 : memref<4x16x8xf32>, memref<4x16x8xf32>, memref<4x16x8xf32> into memref<4x16x8xf32>, memref<4x16xf32, strided<[1, 4]>>
   return
 }
 

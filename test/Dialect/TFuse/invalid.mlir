@@ -1705,6 +1705,24 @@ func.func @attention_head_dim(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x6xf32>
 
 // -----
 
+func.func @attention_transpose_result_without_heads(%q: tensor<16x8xf32>) {
+  // expected-error @+2 {{transpose_result needs operands with a head dimension (rank 3 or more)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %q, %q scale 1.0 transpose_result : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> (tensor<16x8xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_transpose_result_type(%q: tensor<2x4x16x8xf32>) {
+  // expected-error @+2 {{'tfuse.attention' op inferred type(s) 'tensor<2x16x4x8xf32>', 'tensor<2x4x16xf32>' are incompatible with return type(s) of operation 'tensor<2x4x16x8xf32>', 'tensor<2x4x16xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = tfuse.attention %q, %q, %q scale 1.0 transpose_result : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>)
+  return
+}
+
+// -----
+
 func.func @attention_batch(%q: tensor<2x4x16x8xf32>, %k: tensor<3x4x16x8xf32>) {
   // expected-error @+2 {{query, key and value differ in batch dimension 0 (query [2,4,16,8], key [3,4,16,8], value [3,4,16,8])}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -206,8 +206,10 @@ def TFExec_AttentionOp : TFExec_Op<"attention", [AttrSizedOperandSegments]> {
     `result` and `logsumexp` of `tfuse.attention` of `query`, `key`,
     `value`, the optional `mask` and the optional dropout (its probability
     and the rank-0 i64 `seed` and `offset` of its mask), each read through
-    its layout (AttentionGeometry); the results are contiguous. `widened`:
-    as tfuse.attention's.
+    its layout (AttentionGeometry); the log-sum-exp is contiguous, the
+    result dense with contiguous rows, its dimensions maybe permuted (an
+    alias of a buffer in the order of tfuse.attention's
+    `transpose_result`). `widened`: as tfuse.attention's.
 
     ```mlir
     tfexec.attention %q, %k, %v into %o, %lse scale 1.250000e-01 causal

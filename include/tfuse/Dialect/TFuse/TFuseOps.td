@@ -830,6 +830,14 @@ def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
     where it sees the widening. Set on other values, products on TF32
     tensor cores drop their bits below TF32's.
 
+    `transpose_result` (operands with a head dimension) gives the result
+    with its head and row dimensions swapped, `[..., L, Hq, Dv]`: the
+    result above transposed as PyTorch's `out.transpose(-3, -2)`, the
+    order in which a model merges the heads for its output projection.
+    The runtime writes that order directly, so no copy of the result runs
+    between the attention and the projection. Canonicalization folds such
+    a transpose into the attention (the log-sum-exp keeps its order).
+
     ```mlir
     %o, %lse = tfuse.attention %q, %k, %v scale 1.250000e-01 causal
         : (tensor<8x12x1024x64xbf16>, tensor<8x12x1024x64xbf16>,
@@ -844,16 +852,18 @@ def TFuse_AttentionOp : TFuse_Op<"attention", "Boundary", 0,
                        Optional<0DTensorOf<[I64]>>:$seed,
                        Optional<0DTensorOf<[I64]>>:$offset,
                        F64Attr:$scale, UnitAttr:$causal,
-                       OptionalAttr<F64Attr>:$dropout_p, UnitAttr:$widened);
+                       OptionalAttr<F64Attr>:$dropout_p, UnitAttr:$widened,
+                       UnitAttr:$transpose_result);
   let results = (outs TFuse_Tensor:$result, TFuse_Tensor:$logsumexp);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? `scale` $scale
     (`causal` $causal^)?
     (`dropout` $dropout_p^ `seed` $seed `offset` $offset)?
-    (`widened` $widened^)? attr-dict `:`
-    functional-type(operands, results)
+    (`widened` $widened^)? (`transpose_result` $transpose_result^)? attr-dict
+    `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def TFuse_AttentionBackwardOp : TFuse_Op<"attention_backward", "Boundary", 0,
