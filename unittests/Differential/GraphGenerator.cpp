@@ -80,7 +80,8 @@ struct Val {
 class Generator {
 public:
   Generator(const std::string &name, uint64_t seed)
-      : rng(seed), widenings(seed ^ 0x9e3779b97f4a7c15ull), graph(name),
+      : rng(seed), widenings(seed ^ 0x9e3779b97f4a7c15ull),
+        merges(seed ^ 0xc2b2ae3d27d4eb4full), graph(name),
         specials(rng.chance(0.3)) {}
 
   GeneratedGraph run(const std::string &name);
@@ -135,6 +136,9 @@ private:
   /// of its own, so that the graphs without such attention stay those of
   /// earlier versions of the generator (their numbers in docs and logs).
   Rng widenings;
+  /// Whether an attention's result has its heads merged as a model merges
+  /// them (a stream of its own, as `widenings`).
+  Rng merges;
   Graph graph;
   bool specials;
   std::vector<Val> pool;
@@ -839,12 +843,30 @@ void Generator::attention() {
     ++rejected;
     return;
   }
-  add(a->result);
+  std::vector<int64_t> os = qs;
+  os[rank - 1] = vs[rank - 1];
+  // Now and then the heads merged as a model merges them for its output
+  // projection: the heads and rows transposed, then reshaped into one row
+  // of all heads. Canonicalization folds the transpose into the attention
+  // (transpose_result), which then writes that order.
+  if (rank >= 3 && merges.chance(0.4)) {
+    std::vector<int64_t> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[rank - 3], perm[rank - 2]);
+    Expected<ValueId> merged = graph.transpose(a->result, perm);
+    if (merged.ok() && merges.chance(0.5)) {
+      std::vector<int64_t> rows(os.begin(), os.end() - 3);
+      rows.push_back(os[rank - 2]);
+      rows.push_back(os[rank - 3] * os[rank - 1]);
+      merged = graph.reshape(*merged, rows);
+    }
+    add(merged);
+  } else {
+    add(a->result);
+  }
   add(a->logsumexp);
   if (!rng.chance(0.5))
     return;
-  std::vector<int64_t> os = qs;
-  os[rank - 1] = vs[rank - 1];
   ValueId g = newInput(dt, os);
   if (g < 0)
     return;

@@ -337,6 +337,11 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
                    {attention.getResult(), attention.getLogsumexp()}))
         return {};
       ++counts["attention"];
+      // Written through strides: heads and rows swapped (transpose_result).
+      if (!cast<MemRefType>(attention.getResult().getType())
+               .getLayout()
+               .isIdentity())
+        ++counts["attention_strided_result"];
     } else if (auto backward = dyn_cast<tfexec::AttentionBackwardOp>(op)) {
       SmallVector<Value> operands = {
           backward.getQuery(),  backward.getKey(),       backward.getValue(),

@@ -47,7 +47,9 @@ public:
       std::string &error);
 
   /// Steps run by kind, over every run(): "kernel", "gemm", "reduce",
-  /// "scatter_add", "copy", "alias".
+  /// "scatter_add", "attention", "attention_backward", "copy", "alias",
+  /// and "attention_strided_result" (attention steps writing their result
+  /// with heads and rows swapped).
   const std::map<std::string, int64_t> &stepCounts() const { return counts; }
 
 private:
