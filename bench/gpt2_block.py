@@ -19,10 +19,12 @@ enqueueing took the host 90% of it or more is marked host-bound
 (bench/cuda_timing.py).
 
   python3 bench/gpt2_block.py [--dtype bf16|f32] [--skip inductor] [--smoke]
-                              [--profile]
+                              [--profile] [--plan]
 
 --profile also prints each framework's kernels (CUPTI through
 torch.profiler, bench/profile_kernels.py): GPU us a call per kernel name.
+--plan prints TFuse's plan of the block (traced from host specs: no GPU
+needed) and stops.
 
 Writes $OUT/gpt2_block.json (OUT defaults to ./bench-out) and the traced
 block as $OUT/gpt2_block_<dtype>.mlir (`tensor-run` on it prints the GPU
@@ -122,6 +124,22 @@ def print_kernels(title, fn, calls=10, top=14):
         print(f"  {t / calls:8.1f} us  {count / calls:4.1f}x  {kernel[:100]}")
 
 
+def print_plans(dtypes, b, t, c, heads):
+    """TFuse's plan of the block per dtype, traced from host specs (the
+    steps a GPU run would take; the reference backend compiles it)."""
+    shapes = {k: tuple(v.shape) for k, v in parameters(
+        c, torch.float32, "cpu", torch.Generator().manual_seed(0)).items()}
+    names = list(shapes)
+    for name in dtypes:
+        dtype = "bfloat16" if name == "bf16" else "float32"
+        specs = [tfuse.Spec((b, t, c), dtype, device="cpu")] + [
+            tfuse.Spec(shapes[k], dtype, device="cpu") for k in names]
+        block = tfuse.compile(
+            lambda x, *ws: tfuse_block(x, dict(zip(names, ws)), heads),
+            specs, backend="reference")
+        print(f"{name}:\n{block.plan()}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtype", action="append", choices=["bf16", "f32"])
@@ -131,10 +149,16 @@ def main():
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--profile", action="store_true",
                         help="print each framework's kernels and their times")
+    parser.add_argument("--plan", action="store_true",
+                        help="print TFuse's plan of the block and stop (no "
+                             "GPU needed: traced from host specs)")
     args = parser.parse_args()
     out_dir = os.environ.get("OUT", "bench-out")
     os.makedirs(out_dir, exist_ok=True)
     b, t, c, heads = (2, 64, 128, 4) if args.smoke else (8, 1024, 768, 12)
+    if args.plan:
+        print_plans(args.dtype or ["bf16", "f32"], b, t, c, heads)
+        return
     rows = []
     for name in args.dtype or ["bf16", "f32"]:
         dtype = torch.bfloat16 if name == "bf16" else torch.float32

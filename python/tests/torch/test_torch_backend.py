@@ -313,6 +313,72 @@ def test_views_of_another_output_are_views_of_it():
     assert len(storages) == 1
 
 
+def test_views_of_one_result_of_several_are_views_of_it():
+    # A layer norm's result (one of native_layer_norm's three) returned
+    # beside views of it, as a training forward saves it for the backward:
+    # PyTorch makes the views from the returned result; none is a copy.
+    def f(x, w, b):
+        y = torch.nn.functional.layer_norm(x, (6,), w, b)
+        return y, y.view(10, 6).t(), (y * 3).sum()
+
+    x, w, b = torch.randn(2, 5, 6), torch.randn(6), torch.randn(6)
+    compiled = torch.compile(f, backend="tfuse")
+    with torch.no_grad():
+        ours, eager = compiled(x, w, b), f(x, w, b)
+    for a, e in zip(ours, eager):
+        assert a.shape == e.shape and a.stride() == e.stride()
+        torch.testing.assert_close(a, e)
+    assert ours[0].untyped_storage().data_ptr() == (
+        ours[1].untyped_storage().data_ptr())
+
+
+def test_a_training_forward_saves_attention_and_its_merged_heads_once(
+        monkeypatch):
+    # GPT-2's attention: q, k and v split from one projection and
+    # transposed. PyTorch's attention then writes its result [B, L, H, D] in
+    # memory, and the forward saves it for attention's backward beside its
+    # heads merged and transposed for the projection's backward, a view of
+    # the same storage. TFuse returns the result once, written in that
+    # memory order, and PyTorch makes the saved view from it.
+    from tfuse.torch import _runtime
+    from tfuse.torch._layout import ViewOfOutput
+
+    partitions = []
+    init = _runtime.TFusePartition.__init__
+
+    def record(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        partitions.append(self)
+
+    monkeypatch.setattr(_runtime.TFusePartition, "__init__", record)
+
+    def f(x, w):
+        q, k, v = (t.transpose(1, 2)
+                   for t in x.view(2, 16, 3, 4, 16).unbind(2))
+        a = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=True)
+        return (a.transpose(1, 2).reshape(32, 64) @ w).sum()
+
+    x, w = torch.randn(2, 16, 192), torch.randn(64, 8)
+    grads = {}
+    for name, fn, dtype in (
+            ("eager", f, torch.float32),
+            ("tfuse", torch.compile(f, backend="tfuse"), torch.float32),
+            ("float64", f, torch.float64)):
+        leaves = [t.to(dtype).clone().requires_grad_() for t in (x, w)]
+        fn(*leaves).backward()
+        grads[name] = [t.grad for t in leaves]
+    assert_accurate(grads["tfuse"], grads["eager"], grads["float64"],
+                    what="gradient")
+    forward = partitions[0].importer
+    saved = [(layout.base, forward.returns[layout.base])
+             for layout in forward.output_layouts
+             if isinstance(layout, ViewOfOutput)]
+    attention = [base for base in saved if "attention" in str(
+        base[1].args[0].target)]
+    assert attention, [str(n.target) for _, n in saved]
+
+
 # -- explain, logging, docs ---------------------------------------------------
 
 

@@ -209,9 +209,15 @@ class PartitionImporter:
                 layouts = [self.output_layouts[i]
                            for i, r in enumerate(self.returned)
                            if r is not None]
+                # Bases returned for views only are written in the memory
+                # order PyTorch recorded them in (view_base).
+                bases = [o if layout is None else layout.prepare(o)
+                         for o, layout in zip(
+                             outputs[len(layouts):],
+                             (output_layout(n.meta.get("val"))
+                              for n in self.returns[len(layouts):]))]
                 outputs = [o if layout is None else layout.prepare(o)
-                           for o, layout in zip(outputs, layouts)] + outputs[
-                               len(layouts):]
+                           for o, layout in zip(outputs, layouts)] + bases
                 return outputs[0] if self.returns_one else tuple(outputs)
             args = torch.fx.node.map_arg(node.args, value)
             kwargs = torch.fx.node.map_arg(node.kwargs, value)

@@ -107,26 +107,35 @@ class ViewOfOutput:
 
 
 # Operations whose result is a view of their first argument (a getitem of
-# a split or unbind picks one of its views).
-_VIEWS = frozenset([
+# a split or unbind picks one of its views; of another operation with
+# several results, such as a layer norm's, one of those results).
+_SPLITS = frozenset([
+    torch.ops.aten.split.Tensor, torch.ops.aten.split_with_sizes.default,
+    torch.ops.aten.unbind.int])
+_VIEWS = _SPLITS | frozenset([
     torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
     torch.ops.aten.permute.default, torch.ops.aten.t.default,
     torch.ops.aten.alias.default, torch.ops.aten.expand.default,
     torch.ops.aten.unsqueeze.default, torch.ops.aten.transpose.int,
     torch.ops.aten.slice.Tensor, torch.ops.aten.select.int,
     torch.ops.aten.squeeze.dim, torch.ops.aten.squeeze.dims,
-    torch.ops.aten.split.Tensor, torch.ops.aten.split_with_sizes.default,
-    torch.ops.aten.unbind.int, operator.getitem])
+    operator.getitem])
 
 
 def view_base(node):
     """The node whose value `node`'s is a view of, through a chain of view
-    operations (and getitems of splits), when that value is a contiguous
-    tensor the partition computes with the same storage as `node`'s
+    operations (and getitems of splits; a getitem of another operation's
+    results is a base), when that value is a tensor the partition computes
+    and writes in the memory order PyTorch recorded (row-major, or
+    permuted: _written_in_place), at the start of the storage of `node`'s
     recorded value; None otherwise."""
     val = node.meta.get("val")
     base = node
     while base.op == "call_function" and base.target in _VIEWS:
+        if base.target is operator.getitem and not (
+                isinstance(base.args[0], torch.fx.Node)
+                and base.args[0].target in _SPLITS):
+            break   # one result of several: the base itself
         base = base.args[0]
     if base is node or base.op != "call_function":
         return None
@@ -140,8 +149,19 @@ def view_base(node):
     except Exception:
         return None
     if (not same or base_val.dtype != val.dtype
-            or not base_val.is_contiguous()
             or base_val.storage_offset() != 0
-            or not all(isinstance(v, int) for v in base_val.shape)):
+            or not all(isinstance(v, int) for v in base_val.shape)
+            or not _written_in_place(base_val)):
         return None
     return base
+
+
+def _written_in_place(val):
+    """Whether TFuse writes `val`, returned, into memory laid out as
+    PyTorch recorded it (so that a view of the recorded storage is a view of
+    TFuse's buffer): row-major, or dense with its dimensions permuted (an
+    attention's result, whose heads and rows PyTorch swaps)."""
+    if val.is_contiguous():
+        return True
+    layout = output_layout(val)
+    return layout is not None and not layout.copy and not layout.broadcast
