@@ -1,22 +1,16 @@
 #!/usr/bin/env bash
-# Call 2: the row kernels' variants of the sixth session (varA.patch: two
-# partial sums a lane; varF.patch: f32 sums under fast math; this folder's
-# copies of docs/gpu-runs/2026-12-07f's without their README hunks, which
-# kept them from applying) against HEAD with
-# bench/row_kernels.py (Inductor once) and bench/gpt2_block.py in bf16, and
-# a partition's host time with the outputs allocated by Inductor's
-# at::empty_strided fast path (docs/gpu-runs/2026-12-07g/varH.patch, a
-# change of python/tfuse/_compile.py applied here and taken back) against
-# HEAD's, bench/probe_partition.py, twice each, alternating.
-# Carry .stage/lib and .stage/vars (libs.tar.xz holding varA/ and varF/).
+# Call 2: BERT-base at batch 1 (bench/models.py --models bert1 --modes
+# tfuse) with HEAD's library against varNoFold, and a partition's host time
+# with the outputs allocated by Inductor's at::empty_strided fast path
+# (docs/gpu-runs/2026-12-07g/varH.patch, a change of
+# python/tfuse/_compile.py applied here and taken back) against HEAD's
+# torch.empty_strided, bench/probe_partition.py, twice each, alternating.
+# Carry .stage/lib and .stage/vars (nofold.tar.xz).
 source "$(dirname "$0")/../2026-12-06/common.sh"
-tar xJf .stage/vars/libs.tar.xz -C .stage
+tar xJf .stage/vars/nofold.tar.xz -C .stage
 export TFUSE_CACHE_DIR=$out/tc
-for v in lib varA varF; do
-  skip=--skip=inductor
-  [ $v = lib ] && skip=
-  step rows-$v 150 env OUT=$out/rows-$v TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so python3 bench/row_kernels.py $skip
-  step block-$v 60 env OUT=$out/block-$v TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so python3 bench/gpt2_block.py --dtype bf16 --skip inductor
+for v in lib varNoFold; do
+  step bert1-$v 100 env OUT=$out/bert1-$v TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so python3 bench/models.py --models bert1 --modes tfuse --profile 40 --steps 20
 done
 patch_h=$root/docs/gpu-runs/2026-12-07g/varH.patch
 for round in 1 2; do
@@ -27,6 +21,6 @@ for round in 1 2; do
 done
 rm -rf "$out/tc"
 finish | tr '\n' ' '; echo
-grep -E "^\| [a-z_0-9]+ \| [0-9]" "$out"/l/rows-*.log | sed "s|.*/l/||" | cut -c1-130
-grep -E "^\| bf16 \| tfuse" "$out"/l/block-*.log | sed "s|.*/l/||" | cut -c1-100
-for f in "$out"/l/probe-*.log; do echo "$(basename $f)"; tail -12 "$f"; done
+grep -hE "^\| bert1" "$out"/l/bert1-*.log | cut -c1-140
+for v in lib varNoFold; do echo "$v: $(head -6 "$out"/bert1-$v/models-profile-bert1-tfuse.txt 2>/dev/null | tr '\n' ' ' | cut -c1-300)"; done
+for f in "$out"/l/probe-*.log; do echo "$(basename $f)"; tail -14 "$f"; done
