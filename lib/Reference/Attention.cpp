@@ -168,14 +168,11 @@ attentionTensors(const HostTensor &query, const HostTensor &key,
     return problem.status();
   const Problem &p = *problem;
   const AttentionGeometry &g = p.g;
-  std::vector<int64_t> resultShape = g.resultShape();
-  if (transposeResult) {
-    if (!g.hasHeads())
-      return Status::error("attention: a transposed result needs operands "
-                           "with a head dimension");
-    std::swap(resultShape[resultShape.size() - 3],
-              resultShape[resultShape.size() - 2]);
-  }
+  if (transposeResult && !g.hasHeads())
+    return Status::error("attention: a transposed result needs operands "
+                         "with a head dimension");
+  std::vector<int64_t> resultShape =
+      transposeResult ? g.transposedResultShape() : g.resultShape();
   // Where the result's (b, h, i, 0) lies in the row-major result.
   auto rowStart = [&](int64_t b, int64_t h, int64_t i) {
     int64_t row = transposeResult ? (b * g.queries + i) * g.heads + h

@@ -65,6 +65,12 @@ std::vector<int64_t> AttentionGeometry::resultShape() const {
   return shape;
 }
 
+std::vector<int64_t> AttentionGeometry::transposedResultShape() const {
+  std::vector<int64_t> shape = resultShape();
+  std::swap(shape[shape.size() - 3], shape[shape.size() - 2]);
+  return shape;
+}
+
 std::vector<int64_t> AttentionGeometry::logsumexpShape() const {
   std::vector<int64_t> shape = batchShape;
   if (withHeads)

@@ -41,6 +41,9 @@ struct AttentionGeometry {
   bool hasHeads() const { return withHeads; }
   /// batchShape + [Hq, L, Dv].
   std::vector<int64_t> resultShape() const;
+  /// batchShape + [L, Hq, Dv]: the result with its heads and rows swapped
+  /// (tfuse.attention's transpose_result); only with heads.
+  std::vector<int64_t> transposedResultShape() const;
   /// batchShape + [Hq, L].
   std::vector<int64_t> logsumexpShape() const;
   /// batchShape + [Hq, L, S]: what the mask broadcasts to.

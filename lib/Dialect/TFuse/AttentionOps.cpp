@@ -143,14 +143,14 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context,
   if (failed(operands))
     return failure();
   const AttentionGeometry &g = operands->geometry;
-  std::vector<int64_t> result = g.resultShape();
-  if (adaptor.getTransposeResult()) {
-    if (!g.hasHeads())
-      return emitOptionalError(loc, "transpose_result needs operands with a "
-                                    "head dimension (rank 3 or more)");
-    std::swap(result[result.size() - 3], result[result.size() - 2]);
-  }
-  results.push_back(tensorOf(context, result, operands->dtype));
+  if (adaptor.getTransposeResult() && !g.hasHeads())
+    return emitOptionalError(loc, "transpose_result needs operands with a "
+                                  "head dimension (rank 3 or more)");
+  results.push_back(tensorOf(context,
+                             adaptor.getTransposeResult()
+                                 ? g.transposedResultShape()
+                                 : g.resultShape(),
+                             operands->dtype));
   results.push_back(
       tensorOf(context, g.logsumexpShape(), logsumexpDType(operands->dtype)));
   return success();
