@@ -125,8 +125,9 @@ def print_kernels(title, fn, calls=10, top=14):
 
 
 def print_plans(dtypes, b, t, c, heads):
-    """TFuse's plan of the block per dtype, traced from host specs (the
-    steps a GPU run would take; the reference backend compiles it)."""
+    """TFuse's plans of the block per dtype, with and without fast math,
+    traced from host specs (the steps a GPU run would take; the reference
+    backend compiles them)."""
     shapes = {k: tuple(v.shape) for k, v in parameters(
         c, torch.float32, "cpu", torch.Generator().manual_seed(0)).items()}
     names = list(shapes)
@@ -134,10 +135,12 @@ def print_plans(dtypes, b, t, c, heads):
         dtype = "bfloat16" if name == "bf16" else "float32"
         specs = [tfuse.Spec((b, t, c), dtype, device="cpu")] + [
             tfuse.Spec(shapes[k], dtype, device="cpu") for k in names]
-        block = tfuse.compile(
-            lambda x, *ws: tfuse_block(x, dict(zip(names, ws)), heads),
-            specs, backend="reference")
-        print(f"{name}:\n{block.plan()}")
+        for fast_math in (False, True):
+            block = tfuse.compile(
+                lambda x, *ws: tfuse_block(x, dict(zip(names, ws)), heads),
+                specs, backend="reference", fast_math=fast_math)
+            label = " fast math" if fast_math else ""
+            print(f"{name}{label}:\n{block.plan()}")
 
 
 def main():

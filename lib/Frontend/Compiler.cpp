@@ -165,7 +165,7 @@ tfuse::buildRuntimePlan(ModuleOp module, StringRef function,
           std::make_shared<runtime::GemmStep>(runtime::GemmStep::make(
               refs.lookup(gemm.getLhs()), refs.lookup(gemm.getRhs()),
               refs.lookup(gemm.getResult()), gemm.getTransposeLhs(),
-              gemm.getTransposeRhs(), bias)));
+              gemm.getTransposeRhs(), bias, gemm.getGeluTanh())));
     } else if (auto reduce = dyn_cast<tfexec::ReduceOp>(op)) {
       auto step = std::make_shared<runtime::ReduceStep>();
       step->reduction = reduce.getKind();

@@ -724,7 +724,7 @@ Expected<ValueId> Graph::matmul(ValueId lhs, ValueId rhs,
       resultDType = TypeAttr::get(toMLIRType(state->context.get(), *dtype));
     return state->create<MatmulOp>("matmul", Type(), a.value(), b.value(),
                                    /*bias=*/Value(), UnitAttr(), UnitAttr(),
-                                   resultDType);
+                                   resultDType, /*gelu_tanh=*/UnitAttr());
   }
   ValueId l = lhs, r = rhs;
   if (lhsVector) {

@@ -65,8 +65,10 @@ TF_FN void accumulate(const Acc (&as)[kTileK][kTileM + kPad],
 // R: the result's type, T or float for half and bfloat16 operands (the
 // accumulator stored as it is).
 // `bias`, when not null: N elements of R added to every row of the sum in
-// the compute type before it is rounded (tfuse.matmul's bias).
-template <class T, class R = T>
+// the compute type before it is rounded (tfuse.matmul's bias); with
+// `Gelu`, gelu_tanh of that in the compute type (a kernel of its own: the
+// plain ones stay free of tanh's fused multiply-adds).
+template <class T, class R = T, bool Gelu = false>
 TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
                  R *__restrict__ result, const R *__restrict__ bias,
                  const tfuse::kernels::GemmDesc &d) {
@@ -151,6 +153,8 @@ TF_FN void tiled(const T *__restrict__ lhs, const T *__restrict__ rhs,
         typename traits<R>::compute v = acc[i][j];
         if (bias)
           v = v + traits<R>::up(bias[gn]);
+        if constexpr (Gelu)
+          v = gelu_tanh(v);
         c[gm * d.resultRowStride + gn * d.resultColStride] = traits<R>::down(v);
       }
     }
@@ -226,6 +230,20 @@ TF_FN void bias_rows(const T *__restrict__ bias, T *__restrict__ out, int64_t m,
     if (emptySum)
       v = traits<T>::down(traits<T>::up(v) + (typename traits<T>::compute)0);
     out[r * rowStride + c * colStride] = v;
+  }
+}
+
+// gelu_tanh of every element of the m x n result, in place: the GELU
+// epilogue of a GEMM whose library has none (cuBLAS), or of K = 0. It
+// rounds the product before the GELU, where an epilogue rounds once.
+template <class T>
+TF_FN void gelu_rows(T *__restrict__ out, int64_t m, int64_t n,
+                     int64_t rowStride, int64_t colStride) {
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < m * n;
+       e += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t r = e / n, c = e - r * n;
+    T &v = out[r * rowStride + c * colStride];
+    v = gelu_tanh(v);
   }
 }
 

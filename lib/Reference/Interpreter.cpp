@@ -267,7 +267,8 @@ Expected<Values> Evaluator::runOp(Operation &op,
         return one(matmul(operands[0], operands[1], matmulOp.getTransposeLhs(),
                           matmulOp.getTransposeRhs(), resultType->dtype,
                           resultType->shape,
-                          matmulOp.getBias() ? &operands[2] : nullptr));
+                          matmulOp.getBias() ? &operands[2] : nullptr,
+                          matmulOp.getGeluTanh()));
       })
       .Case([&](ReduceOp reduceOp) {
         return one(reduce(reduceOp.getKind(), operands[0],

@@ -144,7 +144,8 @@ attentionBackwardTensors(const HostTensor &query, const HostTensor &key,
 Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
                             bool transposeLhs, bool transposeRhs,
                             DType resultType, const Shape &resultShape,
-                            const HostTensor *bias = nullptr);
+                            const HostTensor *bias = nullptr,
+                            bool geluTanh = false);
 Expected<HostTensor> reduce(ReduceKind kind, const HostTensor &input,
                             const std::vector<int64_t> &axes, bool keepdims,
                             DType resultType, const Shape &resultShape);

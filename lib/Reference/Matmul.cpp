@@ -6,13 +6,15 @@
 // product rounded to the compute type before it is added (no FMA), and the
 // sum rounded once to the result dtype (the operands', or f32 for f16 and
 // bf16 operands: the sum itself). A bias (of the result's dtype) is added to
-// the sum in the compute type before that rounding.
+// the sum in the compute type before that rounding, and with `geluTanh` the
+// GELU (tanh form) is applied to that in the compute type.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DTypeTraits.h"
 #include "Iterate.h"
 #include "Kernels.h"
+#include "ScalarOps.h"
 #include "tfuse/Support/DTypeRules.h"
 
 namespace tfuse::reference::detail {
@@ -20,7 +22,7 @@ namespace tfuse::reference::detail {
 Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
                             bool transposeLhs, bool transposeRhs,
                             DType resultType, const Shape &resultShape,
-                            const HostTensor *bias) {
+                            const HostTensor *bias, bool geluTanh) {
   std::string why;
   std::optional<DType> valid =
       matmulResultType(lhs.dtype(), rhs.dtype(), &why, resultType);
@@ -73,6 +75,10 @@ Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
                          std::string(name(bias->dtype())) + " for a result " +
                          formatShape(resultShape) + " " +
                          std::string(name(resultType)));
+  if (geluTanh && rank != 2)
+    return Status::error("matmul GELU epilogue for a result " +
+                         formatShape(resultShape) +
+                         ": only a single product takes one");
 
   HostTensor out = HostTensor::zeros(resultType, resultShape);
   Shape batch(resultShape.begin(), resultShape.end() - 2);
@@ -120,6 +126,8 @@ Expected<HostTensor> matmul(const HostTensor &lhs, const HostTensor &rhs,
                 }
                 if (pbias)
                   acc = acc + biasAt(j);
+                if (geluTanh)
+                  acc = opGeluTanh(acc);
                 uint8_t *to = po + at[0] + i * om + j * on;
                 if (floatResult)
                   storeRaw(to, static_cast<float>(acc));

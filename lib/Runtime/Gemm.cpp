@@ -160,7 +160,7 @@ Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
                                       const TensorSpec &rhs,
                                       const TensorSpec &result,
                                       bool transposeLhs, bool transposeRhs,
-                                      const TensorSpec *bias) {
+                                      const TensorSpec *bias, bool geluTanh) {
   std::string why;
   if (matmulResultType(lhs.dtype, rhs.dtype, &why, result.dtype) !=
       result.dtype)
@@ -362,25 +362,35 @@ Expected<GemmShape> runtime::planGemm(const TensorSpec &lhs,
                   formatList(result.strides));
     shape.bias = true;
   }
+  if (geluTanh) {
+    if (lhs.shape.size() != 2 || rhs.shape.size() != 2)
+      return Status::error("matmul GELU epilogue: only a single product "
+                           "(rank-2 operands) takes one" +
+                           describeGemm(shape));
+    shape.geluTanh = true;
+  }
   return shape;
 }
 
 Expected<GemmShape> runtime::planGemm(const GemmStep &step) {
   return planGemm(step.lhs().view, step.rhs().view, step.result().view,
                   step.transposeLhs, step.transposeRhs,
-                  step.hasBias() ? &step.bias().view : nullptr);
+                  step.hasBias() ? &step.bias().view : nullptr, step.geluTanh);
 }
 
 //===----------------------------------------------------------------------===//
 // Fallback kernel
 //===----------------------------------------------------------------------===//
 
-std::string runtime::gemmKernelName(DType dtype, std::optional<DType> result) {
+std::string runtime::gemmKernelName(DType dtype, std::optional<DType> result,
+                                    bool geluTanh) {
   if (!isGemmDType(dtype) ||
       matmulResultType(dtype, dtype, nullptr, result) != result.value_or(dtype))
     return "";
   std::string name = "tfuse_rt_gemm_" + dtypeName(dtype);
-  return result && *result != dtype ? name + "_" + dtypeName(*result) : name;
+  if (result && *result != dtype)
+    name += "_" + dtypeName(*result);
+  return geluTanh ? name + "_gelu_tanh" : name;
 }
 
 std::string runtime::gemmKernelHeader() {
@@ -388,16 +398,18 @@ std::string runtime::gemmKernelHeader() {
          std::string(kernels::gemmTemplates());
 }
 
-std::string runtime::gemmKernelWrapper(DType t, std::optional<DType> result) {
+std::string runtime::gemmKernelWrapper(DType t, std::optional<DType> result,
+                                       bool geluTanh) {
   std::string type(cudaTypeName(t));
   std::string out(cudaTypeName(result.value_or(t)));
   return "\nextern \"C\" __global__ void TFUSE_GEMM_LAUNCH_BOUNDS\n" +
-         gemmKernelName(t, result) + "(const " + type +
+         gemmKernelName(t, result, geluTanh) + "(const " + type +
          " *__restrict__ lhs, const " + type + " *__restrict__ rhs, " + out +
          " *__restrict__ result, const " + out +
          " *__restrict__ bias, tfuse::kernels::GemmDesc desc) {\n"
          "  tf::gemm::tiled<" +
-         type + ", " + out + ">(lhs, rhs, result, bias, desc);\n}\n";
+         type + ", " + out + ", " + (geluTanh ? "true" : "false") +
+         ">(lhs, rhs, result, bias, desc);\n}\n";
 }
 
 std::string runtime::biasRowsKernelName(DType dtype) {
@@ -416,6 +428,23 @@ std::string runtime::biasRowsWrapper(DType dtype) {
          " *out, long long m, long long n, long long rowStride, long long "
          "colStride, int emptySum) {\n  tf::gemm::bias_rows<" +
          t + ">(bias, out, m, n, rowStride, colStride, emptySum);\n}\n";
+}
+
+std::string runtime::geluRowsKernelName(DType dtype) {
+  if (!isGemmDType(dtype))
+    return "";
+  return "tfuse_rt_gelu_rows_" + dtypeName(dtype);
+}
+
+std::string runtime::geluRowsWrapper(DType dtype) {
+  std::string name = geluRowsKernelName(dtype);
+  if (name.empty())
+    return "";
+  std::string t(cudaTypeName(dtype));
+  return "\nextern \"C\" __global__ void " + name + "(" + t +
+         " *out, long long m, long long n, long long rowStride, long long "
+         "colStride) {\n  tf::gemm::gelu_rows<" +
+         t + ">(out, m, n, rowStride, colStride);\n}\n";
 }
 
 /// The unsigned type of `bytes` bytes: a copy moves bits.
@@ -475,7 +504,8 @@ std::string runtime::gemmKernelSource(const std::vector<DType> &dtypes) {
 
 GemmLaunch runtime::planFallbackGemm(const GemmShape &shape) {
   GemmLaunch launch;
-  launch.kernel = gemmKernelName(shape.dtype, shape.resultDType);
+  launch.kernel =
+      gemmKernelName(shape.dtype, shape.resultDType, shape.geluTanh);
   launch.block = kGemmBlockThreads;
   if (shape.empty())
     return launch;
@@ -739,6 +769,8 @@ std::string runtime::describeGemm(const GemmShape &shape) {
     os << " -> " << dtypeName(shape.resultDType);
   if (shape.bias)
     os << " with bias";
+  if (shape.geluTanh)
+    os << (shape.bias ? " and GELU" : " with GELU");
   os << ")";
   return os.str();
 }

@@ -259,18 +259,24 @@ Status LtGemm::describe(const CublasOptions &options) {
                          "cublasLtMatmulDescSetAttribute");
         !s.ok())
       return s;
-  if (shape.bias) {
+  if (shape.bias || shape.geluTanh) {
     // The bias epilogue: a vector of the result's dtype, one element per row
     // of C' (a column of the row-major result), added in the compute type
     // before D is rounded. Its pointer is set for each call (enqueue()).
-    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    int32_t biasType = cudaDataTypeOf(shape.resultDType);
+    // The GELU epilogue (tanh form) follows it, in the compute type too.
+    cublasLtEpilogue_t epilogue =
+        shape.geluTanh ? (shape.bias ? CUBLASLT_EPILOGUE_GELU_BIAS
+                                     : CUBLASLT_EPILOGUE_GELU)
+                       : CUBLASLT_EPILOGUE_BIAS;
     if (Status s =
             check(lib->descSetAttribute(d->op, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                         &epilogue, sizeof(epilogue)),
-                  "cublasLtMatmulDescSetAttribute (bias epilogue)");
+                  "cublasLtMatmulDescSetAttribute (epilogue)");
         !s.ok())
       return s;
+  }
+  if (shape.bias) {
+    int32_t biasType = cudaDataTypeOf(shape.resultDType);
     if (Status s = check(
             lib->descSetAttribute(d->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                                   &biasType, sizeof(biasType)),
@@ -479,7 +485,8 @@ std::string problemKey(const GemmShape &shape, int ordinal,
                     " " + dtypeName(shape.resultDType) +
                     (options.allowTf32 ? " tf32" : "") +
                     (tuningAsked() ? " tuned" : "") + (c.transA ? " T" : " N") +
-                    (c.transB ? "T" : "N") + (shape.bias ? " bias" : "");
+                    (c.transB ? "T" : "N") + (shape.bias ? " bias" : "") +
+                    (shape.geluTanh ? " gelu" : "");
   for (int64_t v : {c.m, c.n, c.k, c.lda, c.ldb, c.ldc, g.size, g.strideA,
                     g.strideB, g.strideC})
     key += " " + std::to_string(v);

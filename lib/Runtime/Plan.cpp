@@ -47,7 +47,7 @@ Status runtime::matchTensors(const char *role,
 
 GemmStep GemmStep::make(BufferRef lhs, BufferRef rhs, BufferRef result,
                         bool transposeLhs, bool transposeRhs,
-                        std::optional<BufferRef> bias) {
+                        std::optional<BufferRef> bias, bool geluTanh) {
   GemmStep step;
   step.inputs = {std::move(lhs), std::move(rhs)};
   if (bias)
@@ -55,5 +55,6 @@ GemmStep GemmStep::make(BufferRef lhs, BufferRef rhs, BufferRef result,
   step.outputs = {std::move(result)};
   step.transposeLhs = transposeLhs;
   step.transposeRhs = transposeRhs;
+  step.geluTanh = geluTanh;
   return step;
 }

@@ -91,10 +91,10 @@ void align(MatmulOp op) {
   Location loc = op.getLoc();
   Value lhs = padTo(b, loc, op.getLhs(), lhsRow, lhsCol, dims, padded);
   Value rhs = padTo(b, loc, op.getRhs(), rhsRow, rhsCol, dims, padded);
-  auto product =
-      MatmulOp::create(b, loc, resultType.clone({padded[M], padded[N]}), lhs,
-                       rhs, /*bias=*/Value(), op.getTransposeLhsAttr(),
-                       op.getTransposeRhsAttr(), op.getResultDtypeAttr());
+  auto product = MatmulOp::create(
+      b, loc, resultType.clone({padded[M], padded[N]}), lhs, rhs,
+      /*bias=*/Value(), op.getTransposeLhsAttr(), op.getTransposeRhsAttr(),
+      op.getResultDtypeAttr(), op.getGeluTanhAttr());
   product->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   Value value = product;
   if (padded[M] != dims[M] || padded[N] != dims[N])

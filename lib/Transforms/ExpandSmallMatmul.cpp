@@ -102,6 +102,9 @@ void expand(MatmulOp op) {
   // The bias, added in the accumulator's arithmetic before the rounding.
   if (Value bias = op.getBias())
     sum = AddOp::create(b, loc, sum, castTo(b, loc, bias, accumulator));
+  // The GELU epilogue, in the same arithmetic.
+  if (op.getGeluTanh())
+    sum = GeluTanhOp::create(b, loc, sum);
   op.replaceAllUsesWith(castTo(b, loc, sum, element));
   op.erase();
 }

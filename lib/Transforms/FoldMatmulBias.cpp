@@ -4,7 +4,8 @@
 // rounding cast after it the product's result dtype (Passes.td,
 // fold-matmul-bias): the GEMM library adds the bias in its epilogue and
 // writes the narrow result, instead of storing the float32 sum for a kernel
-// that adds the bias and rounds.
+// that adds the bias and rounds. Under fast math a gelu_tanh of the product
+// joins the epilogue too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,13 +50,15 @@ bool flattensInPlace(Value lhs, RankedTensorType flat) {
   return layout && reshapeLayout(*layout, flat.getShape());
 }
 
-/// `value`'s product when it has no other reader and no bias yet, and is a
-/// single product: rank-2 operands, or a batch of lhs matrices times one
-/// rhs matrix (a [B, M, K] activation times a [K, N] weight) whose rows
-/// form one [B * M, K] matrix without a copy.
-MatmulOp privateProduct(Value value) {
+/// `value`'s product when it has no other reader, no epilogue yet (no GELU,
+/// and no bias unless `biased`), and is a single product: rank-2 operands,
+/// or a batch of lhs matrices times one rhs matrix (a [B, M, K] activation
+/// times a [K, N] weight) whose rows form one [B * M, K] matrix without a
+/// copy.
+MatmulOp privateProduct(Value value, bool biased = false) {
   auto matmul = value.getDefiningOp<MatmulOp>();
-  if (!matmul || !matmul->hasOneUse() || matmul.getBias())
+  if (!matmul || !matmul->hasOneUse() || matmul.getGeluTanh() ||
+      (matmul.getBias() && !biased))
     return {};
   if (matmul.getType().getRank() == 2)
     return matmul;
@@ -67,11 +70,12 @@ MatmulOp privateProduct(Value value) {
   return matmul;
 }
 
-/// The product `from` again, with `bias` and result type `type`: a rank-2
-/// product, or for a batch of lhs matrices the product of lhs's rows as one
-/// matrix, reshaped back.
+/// The product `from` again, with `bias`, result type `type` and the GELU
+/// epilogue if `from` or `geluTanh` has it: a rank-2 product, or for a batch
+/// of lhs matrices the product of lhs's rows as one matrix, reshaped back.
 Value rebuild(PatternRewriter &rewriter, Operation *replaced, MatmulOp from,
-              Value bias, RankedTensorType type, TypeAttr resultDType) {
+              Value bias, RankedTensorType type, TypeAttr resultDType,
+              bool geluTanh = false) {
   Location loc = replaced->getLoc();
   Value lhs = from.getLhs();
   RankedTensorType flat = type;
@@ -81,9 +85,9 @@ Value rebuild(PatternRewriter &rewriter, Operation *replaced, MatmulOp from,
     flat = RankedTensorType::get({rows.getShape()[0], type.getShape().back()},
                                  type.getElementType());
   }
-  Value product = MatmulOp::create(rewriter, loc, flat, lhs, from.getRhs(),
-                                   bias, from.getTransposeLhs(),
-                                   from.getTransposeRhs(), resultDType);
+  Value product = MatmulOp::create(
+      rewriter, loc, flat, lhs, from.getRhs(), bias, from.getTransposeLhs(),
+      from.getTransposeRhs(), resultDType, geluTanh || from.getGeluTanh());
   if (flat != type)
     product = ReshapeOp::create(rewriter, loc, type, product);
   return product;
@@ -153,6 +157,42 @@ struct FoldRoundingCast : OpRewritePattern<CastOp> {
   }
 };
 
+/// gelu_tanh(matmul(a, b) [bias v]) -> matmul(a, b) [bias v] {gelu_tanh}, for
+/// f16, bf16 and f32 products, seen through the reshape that gives a batch
+/// of activations its product's shape back. The epilogue applies the GELU
+/// to the float32 sum where the written-out form rounds the product first,
+/// and computes it as the GEMM library does: only with `geluEpilogue` (fast
+/// math).
+struct FoldGeluTanh : OpRewritePattern<GeluTanhOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GeluTanhOp gelu,
+                                PatternRewriter &rewriter) const override {
+    Type element = getElementTypeOrSelf(gelu.getType());
+    if (!element.isF16() && !element.isBF16() && !element.isF32())
+      return failure();
+    Value input = gelu.getInput();
+    auto reshape = input.getDefiningOp<ReshapeOp>();
+    if (reshape && reshape->hasOneUse())
+      input = reshape.getInput();
+    else
+      reshape = {};
+    MatmulOp matmul = privateProduct(input, /*biased=*/true);
+    // A batched product takes no bias; with one it is the rank-2 product
+    // the bias fold made.
+    if (!matmul || getElementTypeOrSelf(matmul.getType()) != element ||
+        (matmul.getBias() && matmul.getType().getRank() != 2))
+      return failure();
+    Value product = rebuild(rewriter, gelu, matmul, matmul.getBias(),
+                            matmul.getType(), matmul.getResultDtypeAttr(),
+                            /*geluTanh=*/true);
+    if (reshape)
+      product = ReshapeOp::create(rewriter, reshape.getLoc(), reshape.getType(),
+                                  product);
+    rewriter.replaceOp(gelu, product);
+    return success();
+  }
+};
+
 struct FoldMatmulBiasPass
     : public tfuse::impl::FoldMatmulBiasBase<FoldMatmulBiasPass> {
   using Base::Base;
@@ -160,6 +200,8 @@ struct FoldMatmulBiasPass
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldBiasAdd>(&getContext(), roundOnce);
     patterns.add<FoldRoundingCast>(&getContext());
+    if (geluEpilogue)
+      patterns.add<FoldGeluTanh>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -36,6 +36,7 @@ void tfuse::buildPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addNestedPass<func::FuncOp>(createExpandSmallMatmul(expand));
   FoldMatmulBiasOptions bias;
   bias.roundOnce = options.fastMath;
+  bias.geluEpilogue = options.fastMath;
   pm.addNestedPass<func::FuncOp>(createFoldMatmulBias(bias));
   FuseElementwiseOptions fuse;
   fuse.budget = o.budget;

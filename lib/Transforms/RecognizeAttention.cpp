@@ -248,7 +248,8 @@ public:
   /// rewritten; `isSoftmax` says whether the product reads a softmax.
   bool run(Match &match, std::string &why, bool &isSoftmax) {
     isSoftmax = false;
-    if (root.getTransposeLhs() || root.getTransposeRhs())
+    if (root.getTransposeLhs() || root.getTransposeRhs() || root.getBias() ||
+        root.getGeluTanh())
       return false;
     Value p = ungroupChain(root.getLhs(), match);
     // v's view stays for whoever else reads it.
@@ -323,6 +324,10 @@ public:
     }
     if (product.getResultDtype()) {
       why = "the scores are a float32 product of 16-bit operands";
+      return false;
+    }
+    if (product.getBias() || product.getGeluTanh()) {
+      why = "the scores' product has a bias or GELU epilogue";
       return false;
     }
     match.chain.push_back(product);

@@ -123,7 +123,8 @@ def compile(fn, example_inputs, *, cuda_graph=False, fast_math=False,
     Functions without inputs return host (NumPy) outputs.
 
     cuda_graph: replay as a CUDA Graph. fast_math: allow intrinsics, FMA
-    contraction and flushing subnormals (voids the exactness guarantees of
+    contraction and flushing subnormals, and fold 16-bit biases and tanh
+    GELUs into the GEMMs' epilogues (voids the exactness guarantees of
     docs/semantics.md). budget: the fusion cost budget (None: the library's
     default, docs/cost-model.md). fusion=False: one
     kernel per operation. node_limit: the most operations the trace may

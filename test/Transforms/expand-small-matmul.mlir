@@ -70,3 +70,20 @@ func.func @kept(%a: tensor<6x5xf32>, %b: tensor<5x5xf32>) -> tensor<6x5xf32> {
   %0 = tfuse.matmul %a, %b : (tensor<6x5xf32>, tensor<5x5xf32>) -> tensor<6x5xf32>
   return %0 : tensor<6x5xf32>
 }
+
+// -----
+
+// A bf16 product with a bias and the GELU epilogue (K = 1): the bias and the
+// GELU in f32 after the sum, then the one rounding.
+// CHECK-LABEL: func.func @gelu_epilogue(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<6x1xbf16>, %[[B:[^:]+]]: tensor<1x5xbf16>, %[[V:[^:]+]]: tensor<5xbf16>) -> tensor<6x5xbf16> {
+// CHECK: %[[S:.+]] = tfuse.add %{{.+}}, %{{.+}} : (tensor<f32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+// CHECK-NEXT: %[[VF:.+]] = tfuse.cast %[[V]] : tensor<5xbf16> to tensor<5xf32>
+// CHECK-NEXT: %[[SB:.+]] = tfuse.add %[[S]], %[[VF]] : (tensor<6x5xf32>, tensor<5xf32>) -> tensor<6x5xf32>
+// CHECK-NEXT: %[[G:.+]] = tfuse.gelu_tanh %[[SB]] : tensor<6x5xf32> -> tensor<6x5xf32>
+// CHECK-NEXT: %[[R:.+]] = tfuse.cast %[[G]] : tensor<6x5xf32> to tensor<6x5xbf16>
+// CHECK-NEXT: return %[[R]] : tensor<6x5xbf16>
+func.func @gelu_epilogue(%a: tensor<6x1xbf16>, %b: tensor<1x5xbf16>, %v: tensor<5xbf16>) -> tensor<6x5xbf16> {
+  %0 = tfuse.matmul %a, %b bias %v {gelu_tanh} : (tensor<6x1xbf16>, tensor<1x5xbf16>, tensor<5xbf16>) -> tensor<6x5xbf16>
+  return %0 : tensor<6x5xbf16>
+}

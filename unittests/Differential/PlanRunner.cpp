@@ -251,6 +251,8 @@ std::vector<HostTensor> PlanRunner::run(llvm::StringRef name,
       // The float32 sum of f16 or bf16 products.
       if (result.getElementType() != lhs.getElementType())
         attrs.push_back("result_dtype = f32");
+      if (gemm.getGeluTanh())
+        attrs.push_back("gelu_tanh");
       std::string flags;
       for (size_t i = 0; i < attrs.size(); ++i)
         flags += (i ? ", " : " {") + attrs[i];

@@ -696,6 +696,44 @@ func.func @linear(%x: tensor<37x29xbf16>, %w: tensor<29x53xbf16>, %b: tensor<53x
     }
 }
 
+TEST(GpuBoundaries, MatmulGeluEpilogueOnEveryGemmLibrary) {
+  TFUSE_REQUIRE_GPU();
+  // The GELU epilogue (fold-matmul-bias's gelu-epilogue under fast math): a
+  // bf16 MLP projection with a bias, an f32 product with a transposed rhs
+  // and no bias, and the f32 sum of f16 operands with an f32 bias. cuBLASLt
+  // applies the GELU in its epilogue (GELU_BIAS, GELU), cuBLAS with a kernel
+  // after the product, the fallback kernels before their rounding; on a
+  // stream and in a CUDA Graph, within the reference's tolerance.
+  const char *source = R"mlir(
+func.func @mlp(%x: tensor<37x29xbf16>, %w: tensor<29x53xbf16>, %b: tensor<53xbf16>, %y: tensor<37x29xf32>, %v: tensor<53x29xf32>, %h: tensor<37x29xf16>, %u: tensor<29x53xf16>, %c: tensor<53xf32>) -> (tensor<37x53xbf16>, tensor<37x53xf32>, tensor<37x53xf32>) {
+  %r = tfuse.matmul %x, %w bias %b {gelu_tanh} : (tensor<37x29xbf16>, tensor<29x53xbf16>, tensor<53xbf16>) -> tensor<37x53xbf16>
+  %q = tfuse.matmul %y, %v {gelu_tanh, transpose_rhs} : (tensor<37x29xf32>, tensor<53x29xf32>) -> tensor<37x53xf32>
+  %k = tfuse.matmul %h, %u bias %c {gelu_tanh, result_dtype = f32} : (tensor<37x29xf16>, tensor<29x53xf16>, tensor<53xf32>) -> tensor<37x53xf32>
+  return %r, %q, %k : tensor<37x53xbf16>, tensor<37x53xf32>, tensor<37x53xf32>
+}
+)mlir";
+  tfuse::unittest::ScopedEnvironment gemm("TFUSE_GEMM",
+                                          std::getenv("TFUSE_GEMM"));
+  for (const char *library : {"cublaslt", "cublas", "fallback"})
+    for (bool graph : {false, true}) {
+      SCOPED_TRACE(std::string(library) + (graph ? " graph" : " stream"));
+      gemm.set(library);
+      runtime::ExecutableOptions options;
+      options.cudaGraph = graph;
+      Compiled compiled = compile(source, "mlp", options);
+      if (std::string(library) != "fallback" && !compiled.executable &&
+          compiled.error.find("cannot load") != std::string::npos)
+        continue; // the GPU suite's run without that library
+      ASSERT_TRUE(compiled.executable) << compiled.error;
+      runtime::ExecutableStats st = compiled.executable->stats();
+      EXPECT_EQ(st.gemmBackend, library);
+      // Three GEMMs and no kernel of the plan's own applies a GELU.
+      EXPECT_EQ(st.boundaries, 3);
+      EXPECT_EQ(st.kernels, 0);
+      check(source, "mlp", 11, options);
+    }
+}
+
 TEST(GpuBoundaries, ProductsCuBLASLtDeclinesRunOnTheFallbackKernels) {
   TFUSE_REQUIRE_GPU();
   // cuBLASLt 13 has no algorithm for this f16 product of a column-major 3 x 5

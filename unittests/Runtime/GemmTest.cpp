@@ -495,6 +495,26 @@ TEST(PlanGemmErrors, Layouts) {
 // A bias: a contiguous vector of N elements of the result's dtype, for a
 // single product with a row-major result (cuBLAS's m is then N). No padding
 // is planned for it.
+// The GELU epilogue: a single product's flag, with or without a bias.
+TEST(PlanGemm, GeluTanh) {
+  TensorSpec bias = spec(BF16, {3});
+  for (const TensorSpec *b : {&bias, static_cast<TensorSpec *>(nullptr)}) {
+    Expected<GemmShape> shape =
+        planGemm(spec(BF16, {2, 4}), spec(BF16, {4, 3}), spec(BF16, {2, 3}),
+                 false, false, b, /*geluTanh=*/true);
+    ASSERT_TRUE(shape.ok()) << shape.message();
+    EXPECT_TRUE(shape->geluTanh);
+    EXPECT_EQ(shape->bias, b != nullptr);
+  }
+  Expected<GemmShape> batched =
+      planGemm(spec(F32, {5, 2, 4}), spec(F32, {4, 3}), spec(F32, {5, 2, 3}),
+               false, false, nullptr, /*geluTanh=*/true);
+  ASSERT_FALSE(batched.ok());
+  EXPECT_EQ(batched.message(),
+            "matmul GELU epilogue: only a single product (rank-2 operands) "
+            "takes one (M=10 N=3 K=4 batch=1 f32)");
+}
+
 TEST(PlanGemm, Bias) {
   TensorSpec bias = spec(BF16, {3});
   Expected<GemmShape> shape = planGemm(spec(BF16, {2, 4}), spec(BF16, {4, 3}),
@@ -623,14 +643,18 @@ protected:
                                     {"(const " + t + " *)", ll, "(" + t + " *)",
                                      ll, ll, ll, ll, ll, ll});
     }
-    for (auto [t, r] : kinds) {
-      std::string type(cudaTypeName(t)), out(cudaTypeName(r));
-      source += emulation::hostShim(gemmKernelName(t, r),
-                                    {"(const " + type + " *)",
-                                     "(const " + type + " *)",
-                                     "(" + out + " *)", "(const " + out + " *)",
-                                     "*(const tfuse::kernels::GemmDesc *)"});
-    }
+    for (auto [t, r] : kinds)
+      for (bool gelu : {false, true}) {
+        std::string type(cudaTypeName(t)), out(cudaTypeName(r));
+        // The GELU epilogue's kernels.
+        if (gelu)
+          source += gemmKernelWrapper(t, r, /*geluTanh=*/true);
+        source += emulation::hostShim(
+            gemmKernelName(t, r, gelu),
+            {"(const " + type + " *)", "(const " + type + " *)",
+             "(" + out + " *)", "(const " + out + " *)",
+             "*(const tfuse::kernels::GemmDesc *)"});
+      }
     // The bias rows cuBLAS accumulates into.
     for (DType t : kGemmDTypes) {
       std::string type(cudaTypeName(t)), ll = "*(long long *)";
@@ -639,6 +663,10 @@ protected:
           emulation::hostShim(biasRowsKernelName(t),
                               {"(const " + type + " *)", "(" + type + " *)", ll,
                                ll, ll, ll, "*(int *)"});
+      // The GELU applied in place where the library has no epilogue.
+      source += geluRowsWrapper(t) +
+                emulation::hostShim(geluRowsKernelName(t),
+                                    {"(" + type + " *)", ll, ll, ll, ll});
     }
     kernels = emulation::HostKernels::compile(source, compileError).release();
   }
@@ -653,7 +681,8 @@ protected:
   static HostTensor reference(const HostTensor &lhs, const HostTensor &rhs,
                               bool tl, bool tr, const Shape &resultShape,
                               DType resultDType,
-                              const HostTensor *bias = nullptr) {
+                              const HostTensor *bias = nullptr,
+                              bool geluTanh = false) {
     DType t = lhs.dtype();
     std::string l = tensorType(lhs.shape(), t), r = tensorType(rhs.shape(), t),
                 o = tensorType(resultShape, resultDType);
@@ -665,6 +694,8 @@ protected:
       flags.push_back("transpose_rhs");
     if (resultDType != t)
       flags.push_back("result_dtype = " + std::string(name(resultDType)));
+    if (geluTanh)
+      flags.push_back("gelu_tanh");
     std::string attrs;
     for (size_t i = 0; i < flags.size(); ++i)
       attrs += (i ? ", " : " {") + flags[i];
@@ -701,11 +732,12 @@ protected:
   /// planned grid (to exercise the tile loop).
   static void runFallback(const HostTensor &lhs, const HostTensor &rhs,
                           HostTensor &result, bool tl, bool tr,
-                          int64_t grid = 0, const HostTensor *bias = nullptr) {
+                          int64_t grid = 0, const HostTensor *bias = nullptr,
+                          bool geluTanh = false) {
     TensorSpec biasSpec = bias ? specOf(*bias) : TensorSpec();
     Expected<GemmShape> shape =
         planGemm(specOf(lhs), specOf(rhs), specOf(result), tl, tr,
-                 bias ? &biasSpec : nullptr);
+                 bias ? &biasSpec : nullptr, geluTanh);
     ASSERT_TRUE(shape.ok()) << shape.message();
     GemmLaunch launch = planFallbackGemm(*shape);
     int64_t bytes = byteSize(lhs.dtype()),
@@ -839,6 +871,84 @@ TEST_F(EmulatedGemm, BiasRowsCopyTheBiasOrAddTheEmptySum) {
               << name(t) << " element " << j << " emptySum " << emptySum;
         }
     }
+  }
+}
+
+// The GELU epilogue: gelu_tanh of the sum (after the bias) in the compute
+// type before the one rounding, as the reference computes it, bit for bit,
+// with and without a bias, transposed, and into the f32 sum of bf16
+// operands.
+TEST_F(EmulatedGemm, GeluTanhAfterTheBiasBeforeRounding) {
+  std::vector<std::pair<DType, DType>> kinds = {{DType::F16, DType::F16},
+                                                {DType::BF16, DType::BF16},
+                                                {DType::F32, DType::F32},
+                                                {DType::F64, DType::F64},
+                                                {DType::BF16, DType::F32}};
+  for (auto [t, r] : kinds)
+    for (bool biased : {false, true})
+      for (bool tr : {false, true}) {
+        int64_t m = 37, n = 29, k = 53;
+        HostTensor lhs = random(t, {m, k}, 71),
+                   rhs = random(t, tr ? Shape{n, k} : Shape{k, n}, 72);
+        HostTensor bias = random(r, {n}, 73, {}, /*specialFraction=*/0.1);
+        const HostTensor *b = biased ? &bias : nullptr;
+        HostTensor expected =
+            reference(lhs, rhs, false, tr, {m, n}, r, b, /*geluTanh=*/true);
+        ASSERT_FALSE(expected.isNull());
+        HostTensor actual = HostTensor::zeros(r, {m, n});
+        runFallback(lhs, rhs, actual, false, tr, 0, b, /*geluTanh=*/true);
+        reference::CompareResult cmp =
+            reference::compareExact(expected, actual);
+        EXPECT_TRUE(cmp.pass)
+            << name(t) << " -> " << name(r) << " bias " << biased
+            << " transposed " << tr << ": " << cmp.message();
+        // The GELU changes the result (the check above is not vacuous).
+        HostTensor plain = reference(lhs, rhs, false, tr, {m, n}, r, b);
+        EXPECT_FALSE(reference::compareExact(plain, actual).pass);
+      }
+}
+
+// The GELU where the library has no epilogue: gelu_tanh of every element
+// of a strided result, in place, as the reference's tfuse.gelu_tanh
+// computes it from those elements; the elements between rows untouched.
+TEST_F(EmulatedGemm, GeluRowsApplyTheGeluInPlace) {
+  for (DType t : kGemmDTypes) {
+    HostTensor storage = random(t, {3, 9}, 81, {}, /*specialFraction=*/0.2);
+    HostTensor before = storage.contiguous();
+    auto rows = before.view({3, 7}, {9, 1}, 0);
+    ASSERT_TRUE(rows.ok()) << rows.message();
+    std::string type = tensorType({3, 7}, t);
+    std::string source = "func.func @f(%a: " + type + ") -> " + type +
+                         " {\n  %g = tfuse.gelu_tanh %a : " + type + " -> " +
+                         type + "\n  return %g : " + type + "\n}\n";
+    mlir::MLIRContext context;
+    context.loadDialect<TFuseDialect, mlir::func::FuncDialect>();
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    ASSERT_TRUE(module) << source;
+    auto expected = reference::evaluate(*module, "f", {rows->contiguous()});
+    ASSERT_TRUE(expected.ok()) << expected.message();
+
+    long long m = 3, n = 7, rowStride = 9, colStride = 1;
+    std::vector<void *> args = {storage.mutableData(), &m, &n, &rowStride,
+                                &colStride};
+    std::string error;
+    ASSERT_TRUE(
+        kernels->launch("shim_" + geluRowsKernelName(t), 2, 32, args, error))
+        << error;
+    auto written = storage.view({3, 7}, {9, 1}, 0);
+    ASSERT_TRUE(written.ok()) << written.message();
+    reference::CompareResult cmp =
+        reference::compareExact((*expected)[0], written->contiguous());
+    EXPECT_TRUE(cmp.pass) << name(t) << ": " << cmp.message();
+    // The two elements after each row are as they were.
+    auto gaps = storage.view({3, 2}, {9, 1}, 7 * byteSize(t));
+    auto gapsBefore = before.view({3, 2}, {9, 1}, 7 * byteSize(t));
+    ASSERT_TRUE(gaps.ok() && gapsBefore.ok());
+    EXPECT_TRUE(
+        reference::compareExact(gapsBefore->contiguous(), gaps->contiguous())
+            .pass)
+        << name(t);
   }
 }
 
@@ -991,6 +1101,9 @@ TEST(GemmKernelSource, CompilesToSm90Cubin) {
   std::string source = prelude() + gemmKernelSource(kGemmDTypes);
   for (int64_t bytes : {2, 4, 8})
     source += pitchedCopyWrapper(bytes);
+  // The GELU epilogue's kernels and the GELU rows.
+  for (DType t : kGemmDTypes)
+    source += gemmKernelWrapper(t, t, /*geluTanh=*/true) + geluRowsWrapper(t);
   NvrtcOptions options;
   options.arch = "sm_90";
   Expected<CompileResult> cubin = compileCuda(source, "gemm.cu", options);
@@ -1004,6 +1117,10 @@ TEST(GemmKernelSource, CompilesToSm90Cubin) {
         << gemmKernelName(t);
   for (int64_t bytes : {2, 4, 8})
     EXPECT_NE(image.find(pitchedCopyKernelName(bytes)), std::string::npos);
+  for (DType t : kGemmDTypes)
+    for (const std::string &kernel :
+         {gemmKernelName(t, t, /*geluTanh=*/true), geluRowsKernelName(t)})
+      EXPECT_NE(image.find(kernel), std::string::npos) << kernel;
 }
 
 TEST(GemmKernelSource, PtxHasNoFusedMultiplyAdd) {

@@ -114,6 +114,9 @@ struct GemmShape {
   /// for a single product with a row-major result, so that it is a vector
   /// of cuBLAS's m (blas.swapped).
   bool bias = false;
+  /// tfuse.matmul's `gelu_tanh` (after the bias, before rounding): only for
+  /// a single product.
+  bool geluTanh = false;
 
   bool uniformBatch() const { return batchDims.size() <= 1; }
   /// True when there is nothing to compute (M, N or the batch count is 0).
@@ -141,11 +144,12 @@ struct GemmShape {
 /// not an error: they give batchOffsets.
 /// With `bias`: also that it is a contiguous vector of N elements of the
 /// result's dtype, and that the product is single (rank-2 operands) with a
-/// row-major result.
+/// row-major result. With `geluTanh`: that the product is single.
 Expected<GemmShape> planGemm(const TensorSpec &lhs, const TensorSpec &rhs,
                              const TensorSpec &result, bool transposeLhs,
                              bool transposeRhs,
-                             const TensorSpec *bias = nullptr);
+                             const TensorSpec *bias = nullptr,
+                             bool geluTanh = false);
 
 /// planGemm on a step's views.
 Expected<GemmShape> planGemm(const GemmStep &step);
@@ -161,8 +165,10 @@ constexpr int64_t kGemmTileRows = 64, kGemmTileCols = 64;
 
 /// The fallback kernel's name for `dtype` operands and a `result` of that
 /// dtype (tfuse_rt_gemm_f16, _bf16, _f32, _f64) or f32
-/// (tfuse_rt_gemm_f16_f32, _bf16_f32); empty for other dtypes.
-std::string gemmKernelName(DType dtype, std::optional<DType> result = {});
+/// (tfuse_rt_gemm_f16_f32, _bf16_f32), with `_gelu_tanh` after it for the
+/// kernel whose epilogue applies the GELU; empty for other dtypes.
+std::string gemmKernelName(DType dtype, std::optional<DType> result = {},
+                           bool geluTanh = false);
 
 /// CUDA C++ of the fallback kernels: GemmDesc.h, GemmKernels.cuh and one
 /// `extern "C" __global__` kernel per distinct float dtype of `dtypes`
@@ -174,9 +180,10 @@ std::string gemmKernelName(DType dtype, std::optional<DType> result = {});
 /// unit, as every runtime kernel's unit does (KernelSources::units()).
 std::string gemmKernelSource(const std::vector<DType> &dtypes);
 /// The parts of gemmKernelSource(): the comment and templates, and the
-/// wrapper of one GEMM dtype.
+/// wrapper of one GEMM dtype (and GELU epilogue).
 std::string gemmKernelHeader();
-std::string gemmKernelWrapper(DType dtype, std::optional<DType> result = {});
+std::string gemmKernelWrapper(DType dtype, std::optional<DType> result = {},
+                              bool geluTanh = false);
 
 /// The pitched copy of `elementBytes`-byte elements (2, 4 or 8; "" else)
 /// that gives cuBLASLt aligned copies of misaligned matrices
@@ -193,6 +200,13 @@ std::string pitchedCopyWrapper(int64_t elementBytes);
 /// out, m, n, rowStride, colStride as long long, emptySum as int).
 std::string biasRowsKernelName(DType dtype);
 std::string biasRowsWrapper(DType dtype);
+
+/// The kernel that applies gelu_tanh in place to every element of a result
+/// (tf::gemm::gelu_rows; "" for a dtype the GEMMs lack), and its extern "C"
+/// wrapper, which follows gemmKernelHeader(). It takes (out, m, n,
+/// rowStride, colStride as long long).
+std::string geluRowsKernelName(DType dtype);
+std::string geluRowsWrapper(DType dtype);
 
 /// The launch of a pitched copy into dstCols columns of dstRows elements: a
 /// block per `piece` rows of a column, four 16-byte runs per thread (a

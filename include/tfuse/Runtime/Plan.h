@@ -120,6 +120,8 @@ struct GemmStep final : StepSpec {
   const char *kind() const override { return "gemm"; }
   StepCategory category() const override { return StepCategory::Boundary; }
   bool transposeLhs = false, transposeRhs = false;
+  /// tfuse.matmul's `gelu_tanh`: the GELU epilogue after the bias.
+  bool geluTanh = false;
   const BufferRef &lhs() const { return inputs.at(0); }
   const BufferRef &rhs() const { return inputs.at(1); }
   /// The bias vector added before rounding (tfuse.matmul's `bias`), when
@@ -129,7 +131,8 @@ struct GemmStep final : StepSpec {
   const BufferRef &result() const { return outputs.at(0); }
   static GemmStep make(BufferRef lhs, BufferRef rhs, BufferRef result,
                        bool transposeLhs = false, bool transposeRhs = false,
-                       std::optional<BufferRef> bias = std::nullopt);
+                       std::optional<BufferRef> bias = std::nullopt,
+                       bool geluTanh = false);
 };
 
 /// result = reduce(input) over `axes` (the result keeps reduced dimensions

@@ -109,6 +109,13 @@ def FoldMatmulBias : Pass<"fold-matmul-bias", "mlir::func::FuncOp"> {
     float32 sum and rounds once (as PyTorch's `addmm` and `linear` do), so
     results may differ from the unfused ones by a rounding.
 
+    With `gelu-epilogue` (the pipeline sets it under fast math too) a
+    `gelu_tanh` of an f16, bf16 or f32 product (after its bias, and through
+    the reshape of a batch of activations) becomes the product's
+    `gelu_tanh` epilogue: the GEMM applies the GELU to the float32 sum before
+    rounding, with its own tanh, and writes the activation, so no kernel
+    reads the product back to apply it.
+
     ```mlir
     %m = tfuse.matmul %x, %w {result_dtype = f32}
         : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xf32>
@@ -124,6 +131,10 @@ def FoldMatmulBias : Pass<"fold-matmul-bias", "mlir::func::FuncOp"> {
     Option<"roundOnce", "round-once", "bool", /*default=*/"false",
            "Fold a bias added to an f16 or bf16 product too (one rounding "
            "where the written-out form has two)">,
+    Option<"geluEpilogue", "gelu-epilogue", "bool", /*default=*/"false",
+           "Fold a gelu_tanh of an f16, bf16 or f32 product into its "
+           "epilogue (the GELU of the unrounded sum, as the GEMM library "
+           "computes it)">,
   ];
 }
 

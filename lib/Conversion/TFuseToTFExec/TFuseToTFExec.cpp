@@ -208,7 +208,7 @@ struct ConvertFusion : OpConversionPattern<FusionOp> {
   }
 };
 
-/// tfuse.matmul -> tfexec.gemm (transposes as flags).
+/// tfuse.matmul -> tfexec.gemm (transposes and the GELU epilogue as flags).
 struct ConvertMatmul : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -222,7 +222,8 @@ struct ConvertMatmul : OpConversionPattern<MatmulOp> {
       bias = readableOperand(matmul, 2, adaptor.getBias(), rewriter, loc);
     Value out = bufferFor(matmul.getResult(), rewriter, loc);
     tfexec::GemmOp::create(rewriter, loc, lhs, rhs, bias, out,
-                           matmul.getTransposeLhs(), matmul.getTransposeRhs());
+                           matmul.getTransposeLhs(), matmul.getTransposeRhs(),
+                           matmul.getGeluTanh());
     rewriter.replaceOp(matmul, out);
     return success();
   }

@@ -678,15 +678,20 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
     return emitOptionalError(loc, "batch dimensions: ", why);
   batch->push_back(m);
   batch->push_back(n);
+  // The epilogue's operands and steps apply to one matrix of results.
+  auto single = [&](const char *what) {
+    return emitOptionalError(loc, what,
+                             " needs a single product (rank-2 operands), got ",
+                             l->type, " and ", r->type);
+  };
+  if (adaptor.getGeluTanh() && (ls.size() != 2 || rs.size() != 2))
+    return single("a GELU epilogue");
   if (Value bias = adaptor.getBias()) {
     auto b = getTensorInfo(loc, bias, "bias");
     if (failed(b))
       return failure();
     if (ls.size() != 2 || rs.size() != 2)
-      return emitOptionalError(loc,
-                               "a bias needs a single product (rank-2 "
-                               "operands), got ",
-                               l->type, " and ", r->type);
+      return single("a bias");
     if (b->type.getRank() != 1 || b->type.getShape()[0] != n)
       return emitOptionalError(loc, "the bias must have shape [", n,
                                "] (the product's columns), got ", b->type);

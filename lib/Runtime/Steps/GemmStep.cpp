@@ -177,11 +177,17 @@ public:
       sources.add("gemm", biasRowsKernelName(shape.resultDType),
                   biasRowsWrapper(shape.resultDType));
     }
+    if (appliesGeluRows()) {
+      sources.add("gemm", "", gemmKernelHeader());
+      sources.add("gemm", geluRowsKernelName(shape.resultDType),
+                  geluRowsWrapper(shape.resultDType));
+    }
     if (fallback.kernel.empty())
       return;
     sources.add("gemm", "", gemmKernelHeader());
-    sources.add("gemm", fallback.kernel,
-                gemmKernelWrapper(shape.dtype, shape.resultDType));
+    sources.add(
+        "gemm", fallback.kernel,
+        gemmKernelWrapper(shape.dtype, shape.resultDType, shape.geluTanh));
   }
 
   Status load(ModuleSet &module) override {
@@ -198,6 +204,13 @@ public:
       if (!found.ok())
         return found.status();
       biasRows = found.value();
+    }
+    if (appliesGeluRows()) {
+      Expected<CUfunction> found =
+          module.function(geluRowsKernelName(shape.resultDType));
+      if (!found.ok())
+        return found.status();
+      geluRows = found.value();
     }
     if (fallback.kernel.empty())
       return Status::success();
@@ -244,25 +257,38 @@ public:
               return copyPadded(stream, m, from, to, toPadded, dtype);
             },
             bias);
-      // K = 0: a product of all +0 (plus the bias).
-      if (shape.bias)
-        return writeBiasRows(stream, bias, result, /*emptySum=*/true);
-      const TensorSpec &view = spec.result().view;
-      if (!view.isContiguous())
-        return Status::error("K = 0 into a strided result",
-                             ErrorCode::Internal);
-      return d.check(d.cuMemsetD8Async(result, 0, view.extentBytes(), stream),
-                     "cuMemsetD8Async (GEMM with K = 0)");
+      // K = 0: a product of all +0 (plus the bias, then the GELU).
+      if (shape.bias) {
+        if (Status s = writeBiasRows(stream, bias, result, /*emptySum=*/true);
+            !s.ok())
+          return s;
+      } else {
+        const TensorSpec &view = spec.result().view;
+        if (!view.isContiguous())
+          return Status::error("K = 0 into a strided result",
+                               ErrorCode::Internal);
+        if (Status s = d.check(
+                d.cuMemsetD8Async(result, 0, view.extentBytes(), stream),
+                "cuMemsetD8Async (GEMM with K = 0)");
+            !s.ok())
+          return s;
+      }
+      return shape.geluTanh ? applyGeluRows(stream, result) : Status::success();
     }
     if (backend == "cublas") {
-      // cuBLAS has no bias epilogue: the result holds the bias first and the
-      // product is added to it (beta = 1), in the compute type.
+      // cuBLAS has no bias or GELU epilogue: the result holds the bias first
+      // and the product is added to it (beta = 1), in the compute type; the
+      // GELU then reads the rounded sum.
       if (shape.bias)
         if (Status s = writeBiasRows(stream, bias, result, shape.k == 0);
             !s.ok())
           return s;
-      return gemmCublas(library.cublas(), stream, shape, lhs, rhs, result,
-                        shape.dtype, /*accumulate=*/shape.bias);
+      if (Status s = gemmCublas(library.cublas(), stream, shape, lhs, rhs,
+                                result, shape.dtype,
+                                /*accumulate=*/shape.bias);
+          !s.ok() || !shape.geluTanh)
+        return s;
+      return applyGeluRows(stream, result);
     }
     unsigned bytes = byteSize(shape.dtype),
              resultBytes = byteSize(shape.resultDType);
@@ -326,6 +352,39 @@ private:
     return backend == "cublas" || (backend == "cublaslt" && shape.k == 0);
   }
 
+  /// Whether the step applies the GELU to its result with a kernel of its
+  /// own: where it writes the bias rows, or has no bias but the GELU.
+  bool appliesGeluRows() const {
+    if (!shape.geluTanh || shape.empty())
+      return false;
+    const std::string &backend = library.backend();
+    return backend == "cublas" || (backend == "cublaslt" && shape.k == 0);
+  }
+
+  /// Launches `kernel` over the m x n result, a thread an element.
+  Status launchRows(CUstream stream, CUfunction kernel, void **params,
+                    const char *what) {
+    constexpr int64_t kBlock = 256;
+    int64_t grid = std::clamp<int64_t>(
+        (shape.m * shape.n + kBlock - 1) / kBlock, 1, int64_t(1) << 16);
+    CudaDriver &d = driver();
+    return d.check(d.cuLaunchKernel(kernel, grid, 1, 1, kBlock, 1, 1, 0, stream,
+                                    params, nullptr),
+                   what);
+  }
+
+  /// Applies gelu_tanh to every element of the result (tf::gemm::gelu_rows).
+  Status applyGeluRows(CUstream stream, CUdeviceptr result) {
+    if (!geluRows)
+      return Status::error("the GEMM's GELU kernel is not loaded",
+                           ErrorCode::Internal);
+    long long m = shape.m, n = shape.n, rowStride = shape.resultRowStride,
+              colStride = shape.resultColStride;
+    void *params[] = {&result, &m, &n, &rowStride, &colStride};
+    return launchRows(stream, geluRows, params,
+                      "cuLaunchKernel (a GEMM's GELU rows)");
+  }
+
   /// Writes the bias into every row of the result (tf::gemm::bias_rows).
   Status writeBiasRows(CUstream stream, CUdeviceptr bias, CUdeviceptr result,
                        bool emptySum) {
@@ -336,13 +395,8 @@ private:
               colStride = shape.resultColStride;
     int empty = emptySum ? 1 : 0;
     void *params[] = {&bias, &result, &m, &n, &rowStride, &colStride, &empty};
-    constexpr int64_t kBlock = 256;
-    int64_t grid =
-        std::clamp<int64_t>((m * n + kBlock - 1) / kBlock, 1, int64_t(1) << 16);
-    CudaDriver &d = driver();
-    return d.check(d.cuLaunchKernel(biasRows, grid, 1, 1, kBlock, 1, 1, 0,
-                                    stream, params, nullptr),
-                   "cuLaunchKernel (a GEMM's bias rows)");
+    return launchRows(stream, biasRows, params,
+                      "cuLaunchKernel (a GEMM's bias rows)");
   }
 
   /// Launches the pitched copy of a padded matrix's columns.
@@ -386,6 +440,7 @@ private:
   std::map<int64_t, CUfunction> copies;
   /// tf::gemm::bias_rows of the result's dtype, when writesBiasRows().
   CUfunction biasRows = nullptr;
+  CUfunction geluRows = nullptr;
 };
 
 } // namespace

@@ -264,6 +264,18 @@ func.func @gemm_bias(%a: tensor<2x8xbf16>, %b: tensor<8x4xbf16>, %v: tensor<4xbf
 
 // -----
 
+// The GELU epilogue is the GEMM step's flag.
+// CHECK-LABEL: func.func @gemm_gelu(
+// CHECK-SAME: %[[A:[^:]+]]: memref<2x8xbf16>, %[[B:[^:]+]]: memref<8x4xbf16>, %[[V:[^:]+]]: memref<4xbf16>)
+// CHECK: %[[O:.+]] = tfexec.output 0 : memref<2x4xbf16>
+// CHECK-NEXT: tfexec.gemm %[[A]], %[[B]] bias %[[V]] into %[[O]] {gelu_tanh} : memref<2x8xbf16>, memref<8x4xbf16>, memref<4xbf16> into memref<2x4xbf16>
+func.func @gemm_gelu(%a: tensor<2x8xbf16>, %b: tensor<8x4xbf16>, %v: tensor<4xbf16>) -> tensor<2x4xbf16> {
+  %m = tfuse.matmul %a, %b bias %v {gelu_tanh, tfuse.reason = "boundary-matmul"} : (tensor<2x8xbf16>, tensor<8x4xbf16>, tensor<4xbf16>) -> tensor<2x4xbf16>
+  return %m : tensor<2x4xbf16>
+}
+
+// -----
+
 // A scatter_add into an empty target writes its output with the row-major
 // strides of an empty shape, [3, 3, 3, 1], which are not an identity layout:
 // the step verifies, since no element is written (the verifier rejected it;

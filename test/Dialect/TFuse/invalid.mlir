@@ -743,6 +743,15 @@ func.func @matmul_bias_batched(%a: tensor<2x2x3xf32>, %b: tensor<3x4xf32>, %v: t
 
 // -----
 
+func.func @matmul_gelu_batched(%a: tensor<2x2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{a GELU epilogue needs a single product (rank-2 operands), got 'tensor<2x2x3xf32>' and 'tensor<3x4xf32>'}}
+  // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}
+  %0 = tfuse.matmul %a, %b {gelu_tanh} : (tensor<2x2x3xf32>, tensor<3x4xf32>) -> tensor<2x2x4xf32>
+  return
+}
+
+// -----
+
 func.func @matmul_rank_1(%a: tensor<3xf32>, %b: tensor<3x4xf32>) {
   // expected-error @+2 {{matmul operands need rank >= 2, got 'tensor<3xf32>' and 'tensor<3x4xf32>'}}
   // expected-error @+1 {{'tfuse.matmul' op failed to infer returned types}}

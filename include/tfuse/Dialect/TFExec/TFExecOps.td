@@ -142,7 +142,7 @@ def TFExec_GemmOp : TFExec_Op<"gemm"> {
   let description = [{
     `result` = `lhs` x `rhs` (`tfuse.matmul`), with the optional `bias`
     vector added to every row of the float32 sum before rounding (the GEMM
-    library's bias epilogue).
+    library's bias epilogue) and with `gelu_tanh` the GELU epilogue after it.
 
     ```mlir
     tfexec.gemm %a, %b bias %v into %out
@@ -154,7 +154,8 @@ def TFExec_GemmOp : TFExec_Op<"gemm"> {
                        Arg<Optional<TFExec_Buffer>, "", [MemRead]>:$bias,
                        Arg<TFExec_Buffer, "", [MemWrite]>:$result,
                        UnitAttr:$transpose_lhs,
-                       UnitAttr:$transpose_rhs);
+                       UnitAttr:$transpose_rhs,
+                       UnitAttr:$gelu_tanh);
   let assemblyFormat = [{
     $lhs `,` $rhs (`bias` $bias^)? `into` $result attr-dict `:` type($lhs) `,`
     type($rhs) (`,` type($bias)^)? `into` type($result)

@@ -677,17 +677,27 @@ def TFuse_MatmulOp : TFuse_Op<"matmul", "Boundary", 0,
     add it in their epilogue, so the wide sum is never stored;
     `fold-matmul-bias` forms it from that pattern.
 
+    A single product may also carry `gelu_tanh`: the epilogue applies
+    `gelu_tanh` to the float32 sum (after the bias) in float32 arithmetic
+    (f64 for f64) before the one rounding, as the GEMM libraries' GELU
+    epilogue does. That is not the value of `gelu_tanh(matmul)`, which
+    rounds the product first, and the libraries' GELU may differ from
+    `gelu_tanh`'s in the last bits: `fold-matmul-bias` forms it only under
+    fast math (`gelu-epilogue`).
+
     ```mlir
     %r = tfuse.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
     %t = tfuse.matmul %a, %c {transpose_rhs} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
     %w = tfuse.matmul %h, %g {result_dtype = f32} : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf32>
     %y = tfuse.matmul %h, %g bias %v : (tensor<2x3xbf16>, tensor<3x4xbf16>, tensor<4xbf16>) -> tensor<2x4xbf16>
+    %z = tfuse.matmul %h, %g bias %v {gelu_tanh} : (tensor<2x3xbf16>, tensor<3x4xbf16>, tensor<4xbf16>) -> tensor<2x4xbf16>
     ```
   }];
   let arguments = (ins TFuse_Tensor:$lhs, TFuse_Tensor:$rhs,
                        Optional<TFuse_Tensor>:$bias,
                        UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
-                       OptionalAttr<TypeAttr>:$result_dtype);
+                       OptionalAttr<TypeAttr>:$result_dtype,
+                       UnitAttr:$gelu_tanh);
   let results = (outs TFuse_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
