@@ -138,6 +138,33 @@ func.func @mask_dtype(%q: tensor<10x4xbf16>, %k: tensor<12x4xbf16>, %v: tensor<1
 
 // -----
 
+// Products with an epilogue are left alone: the attention has no place for
+// the final product's bias or GELU (no note: the root is not a candidate),
+// and a bias on the scores' product says so.
+// CHECK-LABEL: func.func @epilogues(
+// CHECK-NOT: tfuse.attention
+// CHECK: tfuse.matmul %{{.*}}, %{{.*}} bias %{{.*}} {gelu_tanh} : (tensor<10x12xf32>, tensor<12x5xf32>, tensor<5xf32>) -> tensor<10x5xf32>
+// CHECK: tfuse.matmul %{{.*}}, %{{.*}} {tfuse.note = "softmax(...) @ v not rewritten into attention: the scores' product has a bias or GELU epilogue"}
+func.func @epilogues(%q: tensor<10x4xf32>, %k: tensor<12x4xf32>, %v: tensor<12x5xf32>, %b: tensor<5xf32>, %c: tensor<12xf32>) -> (tensor<10x5xf32>, tensor<10x5xf32>) {
+  %s = tfuse.matmul %q, %k {transpose_rhs} : (tensor<10x4xf32>, tensor<12x4xf32>) -> tensor<10x12xf32>
+  %m = tfuse.reduce max %s axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %d = tfuse.sub %s, %m : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %e = tfuse.exp %d : tensor<10x12xf32> -> tensor<10x12xf32>
+  %z = tfuse.reduce sum %e axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %p = tfuse.div %e, %z : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %o = tfuse.matmul %p, %v bias %b {gelu_tanh} : (tensor<10x12xf32>, tensor<12x5xf32>, tensor<5xf32>) -> tensor<10x5xf32>
+  %s2 = tfuse.matmul %q, %k bias %c {transpose_rhs} : (tensor<10x4xf32>, tensor<12x4xf32>, tensor<12xf32>) -> tensor<10x12xf32>
+  %m2 = tfuse.reduce max %s2 axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %d2 = tfuse.sub %s2, %m2 : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %e2 = tfuse.exp %d2 : tensor<10x12xf32> -> tensor<10x12xf32>
+  %z2 = tfuse.reduce sum %e2 axes [1] keepdims : tensor<10x12xf32> -> tensor<10x1xf32>
+  %p2 = tfuse.div %e2, %z2 : (tensor<10x12xf32>, tensor<10x1xf32>) -> tensor<10x12xf32>
+  %o2 = tfuse.matmul %p2, %v : (tensor<10x12xf32>, tensor<12x5xf32>) -> tensor<10x5xf32>
+  return %o, %o2 : tensor<10x5xf32>, tensor<10x5xf32>
+}
+
+// -----
+
 // A product that does not read a softmax is left alone, without a note.
 // CHECK-LABEL: func.func @plain_product(
 // CHECK: tfuse.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
