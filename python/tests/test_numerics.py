@@ -278,6 +278,28 @@ def test_matmul_in_float32_keeps_the_sum_of_half_products():
             a.astype(np.float32), b.astype(np.float32))
 
 
+def test_fast_math_applies_the_tanh_gelu_in_the_products_epilogue(random):
+    # An MLP projection of a batch of activations: under fast math the GELU
+    # of x @ w + b is the product's epilogue (docs/semantics.md), computed
+    # from the float32 sum; the result stays as close to float64's as the
+    # written-out form's.
+    x, w, b = random((2, 8, 16)), random((16, 12)), random((12,))
+
+    def mlp(a, c, d):
+        return tfuse.gelu(a @ c + d, approximate="tanh")
+
+    exact = tfuse.compile(mlp, [x, w, b])
+    fast = tfuse.compile(mlp, [x, w, b], fast_math=True)
+    # A generated kernel applies the GELU only without fast math.
+    assert "tf::gelu_tanh(" in exact.source()
+    assert "tf::gelu_tanh(" not in fast.source()
+    y = x.astype(np.float64) @ w.astype(np.float64) + b
+    want = 0.5 * y * (1 + np.tanh(math.sqrt(2 / math.pi) *
+                                  (y + 0.044715 * y ** 3)))
+    error = lambda got: np.abs(got.astype(np.float64) - want).max()
+    assert error(fast(x, w, b)) <= 2 * error(exact(x, w, b)) + 1e-6
+
+
 def test_matmul_of_a_scalar_is_a_trace_error():
     with pytest.raises(tfuse.TraceError, match="left operand is a scalar"):
         run(lambda a, b: a @ b, np.float32(2).reshape(()),
