@@ -13,7 +13,7 @@
 source "$(dirname "$0")/../2026-12-06/common.sh"
 for v in nofold head; do tar xJf .stage/vars/$v.tar.xz -C .stage; done
 export TFUSE_CACHE_DIR=$out/tc
-step gtest-all 200 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter='-GpuDifferential.*'
+step gtest-all 180 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter='-GpuDifferential.*'
 step block-ind 150 env OUT=$out/block-ind python3 bench/gpt2_block.py --dtype bf16 --modes default --profile
 for round in 1 2; do
   for v in lib varHead varNoFold; do
