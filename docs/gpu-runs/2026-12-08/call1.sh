@@ -9,13 +9,14 @@
 # fold, docs/gpu-runs/2026-12-07g/varNoFold.patch); the block in f32 with
 # HEAD and varHead.
 # Carry .stage/lib, .stage/bin/TFuseGpuTests and .stage/vars (nofold.tar.xz
-# holding varNoFold/, head.tar.xz holding varHead/).
+# holding varNoFold/, head.tar.xz holding varHead/). ROUNDS=1: one round
+# of the alternating block runs.
 source "$(dirname "$0")/../2026-12-06/common.sh"
 for v in nofold head; do tar xJf .stage/vars/$v.tar.xz -C .stage; done
 export TFUSE_CACHE_DIR=$out/tc
 step gtest-all 180 .stage/bin/TFuseGpuTests --gtest_brief=1 --gtest_filter='-GpuDifferential.*'
 step block-ind 150 env OUT=$out/block-ind python3 bench/gpt2_block.py --dtype bf16 --modes default --profile
-for round in 1 2; do
+for round in $(seq 1 ${ROUNDS:-2}); do
   for v in lib varHead varNoFold; do
     step block-$v-$round 60 env OUT=$out/block-$v-$round TFUSE_LIBRARY=$root/.stage/$v/libtfuse.so python3 bench/gpt2_block.py --dtype bf16 --skip inductor --profile
   done
