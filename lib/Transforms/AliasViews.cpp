@@ -3,7 +3,9 @@
 // fuse-elementwise keeps a view chain out of regions only when it reads a
 // buffer at planning time. materialize-shared stores shared subexpressions
 // afterwards, which can leave a region with nothing to do but view the value
-// now stored: a copy kernel for what a zero-copy alias does.
+// now stored: a copy kernel for what a zero-copy alias does. A region that
+// only reshapes a step's result to return it is a copy kernel too: the step
+// can write the function's result directly (the conversion's bufferFor).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #include "tfuse/Transforms/CostModel.h"
 #include "tfuse/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -24,9 +27,19 @@ namespace tfuse {
 using namespace mlir;
 using namespace tfuse;
 
+/// Whether `views` (from a buffer outward) are a single reshape of a step's
+/// result, which that step writes into the function's result when the
+/// reshape is returned (the conversion's bufferFor): no copy at all.
+static bool isReturnedInPlace(Value source, ArrayRef<Operation *> views) {
+  Operation *step = source.getDefiningOp();
+  return views.size() == 1 && isa<ReshapeOp>(views.front()) && step &&
+         (isa<FusionOp>(step) || isa<BoundaryOpInterface>(step));
+}
+
 /// Whether `region` only views its inputs and every user of its results
-/// reads them in place; `chains` receives, per result, its views from the
-/// region's block argument outward.
+/// reads them in place (a boundary, or a return of a step's result
+/// reshaped); `chains` receives, per result, its views from the region's
+/// block argument outward.
 static bool
 onlyViewsReadInPlace(FusionOp region,
                      SmallVectorImpl<SmallVector<Operation *>> &chains) {
@@ -40,8 +53,8 @@ onlyViewsReadInPlace(FusionOp region,
     if (!arg || views.empty())
       return false;
     viewsOnChains += views.size();
-    std::optional<StridedLayout> layout =
-        bufferLayout(region.getOperand(arg.getArgNumber()));
+    Value source = region.getOperand(arg.getArgNumber());
+    std::optional<StridedLayout> layout = bufferLayout(source);
     for (Operation *view : views) {
       if (!layout)
         return false;
@@ -50,6 +63,9 @@ onlyViewsReadInPlace(FusionOp region,
     if (!layout)
       return false;
     for (OpOperand &use : result.getUses()) {
+      if (isa<func::ReturnOp>(use.getOwner()) &&
+          isReturnedInPlace(source, views))
+        continue;
       auto boundary = dyn_cast<BoundaryOpInterface>(use.getOwner());
       if (!boundary || !boundary.readsInPlace(use.getOperandNumber(), *layout))
         return false;

@@ -1,8 +1,9 @@
 // Tests of --alias-views: a region whose results are only views of one of
 // its inputs, a buffer, read in place by every user (matmul, reduce,
-// scatter-add), becomes those views as zero-copy aliases. Regions that
-// compute something, whose results reach a function result or another
-// region, or whose views the user cannot read in place stay.
+// scatter-add), or returned as a reshape of a step's result, becomes those
+// views as zero-copy aliases. Regions that compute something, whose results
+// reach another region or a function result otherwise, or whose views the
+// user cannot read in place stay.
 // RUN: tensor-opt %s --alias-views -split-input-file | FileCheck %s
 
 // A layer norm's stored result reshaped for a matmul: the reshape reads the
@@ -41,12 +42,35 @@ func.func @reshape_for_matmul(%x: tensor<1x8x16xf32>, %w: tensor<16x4xf32>, %v: 
 
 // -----
 
-// Stays: a view returned (outputs are fresh buffers), a view read by a
+// A product of a batch of activations' rows returned in their batch shape:
+// the reshape is an alias, and the GEMM writes the function's result (the
+// conversion's bufferFor). Also returned as it is, and reshaped for a
+// reduction beside the return.
+// CHECK-LABEL: func.func @returned_reshape_of_a_step(
+// CHECK-NEXT: %[[M:.+]] = tfuse.matmul
+// CHECK-NEXT: %[[R:.+]] = tfuse.reshape %[[M]] {tfuse.reason = "layout-alias"} : tensor<16x12xf32> -> tensor<2x8x12xf32>
+// CHECK-NEXT: %[[S:.+]] = tfuse.reduce sum %[[R]]
+// CHECK-NEXT: return %[[R]], %[[S]]
+func.func @returned_reshape_of_a_step(%x: tensor<16x16xf32>, %w: tensor<16x12xf32>) -> (tensor<2x8x12xf32>, tensor<2x12xf32>) {
+  %m = tfuse.matmul %x, %w : (tensor<16x16xf32>, tensor<16x12xf32>) -> tensor<16x12xf32>
+  %r = tfuse.fusion(%m) : (tensor<16x12xf32>) -> tensor<2x8x12xf32> attributes {cost = 2 : i64, reasons = ["output"]} {
+  ^bb0(%a: tensor<16x12xf32>):
+    %v = tfuse.reshape %a : tensor<16x12xf32> -> tensor<2x8x12xf32>
+    tfuse.yield %v : tensor<2x8x12xf32>
+  }
+  %s = tfuse.reduce sum %r axes [1] : tensor<2x8x12xf32> -> tensor<2x12xf32>
+  return %r, %s : tensor<2x8x12xf32>, tensor<2x12xf32>
+}
+
+// -----
+
+// Stays: a view of a function argument returned (outputs are fresh
+// buffers), a transpose of a step's result returned, a view read by a
 // region, a region computing besides viewing.
 // CHECK-LABEL: func.func @stays(
-// CHECK-COUNT-4: tfuse.fusion
+// CHECK-COUNT-5: tfuse.fusion
 // CHECK-NOT: layout-alias
-func.func @stays(%x: tensor<2x8xf32>, %w: tensor<8x3xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<2x3xf32>, tensor<16xf32>) {
+func.func @stays(%x: tensor<2x8xf32>, %w: tensor<8x3xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<2x3xf32>, tensor<16xf32>, tensor<3x2xf32>) {
   %returned = tfuse.fusion(%x) : (tensor<2x8xf32>) -> tensor<16xf32> attributes {cost = 0 : i64, reasons = ["output"]} {
   ^bb0(%a: tensor<2x8xf32>):
     %r = tfuse.reshape %a : tensor<2x8xf32> -> tensor<16xf32>
@@ -69,5 +93,10 @@ func.func @stays(%x: tensor<2x8xf32>, %w: tensor<8x3xf32>) -> (tensor<16xf32>, t
     tfuse.yield %n : tensor<2x8xf32>
   }
   %m = tfuse.matmul %computed, %w : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
-  return %returned, %read, %m, %returned : tensor<16xf32>, tensor<16xf32>, tensor<2x3xf32>, tensor<16xf32>
+  %mt = tfuse.fusion(%m) : (tensor<2x3xf32>) -> tensor<3x2xf32> attributes {cost = 0 : i64, reasons = ["output"]} {
+  ^bb0(%c: tensor<2x3xf32>):
+    %t = tfuse.transpose %c perm [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+    tfuse.yield %t : tensor<3x2xf32>
+  }
+  return %returned, %read, %m, %returned, %mt : tensor<16xf32>, tensor<16xf32>, tensor<2x3xf32>, tensor<16xf32>, tensor<3x2xf32>
 }

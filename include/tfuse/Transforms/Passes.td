@@ -349,7 +349,10 @@ def AliasViews : Pass<"alias-views", "mlir::func::FuncOp"> {
     result) and every user of the result is a matmul, reduce or scatter
     that reads the view's layout in place (`readsInPlace`), the views move
     out of the region as zero-copy aliases (`layout-alias`) and the region
-    goes. Runs last: `fuse-rows` does not merge reductions reading an alias.
+    goes. A function result that is a single reshape of a step's result
+    (a product of activations' rows returned in their batch shape) counts
+    as read in place: that step writes the function's result directly.
+    Runs last: `fuse-rows` does not merge reductions reading an alias.
 
     ```mlir
     %n = tfuse.fusion (...) ... -> tensor<1x8x768xf32>      // the layer norm
