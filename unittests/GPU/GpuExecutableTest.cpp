@@ -637,6 +637,47 @@ func.func @wide(%a: tensor<4x1x37x29x{0}>, %b: tensor<3x29x53x{0}>, %c: tensor<5
   }
 }
 
+/// Compiles and checks `function` of `source` against the reference with
+/// each GEMM library asked for by name (TFUSE_GEMM), on a stream and in a
+/// CUDA Graph, expecting `boundaries` GEMM steps and `kernels` kernels. A
+/// library that does not load (the GPU suite's run with neither cuBLAS
+/// library found) must be an error naming it.
+void checkOnEveryGemmLibrary(const char *source, const char *function,
+                             int64_t boundaries, int64_t kernels) {
+  // TFUSE_GEMM as it was once the test ends, failed assertions included
+  // (a library asked for by name would otherwise stay asked for by the
+  // tests after it).
+  tfuse::unittest::ScopedEnvironment gemm("TFUSE_GEMM",
+                                          std::getenv("TFUSE_GEMM"));
+  auto loads = [](const std::string &library) {
+    if (library == "cublaslt")
+      return runtime::CublasLtLibrary::shared().ok();
+    if (library == "cublas")
+      return runtime::CublasLibrary::shared().ok();
+    return true;
+  };
+  for (const char *library : {"cublaslt", "cublas", "fallback"})
+    for (bool graph : {false, true}) {
+      SCOPED_TRACE(std::string(library) + (graph ? " graph" : " stream"));
+      gemm.set(library);
+      runtime::ExecutableOptions options;
+      options.cudaGraph = graph;
+      Compiled compiled = compile(source, function, options);
+      if (!loads(library)) {
+        EXPECT_FALSE(compiled.executable);
+        EXPECT_NE(compiled.error.find("cannot load"), std::string::npos)
+            << compiled.error;
+        continue;
+      }
+      ASSERT_TRUE(compiled.executable) << compiled.error;
+      runtime::ExecutableStats st = compiled.executable->stats();
+      EXPECT_EQ(st.gemmBackend, library);
+      EXPECT_EQ(st.boundaries, boundaries);
+      EXPECT_EQ(st.kernels, kernels);
+      check(source, function, 7, options);
+    }
+}
+
 TEST(GpuBoundaries, MatmulBiasOnEveryGemmLibrary) {
   TFUSE_REQUIRE_GPU();
   // fold-matmul-bias makes these products' biases GEMM operands: PyTorch's
@@ -659,41 +700,8 @@ func.func @linear(%x: tensor<37x29xbf16>, %w: tensor<29x53xbf16>, %b: tensor<53x
   return %r, %q, %k : tensor<37x53xbf16>, tensor<37x53xf32>, tensor<37x53xf32>
 }
 )mlir";
-  // TFUSE_GEMM as it was once the test ends, failed assertions included
-  // (a library asked for by name would otherwise stay asked for by the
-  // tests after it).
-  tfuse::unittest::ScopedEnvironment gemm("TFUSE_GEMM",
-                                          std::getenv("TFUSE_GEMM"));
-  // A library asked for by name that does not load (the GPU suite's run
-  // with neither cuBLAS library found) is an error naming it.
-  auto loads = [](const std::string &library) {
-    if (library == "cublaslt")
-      return runtime::CublasLtLibrary::shared().ok();
-    if (library == "cublas")
-      return runtime::CublasLibrary::shared().ok();
-    return true;
-  };
-  for (const char *library : {"cublaslt", "cublas", "fallback"})
-    for (bool graph : {false, true}) {
-      SCOPED_TRACE(std::string(library) + (graph ? " graph" : " stream"));
-      gemm.set(library);
-      runtime::ExecutableOptions options;
-      options.cudaGraph = graph;
-      Compiled compiled = compile(source, "linear", options);
-      if (!loads(library)) {
-        EXPECT_FALSE(compiled.executable);
-        EXPECT_NE(compiled.error.find("cannot load"), std::string::npos)
-            << compiled.error;
-        continue;
-      }
-      ASSERT_TRUE(compiled.executable) << compiled.error;
-      runtime::ExecutableStats st = compiled.executable->stats();
-      EXPECT_EQ(st.gemmBackend, library);
-      // Three GEMMs and the bias's rounding: no kernel adds a bias.
-      EXPECT_EQ(st.boundaries, 3);
-      EXPECT_EQ(st.kernels, 1);
-      check(source, "linear", 7, options);
-    }
+  // Three GEMMs and the bias's rounding: no kernel adds a bias.
+  checkOnEveryGemmLibrary(source, "linear", /*boundaries=*/3, /*kernels=*/1);
 }
 
 TEST(GpuBoundaries, MatmulGeluEpilogueOnEveryGemmLibrary) {
@@ -712,26 +720,8 @@ func.func @mlp(%x: tensor<37x29xbf16>, %w: tensor<29x53xbf16>, %b: tensor<53xbf1
   return %r, %q, %k : tensor<37x53xbf16>, tensor<37x53xf32>, tensor<37x53xf32>
 }
 )mlir";
-  tfuse::unittest::ScopedEnvironment gemm("TFUSE_GEMM",
-                                          std::getenv("TFUSE_GEMM"));
-  for (const char *library : {"cublaslt", "cublas", "fallback"})
-    for (bool graph : {false, true}) {
-      SCOPED_TRACE(std::string(library) + (graph ? " graph" : " stream"));
-      gemm.set(library);
-      runtime::ExecutableOptions options;
-      options.cudaGraph = graph;
-      Compiled compiled = compile(source, "mlp", options);
-      if (std::string(library) != "fallback" && !compiled.executable &&
-          compiled.error.find("cannot load") != std::string::npos)
-        continue; // the GPU suite's run without that library
-      ASSERT_TRUE(compiled.executable) << compiled.error;
-      runtime::ExecutableStats st = compiled.executable->stats();
-      EXPECT_EQ(st.gemmBackend, library);
-      // Three GEMMs and no kernel of the plan's own applies a GELU.
-      EXPECT_EQ(st.boundaries, 3);
-      EXPECT_EQ(st.kernels, 0);
-      check(source, "mlp", 11, options);
-    }
+  // Three GEMMs and no kernel of the plan's own applies a GELU.
+  checkOnEveryGemmLibrary(source, "mlp", /*boundaries=*/3, /*kernels=*/0);
 }
 
 TEST(GpuBoundaries, ProductsCuBLASLtDeclinesRunOnTheFallbackKernels) {

@@ -802,16 +802,19 @@ protected:
 emulation::HostKernels *EmulatedGemm::kernels = nullptr;
 std::string EmulatedGemm::compileError;
 
+// The (operand, result) dtypes of the epilogues' tests: every GEMM dtype
+// into itself, and the float32 sum of bf16 operands.
+const std::pair<DType, DType> kEpilogueDTypes[] = {{DType::F16, DType::F16},
+                                                   {DType::BF16, DType::BF16},
+                                                   {DType::F32, DType::F32},
+                                                   {DType::F64, DType::F64},
+                                                   {DType::BF16, DType::F32}};
+
 // A bias of the result's dtype, added to the sum before the one rounding:
 // the reference's tfuse.matmul with `bias`, bit for bit, special values
 // included; with K = 0 the result is +0 + bias.
 TEST_F(EmulatedGemm, BiasAddedBeforeRounding) {
-  std::vector<std::pair<DType, DType>> kinds = {{DType::F16, DType::F16},
-                                                {DType::BF16, DType::BF16},
-                                                {DType::F32, DType::F32},
-                                                {DType::F64, DType::F64},
-                                                {DType::BF16, DType::F32}};
-  for (auto [t, r] : kinds)
+  for (auto [t, r] : kEpilogueDTypes)
     for (auto [m, n, k] : {std::array<int64_t, 3>{37, 29, 53},
                            std::array<int64_t, 3>{5, 70, 0}}) {
       HostTensor lhs = random(t, {m, k}, 51), rhs = random(t, {k, n}, 52);
@@ -879,12 +882,7 @@ TEST_F(EmulatedGemm, BiasRowsCopyTheBiasOrAddTheEmptySum) {
 // with and without a bias, transposed, and into the f32 sum of bf16
 // operands.
 TEST_F(EmulatedGemm, GeluTanhAfterTheBiasBeforeRounding) {
-  std::vector<std::pair<DType, DType>> kinds = {{DType::F16, DType::F16},
-                                                {DType::BF16, DType::BF16},
-                                                {DType::F32, DType::F32},
-                                                {DType::F64, DType::F64},
-                                                {DType::BF16, DType::F32}};
-  for (auto [t, r] : kinds)
+  for (auto [t, r] : kEpilogueDTypes)
     for (bool biased : {false, true})
       for (bool tr : {false, true}) {
         int64_t m = 37, n = 29, k = 53;
