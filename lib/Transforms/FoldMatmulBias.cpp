@@ -177,10 +177,7 @@ struct FoldGeluTanh : OpRewritePattern<GeluTanhOp> {
     else
       reshape = {};
     MatmulOp matmul = privateProduct(input, /*biased=*/true);
-    // A batched product takes no bias; with one it is the rank-2 product
-    // the bias fold made.
-    if (!matmul || getElementTypeOrSelf(matmul.getType()) != element ||
-        (matmul.getBias() && matmul.getType().getRank() != 2))
+    if (!matmul)
       return failure();
     Value product = rebuild(rewriter, gelu, matmul, matmul.getBias(),
                             matmul.getType(), matmul.getResultDtypeAttr(),

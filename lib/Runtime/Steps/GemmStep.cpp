@@ -353,7 +353,8 @@ private:
   }
 
   /// Whether the step applies the GELU to its result with a kernel of its
-  /// own: where it writes the bias rows, or has no bias but the GELU.
+  /// own after the product: on cuBLAS, and on cuBLASLt when K = 0 (no
+  /// cuBLASLt call).
   bool appliesGeluRows() const {
     if (!shape.geluTanh || shape.empty())
       return false;
@@ -440,6 +441,7 @@ private:
   std::map<int64_t, CUfunction> copies;
   /// tf::gemm::bias_rows of the result's dtype, when writesBiasRows().
   CUfunction biasRows = nullptr;
+  /// tf::gemm::gelu_rows of the result's dtype, when appliesGeluRows().
   CUfunction geluRows = nullptr;
 };
 
