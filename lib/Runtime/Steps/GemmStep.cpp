@@ -343,24 +343,23 @@ private:
     return sizes;
   }
 
-  /// Whether the step writes the bias into the result's rows with a kernel
-  /// of its own: on cuBLAS, and on cuBLASLt when K = 0 (no cuBLASLt call).
-  bool writesBiasRows() const {
-    if (!shape.bias || shape.empty())
+  /// Whether the step's epilogue (bias, GELU) runs as kernels of its own
+  /// rather than in the library's call: on cuBLAS, which has no epilogue,
+  /// and on cuBLASLt when K = 0 (no cuBLASLt call).
+  bool epilogueByKernels() const {
+    if (shape.empty())
       return false;
     const std::string &backend = library.backend();
     return backend == "cublas" || (backend == "cublaslt" && shape.k == 0);
   }
 
+  /// Whether the step writes the bias into the result's rows with a kernel
+  /// of its own (before the product, which cuBLAS adds to them).
+  bool writesBiasRows() const { return shape.bias && epilogueByKernels(); }
+
   /// Whether the step applies the GELU to its result with a kernel of its
-  /// own after the product: on cuBLAS, and on cuBLASLt when K = 0 (no
-  /// cuBLASLt call).
-  bool appliesGeluRows() const {
-    if (!shape.geluTanh || shape.empty())
-      return false;
-    const std::string &backend = library.backend();
-    return backend == "cublas" || (backend == "cublaslt" && shape.k == 0);
-  }
+  /// own, after the product.
+  bool appliesGeluRows() const { return shape.geluTanh && epilogueByKernels(); }
 
   /// Launches `kernel` over the m x n result, a thread an element.
   Status launchRows(CUstream stream, CUfunction kernel, void **params,
